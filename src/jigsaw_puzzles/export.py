@@ -1,0 +1,96 @@
+"""Hub-ready export: parquet per config and split, images embedded, card with ``configs:`` YAML.
+
+The folder loads with stock ``datasets.load_dataset(folder, config)``: the card's
+YAML ``configs`` maps every config to its parquet files, and the parquet schema
+carries the ``datasets`` features (``Image`` included).  We write parquet with
+pyarrow ourselves, one row group per 64 rows, so that the bytes do not depend on
+how many processes generated the rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib import resources
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from . import __version__
+from .builder import _CITATION, CONFIGS, SPLITS, LITE_FRACTION, make_builder
+from .tasks import TASKS
+
+ROW_GROUP_SIZE = 64
+
+
+def write_parquet(dataset, path: Path) -> None:
+    table = dataset.data.table.combine_chunks()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, compression="zstd")
+    os.replace(tmp, path)
+
+
+def _yaml(configs: list[str]) -> str:
+    lines = ["license: other", "license_name: mixed", "pretty_name: Jigsaw-Puzzles",
+             "task_categories:", "- visual-question-answering", "- image-text-to-text",
+             "language:", "- en", "tags:", "- spatial-reasoning", "- jigsaw-puzzles", "- benchmark",
+             "configs:"]
+    for config in configs:
+        lines.append(f"- config_name: {config}")
+        lines.append("  data_files:")
+        for split in SPLITS:
+            lines.append(f"  - split: {split}")
+            lines.append(f"    path: {config}/{split}-*.parquet")
+    return "\n".join(lines)
+
+
+def render_card(configs: list[str], counts: dict, report: dict, seed: int, repo: str) -> str:
+    template = (resources.files("jigsaw_puzzles") / "cards" / "dataset_card.md").read_text("utf-8")
+    credits_path = resources.files("jigsaw_puzzles") / "data" / "CREDITS.md"
+    curation = report["curation"]
+    default_source = curation.get("embedded", False)
+    credits = credits_path.read_text("utf-8") if default_source and credits_path.is_file() else (
+        "Source images come from the user's own folder; their licences are the user's to state.")
+    rules = ", ".join(f"{k}={v}" for k, v in curation["rules"].items())
+    summary = (f"{curation['accepted']} of {curation['accepted'] + curation['rejected']} files accepted "
+               f"by the automated curation rules ({rules}); every rejection and its reason is in "
+               f"`curation_report.json`.")
+    rows = "\n".join(f"| `{c}` | {TASKS[c].summary} | {counts[c]['test']} | {counts[c]['lite']} |"
+                     for c in configs)
+    task_rules = "\n".join(f"- **{c}**: {TASKS[c].summary}." for c in configs)
+    return template.format(
+        yaml=_yaml(configs), version=__version__, num_sources=curation["accepted"], seed=seed,
+        repo=repo, config_rows=rows, lite_percent=round(LITE_FRACTION * 100), task_rules=task_rules,
+        curation_summary=summary, credits=credits, citation=_CITATION.strip())
+
+
+def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
+          configs: list[str] | None = None, num_proc: int | None = None,
+          cache_dir: str | None = None, repo: str = "<exported folder or repo>") -> dict:
+    """Generate ``configs`` and write the Hub-ready folder ``out``; returns the curation report."""
+    out = Path(out)
+    configs = list(configs or CONFIGS)
+    unknown = [c for c in configs if c not in CONFIGS]
+    if unknown:
+        raise ValueError(f"unknown config(s) {unknown}; choose from {CONFIGS}")
+    if (out / f"{out.name}.py").exists():
+        raise ValueError(f"{out}/{out.name}.py exists: datasets >= 4 refuses such a folder")
+    counts, report = {}, {"configs": {}}
+    for config in configs:
+        builder = make_builder(config, source, seed, cache_dir)
+        builder.download_and_prepare(num_proc=num_proc)
+        counts[config] = {}
+        for split in SPLITS:
+            dataset = builder.as_dataset(split=split)
+            write_parquet(dataset, out / config / f"{split}-00000-of-00001.parquet")
+            counts[config][split] = len(dataset)
+        builder_report = builder.report
+        report["curation"] = builder_report["curation"]
+        report["configs"][config] = {"task_skips": builder_report["task_skips"], **counts[config]}
+    report["curation"]["embedded"] = source is None
+    report["seed"] = seed
+    report["version"] = __version__
+    (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    (out / "README.md").write_text(render_card(configs, counts, report, seed, repo), encoding="utf-8")
+    return report

@@ -1,0 +1,106 @@
+"""Shared geometry and rendering: grids, cells, masks, labels, transforms, PNG encoding.
+
+Every task module cuts and draws through these functions, so a cell means the
+same box everywhere: row-major, cell 0 at the top-left, a ``rows x cols`` grid
+dividing the (already normalised) image exactly.
+"""
+
+from __future__ import annotations
+
+import io
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+Box = tuple[int, int, int, int]
+
+WHITE = (255, 255, 255)
+MASK_GREY = (160, 160, 160)
+POSITION_NAMES = ("top-left", "top-right", "bottom-left", "bottom-right")
+
+# Transforms used by anomaly detection, grouped by the paper's two kinds of change.
+ROTATIONS = ("rotate_180", "rotate_90", "rotate_270")
+MIRRORS = ("flip_left_right", "flip_top_bottom")
+_TRANSPOSE = {
+    "rotate_90": Image.Transpose.ROTATE_90,
+    "rotate_180": Image.Transpose.ROTATE_180,
+    "rotate_270": Image.Transpose.ROTATE_270,
+    "flip_left_right": Image.Transpose.FLIP_LEFT_RIGHT,
+    "flip_top_bottom": Image.Transpose.FLIP_TOP_BOTTOM,
+}
+
+# PNG settings shared by the builder and the benchmark's floor.
+PNG_COMPRESS_LEVEL = 6
+
+
+def grid_boxes(size: tuple[int, int], rows: int, cols: int) -> list[Box]:
+    """Boxes ``(left, top, right, bottom)`` of a grid, row-major. The size must divide evenly."""
+    width, height = size
+    if width % cols or height % rows:
+        raise ValueError(f"image size {size} does not divide into a {rows}x{cols} grid")
+    cw, ch = width // cols, height // rows
+    return [(c * cw, r * ch, (c + 1) * cw, (r + 1) * ch) for r in range(rows) for c in range(cols)]
+
+
+def split(image: Image.Image, rows: int, cols: int) -> list[Image.Image]:
+    return [image.crop(box) for box in grid_boxes(image.size, rows, cols)]
+
+
+def stitch(cells: list[Image.Image], rows: int, cols: int) -> Image.Image:
+    cw, ch = cells[0].size
+    out = Image.new("RGB", (cw * cols, ch * rows))
+    for i, cell in enumerate(cells):
+        if cell.size != (cw, ch):
+            raise ValueError("all cells must have the same size to be stitched")
+        out.paste(cell, ((i % cols) * cw, (i // cols) * ch))
+    return out
+
+
+def fill(image: Image.Image, box: Box, color: tuple[int, int, int]) -> None:
+    ImageDraw.Draw(image).rectangle((box[0], box[1], box[2] - 1, box[3] - 1), fill=color)
+
+
+@lru_cache(maxsize=16)
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    # Pillow's bundled scalable default font: identical on every machine with the same Pillow.
+    return ImageFont.load_default(size=size)
+
+
+def draw_label(image: Image.Image, box: Box, letter: str) -> None:
+    """A large black letter with a white outline, centred in ``box``."""
+    width, height = box[2] - box[0], box[3] - box[1]
+    size = max(12, int(min(width, height) * 0.45))
+    draw = ImageDraw.Draw(image)
+    centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+    draw.text(centre, letter, fill=(0, 0, 0), font=_font(size), anchor="mm",
+              stroke_width=max(1, size // 16), stroke_fill=WHITE)
+
+
+def transform(image: Image.Image, name: str) -> Image.Image:
+    return image.transpose(_TRANSPOSE[name])
+
+
+def shape_preserving(name: str, size: tuple[int, int]) -> bool:
+    """Quarter turns only keep the cell's size when the cell is square."""
+    return name not in ("rotate_90", "rotate_270") or size[0] == size[1]
+
+
+def as_array(image: Image.Image) -> np.ndarray:
+    return np.asarray(image, dtype=np.float32)
+
+
+def mean_abs_diff(a: Image.Image, b: Image.Image) -> float:
+    """Mean absolute pixel difference in 0-255 units (images of equal size)."""
+    return float(np.abs(as_array(a) - as_array(b)).mean())
+
+
+def texture(image: Image.Image) -> float:
+    """Standard deviation of the grey levels: low means near-uniform (sky, wall, blur)."""
+    return float(np.asarray(image.convert("L"), dtype=np.float32).std())
+
+
+def encode_png(image: Image.Image) -> bytes:
+    buf = io.BytesIO()
+    image.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+    return buf.getvalue()

@@ -1,0 +1,122 @@
+"""The paper's prompt templates (Appendix B, Figures 12-18), verbatim.
+
+``<image k>`` marks where the k-th image of the row's ``images`` belongs; the
+images are given to the model in that order.  Line breaks separate the option
+lines the paper typesets on their own lines.
+"""
+
+from __future__ import annotations
+
+LETTERS = "ABCD"
+
+MISSING_PIECE_SELECTION = (
+    "Question: You will be provided with <image 1>, <image 2>, <image 3>, <image 4>, <image 5>: "
+    "The first image is a large image with a missing region, represented by a white blank area. "
+    "The second to fifth images are four candidate patches. Among these four candidate images, "
+    "exactly one can accurately fill the white blank area in the first image, seamlessly restoring "
+    "its visual appearance. Your task is: Carefully observe the large image with the missing region; "
+    "Compare the contents of the four candidate images and select the one that best visually "
+    "completes the missing area of the first image.\n"
+    "The option mapping is as follows:\n"
+    "{options}\n"
+    "Please select the option you believe is correct and output only the corresponding letter "
+    "(A, B, C, or D), without providing any explanation or analysis."
+)
+MISSING_PIECE_OPTIONS = [
+    "Candidate 1 (the second input image)",
+    "Candidate 2 (the third input image)",
+    "Candidate 3 (the fourth input image)",
+    "Candidate 4 (the fifth input image)",
+]
+
+PIECE_LOCALIZATION_EASY = (
+    "Question: <image 1> has two masked areas labeled A and B. <image 2> shows the content from one "
+    'masked area. Determine if it corresponds to A or B. Answer only "A" or "B".'
+)
+PIECE_LOCALIZATION_HARD = (
+    "Question: <image 1> has four masked areas labeled A, B, C, and D. <image 2> shows the content "
+    'from one masked area. Determine if it corresponds to A, B, C, or D. Answer only "A", "B", "C", or "D".'
+)
+
+CONNECTION_VERIFICATION = (
+    "Question: You are given <image 1>, <image 2>, each cropped from an original full image. The full "
+    "image was divided into four regions: top-left, top-right, bottom-left, and bottom-right by "
+    "splitting it through the center. Two regions are randomly selected. Based on the spatial "
+    "relationship of these two regions in the original image, choose the most appropriate option and "
+    "respond only with the corresponding letter (A, B, or C):\n"
+    "{options}\n"
+    'Please respond with only "A", "B", or "C" and no additional text.'
+)
+CONNECTION_OPTIONS = [
+    "The two images are adjacent horizontally (left-right relationship)",
+    "The two images are adjacent vertically (top-bottom relationship)",
+    "The two images are not adjacent in the original image",
+]
+
+ANOMALY_DETECTION = (
+    "Question: You are given an image that is created by cutting a full image into 4 sub-images and "
+    "stitching them back together. The positions of the <image 1>, <image 2>, <image 3>, <image 4> in "
+    "the stitched image are defined as follows:\n"
+    "A. Top-left (the sub-image in the top-left corner)\n"
+    "B. Top-right (the sub-image in the top-right corner)\n"
+    "C. Bottom-left (the sub-image in the bottom-left corner)\n"
+    "D. Bottom-right (the sub-image in the bottom-right corner)\n"
+    "Note: These positions refer to the current stitched image you are looking at. Exactly one of the "
+    "4 sub-images may have been rotated or mirrored, or all sub-images may be completely normal. There "
+    "is at most one abnormal sub-image in each stitched image.\n"
+    "Your tasks:\n"
+    "1. Decide whether the stitched image is correct. Options: A. Correct B. Incorrect\n"
+    "2. If incorrect, answer: Which sub-image is abnormal? Options: A/B/C/D What kind of change has "
+    "occurred? Options: A. Rotation, B. Mirroring\n"
+    "Output format (exactly 3 lines):\n"
+    "Judgment: A or B\n"
+    "Error Position: A/B/C/D (or leave blank)\n"
+    "Error Type: A/B (or leave blank)\n"
+    "Do not add any explanations or extra text.\n"
+    "Example if incorrect (error in bottom-left, rotated):\n"
+    "Judgment: B\nError Position: C\nError Type: A\n"
+    "Example if correct:\n"
+    "Judgment: A\nError Position:\nError Type:"
+)
+
+_ORDER_INTRO = (
+    "Question: You are given <image 1>, <image 2>, <image 3>, <image 4> that are cropped from an "
+    "original full image. The full image was divided into four regions by splitting it through the "
+    "center: top-left, top-right, bottom-left, and bottom-right. The four cropped images have been "
+    "shuffled. Based on the visual content of each cropped image, determine the correct order that "
+    "reconstructs the original full image. The order corresponds to the regions in the following "
+    "sequence: top-left, top-right, bottom-left, bottom-right. "
+)
+ORDER_RESTORATION = (
+    _ORDER_INTRO
+    + "Choose the most appropriate option based on the mapping below:\n"
+    "{options}\n"
+    "Each number corresponds to the index of the shuffled images you received. Please respond only "
+    'with "A", "B", "C", or "D", without any additional explanation or description.'
+)
+ORDER_GENERATION = (
+    _ORDER_INTRO
+    + "Please respond only with a Python-style list of four integers indicating the correct order of "
+    "the shuffled images, like [2, 3, 1, 4]. Each number corresponds to the index of the shuffled "
+    "images you received. Please Do not provide any explanation or description."
+)
+
+
+def option_lines(options: list[str]) -> str:
+    """``A. first\\nB. second ...`` as the templates lay options out."""
+    return "\n".join(f"{LETTERS[i]}. {text}" for i, text in enumerate(options))
+
+
+def anomaly_answer(position: str | None = None, kind: str | None = None) -> str:
+    """The exact three-line answer: ``Judgment/Error Position/Error Type``."""
+    if position is None:
+        return "Judgment: A\nError Position:\nError Type:"
+    return f"Judgment: B\nError Position: {position}\nError Type: {kind}"
+
+
+ANOMALY_ANSWERS = [anomaly_answer()] + [anomaly_answer(p, t) for p in LETTERS for t in "AB"]
+
+
+def format_order(order) -> str:
+    """``[2, 3, 1, 4]``: the paper's Python-style list."""
+    return "[" + ", ".join(str(int(i)) for i in order) + "]"

@@ -1,0 +1,297 @@
+"""Source images: discovery, normalisation, automated curation, stable ids.
+
+The paper's curation (Section 3.2, Appendix B "Rules Pool") is partly human
+judgement; the rules that can be automated are here, each with a threshold in
+:class:`CurationRules`.  Every file found is either accepted or rejected with a
+reason: nothing is dropped silently and one bad file never stops a build.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import os
+import warnings
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from . import geometry
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
+GRID_MULTIPLE = 6  # least common multiple of the 2x2 and 3x3 grids
+
+
+@dataclass(frozen=True)
+class CurationRules:
+    """Thresholds of the automated curation rules (all documented in the README)."""
+
+    min_side: int = 256  # shorter side of the file as stored, in pixels
+    max_side: int = 768  # size cap: longer side after normalisation
+    min_aspect: float = 0.5  # width / height
+    max_aspect: float = 2.0
+    max_pixels: int = 64_000_000  # decompression-bomb guard, checked before decoding
+    min_sharpness: float = 20.0  # variance of the Laplacian of the grey image (blur)
+    min_texture: float = 12.0  # grey-level std of the whole image (near-uniform)
+    min_cell_texture: float = 4.0  # grey-level std of every 2x2 and 3x3 grid cell
+    near_duplicate_bits: int = 4  # max Hamming distance of 64-bit difference hashes
+
+    def key(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in sorted(dataclasses.asdict(self).items()))
+
+
+DEFAULT_RULES = CurationRules()
+
+
+class SourceError(ValueError):
+    """A source file that cannot be used; the message is the recorded reason."""
+
+
+@dataclass(frozen=True)
+class Source:
+    source_id: str  # 16 hex chars of the SHA-256 of the file's bytes
+    path: str  # absolute path
+    relpath: str  # path relative to the source folder (for reports only)
+    width: int
+    height: int
+
+
+@dataclass
+class CurationRecord:
+    path: str
+    status: str  # "accepted" or "rejected"
+    reason: str = ""
+    source_id: str | None = None
+    stats: dict = field(default_factory=dict)
+
+
+@dataclass
+class Curation:
+    folder: str
+    rules: CurationRules
+    accepted: list[Source]
+    records: list[CurationRecord]
+
+    @property
+    def rejected(self) -> list[CurationRecord]:
+        return [r for r in self.records if r.status != "accepted"]
+
+    def to_dict(self) -> dict:
+        return {
+            "folder": self.folder,
+            "rules": dataclasses.asdict(self.rules),
+            "accepted": len(self.accepted),
+            "rejected": len(self.rejected),
+            "records": [dataclasses.asdict(r) for r in self.records],
+        }
+
+
+def embedded_folder() -> Path:
+    """The sample photographs shipped inside the package (see data/CREDITS.md)."""
+    return Path(str(resources.files("jigsaw_puzzles") / "data" / "images"))
+
+
+def resolve_folder(source: str | os.PathLike | None) -> Path:
+    folder = embedded_folder() if source is None else Path(source).expanduser()
+    if not folder.is_dir():
+        raise FileNotFoundError(f"source folder not found: {folder}")
+    return folder.resolve()
+
+
+def list_files(folder: Path) -> list[Path]:
+    """Every regular file below ``folder`` (hidden ones excluded), sorted by relative path."""
+    files = []
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        files.extend(Path(root) / n for n in names if not n.startswith("."))
+    return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
+
+
+def folder_fingerprint(source: str | os.PathLike | None) -> str:
+    """Cheap cache key of a folder: names, sizes and modification times of its files."""
+    folder = resolve_folder(source)
+    h = hashlib.sha256()
+    for path in list_files(folder):
+        st = path.stat()
+        h.update(f"{path.relative_to(folder).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def content_id(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _decode(data: bytes, rules: CurationRules) -> Image.Image:
+    """Decode with every failure turned into a :class:`SourceError` reason."""
+    if not data:
+        raise SourceError("empty file")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
+            width, height = image.size
+            if width * height > rules.max_pixels:
+                raise SourceError(
+                    f"decompression bomb guard: {width}x{height} = {width * height} pixels "
+                    f"> max_pixels {rules.max_pixels}")
+            image.load()
+    except SourceError:
+        raise
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as err:
+        raise SourceError(f"decompression bomb: {err}") from None
+    except UnidentifiedImageError:
+        raise SourceError("not an image (unidentified format)") from None
+    except (OSError, SyntaxError, ValueError) as err:  # truncated / corrupt streams
+        raise SourceError(f"corrupt or truncated image: {err}") from None
+    return image
+
+
+def _to_rgb8(image: Image.Image) -> Image.Image:
+    """RGB, 8 bits per channel; transparency composited on white."""
+    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
+        arr = np.asarray(image, dtype=np.float64)
+        peak = 65535.0 if image.mode.startswith("I;16") or arr.max() > 255 else 255.0
+        image = Image.fromarray(np.clip(arr / peak * 255.0 + 0.5, 0, 255).astype(np.uint8), "L")
+    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+        rgba = image.convert("RGBA")
+        background = Image.new("RGBA", rgba.size, geometry.WHITE + (255,))
+        image = Image.alpha_composite(background, rgba)
+    return image.convert("RGB")
+
+
+def normalise(image: Image.Image, rules: CurationRules = DEFAULT_RULES) -> Image.Image:
+    """EXIF orientation, RGB 8-bit, long side capped, centre-cropped to a multiple of 6."""
+    image = _to_rgb8(ImageOps.exif_transpose(image))
+    width, height = image.size
+    scale = rules.max_side / max(width, height)
+    if scale < 1:
+        width, height = max(1, round(width * scale)), max(1, round(height * scale))
+        image = image.resize((width, height), Image.Resampling.LANCZOS)
+    new_w, new_h = width - width % GRID_MULTIPLE, height - height % GRID_MULTIPLE
+    if (new_w, new_h) != (width, height):
+        left, top = (width - new_w) // 2, (height - new_h) // 2
+        image = image.crop((left, top, left + new_w, top + new_h))
+    return image
+
+
+def read_source(path: str | os.PathLike, rules: CurationRules = DEFAULT_RULES) -> tuple[str, Image.Image]:
+    """``(source_id, normalised image)`` or :class:`SourceError` with the reason."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise SourceError(f"unreadable file: {err.strerror or err}") from None
+    image = _decode(data, rules)
+    width, height = image.size
+    if min(width, height) < rules.min_side:
+        raise SourceError(f"too small: {width}x{height}, shorter side < min_side {rules.min_side}")
+    try:
+        image = normalise(image, rules)
+    except (OSError, ValueError) as err:
+        raise SourceError(f"cannot convert to RGB: {err}") from None
+    aspect = image.width / image.height
+    if not rules.min_aspect <= aspect <= rules.max_aspect:
+        raise SourceError(
+            f"aspect ratio {aspect:.2f} outside [{rules.min_aspect}, {rules.max_aspect}]")
+    return content_id(data), image
+
+
+@lru_cache(maxsize=64)
+def load_normalised(path: str, rules: CurationRules = DEFAULT_RULES) -> Image.Image:
+    """Cached per process: tasks that draw distractors reopen the same sources."""
+    return read_source(path, rules)[1]
+
+
+def sharpness(grey: np.ndarray) -> float:
+    """Variance of the 4-neighbour Laplacian (a standard blur measure)."""
+    lap = (grey[:-2, 1:-1] + grey[2:, 1:-1] + grey[1:-1, :-2] + grey[1:-1, 2:]
+           - 4.0 * grey[1:-1, 1:-1])
+    return float(lap.var())
+
+
+def difference_hash(image: Image.Image) -> int:
+    """64-bit difference hash (dHash) for near-duplicate detection.
+
+    Written here rather than taken from ``imagehash`` because that package pulls in
+    SciPy and PyWavelets for what is a resize and a comparison.
+    """
+    small = np.asarray(image.convert("L").resize((9, 8), Image.Resampling.BILINEAR), dtype=np.int16)
+    bits = (small[:, 1:] > small[:, :-1]).flatten()
+    return int("".join("1" if b else "0" for b in bits), 2)
+
+
+def quality_checks(image: Image.Image, rules: CurationRules) -> dict:
+    """Blur and texture statistics; raises :class:`SourceError` when a rule fails."""
+    grey = np.asarray(image.convert("L"), dtype=np.float32)
+    stats = {"width": image.width, "height": image.height,
+             "sharpness": round(sharpness(grey), 2), "texture": round(float(grey.std()), 2)}
+    if stats["texture"] < rules.min_texture:
+        raise SourceError(f"near-uniform image: grey std {stats['texture']} < {rules.min_texture}")
+    if stats["sharpness"] < rules.min_sharpness:
+        raise SourceError(f"blurry: Laplacian variance {stats['sharpness']} < {rules.min_sharpness}")
+    for n in (2, 3):
+        for i, cell in enumerate(geometry.split(image, n, n)):
+            std = geometry.texture(cell)
+            if std < rules.min_cell_texture:
+                raise SourceError(
+                    f"near-uniform cell {i} of the {n}x{n} grid: grey std {std:.2f} < {rules.min_cell_texture}")
+    return stats
+
+
+def curate(source: str | os.PathLike | None = None, rules: CurationRules = DEFAULT_RULES,
+           progress: bool = False) -> Curation:
+    """Apply every automated rule to every file below ``source`` (default: the embedded photos)."""
+    folder = resolve_folder(source)
+    return _curate_cached(str(folder), folder_fingerprint(folder), rules, progress)
+
+
+@lru_cache(maxsize=8)
+def _curate_cached(folder: str, fingerprint: str, rules: CurationRules, progress: bool) -> Curation:
+    from tqdm.auto import tqdm
+
+    root = Path(folder)
+    records: list[CurationRecord] = []
+    candidates: list[tuple[Source, int, CurationRecord]] = []
+    files = list_files(root)
+    for path in tqdm(files, desc="curating sources", unit="img", disable=not progress):
+        rel = path.relative_to(root).as_posix()
+        record = CurationRecord(path=rel, status="rejected")
+        records.append(record)
+        if path.suffix.lower() not in IMAGE_SUFFIXES:
+            record.reason = f"unsupported file type {path.suffix or '(none)'!r} (JPEG, PNG, WebP only)"
+            continue
+        try:
+            source_id, image = read_source(path, rules)
+            record.source_id = source_id
+            record.stats = quality_checks(image, rules)
+        except SourceError as err:
+            record.reason = str(err)
+            continue
+        source = Source(source_id, str(path), rel, image.width, image.height)
+        candidates.append((source, difference_hash(image), record))
+
+    # Duplicates: the smallest source id of each group is kept, whatever the file order.
+    candidates.sort(key=lambda c: (c[0].source_id, c[0].relpath))
+    kept: list[tuple[Source, int]] = []
+    for source, dhash, record in candidates:
+        reason = ""
+        for other, other_hash in kept:
+            if other.source_id == source.source_id:
+                reason = f"exact duplicate of {other.relpath} ({other.source_id})"
+                break
+            distance = bin(dhash ^ other_hash).count("1")
+            if distance <= rules.near_duplicate_bits:
+                reason = (f"near duplicate of {other.relpath} ({other.source_id}): "
+                          f"dHash distance {distance} <= {rules.near_duplicate_bits}")
+                break
+        if reason:
+            record.reason = reason
+            continue
+        record.status = "accepted"
+        kept.append((source, dhash))
+    accepted = sorted((s for s, _ in kept), key=lambda s: s.source_id)
+    return Curation(folder=folder, rules=rules, accepted=accepted, records=records)

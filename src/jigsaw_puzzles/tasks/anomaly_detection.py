@@ -1,0 +1,78 @@
+"""Task 4, Anomaly Detection: is one of the four stitched 2x2 cells rotated or mirrored?
+
+Slots come in cycles of 16: even slots are unchanged images, odd slots walk
+through the 8 (position, kind) pairs, so unchanged/rotated/mirrored run 2:1:1
+and every position is altered equally often; random guessing then scores
+1/2 * 1/2 + 1/2 * 1/2 * 1/4 * 1/2 = 28.125%, the paper's 28.13.
+
+A transform is only used if it visibly changes its cell (symmetric content
+would make the "altered" item look correct) and cannot be mistaken for the
+other kind of change (a 180-degree turn of a mirror-symmetric cell equals a flip).
+"""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from .. import geometry, prompts
+from ..rng import ItemRNG
+from .base import MIN_DISTINCT, Item, TaskError
+
+NUM_SLOTS = 16
+KINDS = {"A": ("rotation", geometry.ROTATIONS), "B": ("mirroring", geometry.MIRRORS)}
+
+
+def slot_meaning(slot: int) -> tuple[str | None, str | None]:
+    """``(position letter, kind letter)``, or ``(None, None)`` for an unchanged image."""
+    if slot % 2 == 0:
+        return None, None
+    index = slot // 2
+    return prompts.LETTERS[index % 4], "AB"[index // 4]
+
+
+def valid_transforms(cell: Image.Image, kind: str) -> list[str]:
+    """Transforms of ``kind`` that change the cell and are not confusable with the other kind."""
+    other = "B" if kind == "A" else "A"
+    others = [geometry.transform(cell, t) for t in KINDS[other][1] if geometry.shape_preserving(t, cell.size)]
+    valid = []
+    for name in KINDS[kind][1]:
+        if not geometry.shape_preserving(name, cell.size):
+            continue
+        changed = geometry.transform(cell, name)
+        if geometry.mean_abs_diff(changed, cell) < MIN_DISTINCT:
+            continue
+        if any(geometry.mean_abs_diff(changed, o) < MIN_DISTINCT for o in others):
+            continue
+        valid.append(name)
+    return valid
+
+
+def check(image: Image.Image) -> str | None:
+    for i, cell in enumerate(geometry.split(image, 2, 2)):
+        for kind, (kind_name, _) in KINDS.items():
+            if not valid_transforms(cell, kind):
+                return (f"anomaly_detection: no {kind_name} visibly changes cell {i} "
+                        f"(symmetric content) without looking like the other change")
+    return None
+
+
+def make_item(image: Image.Image, rng: ItemRNG, slot: int) -> Item:
+    cells = geometry.split(image, 2, 2)
+    position, kind = slot_meaning(slot)
+    metadata = {"grid": [2, 2], "altered": position is not None}
+    if position is not None:
+        index = prompts.LETTERS.index(position)
+        choices = valid_transforms(cells[index], kind)
+        if not choices:
+            raise TaskError(check(image))
+        name = rng.child("transform").choice(choices)
+        cells[index] = geometry.transform(cells[index], name)
+        metadata.update({"position": position, "cell": index, "type": kind,
+                         "kind": KINDS[kind][0], "transform": name})
+    return Item(
+        images=[geometry.stitch(cells, 2, 2)],
+        question=prompts.ANOMALY_DETECTION,
+        options=list(prompts.ANOMALY_ANSWERS),
+        answer=prompts.anomaly_answer(position, kind),
+        metadata=metadata,
+    )

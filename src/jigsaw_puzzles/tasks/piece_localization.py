@@ -1,0 +1,52 @@
+"""Task 2, Piece Localization: which masked cell does the piece come from?
+
+Easy: 2x2 grid, two masked cells labelled A, B.  Hard: 3x3 grid, four masked
+cells labelled A-D.  Labels follow reading order of the masked cells; image 2
+is the original content of the masked cell whose label is the answer.
+"""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from .. import geometry, prompts
+from ..rng import ItemRNG
+from .base import Item, TaskError, distinct_subsets
+
+LEVELS = {"easy": (2, 2, prompts.PIECE_LOCALIZATION_EASY),
+          "hard": (3, 4, prompts.PIECE_LOCALIZATION_HARD)}
+
+
+def num_slots(level: str) -> int:
+    return LEVELS[level][1]
+
+
+def check(image: Image.Image, level: str) -> str | None:
+    grid, masks, _ = LEVELS[level]
+    if not distinct_subsets(geometry.split(image, grid, grid), masks):
+        return f"piece_localization_{level}: no {masks} pairwise-distinct cells to mask"
+    return None
+
+
+def make_item(image: Image.Image, rng: ItemRNG, slot: int, level: str) -> Item:
+    grid, masks, template = LEVELS[level]
+    cells = geometry.split(image, grid, grid)
+    subsets = distinct_subsets(cells, masks)
+    if not subsets:
+        raise TaskError(check(image, level))
+    masked = rng.child("masked cells").choice(subsets)
+    boxes = geometry.grid_boxes(image.size, grid, grid)
+    board = image.copy()
+    for letter, cell in zip(prompts.LETTERS, masked):
+        geometry.fill(board, boxes[cell], geometry.MASK_GREY)
+        geometry.draw_label(board, boxes[cell], letter)
+    piece_cell = masked[slot]
+    labels = list(prompts.LETTERS[:masks])
+    return Item(
+        images=[board, cells[piece_cell]],
+        question=template,
+        options=labels,
+        answer=labels[slot],
+        metadata={"grid": [grid, grid], "masked_cells": list(masked),
+                  "labels": dict(zip(labels, masked)), "piece_cell": piece_cell},
+    )
