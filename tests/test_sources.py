@@ -1,0 +1,108 @@
+"""Curation: every bad file is rejected with a reason; nothing crashes, nothing disappears."""
+
+import io
+import shutil
+
+import numpy as np
+import pytest
+from PIL import Image, ImageFilter
+
+from conftest import make_photo, write_photos
+from jigsaw_puzzles.sources import (CurationRules, SourceError, curate, embedded_folder, normalise,
+                                    read_source)
+
+
+@pytest.fixture(scope="module")
+def messy_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("messy")
+    good = write_photos(folder / "nested" / "deeper", 3)
+    shutil.copy(good[0], folder / "exact_copy.jpg")
+    make_photo(0).resize((470, 352)).save(folder / "near_copy.jpg", quality=80)
+    (folder / "empty.jpg").write_bytes(b"")
+    (folder / "not_an_image.png").write_text("hello")
+    data = (folder / "nested" / "deeper" / "photo_001.jpg").read_bytes()
+    (folder / "truncated.jpg").write_bytes(data[: len(data) // 3])
+    make_photo(7, (200, 150)).save(folder / "tiny.jpg")
+    make_photo(8, (900, 300)).save(folder / "panorama.jpg")
+    make_photo(9).filter(ImageFilter.GaussianBlur(8)).save(folder / "blurry.jpg")
+    Image.new("RGB", (400, 300), (120, 130, 140)).save(folder / "uniform.png")
+    half = make_photo(10)
+    half.paste((200, 200, 200), (0, 0, 480, 180))
+    half.save(folder / "empty_top.jpg")
+    (folder / "readme.txt").write_text("not a photo")
+    make_photo(11).save(folder / "photo.webp")
+    return folder
+
+
+def test_every_file_has_a_verdict(messy_dir):
+    curation = curate(messy_dir)
+    verdicts = {r.path: (r.status, r.reason) for r in curation.records}
+    files = sorted(p.relative_to(messy_dir).as_posix() for p in messy_dir.rglob("*") if p.is_file())
+    assert sorted(verdicts) == files
+    expected = {
+        "empty.jpg": "empty file",
+        "not_an_image.png": "not an image",
+        "truncated.jpg": "corrupt or truncated",
+        "tiny.jpg": "too small",
+        "panorama.jpg": "aspect ratio",
+        "blurry.jpg": "blurry",
+        "uniform.png": "near-uniform image",
+        "empty_top.jpg": "near-uniform cell",
+        "readme.txt": "unsupported file type",
+        "near_copy.jpg": "near duplicate",
+    }
+    for path, fragment in expected.items():
+        status, reason = verdicts[path]
+        assert status == "rejected" and fragment in reason, (path, reason)
+    accepted = {r.path for r in curation.records if r.status == "accepted"}
+    assert "photo.webp" in accepted
+    # exactly one of the two byte-identical files survives, the other names it
+    pair = {"exact_copy.jpg", "nested/deeper/photo_000.jpg"}
+    assert len(pair & accepted) == 1
+    loser = (pair - accepted).pop()
+    assert "exact duplicate" in verdicts[loser][1]
+
+
+def test_curation_ignores_file_order_and_names(messy_dir, tmp_path):
+    renamed = tmp_path / "renamed"
+    renamed.mkdir()
+    for i, path in enumerate(sorted(p for p in messy_dir.rglob("*") if p.is_file())):
+        shutil.copy(path, renamed / f"{1000 - i}_{path.name}")
+    a = sorted(s.source_id for s in curate(messy_dir).accepted)
+    b = sorted(s.source_id for s in curate(renamed).accepted)
+    assert a == b
+
+
+def test_decompression_bomb_is_rejected_before_decoding(tmp_path):
+    path = tmp_path / "bomb.png"
+    Image.new("RGB", (3000, 3000), (0, 0, 0)).save(path)
+    with pytest.raises(SourceError, match="decompression bomb"):
+        read_source(path, CurationRules(max_pixels=1_000_000))
+    curation = curate(tmp_path, CurationRules(max_pixels=1_000_000))
+    assert "decompression bomb" in curation.records[0].reason
+
+
+def test_normalise_orientation_mode_size():
+    photo = make_photo(3, (1000, 700))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90 degrees clockwise on display
+    buf = io.BytesIO()
+    photo.save(buf, format="JPEG", exif=exif)
+    oriented = normalise(Image.open(buf))
+    assert oriented.height > oriented.width  # EXIF applied
+    assert max(oriented.size) <= 768 and oriented.width % 6 == 0 and oriented.height % 6 == 0
+    rgba = Image.new("RGBA", (300, 300), (0, 0, 0, 0))
+    assert normalise(rgba).getpixel((5, 5)) == (255, 255, 255)  # transparent -> white
+    sixteen = Image.fromarray(np.full((300, 300), 65535, dtype=np.uint16))
+    out = normalise(sixteen)
+    assert out.mode == "RGB" and out.getpixel((0, 0)) == (255, 255, 255)
+    assert normalise(make_photo(4).convert("P")).mode == "RGB"
+
+
+def test_embedded_photos_are_shipped_and_pass():
+    folder = embedded_folder()
+    curation = curate(folder)
+    assert len(curation.accepted) >= 40, [r.reason for r in curation.rejected]
+    assert not curation.rejected, [(r.path, r.reason) for r in curation.rejected]
+    total = sum(p.stat().st_size for p in folder.iterdir())
+    assert total < 10 * 2**20
