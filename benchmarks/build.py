@@ -1,0 +1,73 @@
+"""Build speed: items/s per config, ratio to a decode+encode floor, cached reload.
+
+The floor does only what no generator can avoid: decode each item's source image
+and encode the same number of output pixels as PNG (same sizes, same PNG settings).
+Our time includes curation, the task checks, item generation and Arrow writing.
+
+    python benchmarks/build.py [--source DIR] [--configs ...] [--num-proc N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import tempfile
+import time
+
+from PIL import Image
+
+import jigsaw_puzzles as jp
+from jigsaw_puzzles.geometry import encode_png
+from jigsaw_puzzles.sources import curate, list_files, resolve_folder
+
+
+def floor_seconds(dataset, paths: dict[str, str]) -> float:
+    sizes = [(row["source_id"], [im.size for im in row["images"]]) for row in dataset]
+    start = time.perf_counter()
+    for source_id, image_sizes in sizes:
+        with Image.open(paths[source_id]) as im:
+            source = im.convert("RGB")
+        for w, h in image_sizes:
+            encode_png(source.resize((w, h)) if (w, h) != source.size else source)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--source", default=None)
+    parser.add_argument("--configs", nargs="+", default=[c for c in jp.CONFIGS])
+    parser.add_argument("--num-proc", type=int, default=None)
+    args = parser.parse_args()
+    folder = resolve_folder(args.source)
+    paths = {s.source_id: s.path for s in curate(folder).accepted}
+    print(f"machine: {platform.processor() or platform.machine()}, {platform.system()}, "
+          f"python {platform.python_version()}; sources: {len(list_files(folder))} files in {folder}")
+    print(f"{'config':30s} {'items':>6s} {'build s':>8s} {'items/s':>8s} {'floor s':>8s} {'ratio':>6s} "
+          f"{'reload s':>8s} {'speedup':>8s}")
+    totals = [0.0, 0.0]
+    for config in args.configs:
+        with tempfile.TemporaryDirectory() as cache:
+            from jigsaw_puzzles import sources
+            sources._curate_cached.cache_clear()
+            sources.load_normalised.cache_clear()
+            start = time.perf_counter()
+            builder = jp.make_builder(config, args.source, 0, cache)
+            builder.download_and_prepare(num_proc=args.num_proc)
+            built = time.perf_counter() - start
+            test, lite = builder.as_dataset("test"), builder.as_dataset("lite")
+            items = len(test) + len(lite)
+            floor = floor_seconds(test, paths) + floor_seconds(lite, paths)
+            start = time.perf_counter()
+            reloaded = jp.make_builder(config, args.source, 0, cache)
+            reloaded.download_and_prepare()
+            reloaded.as_dataset("test")
+            reload = time.perf_counter() - start
+        totals[0] += built
+        totals[1] += floor
+        print(f"{config:30s} {items:6d} {built:8.2f} {items / built:8.1f} {floor:8.2f} {built / floor:6.2f} "
+              f"{reload:8.2f} {built / reload:7.0f}x")
+    print(f"{'all':30s} {'':6s} {totals[0]:8.2f} {'':8s} {totals[1]:8.2f} {totals[0] / totals[1]:6.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""Determinism to the byte, Lite = the same items as test, caching, Hub export, CLI."""
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+
+import datasets
+import pytest
+
+from jigsaw_puzzles import CONFIGS, load_dataset, make_builder
+from jigsaw_puzzles.cli import main
+from jigsaw_puzzles.export import build
+
+QUICK = ["missing_piece_selection_easy", "anomaly_detection", "order_restoration"]
+
+
+def digest(folder):
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*.parquet"))}
+
+
+@pytest.fixture(scope="module")
+def reference_export(photo_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("export_a")
+    build(out, source=str(photo_dir), seed=3, configs=QUICK, num_proc=1,
+          cache_dir=str(tmp_path_factory.mktemp("cache_a")))
+    return out
+
+
+def test_byte_identical_across_num_proc_and_file_order(reference_export, photo_dir, tmp_path):
+    # Same images, other names, other folder layout, other order on disk; two worker processes.
+    shuffled = tmp_path / "shuffled"
+    for i, path in enumerate(sorted(photo_dir.glob("*.jpg"), reverse=True)):
+        target = shuffled / f"sub{i % 3}" / f"zz_{i:02d}.jpg"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, target)
+    out = tmp_path / "export_b"
+    build(out, source=str(shuffled), seed=3, configs=QUICK, num_proc=2, cache_dir=str(tmp_path / "cache_b"))
+    a, b = digest(reference_export), digest(out)
+    assert len(a) == 2 * len(QUICK)
+    assert a == b
+
+
+def test_seed_changes_items(photo_dir, cache_dir):
+    a = load_dataset("order_generation", source=photo_dir, seed=0, cache_dir=cache_dir)
+    b = load_dataset("order_generation", source=photo_dir, seed=1, cache_dir=cache_dir)
+    assert a["answer"] != b["answer"]
+
+
+def test_lite_is_a_subset_of_the_same_items(photo_dir, cache_dir):
+    for config in ("piece_localization_hard", "missing_piece_selection_easy"):
+        both = load_dataset(config, split=None, source=photo_dir, cache_dir=cache_dir)
+        test = {r["id"]: r for r in both["test"]}
+        lite = list(both["lite"])
+        assert len(lite) == round(0.2 * len(test))
+        for row in lite:
+            twin = test[row["id"]]
+            assert row["metadata"] == twin["metadata"] and row["answer"] == twin["answer"]
+            assert [im.tobytes() for im in row["images"]] == [im.tobytes() for im in twin["images"]]
+    lites = {c: set(load_dataset(c, split="lite", source=photo_dir, cache_dir=cache_dir)["source_id"])
+             for c in ("order_restoration", "connection_verification")}
+    assert lites["order_restoration"] == lites["connection_verification"]  # same images for every task
+
+
+def test_cached_reload_and_cache_key(photo_dir, cache_dir, tmp_path):
+    builder = make_builder("connection_verification", photo_dir, 0, cache_dir)
+    builder.download_and_prepare()
+    again = make_builder("connection_verification", photo_dir, 0, cache_dir)
+    assert again.cache_dir == builder.cache_dir
+    assert make_builder("connection_verification", photo_dir, 5, cache_dir).cache_dir != builder.cache_dir
+    # a changed folder is a different dataset: the key follows the folder's contents
+    copy = tmp_path / "copy"
+    shutil.copytree(photo_dir, copy)
+    key_before = make_builder("connection_verification", copy, 0, cache_dir).cache_dir
+    (copy / "photo_000.jpg").unlink()
+    assert make_builder("connection_verification", copy, 0, cache_dir).cache_dir != key_before
+
+
+def test_export_loads_with_stock_datasets(reference_export):
+    card = (reference_export / "README.md").read_text()
+    assert "config_name: order_restoration" in card and "path: order_restoration/lite-*.parquet" in card
+    ds = datasets.load_dataset(str(reference_export), "order_restoration", split="test")
+    assert isinstance(ds.features["images"], datasets.List)
+    assert isinstance(ds.features["images"].feature, datasets.Image)
+    row = ds[0]
+    assert len(row["images"]) == 4 and row["answer"] in "ABCD"
+    report = json.loads((reference_export / "curation_report.json").read_text())
+    assert report["curation"]["accepted"] == 16
+    assert not list(reference_export.rglob("*.py"))
+
+
+def test_unknown_config_and_empty_folder(tmp_path):
+    with pytest.raises(ValueError, match="unknown config"):
+        load_dataset("missing_piece_selection_medium")
+    (tmp_path / "junk.jpg").write_bytes(b"nope")
+    with pytest.raises(ValueError, match="no usable source image"):
+        load_dataset("order_generation", source=tmp_path, cache_dir=str(tmp_path / "c"))
+
+
+def test_cli_show_and_curate(photo_dir, cache_dir, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HF_DATASETS_CACHE", cache_dir)
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", cache_dir)
+    out = tmp_path / "item.png"
+    assert main(["show", "anomaly_detection", "--index", "3", "--source", str(photo_dir), "--out", str(out)]) == 0
+    assert out.stat().st_size > 10_000
+    assert main(["curate", str(photo_dir)]) == 0
+    assert "16 accepted, 0 rejected" in capsys.readouterr().out
+
+
+def test_console_script_is_installed():
+    result = subprocess.run([sys.executable, "-m", "jigsaw_puzzles.cli", "--help"], capture_output=True, text=True)
+    assert result.returncode == 0 and "build" in result.stdout and "curate" in result.stdout
+    assert set(CONFIGS) >= {"order_generation", "piece_localization_hard"}
