@@ -32,10 +32,10 @@ LITE_FRACTION = 0.2  # 220 of the paper's 1,100 images
 _VERSION = datasets.Version("1.0.0")
 
 _CITATION = """\
-@article{lyu2025jigsawpuzzles,
+@misc{lyu2025jigsawpuzzles,
   title={Jigsaw-Puzzles: From Seeing to Understanding to Reasoning in Vision-Language Models},
   author={Lyu, Zesen and Zhang, Dandan and Ye, Wei and Li, Fangdi and Jiang, Zhihang and Yang, Yao},
-  journal={arXiv preprint arXiv:2505.20728},
+  howpublished={\\url{https://zesen01.github.io/jigsaw-puzzles}},
   year={2025}
 }
 """
