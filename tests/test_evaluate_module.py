@@ -1,0 +1,99 @@
+"""`evaluate.load` of metrics/jigsaw_puzzles, offline, from a clean working directory."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+METRIC_DIR = REPO / "metrics" / "jigsaw_puzzles"
+
+SCRIPT = r"""
+import json, os, sys
+import evaluate
+from jigsaw_puzzles import scoring
+
+preds = ["B", "The answer is (C).", "Judgment: B Error Position: C Error Type: A", "2 3 1 4", "A or B"]
+refs = ["B", "A", "Judgment: B\nError Position: C\nError Type: A", "[2, 3, 1, 4]", "A"]
+cfgs = ["missing_piece_selection_easy", "missing_piece_selection_easy", "anomaly_detection",
+        "order_generation", "piece_localization_easy"]
+results = []
+for path, cwd in zip(sys.argv[1::2], sys.argv[2::2]):
+    os.chdir(cwd)
+    m = evaluate.load(path)
+    out = {"module": type(m).__module__, "cwd": os.getcwd()}
+    out["compute"] = m.compute(predictions=preds, references=refs, configs=cfgs)
+    for i in range(0, len(preds), 2):
+        m.add_batch(predictions=preds[i:i + 2], references=refs[i:i + 2], configs=cfgs[i:i + 2])
+    out["add_batch"] = m.compute()
+    for p, r, c in zip(preds, refs, cfgs):
+        m.add(prediction=p, reference=r, configs=c)
+    out["add"] = m.compute()
+    out["direct"] = scoring.score(preds, refs, cfgs)
+    out["score_is_package"] = sys.modules[type(m).__module__].score is scoring.score
+    results.append(out)
+print("RESULT" + json.dumps(results))
+"""
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory):
+    """One fresh interpreter (evaluate imports slowly): first from an empty working directory with an
+    absolute path, then from the repository root with the documented relative path."""
+    tmp_path = tmp_path_factory.mktemp("evaluate")
+    clean = tmp_path / "cwd"
+    clean.mkdir()
+    env = dict(os.environ)
+    env.update(
+        HF_EVALUATE_OFFLINE="1",
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        HF_HOME=str(tmp_path / "hf_home"),
+        HF_MODULES_CACHE=str(tmp_path / "modules"),  # a fresh module cache: the script is really copied
+    )
+    env.pop("PYTHONPATH", None)
+    args = [str(METRIC_DIR), str(clean), "metrics/jigsaw_puzzles", str(REPO)]
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT, *args], cwd=clean, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT")][-1]
+    return json.loads(line[len("RESULT"):]), clean
+
+
+def _check(out):
+    assert out["module"].startswith("evaluate_modules.metrics.jigsaw_puzzles.")
+    assert out["score_is_package"]  # the copied script imports the installed package, no name clash
+    for key in ("compute", "add_batch", "add"):
+        # compared as JSON text so that NaN (no attainable critical value for n=1) equals NaN
+        assert json.dumps(out[key], sort_keys=True) == json.dumps(out["direct"], sort_keys=True), key
+    res = out["compute"]
+    assert res["missing_piece_selection_easy"]["accuracy"] == 50.0
+    assert res["anomaly_detection"]["accuracy"] == 100.0
+    assert res["order_generation"]["accuracy"] == 100.0
+    assert res["piece_localization_easy"]["invalid_rate"] == 100.0
+    assert set(res) == {"missing_piece_selection_easy", "piece_localization_easy", "anomaly_detection",
+                        "order_generation", "overall"}
+
+
+def test_load_from_clean_working_directory(loaded):
+    results, clean = loaded
+    assert Path(results[0]["cwd"]) == clean
+    _check(results[0])
+
+
+def test_load_relative_from_repository_root(loaded):
+    results, _ = loaded
+    assert Path(results[1]["cwd"]) == REPO
+    _check(results[1])
+
+
+def test_metric_card_has_yaml_header():
+    text = (METRIC_DIR / "README.md").read_text(encoding="utf-8")
+    assert text.startswith("---\n")
+    header = text.split("---\n")[1]
+    for key in ("title:", "tags:", "description:"):
+        assert key in header
+    assert "evaluate.load(\"metrics/jigsaw_puzzles\")" in text

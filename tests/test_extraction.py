@@ -1,0 +1,249 @@
+"""Answer extraction: a table of realistic responses per task, plus property-based tests."""
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jigsaw_puzzles.extraction import (
+    AMBIGUOUS,
+    INVALID,
+    PARSED,
+    TASKS,
+    classify_response,
+    config_from_id,
+    extract_answer,
+)
+
+MPS, MPSH = "missing_piece_selection_easy", "missing_piece_selection_hard"
+PLE, PLH = "piece_localization_easy", "piece_localization_hard"
+CV, AD, OR, OG = "connection_verification", "anomaly_detection", "order_restoration", "order_generation"
+AD_OK = "Judgment: A\nError Position:\nError Type:"
+AD_CA = "Judgment: B\nError Position: C\nError Type: A"
+
+# (response, config, expected answer or None, expected status)
+CASES = [
+    # -- multiple choice, short forms
+    ("B", MPS, "B", PARSED),
+    ("B.", MPS, "B", PARSED),
+    ("(B)", MPS, "B", PARSED),
+    ("**B**", MPS, "B", PARSED),
+    ("  b  ", MPS, "B", PARSED),
+    ("[C]", MPSH, "C", PARSED),
+    ("Option D", MPSH, "D", PARSED),
+    ("Ｃ", MPS, "C", PARSED),  # full-width letter
+    ("B) Candidate 2", MPS, "B", PARSED),
+    ("B. Candidate 2 (the third input image)", MPS, "B", PARSED),
+    ("The answer is B", MPS, "B", PARSED),
+    ("Answer: B) Candidate 2", MPS, "B", PARSED),
+    ("Final answer: (C)", MPSH, "C", PARSED),
+    ("The correct option is D.", MPSH, "D", PARSED),
+    ("I choose B because its texture matches.", MPS, "B", PARSED),
+    ("Candidate 3 fills the blank.", MPS, "C", PARSED),
+    ("$\\boxed{B}$", MPS, "B", PARSED),
+    ("\\boxed{\\text{C}}", PLH, "C", PARSED),
+    ("```python\nprint('B')\n```", PLE, "B", PARSED),
+    ('answer = "A"\nprint(answer)', PLE, "A", PARSED),
+    ("<answer>D</answer>", PLH, "D", PARSED),
+    # -- reasoning traces: the final answer wins
+    (
+        "Let me compare. Candidate A has sky, B has grass.\nAt first the answer is A, but the edges fit better"
+        " with the third image.\nFinal answer: B",
+        MPS, "B", PARSED,
+    ),
+    ("The answer is A. Wait, re-checking the seam... the answer is C.", MPSH, "C", PARSED),
+    ("Looking at the masked areas, the piece shows a roof.\n\nA", PLE, "A", PARSED),
+    ("Step 1: check edges.\nStep 2: compare colours.\n**D**", PLH, "D", PARSED),
+    ("The texture continues the river, so it corresponds to B.", PLE, "B", PARSED),
+    ("Option B is correct.", PLH, "B", PARSED),
+    ("<think>\nMaybe A? The colours match B better.\n</think>\n\nB", PLE, "B", PARSED),
+    ("<think>The answer is A.</think>The answer is C.", PLH, "C", PARSED),
+    # -- article "A" is never an answer on its own
+    ("A good guess is that the piece belongs to the top region.", PLH, None, AMBIGUOUS),
+    ("A careful look shows it is B.", PLH, "B", PARSED),
+    ("Answer: A good question, hard to say.", PLH, None, AMBIGUOUS),
+    # -- ambiguous / invalid
+    ("A or B", PLE, None, AMBIGUOUS),
+    ("The answer is A or B.", PLE, None, AMBIGUOUS),
+    ("It could be B, but C also fits.", PLH, None, AMBIGUOUS),
+    ("C", PLE, None, INVALID),  # outside Piece Localization Easy's A/B
+    ("Answer: E", MPS, None, INVALID),
+    ("D", CV, None, INVALID),
+    ("I cannot determine this from the images.", PLH, None, INVALID),
+    ("", MPS, None, INVALID),
+    (None, MPS, None, INVALID),
+    ("<think>Let me think, the answer might be", MPS, None, INVALID),  # truncated trace
+    ("<think>The answer is B.</think>", MPS, None, INVALID),  # nothing after the trace
+    # -- connection verification by option text
+    ("A. The two images are adjacent horizontally (left-right relationship)", CV, "A", PARSED),
+    ("The two images are adjacent vertically.", CV, "B", PARSED),
+    ("They are not adjacent in the original image.", CV, "C", PARSED),
+    ("C", CV, "C", PARSED),
+    # -- anomaly detection
+    (AD_CA, AD, AD_CA, PARSED),
+    ("Judgment: B Error Position: C Error Type: A", AD, AD_CA, PARSED),
+    ("Judgment: B, Error Position: C, Error Type: A", AD, AD_CA, PARSED),
+    ("**Judgment:** B\n**Error Position:** C\n**Error Type:** A", AD, AD_CA, PARSED),
+    ("Judgment: B\nError Position: Bottom-left\nError Type: Rotation", AD, AD_CA, PARSED),
+    ("B\nC\nA", AD, AD_CA, PARSED),
+    ("B C A", AD, AD_CA, PARSED),
+    (AD_OK, AD, AD_OK, PARSED),
+    ("Judgment: A Error Position: Error Type:", AD, AD_OK, PARSED),
+    ("Judgment: A\nError Position: None\nError Type: N/A", AD, AD_OK, PARSED),
+    ("A", AD, AD_OK, PARSED),
+    (
+        "The top-right tile looks rotated... no, it is the bottom-left one.\nJudgment: B\nError Position: C\n"
+        "Error Type: A",
+        AD, AD_CA, PARSED,
+    ),
+    ("Judgment: A\nError Position: B\nError Type: A", AD, None, INVALID),  # contradictory
+    ("Judgment: B", AD, None, INVALID),  # incomplete
+    ("Judgment: B\nError Position: C\nError Type:", AD, None, INVALID),
+    ("Everything looks fine to me.", AD, None, INVALID),
+    # -- order generation
+    ("[2, 3, 1, 4]", OG, "[2, 3, 1, 4]", PARSED),
+    ("[2,3,1,4]", OG, "[2, 3, 1, 4]", PARSED),
+    ("2, 3, 1, 4", OG, "[2, 3, 1, 4]", PARSED),
+    ("2 3 1 4", OG, "[2, 3, 1, 4]", PARSED),
+    ("(4, 1, 3, 2)", OG, "[4, 1, 3, 2]", PARSED),
+    ("The correct order is [3, 1, 4, 2].", OG, "[3, 1, 4, 2]", PARSED),
+    ("```python\nprint([2, 3, 1, 4])\n```", OG, "[2, 3, 1, 4]", PARSED),
+    ("Image 2 is the sky, image 1 the left field.\nFirst guess [1, 2, 3, 4], refined:\n[2, 1, 4, 3]", OG,
+     "[2, 1, 4, 3]", PARSED),
+    ("top-left: 2, top-right: 3, bottom-left: 1, bottom-right: 4", OG, "[2, 3, 1, 4]", PARSED),
+    ("<think>[1, 2, 3, 4]? no.</think>\n[4, 3, 2, 1]", OG, "[4, 3, 2, 1]", PARSED),
+    ("\\boxed{[1, 3, 2, 4]}", OG, "[1, 3, 2, 4]", PARSED),
+    ("[1, 2, 2, 4]", OG, None, INVALID),
+    ("[0, 1, 2, 3]", OG, None, INVALID),
+    ("[1, 2, 3]", OG, None, INVALID),
+    ("I am not sure.", OG, None, INVALID),
+    # -- order restoration answered with a list but no options known
+    ("[2, 3, 1, 4]", OR, None, INVALID),
+    ("B", OR, "B", PARSED),
+]
+
+
+@pytest.mark.parametrize("text,config,answer,status", CASES)
+def test_realistic_responses(text, config, answer, status):
+    ex = classify_response(text, config)
+    assert (ex.answer, ex.status) == (answer, status), (text, ex)
+    assert extract_answer(text, config) == answer
+
+
+def test_every_config_has_cases():
+    assert {c for _, c, _, _ in CASES} == set(TASKS)
+
+
+def test_order_restoration_list_maps_to_letter_with_options():
+    opts = ["[1, 2, 3, 4]", "[2, 3, 1, 4]", "[4, 3, 2, 1]", "[3, 1, 2, 4]"]
+    assert extract_answer("The order is [2, 3, 1, 4].", OR, opts) == "B"
+    assert extract_answer("2, 3, 1, 4", OR, opts) == "B"
+    assert extract_answer("[1, 4, 2, 3]", OR, opts) is None  # not among the options
+
+
+def test_partial_fields_are_kept_for_diagnostics():
+    ex = classify_response("Judgment: B\nError Position: D", AD)
+    assert ex.status == INVALID and ex.parts["judgment"] == "B" and ex.parts["position"] == "D"
+    ex = classify_response("[1, 2, 2, 4]", OG)
+    assert ex.parts["order"] == (1, 2, 2, 4)
+
+
+def test_unknown_config_and_ids():
+    with pytest.raises(ValueError):
+        classify_response("A", "no_such_task")
+    assert config_from_id("order_restoration/3f2a9c0d1e4b5a67") == OR
+    with pytest.raises(ValueError):
+        config_from_id("foo/123")
+
+
+def test_never_evaluates_model_text(monkeypatch):
+    import builtins
+
+    def boom(*a, **k):
+        raise AssertionError("eval called")
+
+    monkeypatch.setattr(builtins, "eval", boom)
+    monkeypatch.setattr(builtins, "exec", boom)
+    assert extract_answer("print(__import__('os').getcwd()) [2, 3, 1, 4]", OG) == "[2, 3, 1, 4]"
+
+
+def test_long_adversarial_input_is_fast():
+    import time
+
+    nasty = "answer " + " " * 20000 + "[1" + ", 1" * 5000 + "  " * 5000 + "x"
+    t = time.perf_counter()
+    for cfg in TASKS:
+        classify_response(nasty, cfg)
+    assert time.perf_counter() - t < 2.0
+
+
+# ---------------------------------------------------------------- property-based
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(text=st.text(max_size=400), config=st.sampled_from(sorted(TASKS)))
+def test_no_string_crashes(text, config):
+    ex = classify_response(text, config)
+    assert ex.status in (PARSED, AMBIGUOUS, INVALID)
+    assert (ex.answer is not None) == (ex.status == PARSED)
+
+
+_CHOICE_WRAPS = [
+    "{}", "{}.", "({})", "**{}**", "[{}]", "Answer: {}", "The answer is {}", "The answer is ({}).",
+    "Final answer: {}", "\\boxed{{{}}}", "Option {}", "<think>Hmm, maybe A.</think>\n{}",
+    "After comparing the edges and colours carefully:\n\n{}", "print('{}')", "{})", "My answer: **{}**",
+]
+_AD_WRAPS = [
+    "{}", "{one_line}", "**Judgment:** {j}\n**Error Position:** {p}\n**Error Type:** {t}",
+    "I looked at all four tiles.\n{}", "<think>Judgment: A?</think>\n{}",
+]
+_OG_WRAPS = ["{}", "{bare}", "{spaced}", "The order is {}.", "\\boxed{{{}}}", "print({})",
+             "Reasoning about the seams...\nFinal answer: {}", "<think>[1, 2, 3, 4]</think>{}"]
+
+
+@SETTINGS
+@given(
+    config=st.sampled_from([c for c, s in TASKS.items() if s.kind == "choice"]),
+    data=st.data(),
+    wrap=st.sampled_from(_CHOICE_WRAPS),
+    prose=st.text(alphabet=st.characters(whitelist_categories=("Ll", "Nd", "Zs")), max_size=60),
+)
+def test_choice_answer_read_back_in_any_style(config, data, wrap, prose):
+    letter = data.draw(st.sampled_from(TASKS[config].letters))
+    text = prose.strip() + "\n" + wrap.format(letter) if prose.strip() else wrap.format(letter)
+    assert extract_answer(text, config) == letter, text
+
+
+@SETTINGS
+@given(
+    j=st.sampled_from("AB"), p=st.sampled_from("ABCD"), t=st.sampled_from("AB"), wrap=st.sampled_from(_AD_WRAPS)
+)
+def test_anomaly_answer_read_back_in_any_style(j, p, t, wrap):
+    if j == "A":
+        ref, p, t = AD_OK, "", ""
+    else:
+        ref = f"Judgment: B\nError Position: {p}\nError Type: {t}"
+    text = wrap.format(ref, one_line=ref.replace("\n", " "), j=j, p=p, t=t)
+    assert extract_answer(text, AD) == ref, text
+
+
+@SETTINGS
+@given(perm=st.permutations([1, 2, 3, 4]), wrap=st.sampled_from(_OG_WRAPS))
+def test_order_answer_read_back_in_any_style(perm, wrap):
+    ref = "[" + ", ".join(map(str, perm)) + "]"
+    text = wrap.format(ref, bare=", ".join(map(str, perm)), spaced=" ".join(map(str, perm)))
+    assert extract_answer(text, OG) == ref, text
+
+
+@SETTINGS
+@given(nums=st.lists(st.integers(0, 9), min_size=1, max_size=6))
+def test_non_permutations_are_never_parsed(nums):
+    text = "[" + ", ".join(map(str, nums)) + "]"
+    ex = classify_response(text, OG)
+    if sorted(nums) == [1, 2, 3, 4]:
+        assert ex.answer == text
+    else:
+        assert ex.status == INVALID and ex.answer is None
+        assert re.search("permutation", ex.detail)

@@ -1,0 +1,150 @@
+"""Trainer compute_metrics factory and the GRPO reward function."""
+import inspect
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from jigsaw_puzzles.training import completion_text, jigsaw_reward, make_compute_metrics, make_jigsaw_reward
+
+CARD = Path(__file__).resolve().parents[1] / "metrics" / "jigsaw_puzzles" / "README.md"
+
+
+class FakeTokenizer:
+    """Minimal stand-in: ids are indices into a word list."""
+
+    pad_token_id = 0
+    words = ["<pad>", "The", "answer", "is", "B", "A", "C", "[2,", "3,", "1,", "4]", "<think>", "</think>"]
+
+    def batch_decode(self, ids, skip_special_tokens=True):
+        return [" ".join(self.words[i] for i in row if not (skip_special_tokens and i == 0)) for row in ids]
+
+
+class FakeProcessor:
+    tokenizer = FakeTokenizer()
+
+
+class Pred:
+    def __init__(self, predictions):
+        self.predictions = predictions
+        self.label_ids = None
+
+
+def test_compute_metrics_decodes_ids_with_minus_100_padding():
+    cm = make_compute_metrics(FakeProcessor(), ["B", "A", "[2, 3, 1, 4]"],
+                              ["piece_localization_easy", "piece_localization_easy", "order_generation"])
+    ids = np.array([[1, 2, 3, 4, -100, -100], [1, 2, 3, 6, 0, 0], [7, 8, 9, 10, -100, -100]])
+    out = cm(Pred(ids))
+    assert out["piece_localization_easy/accuracy"] == 50.0
+    assert out["piece_localization_easy/invalid_rate"] == 50.0  # "C" is not an option of PL easy
+    assert out["order_generation/accuracy"] == 100.0
+    assert out["accuracy"] == out["overall/accuracy"] == 50.0
+    assert all(isinstance(v, float) for v in out.values())
+
+
+def test_compute_metrics_accepts_tuples_logits_and_strings():
+    cm = make_compute_metrics(FakeTokenizer(), ["B", "A"], ["piece_localization_easy"] * 2)
+    logits = np.zeros((2, 4, len(FakeTokenizer.words)))
+    for row, ids in enumerate([[1, 2, 3, 4], [1, 2, 3, 5]]):
+        logits[row, np.arange(4), ids] = 1.0
+    assert cm(Pred((logits, None)))["accuracy"] == 100.0
+    assert cm(Pred(["B", "no"]))["accuracy"] == 50.0
+
+
+def test_compute_metrics_response_marker_hides_prompt_examples():
+    cm = make_compute_metrics(FakeTokenizer(), ["C"], ["piece_localization_hard"], response_marker="</think>")
+    # the prompt part ("The answer is B") must not be read once the marker is given
+    assert cm(Pred(np.array([[1, 2, 3, 4, 12]])))["accuracy"] == 0.0
+    assert cm(Pred(np.array([[1, 2, 3, 4, 12, 6]])))["accuracy"] == 100.0
+
+
+def test_compute_metrics_validates_early_and_on_length():
+    with pytest.raises(ValueError):
+        make_compute_metrics(FakeTokenizer(), ["Z"], ["missing_piece_selection_easy"])
+    cm = make_compute_metrics(FakeTokenizer(), ["A", "B"], ["piece_localization_easy"] * 2)
+    with pytest.raises(ValueError):
+        cm(Pred(np.array([[5]])))
+
+
+def test_compute_metrics_with_real_transformers_tokenizer():
+    transformers = pytest.importorskip("transformers")
+    tokenizers = pytest.importorskip("tokenizers")
+    vocab = {"[PAD]": 0, "[UNK]": 1, "Answer:": 2, "B": 3, "D": 4}
+    tok = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
+    hf_tok = transformers.PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]")
+    cm = make_compute_metrics(hf_tok, ["B", "D"], ["missing_piece_selection_hard"] * 2)
+    ep = transformers.EvalPrediction(predictions=np.array([[2, 3], [2, 3]]), label_ids=np.zeros((2, 1)))
+    out = cm(ep)
+    assert out["missing_piece_selection_hard/accuracy"] == 50.0
+
+
+def test_reward_signature_matches_trl_call():
+    params = inspect.signature(jigsaw_reward).parameters
+    assert list(params)[:2] == ["completions", "answer"]
+    assert any(p.kind is p.VAR_KEYWORD for p in params.values())
+    assert jigsaw_reward.__name__ == "jigsaw_reward"
+    # exactly how GRPOTrainer calls it: prompts/completions/completion_ids + every dataset column
+    rewards = jigsaw_reward(
+        prompts=["q"] * 4,
+        completions=["The answer is B", "A", "<think>x</think>\\boxed{B}", "no idea"],
+        completion_ids=[[1]] * 4,
+        answer=["B", "B", "B", "B"],
+        id=["missing_piece_selection_easy/0123456789abcdef"] * 4,
+        options=[["Candidate 1", "Candidate 2", "Candidate 3", "Candidate 4"]] * 4,
+        question=["..."] * 4,
+        trainer_state=None,
+    )
+    assert rewards == [1.0, 0.0, 1.0, 0.0]
+    assert all(isinstance(r, float) for r in rewards)
+
+
+def test_reward_conversational_completions_and_config_column():
+    comps = [
+        [{"role": "assistant", "content": "Judgment: B\nError Position: C\nError Type: A"}],
+        [{"role": "assistant", "content": [{"type": "text", "text": "Judgment: A"}, {"type": "text", "text": ""}]}],
+    ]
+    refs = ["Judgment: B\nError Position: C\nError Type: A", "Judgment: A\nError Position:\nError Type:"]
+    assert jigsaw_reward(comps, answer=refs, config=["anomaly_detection"] * 2) == [1.0, 1.0]
+    assert completion_text([{"role": "user", "content": "q"}, {"role": "assistant", "content": "B"}]) == "B"
+    with pytest.raises(ValueError):
+        jigsaw_reward(["A"], answer=["A"])  # neither config nor id
+
+
+def test_shaped_reward():
+    r = make_jigsaw_reward(unreadable=-1.0, partial_credit=True, name="shaped")
+    assert r.__name__ == "shaped"
+    out = r(["[2, 3, 1, 4]", "[2, 3, 4, 1]", "[2, 2, 1, 4]", "???"], answer=["[2, 3, 1, 4]"] * 4,
+            config=["order_generation"] * 4)
+    assert out == [1.0, 0.5, -1.0 + 2.0 * 0.75, -1.0]
+
+
+def test_metric_card_python_examples_run(capsys):
+    """Every ```python block of the metric card runs as written and prints what its comments say."""
+    pytest.importorskip("transformers")
+    pytest.importorskip("evaluate")
+    import os
+
+    text = CARD.read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 5
+    cwd = os.getcwd()
+    os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        os.chdir(CARD.parents[2])  # the card's evaluate examples run from the repository root
+        checked = 0
+        for block in blocks:
+            capsys.readouterr()
+            exec(compile(block, "<metric card>", "exec"), {})
+            printed = capsys.readouterr().out.split("\n")
+            # the comment after the closing parenthesis of each print(...) call, even a multi-line one
+            expected = [m.group(1).strip() for m in re.finditer(r"print\([^#]*?\)[ \t]*#[ \t]*([^\n]+)", block)]
+            checked += len(expected)
+            for want in expected:
+                want = want.split(" (")[0]
+                assert any(line.startswith(want.rstrip(".")) for line in printed), (want, printed)
+    finally:
+        os.chdir(cwd)
+    assert checked >= 9
