@@ -29,6 +29,13 @@ logger = datasets.logging.get_logger(__name__)
 CONFIGS = list(TASKS)
 SPLITS = ("test", "lite")
 LITE_FRACTION = 0.2  # 220 of the paper's 1,100 images
+HARD = "missing_piece_selection_hard"
+CLIP_OPTIONS = ("clip_model", "clip_pretrained")
+# The paper's "CLIP (Radford et al., 2021)": the original OpenAI weights, in the usual ViT-B/32 size.
+DEFAULT_CLIP_MODEL = "ViT-B-32"
+DEFAULT_CLIP_PRETRAINED = "openai"
+RANDOM_INIT = "random-init"  # how an explicit clip_pretrained=None is stored (datasets drops None kwargs)
+MINED_CANDIDATES = 6  # the 3 distractors are the first of these that also pass the pixel rule
 _VERSION = datasets.Version("1.0.0")
 
 _CITATION = """\
@@ -80,12 +87,18 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
         seed: the benchmark seed; with the same sources it fixes every byte of the output.
         lite_fraction: share of source images in the ``lite`` split.
         fingerprint: cache key of the source folder's contents; filled in automatically.
+        clip_model, clip_pretrained: the open_clip model and weights (tag or checkpoint file) that mine
+            the hard Missing Piece Selection distractors; ``clip_pretrained=None`` is random
+            initialisation, allowed only when asked for explicitly (tests). Other configs ignore them.
     """
 
     source: str | None = None
     seed: int = 0
     lite_fraction: float = LITE_FRACTION
     fingerprint: str | None = None
+    clip_model: str = DEFAULT_CLIP_MODEL
+    clip_pretrained: str | None = DEFAULT_CLIP_PRETRAINED
+    clip_weights_fingerprint: str | None = None
 
 
 class JigsawPuzzles(datasets.GeneratorBasedBuilder):
@@ -98,7 +111,18 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
     DEFAULT_WRITER_BATCH_SIZE = 64  # rows of several PNGs each: keep writer memory small
     rules: CurationRules = DEFAULT_RULES
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, clip_cache_dir: str | None = None, clip_device: str | None = None,
+                 clip_batch_size: int = 64, **kwargs):
+        """``clip_*`` arguments only steer how embeddings are computed and cached, not the output."""
+        self.clip_settings = {"cache_dir": clip_cache_dir, "device": clip_device, "batch_size": clip_batch_size}
+        self._miner = None
+        if "clip_pretrained" in kwargs and kwargs["clip_pretrained"] is None:
+            kwargs["clip_pretrained"] = RANDOM_INIT
+        pretrained = kwargs.get("clip_pretrained")
+        if pretrained and os.path.isfile(str(pretrained)):
+            st = os.stat(pretrained)
+            kwargs["clip_weights_fingerprint"] = stable_hash(os.path.abspath(pretrained), st.st_size,
+                                                             st.st_mtime_ns)[:16]
         kwargs.setdefault("dataset_name", "jigsaw_puzzles")
         kwargs.setdefault("hash", code_hash())
         if kwargs.get("source") is not None:
@@ -126,6 +150,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
         if self._plan is not None:
             return self._plan
         spec = TASKS[self.config.name]
+        miner = self.clip_miner() if self.config.name == HARD else None  # fails before any work
         curation = curate(self.config.source, self.rules)
         feasible, skipped = [], []
         for source in curation.accepted:
@@ -139,8 +164,45 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
         slots = plan_slots(sorted(feasible_ids), [s for s in lite if s in feasible_ids],
                            self.config.seed, spec.family, spec.num_slots)
         self._plan = {"curation": curation, "task_skips": skipped, "feasible": feasible,
-                      "lite": lite, "slots": slots}
+                      "lite": lite, "slots": slots, "extra": {}}
+        if miner is not None:
+            self._plan["extra"] = self._mine_hard_distractors(miner, curation.accepted, sorted(feasible_ids))
         return self._plan
+
+    def clip_miner(self):
+        """The CLIP miner of the hard config; resolves the weights (or raises) without loading them."""
+        if self._miner is None:
+            try:
+                from .clip_mining import ClipMiner
+                import open_clip  # noqa: F401
+                import torch  # noqa: F401
+            except ImportError as err:
+                raise ImportError(f"{HARD} needs torch and open_clip: pip install 'jigsaw-puzzles[clip]' "
+                                  f"({err})") from err
+            pretrained = None if self.config.clip_pretrained == RANDOM_INIT else self.config.clip_pretrained
+            self._miner = ClipMiner(self.config.clip_model, pretrained,
+                                    allow_random_init=pretrained is None,
+                                    cache_dir=self.clip_settings["cache_dir"],
+                                    device=self.clip_settings["device"],
+                                    batch_size=self.clip_settings["batch_size"])
+        return self._miner
+
+    def _mine_hard_distractors(self, miner, accepted, item_ids) -> dict[str, str]:
+        """Embed every 3x3 cell of every source once (disk-cached), then mine each item's blank."""
+        from .clip_mining import DEFAULT_MAX_SIMILARITY
+        from .tasks.missing_piece_selection import choose_region
+
+        bank = miner.embed_sources({s.source_id: load_normalised(s.path, self.rules) for s in accepted})
+        family = TASKS[HARD].family
+        regions = {sid: choose_region(item_rng(self.config.seed, family, sid)) for sid in item_ids}
+        targets = [(sid, regions[sid] // 3, regions[sid] % 3) for sid in item_ids]
+        mined = miner.mine(bank, targets, k=MINED_CANDIDATES, strict=False)
+        clip = {**miner.spec.metadata(), "clip_precision": miner.precision,
+                "clip_max_similarity": DEFAULT_MAX_SIMILARITY}
+        return {m.source_id: json.dumps({
+            "region": regions[m.source_id], "clip": clip,
+            "candidates": [[d.source_id, d.row * 3 + d.col, d.similarity] for d in m.distractors]})
+            for m in mined}
 
     @property
     def report(self) -> dict:
@@ -162,8 +224,10 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
         pool = tuple((s.source_id, s.path) for s in curation.accepted)
         lite_set = set(plan["lite"])
 
+        extra = plan["extra"]
+
         def work(sources):
-            return [(s.source_id, s.path, slots[s.source_id]) for s in sources]
+            return [(s.source_id, s.path, slots[s.source_id], extra.get(s.source_id, "")) for s in sources]
 
         return [
             datasets.SplitGenerator(name="test", gen_kwargs={"items": work(feasible), "pool": pool}),
@@ -181,10 +245,12 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
         def get_patch(source_id, cell, size):
             return cell_patch(load_normalised(paths[source_id], rules), cell, size)
 
-        for source_id, path, slot in items:
+        for source_id, path, slot, extra in items:
             image = load_normalised(path, rules)
             rng = item_rng(self.config.seed, spec.family, source_id)
-            context = Context(source_id=source_id, pool_ids=pool_ids, get_patch=get_patch)
+            mined = json.loads(extra) if extra else None
+            context = Context(source_id=source_id, pool_ids=pool_ids, get_patch=get_patch,
+                              hard_distractors=_hard_distractors(mined, get_patch))
             try:
                 item = spec.build(image, rng, slot, context)
             except TaskError as err:  # recorded, never a crash mid-build
@@ -192,6 +258,8 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                 continue
             metadata = {"config": self.config.name, "seed": self.config.seed, "slot": slot,
                         "source_size": list(image.size), **item.metadata}
+            if mined is not None:
+                metadata.update(mined["clip"])
             key = f"{self.config.name}/{source_id}"
             yield key, {
                 "id": key,
@@ -204,6 +272,18 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
             }
 
 
+def _hard_distractors(mined: dict | None, get_patch):
+    if mined is None:
+        return None
+
+    def pick(source_id, region, truth):
+        from .tasks.missing_piece_selection import chosen_distractors
+        if region != mined["region"]:
+            raise TaskError(f"mined region {mined['region']} differs from the item's region {region}")
+        return chosen_distractors([tuple(c) for c in mined["candidates"]], truth, get_patch)
+    return pick
+
+
 def _png(image) -> bytes:
     from .geometry import encode_png
     return encode_png(image)
@@ -213,6 +293,9 @@ def make_builder(config: str, source: str | os.PathLike | None = None, seed: int
                  cache_dir: str | None = None, **kwargs) -> JigsawPuzzles:
     if config not in TASKS:
         raise ValueError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}")
+    if config != HARD:  # CLIP settings only shape the hard config; keep other cache keys clean
+        for option in CLIP_OPTIONS:
+            kwargs.pop(option, None)
     return JigsawPuzzles(config_name=config, source=None if source is None else str(source),
                          seed=seed, cache_dir=cache_dir, **kwargs)
 

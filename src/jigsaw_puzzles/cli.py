@@ -17,20 +17,41 @@ def _add_source(p: argparse.ArgumentParser) -> None:
 def cmd_build(args) -> int:
     from .export import build
     report = build(args.out, source=args.source, seed=args.seed, configs=args.configs,
-                   num_proc=args.num_proc, cache_dir=args.cache_dir)
+                   num_proc=args.num_proc, cache_dir=args.cache_dir, **_clip_kwargs(args))
     curation = report["curation"]
     print(f"wrote {args.out}: {len(report['configs'])} configs from {curation['accepted']} source images "
           f"({curation['rejected']} rejected; see {args.out}/curation_report.json)")
     for config, info in report["configs"].items():
         skips = len(info.get("task_skips", []))
         print(f"  {config:32s} test {info['test']:5d}  lite {info['lite']:4d}  task skips {skips}")
+    for config, reason in report.get("skipped_configs", {}).items():
+        print(f"  {config:32s} SKIPPED: {reason}")
     return 0
+
+
+def _clip_kwargs(args) -> dict:
+    kwargs = {"clip_model": args.clip_model, "clip_cache_dir": args.clip_cache_dir}
+    if args.clip_random_init:
+        kwargs["clip_pretrained"] = None
+    elif args.clip_pretrained is not None:
+        kwargs["clip_pretrained"] = args.clip_pretrained
+    return kwargs
+
+
+def _add_clip(p: argparse.ArgumentParser) -> None:
+    from .builder import DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED
+    g = p.add_argument_group("hard distractors (missing_piece_selection_hard)")
+    g.add_argument("--clip-model", default=DEFAULT_CLIP_MODEL, help=f"open_clip model (default {DEFAULT_CLIP_MODEL})")
+    g.add_argument("--clip-pretrained", default=None,
+                   help=f"open_clip weights tag or checkpoint file (default {DEFAULT_CLIP_PRETRAINED})")
+    g.add_argument("--clip-random-init", action="store_true", help="random weights (tests only)")
+    g.add_argument("--clip-cache-dir", default=None, help="embedding cache (default: under HF_DATASETS_CACHE)")
 
 
 def cmd_show(args) -> int:
     from .builder import load_dataset
     from .sheet import draw_item
-    ds = load_dataset(args.config, split=args.split, source=args.source, seed=args.seed)
+    ds = load_dataset(args.config, split=args.split, source=args.source, seed=args.seed, **_clip_kwargs(args))
     if not 0 <= args.index < len(ds):
         print(f"index {args.index} out of range: {args.config}/{args.split} has {len(ds)} items",
               file=sys.stderr)
@@ -69,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"default: all ({', '.join(CONFIGS)})")
     p.add_argument("--num-proc", type=int, default=None)
     p.add_argument("--cache-dir", default=None, help="datasets cache (default: HF_DATASETS_CACHE)")
+    _add_clip(p)
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("show", help="draw one item as a sheet (images, question, answer)")
@@ -78,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="item.png")
     p.add_argument("--hide-answer", action="store_true")
     _add_source(p)
+    _add_clip(p)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("curate", help="which source images pass the curation rules, and why not")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from . import __version__
-from .builder import _CITATION, CONFIGS, SPLITS, LITE_FRACTION, make_builder
+from .builder import _CITATION, CONFIGS, HARD, LITE_FRACTION, SPLITS, make_builder
 from .tasks import TASKS
 
 ROW_GROUP_SIZE = 64
@@ -59,6 +59,8 @@ def render_card(configs: list[str], counts: dict, report: dict, seed: int, repo:
     rows = "\n".join(f"| `{c}` | {TASKS[c].summary} | {counts[c]['test']} | {counts[c]['lite']} |"
                      for c in configs)
     task_rules = "\n".join(f"- **{c}**: {TASKS[c].summary}." for c in configs)
+    for config, reason in report.get("skipped_configs", {}).items():
+        task_rules += f"\n- **{config}**: not included in this export ({reason.splitlines()[0]})."
     return template.format(
         yaml=_yaml(configs), version=__version__, num_sources=curation["accepted"], seed=seed,
         repo=repo, config_rows=rows, lite_percent=round(LITE_FRACTION * 100), task_rules=task_rules,
@@ -67,10 +69,26 @@ def render_card(configs: list[str], counts: dict, report: dict, seed: int, repo:
 
 def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
           configs: list[str] | None = None, num_proc: int | None = None,
-          cache_dir: str | None = None, repo: str = "<exported folder or repo>") -> dict:
-    """Generate ``configs`` and write the Hub-ready folder ``out``; returns the curation report."""
+          cache_dir: str | None = None, repo: str = "<exported folder or repo>", **builder_kwargs) -> dict:
+    """Generate ``configs`` and write the Hub-ready folder ``out``; returns the curation report.
+
+    ``builder_kwargs`` (``clip_model``, ``clip_pretrained``, ``clip_cache_dir``, ...) reach the hard
+    config. When ``configs`` is not given and the hard config cannot run here (no torch/open_clip, or
+    no CLIP weights offline), it is skipped with the reason and the way to enable it; when it is asked
+    for explicitly, the error is raised before any work.
+    """
     out = Path(out)
+    explicit = configs is not None
     configs = list(configs or CONFIGS)
+    skipped = {}
+    if HARD in configs:
+        try:
+            make_builder(HARD, source, seed, cache_dir, **builder_kwargs).clip_miner()
+        except (ImportError, RuntimeError) as err:
+            if explicit:
+                raise
+            configs.remove(HARD)
+            skipped[HARD] = str(err)
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown:
         raise ValueError(f"unknown config(s) {unknown}; choose from {CONFIGS}")
@@ -78,7 +96,7 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
         raise ValueError(f"{out}/{out.name}.py exists: datasets >= 4 refuses such a folder")
     counts, report = {}, {"configs": {}}
     for config in configs:
-        builder = make_builder(config, source, seed, cache_dir)
+        builder = make_builder(config, source, seed, cache_dir, **builder_kwargs)
         builder.download_and_prepare(num_proc=num_proc)
         counts[config] = {}
         for split in SPLITS:
@@ -89,6 +107,7 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
         report["curation"] = builder_report["curation"]
         report["configs"][config] = {"task_skips": builder_report["task_skips"], **counts[config]}
     report["curation"]["embedded"] = source is None
+    report["skipped_configs"] = skipped
     report["seed"] = seed
     report["version"] = __version__
     (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")

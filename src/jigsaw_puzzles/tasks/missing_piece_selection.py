@@ -82,6 +82,20 @@ def random_distractors(rng: ItemRNG, source_id: str, pool_ids: Sequence[str], tr
     return chosen
 
 
+def chosen_distractors(candidates: Sequence[tuple[str, int, float]], truth: Image.Image,
+                       get_patch: PatchGetter) -> list[Distractor]:
+    """The first three mined candidates ``(source_id, cell, similarity)``, most similar first,
+    that pass the same pixel rule as random ones (hard difficulty)."""
+    chosen: list[Distractor] = []
+    for source_id, cell, similarity in candidates:
+        patch = get_patch(source_id, cell, truth.size)
+        if acceptable(patch, truth, chosen):
+            chosen.append(Distractor(source_id, cell, patch, similarity))
+            if len(chosen) == NUM_DISTRACTORS:
+                return chosen
+    raise TaskError("missing_piece_selection_hard: fewer than 3 mined candidates pass the pixel rule")
+
+
 def make_item(image: Image.Image, rng: ItemRNG, slot: int, region: int,
               distractors: Sequence[Distractor], difficulty: str) -> Item:
     box = geometry.grid_boxes(image.size, GRID, GRID)[region]

@@ -1,0 +1,102 @@
+"""missing_piece_selection_hard through the builder: random-init ViT-S-32, no network."""
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("open_clip")
+
+from jigsaw_puzzles import load_dataset, make_builder  # noqa: E402
+from jigsaw_puzzles.clip_mining import ClipWeightsUnavailable  # noqa: E402
+from jigsaw_puzzles.export import build  # noqa: E402
+
+CLIP = {"clip_model": "ViT-S-32", "clip_pretrained": None}
+
+
+@pytest.fixture(scope="module")
+def clip_cache(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("clip"))
+
+
+@pytest.fixture(scope="module")
+def hard(photo_dir, cache_dir, clip_cache):
+    return load_dataset("missing_piece_selection_hard", source=photo_dir, cache_dir=cache_dir,
+                        clip_cache_dir=clip_cache, **CLIP)
+
+
+def test_hard_equals_easy_but_for_distractors(hard, photo_dir, cache_dir):
+    easy = {r["source_id"]: r for r in load_dataset("missing_piece_selection_easy", source=photo_dir,
+                                                    cache_dir=cache_dir)}
+    assert len(hard) == len(easy) == 16
+    for row in hard:
+        twin = easy[row["source_id"]]
+        m, e = json.loads(row["metadata"]), json.loads(twin["metadata"])
+        assert (row["answer"], m["region"], m["box"], row["question"]) == (twin["answer"], e["region"], e["box"],
+                                                                           twin["question"])
+        assert row["images"][0].tobytes() == twin["images"][0].tobytes()  # same blanked image
+        truth = "ABCD".index(row["answer"]) + 1
+        assert row["images"][truth].tobytes() == twin["images"][truth].tobytes()
+        assert m["clip_model"] == "ViT-S-32" and m["clip_pretrained"] is None
+        sims = [d["similarity"] for d in m["distractors"]]
+        assert sims == sorted(sims, reverse=True) and all(s < m["clip_max_similarity"] for s in sims)
+        assert row["source_id"] not in {d["source_id"] for d in m["distractors"]}
+
+
+def test_hard_distractors_are_closer_than_easy_ones(hard, photo_dir, cache_dir):
+    """Under the mining embedding, hard distractors are more similar to the truth than easy ones."""
+    from jigsaw_puzzles.clip_mining import ClipMiner
+
+    miner = ClipMiner("ViT-S-32", None, allow_random_init=True, progress=False)
+    easy = {r["source_id"]: r for r in load_dataset("missing_piece_selection_easy", source=photo_dir,
+                                                    cache_dir=cache_dir)}
+    gaps = []
+    for row in hard:
+        truth = "ABCD".index(row["answer"]) + 1
+        twin = easy[row["source_id"]]
+        emb_h = miner.embedder.embed(row["images"][1:])
+        emb_e = miner.embedder.embed(twin["images"][1:])
+        others = [i for i in range(4) if i != truth - 1]
+        gaps.append(np.mean(emb_h[others] @ emb_h[truth - 1]) - np.mean(emb_e[others] @ emb_e[truth - 1]))
+    assert np.mean(gaps) > 0 and np.mean(np.array(gaps) > 0) >= 0.75
+
+
+def test_second_build_computes_no_embeddings(photo_dir, clip_cache, tmp_path, hard):
+    builder = make_builder("missing_piece_selection_hard", photo_dir, 0, str(tmp_path / "fresh"),
+                           clip_cache_dir=clip_cache, **CLIP)
+    builder.download_and_prepare()
+    assert builder.clip_miner().patches_computed == 0
+    rows = builder.as_dataset("test")
+    assert rows["metadata"] == hard["metadata"]  # and it is the same dataset
+
+
+def test_offline_without_weights_stops_before_work(photo_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "empty_hf_home"))
+    builder = make_builder("missing_piece_selection_hard", photo_dir, 0, str(tmp_path / "c"),
+                           clip_model="ViT-B-32", clip_pretrained="openai")
+    with pytest.raises(ClipWeightsUnavailable) as err:
+        builder.download_and_prepare()
+    message = str(err.value)
+    assert "ViT-B-32" in message and "openai" in message and "checkpoint" in message
+    assert builder._plan is None  # nothing was curated or generated
+    # the default export skips it with the reason; asking for it explicitly raises
+    report = build(tmp_path / "out", source=str(photo_dir), configs=None, cache_dir=str(tmp_path / "c2"))
+    assert "missing_piece_selection_hard" in report["skipped_configs"]
+    assert "missing_piece_selection_hard" not in report["configs"]
+    with pytest.raises(ClipWeightsUnavailable):
+        build(tmp_path / "out2", source=str(photo_dir), configs=["missing_piece_selection_hard"],
+              cache_dir=str(tmp_path / "c3"))
+
+
+def test_random_init_must_be_explicit(photo_dir, tmp_path):
+    builder = make_builder("missing_piece_selection_hard", photo_dir, 0, str(tmp_path), clip_model="ViT-S-32")
+    with pytest.raises((ValueError, RuntimeError)):  # default tag 'openai' is not a ViT-S-32 tag
+        builder.clip_miner()
+
+
+def test_hard_identical_across_num_proc(photo_dir, clip_cache, tmp_path, hard):
+    two = load_dataset("missing_piece_selection_hard", source=photo_dir, cache_dir=str(tmp_path), num_proc=2,
+                       clip_cache_dir=clip_cache, **CLIP)
+    assert two["metadata"] == hard["metadata"]
+    assert [[im.tobytes() for im in r["images"]] for r in two] == [[im.tobytes() for im in r["images"]] for r in hard]
