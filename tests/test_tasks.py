@@ -12,6 +12,9 @@ from jigsaw_puzzles.prompts import ANOMALY_ANSWERS, LETTERS, format_order
 from jigsaw_puzzles.sources import curate, read_source
 from jigsaw_puzzles.tasks.base import MIN_DISTINCT
 
+# The hard config needs CLIP; it is built with a random-init model in test_hard.py.
+PLAIN = [c for c in CONFIGS if c != "missing_piece_selection_hard"]
+
 
 @pytest.fixture(scope="module")
 def sources(photo_dir):
@@ -20,7 +23,7 @@ def sources(photo_dir):
 
 @pytest.fixture(scope="module")
 def built(photo_dir, cache_dir):
-    return {c: load_dataset(c, split="test", source=photo_dir, cache_dir=cache_dir) for c in CONFIGS}
+    return {c: load_dataset(c, split="test", source=photo_dir, cache_dir=cache_dir) for c in PLAIN}
 
 
 def px(image):
@@ -45,7 +48,7 @@ def rows(built, config):
 
 
 def test_one_item_per_source_and_schema(built, sources):
-    for config in CONFIGS:
+    for config in PLAIN:
         ds = built[config]
         assert sorted(ds["source_id"]) == sorted(sources)
         assert all(i == f"{config}/{s}" for i, s in zip(ds["id"], ds["source_id"]))
@@ -150,7 +153,7 @@ def test_order_generation_shares_the_shuffle(built):
     assert restoration == generation
 
 
-@pytest.mark.parametrize("config", [c for c in CONFIGS if c not in ("anomaly_detection", "order_generation")])
+@pytest.mark.parametrize("config", [c for c in PLAIN if c not in ("anomaly_detection", "order_generation")])
 def test_answer_letters_balanced(built, config):
     counts = Counter(built[config]["answer"])
     k = len(built[config][0]["options"])
