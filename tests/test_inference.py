@@ -1,0 +1,469 @@
+"""Tests for jigsaw_puzzles.inference: runner (run dir, resume, sharding), builtin / transformers (tiny random
+Qwen2-VL built offline) / openai (local 127.0.0.1 server) / vllm (mocked module) backends, and the CLI.
+
+No network, no downloaded weights.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+
+import numpy as np
+
+AD_ANSWERS = ["Judgment: A\nError Position:\nError Type:"] + [
+    f"Judgment: B\nError Position: {p}\nError Type: {t}" for p in "ABCD" for t in "AB"]
+N_IMAGES = {"missing_piece_selection_easy": 5, "missing_piece_selection_hard": 5, "piece_localization_easy": 2,
+            "piece_localization_hard": 2, "connection_verification": 2, "anomaly_detection": 1,
+            "order_restoration": 4, "order_generation": 4}
+CV_OPTIONS = ["The two images are adjacent horizontally (left-right relationship)",
+              "The two images are adjacent vertically (top-bottom relationship)",
+              "The two images are not adjacent in the original image"]
+
+
+def _fmt(order) -> str:
+    return "[" + ", ".join(str(int(x)) for x in order) + "]"
+
+
+def make_row(config: str, i: int, rnd: random.Random, size=(28, 28), np_rng=None) -> dict:
+    """One contract-shaped row with random images."""
+    from PIL import Image
+
+    np_rng = np_rng or np.random.default_rng(i)
+    n_img = N_IMAGES[config]
+    images = [Image.fromarray(np_rng.integers(0, 256, (size[1] + 4 * k, size[0], 3), dtype=np.uint8))
+              for k in range(n_img)]
+    if config.startswith("missing_piece"):
+        options = [f"Candidate {k} (the {o} input image)" for k, o in
+                   zip(range(1, 5), ["second", "third", "fourth", "fifth"])]
+        answer = "ABCD"[rnd.randrange(4)]
+    elif config == "piece_localization_easy":
+        options, answer = ["A", "B"], "AB"[rnd.randrange(2)]
+    elif config == "piece_localization_hard":
+        options, answer = list("ABCD"), "ABCD"[rnd.randrange(4)]
+    elif config == "connection_verification":
+        options, answer = list(CV_OPTIONS), "ABC"[rnd.randrange(3)]
+    elif config == "anomaly_detection":  # 2:1:1 unchanged / rotated / mirrored
+        options = list(AD_ANSWERS)
+        kind = [None, None, "A", "B"][i % 4]
+        answer = AD_ANSWERS[0] if kind is None else \
+            f"Judgment: B\nError Position: {'ABCD'[rnd.randrange(4)]}\nError Type: {kind}"
+    elif config == "order_restoration":
+        perms = [list(p) for p in __import__("itertools").permutations([1, 2, 3, 4])]
+        opts = rnd.sample(perms, 4)
+        options, answer = [_fmt(p) for p in opts], "ABCD"[rnd.randrange(4)]
+    elif config == "order_generation":
+        perm = [1, 2, 3, 4]
+        rnd.shuffle(perm)
+        options, answer = [], _fmt(perm)
+    else:
+        raise ValueError(config)
+    refs = ", ".join(f"<image {k + 1}>" for k in range(n_img))
+    question = f"You are given {refs}. ({config} #{i}) Options: " + " ".join(options) + " Answer only with the letter."
+    digest = hashlib.sha256(f"{config}:{i}".encode()).hexdigest()
+    return {"id": f"{config}/{digest[:16]}", "source_id": digest[16:32], "images": images, "question": question,
+            "options": options, "answer": answer, "metadata": json.dumps({"i": i})}
+
+
+def make_dataset(config: str, n: int, seed: int = 0, size=(28, 28)):
+    import datasets
+
+    rnd = random.Random(f"{seed}:{config}")
+    np_rng = np.random.default_rng(seed)
+    rows = [make_row(config, i, rnd, size, np_rng) for i in range(n)]
+    features = datasets.Features({
+        "id": datasets.Value("string"), "source_id": datasets.Value("string"),
+        "images": datasets.List(datasets.Image()), "question": datasets.Value("string"),
+        "options": datasets.List(datasets.Value("string")), "answer": datasets.Value("string"),
+        "metadata": datasets.Value("string")})
+    return datasets.Dataset.from_list(rows, features=features)
+
+
+def make_data(configs, n: int, seed: int = 0, size=(28, 28)) -> dict:
+    return {c: make_dataset(c, n, seed, size) for c in configs}
+
+
+# ============================================================================================== fixtures
+import os
+import sys
+import threading
+import types
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from jigsaw_puzzles.inference import RunMismatchError, evaluate_model  # noqa: E402
+from jigsaw_puzzles.inference import runner as runner_mod  # noqa: E402
+from jigsaw_puzzles.inference.runner import read_predictions  # noqa: E402
+
+
+def lines(run_dir):
+    return read_predictions(Path(run_dir) / "predictions.jsonl")
+
+
+@pytest.fixture(scope="module")
+def tiny_vlm(tmp_path_factory):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from _tiny_vlm import build_tiny_vlm
+
+    return str(build_tiny_vlm(tmp_path_factory.mktemp("tiny_vlm")))
+
+
+# ============================================================================================== random baseline
+def test_random_baseline_within_binomial_interval(tmp_path):
+    from jigsaw_puzzles.scoring import clopper_pearson
+
+    from jigsaw_puzzles.baselines import CHANCE
+
+    configs = ["piece_localization_easy", "connection_verification", "anomaly_detection", "order_restoration",
+               "order_generation"]
+    n = 400
+    data = make_data(configs, n, size=(8, 8))
+    res = evaluate_model("random", data=data, out=tmp_path / "run", progress=False)
+    assert res["complete"] and res["n_items"] == n * len(configs)
+    for c in configs:
+        m = res["metrics"][c]
+        assert m["n"] == n
+        lo, hi = clopper_pearson(m["correct"], n, 0.999)
+        assert lo <= CHANCE[c] <= hi, (c, m["accuracy"], lo, hi)
+        assert m["invalid_rate"] == 0
+    recs = lines(tmp_path / "run")
+    assert len(recs) == n * len(configs) and len({r["id"] for r in recs}) == len(recs)
+    keys = {"id", "config", "output", "extracted", "answer", "correct", "prompt_tokens", "completion_tokens",
+            "latency_s"}
+    assert keys <= set(recs[0])
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["backend"] == "builtin" and run["status"] == "complete"
+    assert set(run["dataset"]["fingerprints"]) == set(configs)
+    assert run["generation"]["greedy"] is True and "package_version" in run
+    on_disk = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert on_disk["metrics"]["overall"]["accuracy"] == pytest.approx(res["metrics"]["overall"]["accuracy"])
+
+
+# ============================================================================================== resume
+def test_resume_after_crash_loses_and_repeats_nothing(tmp_path, monkeypatch):
+    from jigsaw_puzzles import baselines
+
+    data = make_data(["piece_localization_hard", "order_generation"], 25, size=(8, 8))
+    out = tmp_path / "run"
+    real = baselines.random_answer
+    calls = []
+
+    def crashing(row, config, seed=0):
+        if len(calls) == 30:
+            raise KeyboardInterrupt("simulated kill")
+        calls.append(row["id"])
+        return real(row, config, seed)
+
+    monkeypatch.setattr(baselines, "random_answer", crashing)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate_model("random", data=data, out=out, progress=False)
+    assert len(lines(out)) == 30
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+    assert not (out / "results.json").exists()
+    with open(out / "predictions.jsonl", "a") as f:  # a torn line, as after a power loss mid-write
+        f.write('{"id": "piece_localization_hard/torn", "config": "piece_loc')
+
+    first = list(calls)
+    calls.clear()
+    monkeypatch.setattr(baselines, "random_answer", lambda row, config, seed=0: (calls.append(row["id"]),
+                                                                                  real(row, config, seed))[1])
+    res = evaluate_model("random", data=data, out=out, progress=False)
+    assert res["complete"] and res["n_items"] == 50
+    assert len(calls) == 20 and not set(calls) & set(first)  # only the missing items were generated
+    recs = lines(out)
+    assert len(recs) == 50 and len({r["id"] for r in recs}) == 50
+    assert (out / "predictions.jsonl").read_bytes().endswith(b"\n")
+    run = json.loads((out / "run.json").read_text())
+    assert run["status"] == "complete" and len(run["sessions"]) == 2
+    # same answers as an uninterrupted run
+    ref = evaluate_model("random", data=data, out=tmp_path / "ref", progress=False)
+    assert ref["metrics"]["overall"] == res["metrics"]["overall"]
+    # a completed run re-run does nothing (and does not even build the backend)
+    calls.clear()
+    evaluate_model("random", data=data, out=out, progress=False)
+    assert calls == [] and len(lines(out)) == 50
+
+
+def test_resume_refuses_other_settings_or_data(tmp_path):
+    data = make_data(["piece_localization_easy"], 6, size=(8, 8))
+    out = tmp_path / "run"
+    evaluate_model("random", data=data, out=out, progress=False, max_items=3)
+    with pytest.raises(RunMismatchError, match="generation"):
+        evaluate_model("random", data=data, out=out, progress=False, max_new_tokens=7)
+    other = make_data(["piece_localization_easy"], 6, seed=1, size=(8, 8))
+    with pytest.raises(RunMismatchError, match="dataset"):
+        evaluate_model("random", data=other, out=out, progress=False)
+    # raising max_items extends the run
+    res = evaluate_model("random", data=data, out=out, progress=False)
+    assert res["n_items"] == 6 and len(lines(out)) == 6
+    res = evaluate_model("random", data=other, out=out, progress=False, overwrite=True, max_items=2)
+    assert res["n_items"] == 2 and len(lines(out)) == 2
+
+
+def test_unbuildable_config_is_listed_as_skipped(tmp_path, monkeypatch):
+    import jigsaw_puzzles as jp
+    from jigsaw_puzzles.clip_mining import ClipWeightsUnavailable
+
+    def fake_load(config, split="test", source=None, seed=0, num_proc=None):
+        raise ClipWeightsUnavailable("CLIP weights for model 'ViT-B-32' are not available: offline")
+
+    monkeypatch.setattr(jp, "load_dataset", fake_load)
+    monkeypatch.setattr(runner_mod, "all_configs", lambda: tuple(runner_mod._CONTRACT_CONFIGS))
+    data = make_data(["missing_piece_selection_easy"], 4, size=(8, 8))
+    res = evaluate_model("random", configs=["missing_piece_selection_easy", "missing_piece_selection_hard"],
+                         data=data, out=tmp_path / "run", progress=False)
+    skip = res["skipped"]["missing_piece_selection_hard"]
+    assert "ClipWeightsUnavailable" in skip["reason"] and "clip" in skip["enable"].lower()
+    assert "missing_piece_selection_hard" in json.loads((tmp_path / "run" / "results.json").read_text())["skipped"]
+    from jigsaw_puzzles.report import make_report
+
+    md = make_report([tmp_path / "run"], out=None, stream=None)["markdown"]
+    assert "skipped" in md and "To enable" in md
+
+
+def test_data_parallel_shards_are_merged(tmp_path, monkeypatch):
+    data = make_data(["connection_verification", "order_restoration"], 9, size=(8, 8))
+    out = tmp_path / "run"
+    monkeypatch.setattr(runner_mod, "_sync_barrier", lambda world: None)
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    for rank in (1, 0):  # rank 0 finishes last and merges
+        monkeypatch.setenv("RANK", str(rank))
+        monkeypatch.setenv("LOCAL_RANK", str(rank))
+        evaluate_model("random", data=data, out=out, progress=False)
+    assert not list(out.glob("predictions.rank*.jsonl"))
+    recs = lines(out)
+    assert len(recs) == 18 and len({r["id"] for r in recs}) == 18
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    monkeypatch.setenv("RANK", "0")
+    single = evaluate_model("random", data=data, out=tmp_path / "single", progress=False)
+    assert json.loads((out / "results.json").read_text())["metrics"]["overall"]["accuracy"] == \
+        pytest.approx(single["metrics"]["overall"]["accuracy"])
+
+
+# ============================================================================================== transformers
+def test_transformers_backend_tiny_vlm_end_to_end(tmp_path, tiny_vlm):
+    data = make_data(["missing_piece_selection_easy", "anomaly_detection", "order_generation"], 3)
+    out = tmp_path / "run"
+    res = evaluate_model(tiny_vlm, backend="transformers", data=data, out=out, batch_size=2, max_new_tokens=5,
+                         progress=False)
+    assert res["complete"] and res["n_items"] == 9
+    recs = lines(out)
+    assert len(recs) == 9
+    for r in recs:
+        assert 1 <= r["completion_tokens"] <= 5 and r["prompt_tokens"] > 20 and r["latency_s"] > 0
+        assert isinstance(r["output"], str) and r["correct"] in (True, False)
+    run = json.loads((out / "run.json").read_text())
+    from transformers import AutoModelForImageTextToText
+
+    n_params = AutoModelForImageTextToText.from_pretrained(tiny_vlm).num_parameters()
+    assert run["parameters"] == n_params == run["backend_info"]["parameters"]
+    assert run["generation"]["max_new_tokens"] == 5 and run["generation"]["greedy"]
+    assert run["backend_info"]["model_class"] == "Qwen2VLForConditionalGeneration"
+    # batching changes nothing (left padding, greedy)
+    res1 = evaluate_model(tiny_vlm, backend="transformers", data=data, out=tmp_path / "bs1", batch_size=1,
+                          max_new_tokens=5, progress=False)
+    assert res1["complete"]
+    by_id = {r["id"]: r["output"] for r in lines(tmp_path / "bs1")}
+    assert {r["id"]: r["output"] for r in recs} == by_id
+
+
+def test_transformers_prompt_has_images_in_order_then_question(tiny_vlm):
+    from jigsaw_puzzles.inference.backends import GenerationSettings, Request, TransformersBackend
+
+    b = TransformersBackend(tiny_vlm, GenerationSettings(max_new_tokens=2), batch_size=2)
+    row = make_dataset("order_restoration", 1)[0]
+    text = b.prompt_text(Request(row["id"], "order_restoration", row["question"], row["images"]))
+    assert text.count("<|image_pad|>") == 4
+    assert text.rindex("<|image_pad|>") < text.index(row["question"][:30])
+
+
+def test_cli_eval_on_built_dataset_and_report(tmp_path, tiny_vlm, photo_dir, capsys):
+    """The whole CLI path on datasets built by jigsaw_puzzles.load_dataset (small source folder)."""
+    from jigsaw_puzzles.inference.cli import main
+
+    out = tmp_path / "runs" / "tiny"
+    rc = main(["eval", "--model", tiny_vlm, "--source", str(photo_dir), "--split", "test",
+               "--configs", "piece_localization_easy", "order_generation", "--max-items", "2",
+               "--max-new-tokens", "3", "--batch-size", "2", "--out", str(out), "--no-progress"])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "| Model |" in printed and "Random Guessing" in printed and "PL Easy" in printed
+    assert len(lines(out)) == 4
+    rc = main(["eval", "--model", "random", "--source", str(photo_dir), "--configs", "piece_localization_easy",
+               "order_generation", "--max-items", "2", "--out", str(tmp_path / "runs" / "random"), "--no-progress"])
+    assert rc == 0
+    rc = main(["report", str(out), str(tmp_path / "runs" / "random"), "--out", str(tmp_path / "report"),
+               "--params", "random=0"])
+    assert rc == 0
+    assert (tmp_path / "report" / "report.md").exists() and (tmp_path / "report" / "report.csv").exists()
+    assert (tmp_path / "report" / "accuracy_vs_params.png").exists()  # the tiny model's count is in run.json
+
+
+# ============================================================================================== openai
+class _ChatHandler(BaseHTTPRequestHandler):
+    requests: list = []
+    fail_first_with_429 = True
+    reject_ids: set = set()
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        cls = type(self)
+        cls.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+        if cls.fail_first_with_429:
+            cls.fail_first_with_429 = False
+            return self._send(429, {"error": {"message": "rate limited"}}, {"Retry-After": "0"})
+        text = body["messages"][-1]["content"][-1]["text"]
+        if any(i in text for i in cls.reject_ids):
+            return self._send(400, {"error": {"message": "content filtered"}})
+        n_images = sum(1 for p in body["messages"][-1]["content"] if p["type"] == "image_url")
+        return self._send(200, {"choices": [{"message": {"role": "assistant", "content": f" B {n_images}"},
+                                             "finish_reason": "stop"}],
+                                "usage": {"prompt_tokens": 100 + n_images, "completion_tokens": 2}})
+
+    def _send(self, code, obj, headers=None):
+        data = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture
+def chat_server():
+    _ChatHandler.requests = []
+    _ChatHandler.fail_first_with_429 = True
+    _ChatHandler.reject_ids = set()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ChatHandler)
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", _ChatHandler
+    server.shutdown()
+    server.server_close()
+
+
+def test_openai_backend_against_local_server(tmp_path, chat_server):
+    import base64
+    import io
+
+    from PIL import Image
+
+    url, handler = chat_server
+    data = make_data(["missing_piece_selection_easy", "connection_verification"], 4)
+    res = evaluate_model("my-served-vlm", api_base=url, api_key="sk-test", data=data, out=tmp_path / "run",
+                         batch_size=3, max_new_tokens=9, progress=False,
+                         backend_kwargs={"retry_base_delay": 0.01})
+    assert res["backend"] == "openai" and res["complete"] and res["n_items"] == 8
+    assert len(handler.requests) == 9  # 8 items + the one 429 retried
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["backend_info"]["retries"] == 1
+    req = handler.requests[-1]
+    assert req["path"] == "/v1/chat/completions" and req["auth"] == "Bearer sk-test"
+    body = req["body"]
+    assert body["model"] == "my-served-vlm" and body["temperature"] == 0 and body["max_tokens"] == 9
+    recs = {r["id"]: r for r in lines(tmp_path / "run")}
+    assert all(r["output"] == f"B {5 if r['config'].startswith('missing') else 2}" for r in recs.values())
+    assert all(r["completion_tokens"] == 2 and r["extracted"] == "B" for r in recs.values())
+    # images arrive as PNG data URLs, in the row's order, followed by the question
+    sent = {}
+    for q in handler.requests[1:]:
+        parts = q["body"]["messages"][-1]["content"]
+        sent[parts[-1]["text"]] = parts
+    for c, ds in data.items():
+        for row in ds:
+            parts = sent[row["question"]]
+            assert [p["type"] for p in parts] == ["image_url"] * len(row["images"]) + ["text"]
+            for p, im in zip(parts, row["images"]):
+                head, b64 = p["image_url"]["url"].split(",", 1)
+                assert head == "data:image/png;base64"
+                got = Image.open(io.BytesIO(base64.b64decode(b64)))
+                assert got.size == im.size
+                assert (np.asarray(got.convert("RGB")) == np.asarray(im.convert("RGB"))).all()
+
+
+def test_openai_permanent_error_is_recorded_not_retried(tmp_path, chat_server):
+    url, handler = chat_server
+    handler.fail_first_with_429 = False
+    data = make_data(["piece_localization_easy"], 3, size=(8, 8))
+    bad = data["piece_localization_easy"][1]
+    handler.reject_ids = {bad["question"]}
+    res = evaluate_model("m", backend="openai", api_base=url, data=data, out=tmp_path / "run", batch_size=1,
+                         progress=False, backend_kwargs={"retry_base_delay": 0.01})
+    recs = {r["id"]: r for r in lines(tmp_path / "run")}
+    assert len(handler.requests) == 3 and res["complete"]
+    assert "HTTP 400" in recs[bad["id"]]["error"] and recs[bad["id"]]["output"] == "" and not recs[bad["id"]]["correct"]
+
+
+def test_openai_gives_up_after_max_retries_and_resumes(tmp_path):
+    from jigsaw_puzzles.inference.backends import APIError, GenerationSettings, OpenAIBackend, Request
+
+    b = OpenAIBackend("m", GenerationSettings(), api_base="http://127.0.0.1:9/v1", max_retries=3,
+                      sleep=lambda s: None)
+    n = {"calls": 0}
+
+    def always_busy(body):
+        n["calls"] += 1
+        raise APIError(503, "overloaded")
+
+    b._post = always_busy
+    row = make_dataset("piece_localization_easy", 1, size=(8, 8))[0]
+    with pytest.raises(RuntimeError, match="giving up after 3 retries"):
+        list(b.generate([Request(row["id"], "piece_localization_easy", row["question"], row["images"])]))
+    assert n["calls"] == 4 and b.retries == 3
+
+
+# ============================================================================================== vllm (mocked)
+def test_vllm_backend_builds_the_right_request(tmp_path, monkeypatch):
+    calls = {}
+
+    class SamplingParams:
+        def __init__(self, **kw):
+            calls["sampling"] = kw
+
+    class LLM:
+        def __init__(self, **kw):
+            calls["llm"] = kw
+
+        def chat(self, messages, sampling_params=None, use_tqdm=True, **kw):
+            calls.setdefault("chat", []).append(messages)
+            assert isinstance(sampling_params, SamplingParams)
+            outs = []
+            for conv in messages:
+                n = sum(p["type"] == "image_url" for p in conv[-1]["content"])
+                outs.append(types.SimpleNamespace(
+                    prompt_token_ids=list(range(50 + n)),
+                    outputs=[types.SimpleNamespace(text=f"Answer: A ({n} images)", token_ids=[1, 2, 3])]))
+            return outs
+
+    fake = types.ModuleType("vllm")
+    fake.LLM, fake.SamplingParams, fake.__version__ = LLM, SamplingParams, "0.0-mock"
+    monkeypatch.setitem(sys.modules, "vllm", fake)
+    data = make_data(["missing_piece_selection_easy", "order_generation"], 3, size=(8, 8))
+    res = evaluate_model("org/some-vlm", backend="vllm", data=data, out=tmp_path / "run", tensor_parallel_size=4,
+                         batch_size=2, max_new_tokens=32, dtype="bfloat16", progress=False,
+                         backend_kwargs={"max_model_len": 8192})
+    assert res["complete"] and res["n_items"] == 6
+    llm = calls["llm"]
+    assert llm["model"] == "org/some-vlm" and llm["tensor_parallel_size"] == 4
+    assert llm["limit_mm_per_prompt"] == {"image": 5} and llm["dtype"] == "bfloat16" and llm["max_model_len"] == 8192
+    assert calls["sampling"]["temperature"] == 0 and calls["sampling"]["max_tokens"] == 32
+    assert [len(c) for c in calls["chat"]] == [2, 1, 2, 1]  # batches of --batch-size conversations
+    conv = calls["chat"][0][0]
+    assert conv[-1]["role"] == "user"
+    assert [p["type"] for p in conv[-1]["content"]] == ["image_url"] * 5 + ["text"]
+    assert conv[-1]["content"][0]["image_url"]["url"].startswith("data:image/png;base64,")
+    recs = lines(tmp_path / "run")
+    assert {r["prompt_tokens"] for r in recs} == {55, 54} and {r["completion_tokens"] for r in recs} == {3}
