@@ -100,3 +100,19 @@ def test_hard_identical_across_num_proc(photo_dir, clip_cache, tmp_path, hard):
                        clip_cache_dir=clip_cache, **CLIP)
     assert two["metadata"] == hard["metadata"]
     assert [[im.tobytes() for im in r["images"]] for r in two] == [[im.tobytes() for im in r["images"]] for r in hard]
+
+
+def test_unreachable_hub_fails_fast(monkeypatch, tmp_path):
+    """No network and no HF_HUB_OFFLINE: one probe, a clear error, no minute of retries."""
+    import time
+
+    from huggingface_hub import constants
+
+    from jigsaw_puzzles import clip_mining
+
+    monkeypatch.setattr(clip_mining, "_hub_offline", lambda: False)
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")  # discard port: refused
+    start = time.monotonic()
+    with pytest.raises(ClipWeightsUnavailable, match="unreachable"):
+        clip_mining.resolve_clip_weights("ViT-B-32", "openai", hf_cache_dir=str(tmp_path))
+    assert time.monotonic() - start < 10

@@ -154,6 +154,22 @@ def _hub_offline() -> bool:
     return _env_true("HF_HUB_OFFLINE")
 
 
+def _hub_unreachable(timeout: float = 5.0) -> str | None:
+    """Why the Hub cannot be reached (DNS or TCP), or None. One quick probe instead of the
+    client's minute of retries per file when a machine has no network."""
+    import socket
+    from urllib.parse import urlparse
+
+    from huggingface_hub import constants
+    url = urlparse(constants.ENDPOINT)
+    host, port = url.hostname or "huggingface.co", url.port or (443 if url.scheme == "https" else 80)
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as err:
+        return f"the Hub ({host}:{port}) is unreachable: {err}"
+    return None
+
+
 def _sha256_file(path: str | os.PathLike, bufsize: int = 1 << 22) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -252,6 +268,10 @@ def resolve_clip_weights(
             if offline:
                 raise _unavailable(model_name, pretrained, where,
                                    "HF_HUB_OFFLINE=1 and they are not in the local cache", cmd)
+            unreachable = _hub_unreachable()
+            if unreachable:
+                raise _unavailable(model_name, pretrained, where,
+                                   f"not in the local cache and {unreachable}", cmd)
             errors = []
             for name in names:
                 try:
