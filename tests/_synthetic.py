@@ -1,4 +1,4 @@
-"""Synthetic rows for the baseline tests, rendered exactly as docs/CONTRACT.md specifies.
+"""Synthetic rows for the baseline tests, rendered exactly as the builder renders them (README, "Task rules").
 
 Nothing here depends on the builder (jigsaw_puzzles.builder): the tests must run even
 before it exists.  Images are "natural-ish": a sum of random low-frequency sinusoids,

@@ -1,6 +1,6 @@
 """Tests for the weight-free baselines (``--model random`` and ``--model solver``).
 
-Rows are generated here (tests/_synthetic.py) following docs/CONTRACT.md, independently of
+Rows are generated here (tests/_synthetic.py) following the README's task rules, independently of
 the builder.  The solver only ever sees rows stripped of ``answer`` and ``metadata`` and
 wrapped so that any attempt to read those keys fails the test.
 """

@@ -216,7 +216,6 @@ def test_unbuildable_config_is_listed_as_skipped(tmp_path, monkeypatch):
         raise ClipWeightsUnavailable("CLIP weights for model 'ViT-B-32' are not available: offline")
 
     monkeypatch.setattr(jp, "load_dataset", fake_load)
-    monkeypatch.setattr(runner_mod, "all_configs", lambda: tuple(runner_mod._CONTRACT_CONFIGS))
     data = make_data(["missing_piece_selection_easy"], 4, size=(8, 8))
     res = evaluate_model("random", configs=["missing_piece_selection_easy", "missing_piece_selection_hard"],
                          data=data, out=tmp_path / "run", progress=False)

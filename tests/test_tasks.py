@@ -176,3 +176,12 @@ def test_prompts_are_the_papers(built):
     assert "A. Candidate 1 (the second input image)\nB. Candidate 2 (the third input image)" in q
     q = built["connection_verification"][0]["question"]
     assert "A. The two images are adjacent horizontally (left-right relationship)" in q
+
+
+def test_one_list_of_configs_everywhere():
+    from jigsaw_puzzles.baselines.solver import CONFIGS as solver_configs
+    from jigsaw_puzzles.extraction import ALL_CONFIGS, PAPER_CONFIGS
+    from jigsaw_puzzles.report import TABLE_CONFIGS
+
+    assert tuple(CONFIGS) == ALL_CONFIGS == tuple(solver_configs)
+    assert TABLE_CONFIGS == PAPER_CONFIGS == tuple(CONFIGS[:7])

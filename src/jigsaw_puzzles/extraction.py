@@ -1,7 +1,7 @@
 """Answer extraction for Jigsaw-Puzzles: raw model text -> the exact-match answer format.
 
 The paper scores every task by exact match against one canonical string (see
-``docs/CONTRACT.md``): a letter for the multiple-choice tasks, a three-line block
+the README's row schema): a letter for the multiple-choice tasks, a three-line block
 for Anomaly Detection and ``"[2, 3, 1, 4]"`` for Order Generation. Models rarely
 answer in exactly that form, so :func:`classify_response` reads the *final*
 answer out of whatever they wrote, using the cascade below, and says how sure it

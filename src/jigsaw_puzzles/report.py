@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-TABLE_CONFIGS = (
-    "missing_piece_selection_easy", "missing_piece_selection_hard", "piece_localization_easy",
-    "piece_localization_hard", "connection_verification", "anomaly_detection", "order_restoration",
-)
+from .extraction import PAPER_CONFIGS, TASKS as ANSWER_SPACES
+
+TABLE_CONFIGS = PAPER_CONFIGS
 ORDER_GENERATION = "order_generation"
 COLUMNS = TABLE_CONFIGS + ("overall", ORDER_GENERATION)
 LABELS = {
@@ -37,12 +36,9 @@ SHORT = {
     "piece_localization_easy": "PL_e", "piece_localization_hard": "PL_h",
     "connection_verification": "CV", "anomaly_detection": "AD", "order_restoration": "OR", ORDER_GENERATION: "OG",
 }
-# chance levels from docs/CONTRACT.md, used only when no run carries the metric's own value
-CONTRACT_CHANCE = {
-    "missing_piece_selection_easy": 25.0, "missing_piece_selection_hard": 25.0, "piece_localization_easy": 50.0,
-    "piece_localization_hard": 25.0, "connection_verification": 100 / 3, "anomaly_detection": 28.125,
-    "order_restoration": 25.0, ORDER_GENERATION: 100 / 24,
-}
+# chance levels of uniform guessing, used only when no run carries the metric's own value
+UNIFORM_CHANCE = {c: 100 * (spec.chance if spec.chance is not None else 0.5 * 0.5 + 0.5 / 16)
+                   for c, spec in ANSWER_SPACES.items()}
 
 
 @dataclass
@@ -131,7 +127,7 @@ def _baseline_value(runs: Sequence[RunSummary], col: str, key: str) -> float | N
         vals = [_baseline_value(runs, c, key) for c in TABLE_CONFIGS]
         return sum(vals) / len(vals) if all(v is not None for v in vals) else None
     if key == "chance":
-        return CONTRACT_CHANCE.get(col)
+        return UNIFORM_CHANCE.get(col)
     return None
 
 

@@ -4,7 +4,7 @@ Per item, the generator is seeded from ``sha256(f"{seed}:{row['id']}")`` (first 
 big-endian) -> ``numpy.random.default_rng``; no global random state is touched, so the
 answer is a pure function of (seed, row id, config, options).
 
-Answer spaces (exact CONTRACT.md formats):
+Answer spaces (the row schema of the README):
 - letter tasks (missing_piece_selection_*, piece_localization_*, connection_verification,
   order_restoration): a uniform letter among the row's options (A.. for len(options)).
 - anomaly_detection: Judgment A/B with probability 1/2 each; if B, a uniform position
@@ -18,28 +18,15 @@ import hashlib
 
 import numpy as np
 
+from ..extraction import TASKS as ANSWER_SPACES
+
 __all__ = ["random_answer", "item_rng", "CHANCE"]
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-_DEFAULT_N_OPTIONS = {
-    "missing_piece_selection_easy": 4,
-    "missing_piece_selection_hard": 4,
-    "piece_localization_easy": 2,
-    "piece_localization_hard": 4,
-    "connection_verification": 3,
-    "order_restoration": 4,
-}
-#: theoretical accuracy of this baseline (AD assumes the contract's 2:1:1 mix)
-CHANCE = {
-    "missing_piece_selection_easy": 1 / 4,
-    "missing_piece_selection_hard": 1 / 4,
-    "piece_localization_easy": 1 / 2,
-    "piece_localization_hard": 1 / 4,
-    "connection_verification": 1 / 3,
-    "anomaly_detection": 0.5 * 0.5 + 0.5 * (1 / 16),
-    "order_restoration": 1 / 4,
-    "order_generation": 1 / 24,
-}
+_DEFAULT_N_OPTIONS = {c: len(spec.letters) for c, spec in ANSWER_SPACES.items() if spec.kind == "choice"}
+#: theoretical accuracy of this baseline (anomaly detection assumes the builder's 2:1:1 mix)
+CHANCE = {c: spec.chance if spec.chance is not None else 0.5 * 0.5 + 0.5 * (1 / 16)
+          for c, spec in ANSWER_SPACES.items()}
 
 
 def item_rng(seed: int, row_id: str) -> np.random.Generator:

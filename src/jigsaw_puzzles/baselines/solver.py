@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..extraction import ALL_CONFIGS
 from .continuity import (
     SIDES,
     as_array,
@@ -33,20 +34,11 @@ from .continuity import (
 
 __all__ = ["SolverAnswer", "solve", "CONFIGS", "THRESHOLDS"]
 
-CONFIGS = (
-    "missing_piece_selection_easy",
-    "missing_piece_selection_hard",
-    "piece_localization_easy",
-    "piece_localization_hard",
-    "connection_verification",
-    "anomaly_detection",
-    "order_restoration",
-    "order_generation",
-)
+CONFIGS = ALL_CONFIGS
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 #: Decision constants (calibrated on synthetic images and on real photos; see
-#: docs/baselines_section.md).  All are in units of the normalised dissimilarity ``nd``.
+#: the README, 'Built-in baselines').  All are in units of the normalised dissimilarity ``nd``.
 THRESHOLDS = {
     # connection_verification: adjacency score s = m * sqrt((m + 0.05) / (M + 0.05)) with
     # m = min(nd_horizontal, nd_vertical), M = max(...): "not adjacent" when s > this
@@ -67,7 +59,7 @@ AD_UNCHANGED = "Judgment: A\nError Position:\nError Type:"
 
 @dataclass(frozen=True)
 class SolverAnswer:
-    """Raw text answer (exact CONTRACT.md format), confidence in [0, 1], per-option costs."""
+    """Raw text answer (the dataset's answer format), confidence in [0, 1], per-option costs."""
 
     text: str
     confidence: float
@@ -110,7 +102,7 @@ def _nd(a: _Piece, side: str, b: _Piece) -> float:
     """Normalised dissimilarity of gluing a's ``side`` to b's opposite side."""
     opp = SIDES[side]
     sa, sb = a.strip(side), b.strip(opp)
-    if sa.shape != sb.shape:  # sizes differ (should not happen with CONTRACT data)
+    if sa.shape != sb.shape:  # sizes differ (never with builder output)
         n = min(sa.shape[0], sb.shape[0])
         sa = sa[np.linspace(0, sa.shape[0] - 1, n).round().astype(int)]
         sb = sb[np.linspace(0, sb.shape[0] - 1, n).round().astype(int)]
