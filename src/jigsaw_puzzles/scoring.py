@@ -89,7 +89,7 @@ def _check_reference(reference: str, config: str) -> str:
         or (spec.kind == "order" and ref in _og_valid())
     )
     if not ok:
-        raise ValueError(f"reference {reference!r} is not a valid {config} answer (see the README, "Row schema")")
+        raise ValueError(f"reference {reference!r} is not a valid {config} answer (see the README, 'Row schema')")
     return ref
 
 
