@@ -116,3 +116,25 @@ def test_unreachable_hub_fails_fast(monkeypatch, tmp_path):
     with pytest.raises(ClipWeightsUnavailable, match="unreachable"):
         clip_mining.resolve_clip_weights("ViT-B-32", "openai", hf_cache_dir=str(tmp_path))
     assert time.monotonic() - start < 10
+
+
+def test_cli_build_and_eval_hard(photo_dir, clip_cache, tmp_path, monkeypatch, capsys, hard):
+    import datasets
+
+    from jigsaw_puzzles.cli import main
+
+    cache = str(tmp_path / "hf")
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", cache)
+    clip = ["--clip-model", "ViT-S-32", "--clip-random-init", "--clip-cache-dir", clip_cache]
+    out = tmp_path / "export"
+    assert main(["build", "--out", str(out), "--source", str(photo_dir), "--configs",
+                 "missing_piece_selection_hard", "--cache-dir", cache, *clip]) == 0
+    exported = datasets.load_dataset(str(out), "missing_piece_selection_hard", split="test")
+    assert exported["metadata"] == hard["metadata"]
+    run = tmp_path / "run"
+    assert main(["eval", "--model", "solver", "--configs", "missing_piece_selection_hard", "--source",
+                 str(photo_dir), "--out", str(run), "--no-progress", *clip]) == 0
+    results = json.loads((run / "results.json").read_text())
+    assert results["metrics"]["missing_piece_selection_hard"]["n"] == 16
+    assert json.loads((run / "run.json").read_text())["dataset_options"] == {"clip_model": "ViT-S-32",
+                                                                             "clip_pretrained": None}

@@ -41,6 +41,12 @@ UNIFORM_CHANCE = {c: 100 * (spec.chance if spec.chance is not None else 0.5 * 0.
                    for c, spec in ANSWER_SPACES.items()}
 
 
+def _first_sentence(text: str) -> str:
+    """The gist of a long error message: up to the first sentence end (the table stays readable)."""
+    head = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+    return head if head.endswith((".", "!", "?")) else head + "."
+
+
 @dataclass
 class RunSummary:
     path: Path
@@ -182,8 +188,8 @@ def format_markdown(runs: Sequence[RunSummary], rows: list[dict] | None = None) 
                      + "; ".join(f"{r['name']}: {r['overall_note']}" for r in rows if r.get("overall_note")) + ".")
     for r in runs:
         for c, why in r.skipped.items():
-            notes.append(f"{r.name}: {LABELS.get(c, c)} ({c}) skipped - {why.get('reason', '')}. "
-                         f"To enable: {why.get('enable', '')}")
+            notes.append(f"{r.name}: {LABELS.get(c, c)} ({c}) skipped - {_first_sentence(why.get('reason', ''))} "
+                         f"To enable: {why.get('enable', '')} (full reason in {r.path.name}/results.json)")
     splits = sorted({str(r.split) for r in runs})
     notes.append("Accuracy in % (exact match). Overall = mean of the seven Table-2 tasks; OG = Order Generation "
                  f"(open-ended, not in Overall). Split: {', '.join(splits)}.")

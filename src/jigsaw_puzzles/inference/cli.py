@@ -57,12 +57,15 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="discard an existing run in --out instead of resuming")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--json", action="store_true", help="print results.json instead of the table")
+    from ..cli import _add_clip
+    _add_clip(p)
     p.set_defaults(func=run_eval)
     return p
 
 
 def run_eval(args) -> int:
     from .backends import dist_info
+    from ..cli import _clip_kwargs
     from .runner import RunMismatchError, evaluate_model
 
     backend_kwargs = {}
@@ -77,7 +80,8 @@ def run_eval(args) -> int:
             tensor_parallel_size=args.tensor_parallel_size, api_base=args.api_base, api_key=args.api_key,
             max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_p=args.top_p, dtype=args.dtype,
             system_prompt=args.system_prompt, num_proc=args.num_proc, trust_remote_code=args.trust_remote_code,
-            overwrite=args.overwrite, progress=not args.no_progress, backend_kwargs=backend_kwargs or None)
+            overwrite=args.overwrite, progress=not args.no_progress, backend_kwargs=backend_kwargs or None,
+            dataset_kwargs=_clip_kwargs(args))
     except RunMismatchError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -39,7 +39,9 @@ RUN_JSON = "run.json"
 RESULTS_JSON = "results.json"
 
 # run.json keys that must agree between a run directory and a resumed run
-_MUST_MATCH = ("model", "backend", "split", "seed", "source", "generation")
+_MUST_MATCH = ("model", "backend", "split", "seed", "source", "generation", "dataset_options")
+# dataset options that shape items (the rest, e.g. the embedding cache location, do not)
+_OUTPUT_OPTIONS = ("clip_model", "clip_pretrained")
 
 
 class RunMismatchError(RuntimeError):
@@ -174,7 +176,7 @@ def _enable_hint(config: str, exc: BaseException) -> str:
             return str(v)
     if config.endswith("_hard") and "missing_piece" in config:
         return ("install the CLIP extra (pip install 'jigsaw-puzzles[clip]') and cache the CLIP weights once "
-                "with network access (see README, 'hard distractors'), then re-run the same command: the run "
+                "with network access (README, 'Hard Missing Piece Selection', 'Offline use'), or pass --clip-pretrained /path/to/checkpoint, then re-run the same command: the run "
                 "resumes and adds this config")
     return "see the error message"
 
@@ -193,12 +195,13 @@ def _is_unavailable(exc: BaseException) -> bool:
     return "clip" in str(exc).lower() and isinstance(exc, (RuntimeError, OSError))
 
 
-def load_config_dataset(config: str, split: str, source, seed: int, num_proc):
+def load_config_dataset(config: str, split: str, source, seed: int, num_proc, **dataset_kwargs):
     """(dataset, None) or (None, {"reason", "enable"}) when the config cannot be built here."""
     import jigsaw_puzzles as jp
 
     try:
-        return jp.load_dataset(config, split=split, source=source, seed=seed, num_proc=num_proc), None
+        return jp.load_dataset(config, split=split, source=source, seed=seed, num_proc=num_proc,
+                               **dataset_kwargs), None
     except Exception as e:
         if not _is_unavailable(e):
             raise
@@ -279,6 +282,7 @@ def evaluate_model(
     progress: bool = True,
     data: dict | None = None,
     backend_kwargs: dict | None = None,
+    dataset_kwargs: dict | None = None,
 ) -> dict:
     """Evaluate ``model`` on Jigsaw-Puzzles and return the content of ``results.json`` (+ ``run_dir``).
 
@@ -298,6 +302,8 @@ def evaluate_model(
             recorded in run.json.
         overwrite: discard an existing run in ``out`` instead of resuming it.
         data: ``{config: datasets.Dataset}`` to evaluate instead of building the datasets (custom data, tests).
+        dataset_kwargs: extra keyword arguments for ``jigsaw_puzzles.load_dataset`` (``clip_model``,
+            ``clip_pretrained``, ``clip_cache_dir`` for the hard config); recorded in ``run.json``.
         backend_kwargs: extra keyword arguments for the backend constructor (e.g. ``device_map``,
             ``max_model_len``, ``retry_base_delay``).
     """
@@ -326,7 +332,7 @@ def evaluate_model(
         if data is not None and c in data:
             datasets_[c] = data[c]
             continue
-        ds, why = load_config_dataset(c, split, source, seed, num_proc)
+        ds, why = load_config_dataset(c, split, source, seed, num_proc, **(dataset_kwargs or {}))
         if ds is None:
             skipped[c] = why
             if rank == 0:
@@ -341,7 +347,8 @@ def evaluate_model(
     # ---- run.json: create or check compatibility
     run_json = run_dir / RUN_JSON
     header = {"model": model, "backend": backend, "split": split, "seed": int(seed), "source": source_str,
-              "generation": settings.to_dict()}
+              "generation": settings.to_dict(),
+              "dataset_options": {k: v for k, v in sorted((dataset_kwargs or {}).items()) if k in _OUTPUT_OPTIONS}}
     if overwrite and rank == 0:
         for p in [run_dir / PREDICTIONS, run_dir / RESULTS_JSON, run_json, *shard_paths(run_dir)]:
             if p.exists():
