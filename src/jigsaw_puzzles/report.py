@@ -245,7 +245,7 @@ def plot_task_bars(runs: Sequence[RunSummary], path, rows: list[dict] | None = N
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 100)
     ax.set_title("Jigsaw-Puzzles: accuracy per task")
-    ax.legend(fontsize=8, ncol=2 if len(runs) > 6 else 1, loc="upper right")
+    ax.legend(fontsize=8, ncol=2 if len(runs) > 6 else 1, loc="upper left", bbox_to_anchor=(1.005, 1.0))  # outside: never hides a bar
     fig.tight_layout()
     fig.savefig(path, dpi=150)
     plt.close(fig)
