@@ -58,9 +58,9 @@ def render_card(configs: list[str], counts: dict, report: dict, seed: int, repo:
                f"`curation_report.json`.")
     rows = "\n".join(f"| `{c}` | {TASKS[c].summary} | {counts[c]['test']} | {counts[c]['lite']} |"
                      for c in configs)
-    task_rules = "\n".join(f"- **{c}**: {TASKS[c].summary}." for c in configs)
+    task_rules = "\n\n".join(f"### `{c}`\n\n{TASKS[c].summary}.\n\n{TASKS[c].rules}" for c in configs)
     for config, reason in report.get("skipped_configs", {}).items():
-        task_rules += f"\n- **{config}**: not included in this export ({reason.splitlines()[0]})."
+        task_rules += f"\n\n### `{config}`\n\nNot included in this export: {reason.split('. ')[0]}."
     return template.format(
         yaml=_yaml(configs), version=__version__, num_sources=curation["accepted"], seed=seed,
         repo=repo, config_rows=rows, lite_percent=round(LITE_FRACTION * 100), task_rules=task_rules,

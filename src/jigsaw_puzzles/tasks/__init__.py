@@ -8,6 +8,7 @@ the easy and hard Missing Piece Selection items differ only in distractors.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -38,6 +39,12 @@ class TaskSpec:
     check: Callable[[Image.Image], str | None]
     build: Callable[[Image.Image, ItemRNG, int, Context], Item]
     summary: str = field(default="", compare=False)
+    module: object = field(default=None, compare=False, repr=False)
+
+    @property
+    def rules(self) -> str:
+        """The task module's docstring: the rules as implemented (used in the dataset card)."""
+        return inspect.cleandoc(self.module.__doc__ or "")
 
 
 def _missing_piece(difficulty: str):
@@ -56,32 +63,33 @@ def _missing_piece(difficulty: str):
 TASKS: dict[str, TaskSpec] = {spec.config: spec for spec in [
     TaskSpec("missing_piece_selection_easy", missing_piece_selection.RNG_KEY,
              missing_piece_selection.NUM_SLOTS, missing_piece_selection.check, _missing_piece("easy"),
-             "Missing Piece Selection (easy): random distractors"),
+             "Missing Piece Selection (easy): random distractors", module=missing_piece_selection),
     TaskSpec("missing_piece_selection_hard", missing_piece_selection.RNG_KEY,
              missing_piece_selection.NUM_SLOTS, missing_piece_selection.check, _missing_piece("hard"),
-             "Missing Piece Selection (hard): the three most CLIP-similar distractors"),
+             "Missing Piece Selection (hard): the three most CLIP-similar distractors",
+             module=missing_piece_selection),
     TaskSpec("piece_localization_easy", "piece_localization_easy", piece_localization.num_slots("easy"),
              lambda im: piece_localization.check(im, "easy"),
              lambda im, rng, slot, ctx: piece_localization.make_item(im, rng, slot, "easy"),
-             "Piece Localization (easy): 2x2 grid, two masks"),
+             "Piece Localization (easy): 2x2 grid, two masks", module=piece_localization),
     TaskSpec("piece_localization_hard", "piece_localization_hard", piece_localization.num_slots("hard"),
              lambda im: piece_localization.check(im, "hard"),
              lambda im, rng, slot, ctx: piece_localization.make_item(im, rng, slot, "hard"),
-             "Piece Localization (hard): 3x3 grid, four masks"),
+             "Piece Localization (hard): 3x3 grid, four masks", module=piece_localization),
     TaskSpec("connection_verification", "connection_verification", connection_verification.NUM_SLOTS,
              connection_verification.check,
              lambda im, rng, slot, ctx: connection_verification.make_item(im, rng, slot),
-             "Connection Verification: horizontal / vertical / not adjacent"),
+             "Connection Verification: horizontal / vertical / not adjacent", module=connection_verification),
     TaskSpec("anomaly_detection", "anomaly_detection", anomaly_detection.NUM_SLOTS,
              anomaly_detection.check,
              lambda im, rng, slot, ctx: anomaly_detection.make_item(im, rng, slot),
-             "Anomaly Detection: one cell rotated, mirrored, or none"),
+             "Anomaly Detection: one cell rotated, mirrored, or none", module=anomaly_detection),
     TaskSpec("order_restoration", "order", order_restoration.NUM_SLOTS, order_restoration.check,
              lambda im, rng, slot, ctx: order_restoration.make_item(im, rng, slot),
-             "Order Restoration: choose the order of four shuffled cells"),
+             "Order Restoration: choose the order of four shuffled cells", module=order_restoration),
     TaskSpec("order_generation", "order", order_generation.NUM_SLOTS, order_generation.check,
              lambda im, rng, slot, ctx: order_generation.make_item(im, rng, slot),
-             "Order Generation: write the order of four shuffled cells"),
+             "Order Generation: write the order of four shuffled cells", module=order_generation),
 ]}
 
 

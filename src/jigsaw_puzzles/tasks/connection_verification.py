@@ -1,7 +1,9 @@
 """Task 3, Connection Verification: how were two of the four 2x2 cells placed?
 
 A = horizontal neighbours, B = vertical neighbours, C = not adjacent (diagonal).
-Cells: 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right; shown in random order.
+Cells: 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right; the pair for the
+planned relation and its order are drawn at random.  A source with two
+near-identical 2x2 cells is skipped: the shown pair could stand for another pair.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 ``order[j]`` is the 1-based index of the shuffled image that belongs at region j
 (top-left, top-right, bottom-left, bottom-right).  The options are the true
-order and three distinct wrong orders drawn from the other 23 permutations.
+order and three distinct wrong orders drawn from the other 23 permutations;
+the true order sits at the planned answer letter.  All 24 shuffles are possible.
+A source with two near-identical 2x2 cells is skipped: two orders would be right.
 """
 
 from __future__ import annotations

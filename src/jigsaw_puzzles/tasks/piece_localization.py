@@ -1,8 +1,11 @@
 """Task 2, Piece Localization: which masked cell does the piece come from?
 
 Easy: 2x2 grid, two masked cells labelled A, B.  Hard: 3x3 grid, four masked
-cells labelled A-D.  Labels follow reading order of the masked cells; image 2
-is the original content of the masked cell whose label is the answer.
+cells labelled A-D.  A mask is uniform grey (160, 160, 160) with a large black
+letter outlined in white; labels follow the reading order of the masked cells.
+Image 2 is the original content of the masked cell whose label is the answer.
+The masked cells are drawn among the sets whose cells are pairwise distinct
+(mean absolute difference >= 8 grey levels), so the piece fits exactly one mask.
 """
 
 from __future__ import annotations
