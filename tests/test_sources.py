@@ -106,3 +106,15 @@ def test_embedded_photos_are_shipped_and_pass():
     assert not curation.rejected, [(r.path, r.reason) for r in curation.rejected]
     total = sum(p.stat().st_size for p in folder.iterdir())
     assert total < 10 * 2**20
+
+
+def test_large_jpeg_is_decoded_scaled_and_close_to_full(tmp_path):
+    big = make_photo(5, (3072, 2304))
+    path = tmp_path / "camera.jpg"
+    big.save(path, quality=92)
+    _, fast = read_source(path)
+    full = normalise(Image.open(path))  # full-resolution decode
+    assert fast.size == full.size == (768, 576)
+    diff = np.abs(np.asarray(fast, dtype=np.float32) - np.asarray(full, dtype=np.float32)).mean()
+    assert diff < 1.5
+    assert read_source(path)[1].tobytes() == fast.tobytes()  # deterministic
