@@ -13,9 +13,17 @@ def draw_item(row: dict, path: str, show_answer: bool = True) -> None:
 
     images = row["images"]
     n = len(images)
-    widths = [im.width for im in images]
-    fig = plt.figure(figsize=(max(8, 2.2 * n + 2), 10), dpi=110)
-    grid = fig.add_gridspec(2, n, height_ratios=[1.1, 1], width_ratios=widths)
+    paragraphs = [textwrap.fill(p, 120) for p in row["question"].split("\n")]
+    body = "\n".join(paragraphs)
+    if show_answer:
+        answer = row["answer"].replace("\n", " | ")
+        body += f"\n\nANSWER: {answer}\n\nmetadata: " + textwrap.fill(
+            json.dumps(json.loads(row["metadata"]), sort_keys=True), 120)
+    text_height = 0.14 * (body.count("\n") + 2)  # inches at 7.5 pt monospace
+    image_height = 3.2
+    fig = plt.figure(figsize=(max(8, 2.2 * n + 2), image_height + text_height), dpi=110)
+    grid = fig.add_gridspec(2, n, height_ratios=[image_height, text_height],
+                            width_ratios=[im.width for im in images])
     for k, image in enumerate(images):
         ax = fig.add_subplot(grid[0, k])
         ax.imshow(image)
@@ -24,13 +32,7 @@ def draw_item(row: dict, path: str, show_answer: bool = True) -> None:
         ax.set_yticks([])
     text = fig.add_subplot(grid[1, :])
     text.axis("off")
-    paragraphs = [textwrap.fill(p, 120) for p in row["question"].split("\n")]
-    body = "\n".join(paragraphs)
-    if show_answer:
-        answer = row["answer"].replace("\n", " | ")
-        body += f"\n\nANSWER: {answer}\n\nmetadata: " + textwrap.fill(
-            json.dumps(json.loads(row["metadata"]), sort_keys=True), 120)
-    text.text(0, 1, body, va="top", ha="left", family="monospace", fontsize=7.5, wrap=True)
+    text.text(0, 1, body, va="top", ha="left", family="monospace", fontsize=7.5)
     fig.suptitle(row["id"], fontsize=11)
     fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
