@@ -2,8 +2,13 @@
 
 The missing region is one cell of the source's 3x3 grid, blanked pure white.
 Distractors are cells of the 3x3 grids of *other* sources (the candidate pool),
-resized to the blank's size when their size differs.  Easy draws them at random;
-hard takes the three most CLIP-similar pool cells (see ``clip_mining``).  Easy
+resized to the blank's size when their size differs.  A candidate closer than 8
+grey levels (mean absolute difference) to the truth or to another distractor is
+never used.  Easy draws them at random.  Hard takes the most CLIP-similar pool
+cells by cosine similarity (ties: smaller region id), excluding near-duplicates
+(cosine > 0.95); the default model is open_clip ``ViT-B-32`` with the original
+``openai`` weights, because the paper cites the original CLIP (Radford et al.,
+2021) and names no variant (see ``clip_mining``).  Easy
 and hard share the region, the answer letter and everything else but the
 distractors, because both derive their randomness from the key
 ``missing_piece_selection``.
