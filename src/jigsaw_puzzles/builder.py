@@ -19,6 +19,8 @@ from pathlib import Path
 import datasets
 
 from . import __version__
+from .clip_mining import DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED  # constants only: torch loads lazily
+from .geometry import encode_png
 from .rng import stable_hash
 from .sources import DEFAULT_RULES, CurationRules, curate, folder_fingerprint, load_normalised, resolve_folder
 from .tasks import TASKS, Context, TaskError, item_rng, plan_slots
@@ -31,9 +33,6 @@ SPLITS = ("test", "lite")
 LITE_FRACTION = 0.2  # 220 of the paper's 1,100 images
 HARD = "missing_piece_selection_hard"
 CLIP_OPTIONS = ("clip_model", "clip_pretrained")
-# The paper's "CLIP (Radford et al., 2021)": the original OpenAI weights, in the usual ViT-B/32 size.
-DEFAULT_CLIP_MODEL = "ViT-B-32"
-DEFAULT_CLIP_PRETRAINED = "openai"
 RANDOM_INIT = "random-init"  # how an explicit clip_pretrained=None is stored (datasets drops None kwargs)
 MINED_CANDIDATES = 6  # the 3 distractors are the first of these that also pass the pixel rule
 _VERSION = datasets.Version("1.0.0")
@@ -264,7 +263,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
             yield key, {
                 "id": key,
                 "source_id": source_id,
-                "images": [{"bytes": _png(im), "path": None} for im in item.images],
+                "images": [{"bytes": encode_png(im), "path": None} for im in item.images],
                 "question": item.question,
                 "options": item.options,
                 "answer": item.answer,
@@ -282,11 +281,6 @@ def _hard_distractors(mined: dict | None, get_patch):
             raise TaskError(f"mined region {mined['region']} differs from the item's region {region}")
         return chosen_distractors([tuple(c) for c in mined["candidates"]], truth, get_patch)
     return pick
-
-
-def _png(image) -> bytes:
-    from .geometry import encode_png
-    return encode_png(image)
 
 
 def make_builder(config: str, source: str | os.PathLike | None = None, seed: int = 0,

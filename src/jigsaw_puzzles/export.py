@@ -80,23 +80,24 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     out = Path(out)
     explicit = configs is not None
     configs = list(configs or CONFIGS)
-    skipped = {}
-    if HARD in configs:
-        try:
-            make_builder(HARD, source, seed, cache_dir, **builder_kwargs).clip_miner()
-        except (ImportError, RuntimeError) as err:
-            if explicit:
-                raise
-            configs.remove(HARD)
-            skipped[HARD] = str(err)
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown:
         raise ValueError(f"unknown config(s) {unknown}; choose from {CONFIGS}")
     if (out / f"{out.name}.py").exists():
         raise ValueError(f"{out}/{out.name}.py exists: datasets >= 4 refuses such a folder")
+    builders, skipped = {}, {}
+    if HARD in configs:  # resolve the CLIP weights before any work; the builder is reused below
+        builders[HARD] = make_builder(HARD, source, seed, cache_dir, **builder_kwargs)
+        try:
+            builders[HARD].clip_miner()
+        except (ImportError, RuntimeError) as err:
+            if explicit:
+                raise
+            configs.remove(HARD)
+            skipped[HARD] = str(err)
     counts, report = {}, {"configs": {}}
     for config in configs:
-        builder = make_builder(config, source, seed, cache_dir, **builder_kwargs)
+        builder = builders.get(config) or make_builder(config, source, seed, cache_dir, **builder_kwargs)
         builder.download_and_prepare(num_proc=num_proc)
         counts[config] = {}
         for split in SPLITS:

@@ -104,6 +104,20 @@ TASKS: dict[str, TaskSpec] = {
 PAPER_CONFIGS: tuple[str, ...] = tuple(TASKS)[:7]
 ALL_CONFIGS: tuple[str, ...] = tuple(TASKS)
 
+#: Anomaly Detection under uniform guessing (judgment A/B, then position A-D and type A/B):
+#: right with probability 1/2 on an unchanged item and 1/2 * 1/4 * 1/2 on an altered one.
+ANOMALY_CHANCE_UNCHANGED = 1 / 2
+ANOMALY_CHANCE_ALTERED = 1 / 16
+
+
+def expected_chance(config: str) -> float:
+    """Uniform-guessing accuracy (fraction) of a config; Anomaly Detection for the builder's
+    2:1:1 unchanged/rotated/mirrored mix (28.125%).  ``scoring`` computes it from the items."""
+    chance = TASKS[config].chance
+    if chance is None:
+        chance = 0.5 * ANOMALY_CHANCE_UNCHANGED + 0.5 * ANOMALY_CHANCE_ALTERED
+    return chance
+
 
 @dataclass
 class Extraction:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .extraction import PAPER_CONFIGS, TASKS as ANSWER_SPACES
+from .extraction import PAPER_CONFIGS, TASKS as ANSWER_SPACES, expected_chance
 
 TABLE_CONFIGS = PAPER_CONFIGS
 ORDER_GENERATION = "order_generation"
@@ -37,8 +37,7 @@ SHORT = {
     "connection_verification": "CV", "anomaly_detection": "AD", "order_restoration": "OR", ORDER_GENERATION: "OG",
 }
 # chance levels of uniform guessing, used only when no run carries the metric's own value
-UNIFORM_CHANCE = {c: 100 * (spec.chance if spec.chance is not None else 0.5 * 0.5 + 0.5 / 16)
-                   for c, spec in ANSWER_SPACES.items()}
+UNIFORM_CHANCE = {c: 100 * expected_chance(c) for c in ANSWER_SPACES}
 
 
 def _first_sentence(text: str) -> str:

@@ -22,7 +22,8 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 import numpy as np
 
-from .extraction import AMBIGUOUS, PAPER_CONFIGS, PARSED, TASKS, Extraction, classify_response
+from .extraction import (AMBIGUOUS, ANOMALY_CHANCE_ALTERED, ANOMALY_CHANCE_UNCHANGED, PAPER_CONFIGS, PARSED, TASKS,
+                         Extraction, classify_response)
 
 __all__ = [
     "score",
@@ -103,7 +104,8 @@ def item_chance(reference: str, config: str) -> float:
     """
     spec = TASKS[config]
     if spec.kind == "anomaly":
-        return 0.5 if _check_reference(reference, config) == _AD_UNCHANGED else 1 / 16
+        unchanged = _check_reference(reference, config) == _AD_UNCHANGED
+        return ANOMALY_CHANCE_UNCHANGED if unchanged else ANOMALY_CHANCE_ALTERED
     return float(spec.chance)
 
 
@@ -375,7 +377,7 @@ def chance_table(n: int = 1100, anomaly_mix: tuple[int, int] = (2, 2)) -> dict[s
     nulls = {}
     for cfg in PAPER_CONFIGS + ("order_generation",):
         if cfg == "anomaly_detection":
-            chances = [0.5] * n_unchanged + [1 / 16] * (n - n_unchanged)
+            chances = [ANOMALY_CHANCE_UNCHANGED] * n_unchanged + [ANOMALY_CHANCE_ALTERED] * (n - n_unchanged)
         else:
             chances = [TASKS[cfg].chance] * n
         pmf = null_distribution(chances)

@@ -18,15 +18,14 @@ import hashlib
 
 import numpy as np
 
-from ..extraction import TASKS as ANSWER_SPACES
+from ..extraction import TASKS as ANSWER_SPACES, expected_chance
 
 __all__ = ["random_answer", "item_rng", "CHANCE"]
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _DEFAULT_N_OPTIONS = {c: len(spec.letters) for c, spec in ANSWER_SPACES.items() if spec.kind == "choice"}
 #: theoretical accuracy of this baseline (anomaly detection assumes the builder's 2:1:1 mix)
-CHANCE = {c: spec.chance if spec.chance is not None else 0.5 * 0.5 + 0.5 * (1 / 16)
-          for c, spec in ANSWER_SPACES.items()}
+CHANCE = {c: expected_chance(c) for c in ANSWER_SPACES}
 
 
 def item_rng(seed: int, row_id: str) -> np.random.Generator:
