@@ -13,7 +13,8 @@ import argparse
 import random
 import time
 
-from jigsaw_puzzles.extraction import TASKS, classify_response
+from jigsaw_puzzles.extraction import classify_response
+from jigsaw_puzzles.spec import CONFIGS as TASKS
 from jigsaw_puzzles.scoring import score
 
 TRACE = ("Let me compare the pieces carefully. The left edge of the second image continues the roofline, "

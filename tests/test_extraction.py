@@ -9,11 +9,11 @@ from jigsaw_puzzles.extraction import (
     AMBIGUOUS,
     INVALID,
     PARSED,
-    TASKS,
     classify_response,
     config_from_id,
     extract_answer,
 )
+from jigsaw_puzzles.spec import CONFIGS as TASKS
 
 MPS, MPSH = "missing_piece_selection_easy", "missing_piece_selection_hard"
 PLE, PLH = "piece_localization_easy", "piece_localization_hard"

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from jigsaw_puzzles.extraction import PAPER_CONFIGS
+from jigsaw_puzzles.spec import PAPER_CONFIGS
 from jigsaw_puzzles.scoring import (
     PAPER_TABLE2,
     binomial_pmf,

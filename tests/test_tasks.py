@@ -8,7 +8,7 @@ import pytest
 
 from jigsaw_puzzles import CONFIGS, load_dataset
 from jigsaw_puzzles.geometry import MASK_GREY, grid_boxes
-from jigsaw_puzzles.prompts import ANOMALY_ANSWERS, LETTERS, format_order
+from jigsaw_puzzles.spec import LETTERS, anomaly_answers, format_order
 from jigsaw_puzzles.sources import curate, read_source
 from jigsaw_puzzles.tasks.base import MIN_DISTINCT
 
@@ -116,7 +116,7 @@ def test_anomaly_detection(built, sources):
     for row, meta in rows(built, "anomaly_detection"):
         src = sources[row["source_id"]]
         stitched = row["images"][0]
-        assert row["options"] == ANOMALY_ANSWERS and row["answer"] in ANOMALY_ANSWERS
+        assert row["options"] == anomaly_answers() and row["answer"] in anomaly_answers()
         if not meta["altered"]:
             assert same(px(stitched), px(src))
             assert row["answer"] == "Judgment: A\nError Position:\nError Type:"
@@ -180,8 +180,9 @@ def test_prompts_are_the_papers(built):
 
 def test_one_list_of_configs_everywhere():
     from jigsaw_puzzles.baselines.solver import CONFIGS as solver_configs
-    from jigsaw_puzzles.extraction import ALL_CONFIGS, PAPER_CONFIGS
     from jigsaw_puzzles.report import TABLE_CONFIGS
+    from jigsaw_puzzles.spec import CONFIGS as SPECS, PAPER_CONFIGS
+    from jigsaw_puzzles.tasks import TASKS
 
-    assert tuple(CONFIGS) == ALL_CONFIGS == tuple(solver_configs)
+    assert tuple(CONFIGS) == tuple(SPECS) == tuple(TASKS) == tuple(solver_configs)
     assert TABLE_CONFIGS == PAPER_CONFIGS == tuple(CONFIGS[:7])

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from . import __version__
+from ._version import __version__
 
 
 def _add_source(p: argparse.ArgumentParser) -> None:
@@ -30,7 +30,9 @@ def cmd_build(args) -> int:
 
 
 def _clip_kwargs(args) -> dict:
-    kwargs = {"clip_model": args.clip_model, "clip_cache_dir": args.clip_cache_dir}
+    kwargs = {"clip_cache_dir": args.clip_cache_dir}
+    if args.clip_model is not None:
+        kwargs["clip_model"] = args.clip_model
     if args.clip_random_init:
         kwargs["clip_pretrained"] = None
     elif args.clip_pretrained is not None:
@@ -39,11 +41,12 @@ def _clip_kwargs(args) -> dict:
 
 
 def _add_clip(p: argparse.ArgumentParser) -> None:
-    from .builder import DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED
+    from .tasks import TASKS
+    defaults = TASKS["missing_piece_selection_hard"].options
     g = p.add_argument_group("hard distractors (missing_piece_selection_hard)")
-    g.add_argument("--clip-model", default=DEFAULT_CLIP_MODEL, help=f"open_clip model (default {DEFAULT_CLIP_MODEL})")
+    g.add_argument("--clip-model", default=None, help=f"open_clip model (default {defaults['clip_model']})")
     g.add_argument("--clip-pretrained", default=None,
-                   help=f"open_clip weights tag or checkpoint file (default {DEFAULT_CLIP_PRETRAINED})")
+                   help=f"open_clip weights tag or checkpoint file (default {defaults['clip_pretrained']})")
     g.add_argument("--clip-random-init", action="store_true", help="random weights (tests only)")
     g.add_argument("--clip-cache-dir", default=None, help="embedding cache (default: under HF_DATASETS_CACHE)")
 

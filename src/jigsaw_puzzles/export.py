@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from . import __version__
-from .builder import _CITATION, CONFIGS, HARD, LITE_FRACTION, SPLITS, make_builder
+from ._version import __version__
+from .builder import CONFIGS, make_builder
+from .errors import ConfigUnavailable
+from .spec import CITATION, LITE_FRACTION, SPLITS
 from .tasks import TASKS
 
 ROW_GROUP_SIZE = 64
@@ -64,7 +66,7 @@ def render_card(configs: list[str], counts: dict, report: dict, seed: int, repo:
     return template.format(
         yaml=_yaml(configs), version=__version__, num_sources=curation["accepted"], seed=seed,
         repo=repo, config_rows=rows, lite_percent=round(LITE_FRACTION * 100), task_rules=task_rules,
-        curation_summary=summary, credits=credits, citation=_CITATION.strip())
+        curation_summary=summary, credits=credits, citation=CITATION.strip())
 
 
 def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
@@ -72,10 +74,10 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
           cache_dir: str | None = None, repo: str = "<exported folder or repo>", **builder_kwargs) -> dict:
     """Generate ``configs`` and write the Hub-ready folder ``out``; returns the curation report.
 
-    ``builder_kwargs`` (``clip_model``, ``clip_pretrained``, ``clip_cache_dir``, ...) reach the hard
-    config. When ``configs`` is not given and the hard config cannot run here (no torch/open_clip, or
-    no CLIP weights offline), it is skipped with the reason and the way to enable it; when it is asked
-    for explicitly, the error is raised before any work.
+    ``builder_kwargs`` hold the tasks' options and settings (``clip_model``, ``clip_pretrained``,
+    ``clip_cache_dir``, ...). When ``configs`` is not given and a config cannot run here
+    (``ConfigUnavailable``: e.g. no torch/open_clip, or no CLIP weights offline), it is skipped with the
+    reason and the way to enable it; when it is asked for explicitly, the error is raised before any work.
     """
     out = Path(out)
     explicit = configs is not None
@@ -86,18 +88,18 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     if (out / f"{out.name}.py").exists():
         raise ValueError(f"{out}/{out.name}.py exists: datasets >= 4 refuses such a folder")
     builders, skipped = {}, {}
-    if HARD in configs:  # resolve the CLIP weights before any work; the builder is reused below
-        builders[HARD] = make_builder(HARD, source, seed, cache_dir, **builder_kwargs)
+    for config in list(configs):  # resolve every task's preparation (e.g. CLIP weights) before any work
+        builders[config] = make_builder(config, source, seed, cache_dir, **builder_kwargs)
         try:
-            builders[HARD].clip_miner()
-        except (ImportError, RuntimeError) as err:
+            builders[config].preparation()
+        except ConfigUnavailable as err:
             if explicit:
                 raise
-            configs.remove(HARD)
-            skipped[HARD] = str(err)
+            configs.remove(config)
+            skipped[config] = err.reason
     counts, report = {}, {"configs": {}}
     for config in configs:
-        builder = builders.get(config) or make_builder(config, source, seed, cache_dir, **builder_kwargs)
+        builder = builders[config]
         builder.download_and_prepare(num_proc=num_proc)
         counts[config] = {}
         for split in SPLITS:

@@ -54,11 +54,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
+from .spec import ANOMALY, CHOICE, ORDER, ConfigSpec, config_from_id, format_anomaly, format_order, get as _spec
+
 __all__ = [
-    "TASKS",
-    "PAPER_CONFIGS",
-    "ALL_CONFIGS",
-    "TaskSpec",
     "Extraction",
     "extract_answer",
     "classify_response",
@@ -71,52 +69,6 @@ __all__ = [
 PARSED = "parsed"
 AMBIGUOUS = "ambiguous"
 INVALID = "invalid"
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    """Answer space of one config.
-
-    kind: ``"choice"`` (one letter), ``"anomaly"`` (three-line block) or ``"order"``
-    (a permutation of 1..4 written ``"[2, 3, 1, 4]"``).
-    letters: the option letters of a ``"choice"`` task.
-    chance: probability that a uniform random guess is right, for one item (for
-    Anomaly Detection it depends on the item; see ``scoring.item_chance``).
-    """
-
-    kind: str
-    letters: str = ""
-    chance: Optional[float] = None
-
-
-# Our own table (kept independent of the dataset builder): config -> answer space.
-TASKS: dict[str, TaskSpec] = {
-    "missing_piece_selection_easy": TaskSpec("choice", "ABCD", 1 / 4),
-    "missing_piece_selection_hard": TaskSpec("choice", "ABCD", 1 / 4),
-    "piece_localization_easy": TaskSpec("choice", "AB", 1 / 2),
-    "piece_localization_hard": TaskSpec("choice", "ABCD", 1 / 4),
-    "connection_verification": TaskSpec("choice", "ABC", 1 / 3),
-    "anomaly_detection": TaskSpec("anomaly", "", None),
-    "order_restoration": TaskSpec("choice", "ABCD", 1 / 4),
-    "order_generation": TaskSpec("order", "", 1 / 24),
-}
-#: The seven columns of the paper's Table 2, in table order ("Overall" averages them).
-PAPER_CONFIGS: tuple[str, ...] = tuple(TASKS)[:7]
-ALL_CONFIGS: tuple[str, ...] = tuple(TASKS)
-
-#: Anomaly Detection under uniform guessing (judgment A/B, then position A-D and type A/B):
-#: right with probability 1/2 on an unchanged item and 1/2 * 1/4 * 1/2 on an altered one.
-ANOMALY_CHANCE_UNCHANGED = 1 / 2
-ANOMALY_CHANCE_ALTERED = 1 / 16
-
-
-def expected_chance(config: str) -> float:
-    """Uniform-guessing accuracy (fraction) of a config; Anomaly Detection for the builder's
-    2:1:1 unchanged/rotated/mirrored mix (28.125%).  ``scoring`` computes it from the items."""
-    chance = TASKS[config].chance
-    if chance is None:
-        chance = 0.5 * ANOMALY_CHANCE_UNCHANGED + 0.5 * ANOMALY_CHANCE_ALTERED
-    return chance
 
 
 @dataclass
@@ -143,21 +95,6 @@ class Extraction:
     @property
     def is_parsed(self) -> bool:
         return self.status == PARSED
-
-
-def config_from_id(row_id: str) -> str:
-    """``"order_restoration/3f2a9c0d1e4b5a67"`` -> ``"order_restoration"`` (row ids per the contract)."""
-    cfg = str(row_id).split("/", 1)[0]
-    if cfg not in TASKS:
-        raise ValueError(f"cannot derive a config from id {row_id!r}")
-    return cfg
-
-
-def _spec(config: str) -> TaskSpec:
-    try:
-        return TASKS[config]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown config {config!r}; expected one of {list(TASKS)}") from None
 
 
 # --------------------------------------------------------------------------- region + cleaning
@@ -281,7 +218,7 @@ _STANDALONE = re.compile(r"(?<![A-Za-z0-9_'])(?P<letter>[A-Z])(?![A-Za-z0-9_'])"
 
 
 def _letter_in_fragment(
-    frag: str, spec: TaskSpec, options: Optional[Sequence[str]], config: str, allow_text: bool = True
+    frag: str, spec: ConfigSpec, options: Optional[Sequence[str]], config: str, allow_text: bool = True
 ) -> tuple[Optional[str], str, str]:
     """Read a single choice answer from a short fragment (boxed content, the whole reply, ...).
 
@@ -329,7 +266,7 @@ def _lists_in(text: str) -> set[tuple[int, ...]]:
     return out
 
 
-def _option_text(text: str, spec: TaskSpec, options: Optional[Sequence[str]], config: str) -> set[str]:
+def _option_text(text: str, spec: ConfigSpec, options: Optional[Sequence[str]], config: str) -> set[str]:
     """Letters whose option *text* the response names."""
     found: set[str] = set()
     if options:
@@ -359,7 +296,7 @@ def _option_text(text: str, spec: TaskSpec, options: Optional[Sequence[str]], co
     return found
 
 
-def _choice(t: str, strict: bool, spec: TaskSpec, options, config: str) -> Extraction:
+def _choice(t: str, strict: bool, spec: ConfigSpec, options, config: str) -> Extraction:
     letters_desc = "/".join(spec.letters)
     # Step 1: explicit final answers; the one ending last wins.
     cands: list[tuple[int, str, Optional[str], str, str]] = []  # (end, rule, letter, status, detail)
@@ -472,7 +409,7 @@ def _order_candidates(t: str) -> list[tuple[int, tuple[int, ...]]]:
 def _order_result(nums: tuple[int, ...], rule: str) -> Extraction:
     parts = {"order": nums} if len(nums) == 4 else {}
     if len(nums) == 4 and sorted(nums) == [1, 2, 3, 4]:
-        return Extraction("[" + ", ".join(map(str, nums)) + "]", PARSED, rule, "", parts)
+        return Extraction(format_order(nums), PARSED, rule, "", parts)
     return Extraction(None, INVALID, rule, f"{list(nums)} is not a permutation of 1-4", parts)
 
 
@@ -590,11 +527,11 @@ def _anomaly_answer(j: Optional[str], p: Optional[str], ty: Optional[str], rule:
     if j == "A":
         if p or ty:
             return Extraction(None, INVALID, rule, "Judgment A (correct) but an error position/type was given", parts)
-        return Extraction("Judgment: A\nError Position:\nError Type:", PARSED, rule, "", parts)
+        return Extraction(format_anomaly(), PARSED, rule, "", parts)
     if j == "B":
         if not (p and ty):
             return Extraction(None, INVALID, rule, "Judgment B (incorrect) without both error position and type", parts)
-        return Extraction(f"Judgment: B\nError Position: {p}\nError Type: {ty}", PARSED, rule, "", parts)
+        return Extraction(format_anomaly(p, ty), PARSED, rule, "", parts)
     return Extraction(None, INVALID, rule, "no judgment found", parts)
 
 
@@ -663,7 +600,7 @@ def classify_response(text: Any, config: str, options: Optional[Sequence[str]] =
 
     Args:
         text: the raw response (``None`` and non-strings are invalid).
-        config: a config name from :data:`TASKS`.
+        config: a config name from :data:`jigsaw_puzzles.spec.CONFIGS`.
         options: optional: the item's ``row["options"]``; only used to map option
             *text* (e.g. an Order Restoration list) to its letter.
 
@@ -681,9 +618,9 @@ def classify_response(text: Any, config: str, options: Optional[Sequence[str]] =
     t = _clean(region)
     if not t.strip():
         return Extraction(None, INVALID, "none", "empty response")
-    if spec.kind == "choice":
+    if spec.kind == CHOICE:
         return _choice(t, strict, spec, options, config)
-    if spec.kind == "order":
+    if spec.kind == ORDER:
         return _order(t, strict)
     return _anomaly(t, strict)
 

@@ -34,10 +34,11 @@ _TRANSPOSE = {
 PNG_COMPRESS_LEVEL = 6
 
 
-def grid_boxes(size: tuple[int, int], rows: int, cols: int) -> list[Box]:
-    """Boxes ``(left, top, right, bottom)`` of a grid, row-major. The size must divide evenly."""
+def grid_boxes(size: tuple[int, int], rows: int, cols: int, exact: bool = True) -> list[Box]:
+    """Boxes ``(left, top, right, bottom)`` of a grid, row-major. The size must divide evenly
+    (``exact=False``: cells of ``size // grid``, the remainder at the right/bottom is left out)."""
     width, height = size
-    if width % cols or height % rows:
+    if exact and (width % cols or height % rows):
         raise ValueError(f"image size {size} does not divide into a {rows}x{cols} grid")
     cw, ch = width // cols, height // rows
     return [(c * cw, r * ch, (c + 1) * cw, (r + 1) * ch) for r in range(rows) for c in range(cols)]
@@ -45,6 +46,12 @@ def grid_boxes(size: tuple[int, int], rows: int, cols: int) -> list[Box]:
 
 def split(image: Image.Image, rows: int, cols: int) -> list[Image.Image]:
     return [image.crop(box) for box in grid_boxes(image.size, rows, cols)]
+
+
+def split_array(array: np.ndarray, rows: int, cols: int) -> list[np.ndarray]:
+    """:func:`split` for an ``(H, W, ...)`` array (views; inexact sizes floor, as the solver reads any image)."""
+    height, width = array.shape[:2]
+    return [array[t:b, left:right] for left, t, right, b in grid_boxes((width, height), rows, cols, exact=False)]
 
 
 def stitch(cells: list[Image.Image], rows: int, cols: int) -> Image.Image:

@@ -7,7 +7,7 @@ lines the paper typesets on their own lines.
 
 from __future__ import annotations
 
-LETTERS = "ABCD"
+from .spec import LETTERS
 
 MISSING_PIECE_SELECTION = (
     "Question: You will be provided with <image 1>, <image 2>, <image 3>, <image 4>, <image 5>: "
@@ -106,17 +106,3 @@ def option_lines(options: list[str]) -> str:
     """``A. first\\nB. second ...`` as the templates lay options out."""
     return "\n".join(f"{LETTERS[i]}. {text}" for i, text in enumerate(options))
 
-
-def anomaly_answer(position: str | None = None, kind: str | None = None) -> str:
-    """The exact three-line answer: ``Judgment/Error Position/Error Type``."""
-    if position is None:
-        return "Judgment: A\nError Position:\nError Type:"
-    return f"Judgment: B\nError Position: {position}\nError Type: {kind}"
-
-
-ANOMALY_ANSWERS = [anomaly_answer()] + [anomaly_answer(p, t) for p in LETTERS for t in "AB"]
-
-
-def format_order(order) -> str:
-    """``[2, 3, 1, 4]``: the paper's Python-style list."""
-    return "[" + ", ".join(str(int(i)) for i in order) + "]"

@@ -19,25 +19,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .extraction import PAPER_CONFIGS, TASKS as ANSWER_SPACES, expected_chance
+from .spec import CONFIGS, PAPER_CONFIGS
 
 TABLE_CONFIGS = PAPER_CONFIGS
+OPEN_ENDED = tuple(c for c in CONFIGS if c not in PAPER_CONFIGS)  # reported after "Overall"
 ORDER_GENERATION = "order_generation"
-COLUMNS = TABLE_CONFIGS + ("overall", ORDER_GENERATION)
-LABELS = {
-    "missing_piece_selection_easy": "MPS Easy", "missing_piece_selection_hard": "MPS Hard",
-    "piece_localization_easy": "PL Easy", "piece_localization_hard": "PL Hard",
-    "connection_verification": "CV", "anomaly_detection": "AD", "order_restoration": "OR",
-    "overall": "Overall", ORDER_GENERATION: "OG",
-}
+COLUMNS = TABLE_CONFIGS + ("overall",) + OPEN_ENDED
+LABELS = {**{c: s.short for c, s in CONFIGS.items()}, "overall": "Overall"}
 # Fig. 5 abbreviations (initials, _e / _h for Easy / Hard)
-SHORT = {
-    "missing_piece_selection_easy": "MPS_e", "missing_piece_selection_hard": "MPS_h",
-    "piece_localization_easy": "PL_e", "piece_localization_hard": "PL_h",
-    "connection_verification": "CV", "anomaly_detection": "AD", "order_restoration": "OR", ORDER_GENERATION: "OG",
-}
+SHORT = {c: s.short.replace(" Easy", "_e").replace(" Hard", "_h") for c, s in CONFIGS.items()}
 # chance levels of uniform guessing, used only when no run carries the metric's own value
-UNIFORM_CHANCE = {c: 100 * expected_chance(c) for c in ANSWER_SPACES}
+UNIFORM_CHANCE = {c: 100 * s.chance for c, s in CONFIGS.items()}
 
 
 def _first_sentence(text: str) -> str:

@@ -67,3 +67,8 @@ class ItemRNG:
             raise ValueError(f"cannot sample {k} from {len(pool)}")
         self.shuffle(pool)
         return pool[:k]
+
+
+def item_rng(seed: int, family: str, source_id: str) -> ItemRNG:
+    """The one source of randomness of an item: (seed, task family, source id)."""
+    return ItemRNG("jigsaw-puzzles", seed, family, source_id)

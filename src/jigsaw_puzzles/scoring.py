@@ -22,8 +22,9 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 import numpy as np
 
-from .extraction import (AMBIGUOUS, ANOMALY_CHANCE_ALTERED, ANOMALY_CHANCE_UNCHANGED, PAPER_CONFIGS, PARSED, TASKS,
-                         Extraction, classify_response)
+from .extraction import AMBIGUOUS, PARSED, Extraction, classify_response
+from .spec import (ANOMALY, ANOMALY_CHANCE_ALTERED, ANOMALY_CHANCE_UNCHANGED, CONFIGS, PAPER_CONFIGS, format_anomaly,
+                   get as get_spec, parse_reference)
 
 __all__ = [
     "score",
@@ -65,35 +66,6 @@ PAPER_TABLE2 = {
     },
 }
 
-_AD_UNCHANGED = "Judgment: A\nError Position:\nError Type:"
-_AD_VALID = {_AD_UNCHANGED} | {
-    f"Judgment: B\nError Position: {p}\nError Type: {t}" for p in "ABCD" for t in "AB"
-}
-_OG_VALID = None  # built lazily: the 24 permutations written "[a, b, c, d]"
-
-
-def _og_valid() -> set[str]:
-    global _OG_VALID
-    if _OG_VALID is None:
-        from itertools import permutations
-
-        _OG_VALID = {"[" + ", ".join(map(str, p)) + "]" for p in permutations((1, 2, 3, 4))}
-    return _OG_VALID
-
-
-def _check_reference(reference: str, config: str) -> str:
-    spec = TASKS[config]
-    ref = str(reference).strip() if spec.kind != "anomaly" else str(reference).strip("\n ")
-    ok = (
-        (spec.kind == "choice" and len(ref) == 1 and ref in spec.letters)
-        or (spec.kind == "anomaly" and ref in _AD_VALID)
-        or (spec.kind == "order" and ref in _og_valid())
-    )
-    if not ok:
-        raise ValueError(f"reference {reference!r} is not a valid {config} answer (see the README, 'Row schema')")
-    return ref
-
-
 def item_chance(reference: str, config: str) -> float:
     """Probability that a uniform random guess over the answer space is right for this item.
 
@@ -102,9 +74,9 @@ def item_chance(reference: str, config: str) -> float:
     position A-D and type A/B - so 1/2 for an unchanged item and 1/2 * 1/4 * 1/2 = 1/16
     for an altered one (28.125% for the 2:1:1 mix of unchanged/rotated/mirrored).
     """
-    spec = TASKS[config]
-    if spec.kind == "anomaly":
-        unchanged = _check_reference(reference, config) == _AD_UNCHANGED
+    spec = get_spec(config)
+    if spec.kind == ANOMALY:
+        unchanged = parse_reference(reference, config) == format_anomaly()
         return ANOMALY_CHANCE_UNCHANGED if unchanged else ANOMALY_CHANCE_ALTERED
     return float(spec.chance)
 
@@ -210,9 +182,7 @@ def score_items(
     options = [None] * n if options is None else _as_list(options, n, "options")
     out = []
     for pred, ref, cfg, opts in zip(predictions, references, configs, options):
-        if cfg not in TASKS:
-            raise ValueError(f"unknown config {cfg!r}; expected one of {list(TASKS)}")
-        ref = _check_reference(ref, cfg)
+        ref = parse_reference(ref, cfg)  # also refuses an unknown config
         ex = classify_response(pred, cfg, opts)
         out.append((ex, ex.status == PARSED and ex.answer == ref))
     return out
@@ -353,11 +323,11 @@ def score(
         by_cfg.setdefault(cfg, []).append(i)
     result: dict[str, dict[str, float]] = {}
     nulls: dict[str, np.ndarray] = {}
-    for cfg in TASKS:  # table order
+    for cfg in CONFIGS:  # table order
         idx = by_cfg.get(cfg)
         if not idx:
             continue
-        refs = [_check_reference(references[i], cfg) for i in idx]
+        refs = [parse_reference(references[i], cfg) for i in idx]
         result[cfg] = _column(cfg, refs, [items[i] for i in idx])
         nulls[cfg] = null_distribution(item_chance(r, cfg) for r in refs)
     if any(c in result for c in PAPER_CONFIGS):
@@ -379,7 +349,7 @@ def chance_table(n: int = 1100, anomaly_mix: tuple[int, int] = (2, 2)) -> dict[s
         if cfg == "anomaly_detection":
             chances = [ANOMALY_CHANCE_UNCHANGED] * n_unchanged + [ANOMALY_CHANCE_ALTERED] * (n - n_unchanged)
         else:
-            chances = [TASKS[cfg].chance] * n
+            chances = [get_spec(cfg).chance] * n
         pmf = null_distribution(chances)
         nulls[cfg] = pmf
         out[cfg] = {"chance": 100.0 * float(np.mean(chances)), "critical_value": 100.0 * critical_count(pmf) / n}

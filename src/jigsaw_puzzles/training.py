@@ -17,8 +17,9 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .extraction import PARSED, TASKS, classify_response, config_from_id
-from .scoring import _check_reference, score
+from .extraction import PARSED, classify_response
+from .scoring import score
+from .spec import ANOMALY, ORDER, config_from_id, get as get_spec, parse_reference
 
 __all__ = ["make_compute_metrics", "jigsaw_reward", "make_jigsaw_reward", "completion_text", "flatten_scores"]
 
@@ -79,7 +80,7 @@ def make_compute_metrics(
     references = list(references)
     configs = list(configs)
     for ref, cfg in zip(references, configs):
-        _check_reference(ref, cfg)  # fail at set-up, not after an epoch
+        parse_reference(ref, cfg)  # fail at set-up, not after an epoch
     if len(references) != len(configs):
         raise ValueError("references and configs differ in length")
     decoder = _decoder(processor)
@@ -176,11 +177,11 @@ def make_jigsaw_reward(
 
 
 def _partial(parts: dict, ref: str, cfg: str) -> float:
-    kind = TASKS[cfg].kind
-    if kind == "order" and parts.get("order"):
+    kind = get_spec(cfg).kind
+    if kind == ORDER and parts.get("order"):
         true = [int(x) for x in ref.strip("[] ").split(",")]
-        return sum(a == b for a, b in zip(parts["order"], true)) / 4
-    if kind == "anomaly":
+        return sum(a == b for a, b in zip(parts["order"], true)) / len(true)
+    if kind == ANOMALY:
         fields = [ln.split(":", 1)[1].strip() or None for ln in ref.strip().split("\n")]
         got = [parts.get("judgment"), parts.get("position"), parts.get("type")]
         return sum(a == b for a, b in zip(got, fields)) / 3

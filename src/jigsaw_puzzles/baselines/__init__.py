@@ -7,9 +7,9 @@
 Both are pure functions of a dataset row (dict with ``id``, ``images``, ``options``; the
 solver never reads ``answer`` or ``metadata``).
 """
-from .random_baseline import CHANCE, item_rng, random_answer
+from .random_baseline import CHANCE, answer_rng, random_answer
 from .solver import THRESHOLDS, SolverAnswer, solve
 
 BASELINES = ("random", "solver")
 
-__all__ = ["random_answer", "item_rng", "CHANCE", "solve", "SolverAnswer", "THRESHOLDS", "BASELINES"]
+__all__ = ["random_answer", "answer_rng", "CHANCE", "solve", "SolverAnswer", "THRESHOLDS", "BASELINES"]

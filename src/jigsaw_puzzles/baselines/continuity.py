@@ -43,7 +43,6 @@ __all__ = [
     "seam_dissimilarity",
     "internal_scale",
     "normalised",
-    "grid_cells",
 ]
 
 #: side -> opposite side
@@ -121,8 +120,3 @@ def normalised(d, s_a, s_b):
     """Normalised dissimilarity nd = D / (mean internal scale + EPS)."""
     return np.asarray(d) / (0.5 * (np.asarray(s_a) + np.asarray(s_b)) + EPS)
 
-
-def grid_cells(arr: np.ndarray, g: int):
-    """Split (H, W, 3) into g*g row-major cells of size (H//g, W//g)."""
-    h, w = arr.shape[0] // g, arr.shape[1] // g
-    return [arr[r * h:(r + 1) * h, c * w:(c + 1) * w] for r in range(g) for c in range(g)]

@@ -1,8 +1,8 @@
 """``--model random``: uniform guessing over each task's answer space.
 
-Per item, the generator is seeded from ``sha256(f"{seed}:{row['id']}")`` (first 8 bytes,
-big-endian) -> ``numpy.random.default_rng``; no global random state is touched, so the
-answer is a pure function of (seed, row id, config, options).
+Per item, the guess comes from the package's SHA-256 stream :class:`~jigsaw_puzzles.rng.ItemRNG`
+keyed by (seed, row id); no global random state is touched and no numpy stream (not stable
+across releases) is used, so the answer is a pure function of (seed, row id, config, options).
 
 Answer spaces (the row schema of the README):
 - letter tasks (missing_piece_selection_*, piece_localization_*, connection_verification,
@@ -14,39 +14,31 @@ Answer spaces (the row schema of the README):
 """
 from __future__ import annotations
 
-import hashlib
+from ..rng import ItemRNG
+from ..spec import ANOMALY, CONFIGS, LETTERS, ORDER, format_anomaly, format_order, get as get_spec
 
-import numpy as np
+__all__ = ["random_answer", "answer_rng", "CHANCE"]
 
-from ..extraction import TASKS as ANSWER_SPACES, expected_chance
-
-__all__ = ["random_answer", "item_rng", "CHANCE"]
-
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-_DEFAULT_N_OPTIONS = {c: len(spec.letters) for c, spec in ANSWER_SPACES.items() if spec.kind == "choice"}
 #: theoretical accuracy of this baseline (anomaly detection assumes the builder's 2:1:1 mix)
-CHANCE = {c: expected_chance(c) for c in ANSWER_SPACES}
+CHANCE = {c: spec.chance for c, spec in CONFIGS.items()}
 
 
-def item_rng(seed: int, row_id: str) -> np.random.Generator:
-    """Independent generator for one item: sha256("{seed}:{id}") -> default_rng."""
-    digest = hashlib.sha256(f"{int(seed)}:{row_id}".encode("utf-8")).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
+def answer_rng(seed: int, row_id: str) -> ItemRNG:
+    """Independent stream for one item's guess: (seed, row id), the package's stable SHA-256 stream."""
+    return ItemRNG("random-baseline", seed, row_id)
 
 
 def random_answer(row: dict, config: str, seed: int = 0) -> str:
     """Uniformly random raw answer for ``row`` (reads only ``id`` and ``options``)."""
-    rng = item_rng(seed, row["id"])
-    if config == "anomaly_detection":
-        if rng.integers(2) == 0:
-            return "Judgment: A\nError Position:\nError Type:"
-        pos = LETTERS[int(rng.integers(4))]
-        typ = "AB"[int(rng.integers(2))]
-        return f"Judgment: B\nError Position: {pos}\nError Type: {typ}"
-    if config == "order_generation":
-        perm = rng.permutation(4) + 1
-        return "[" + ", ".join(str(int(x)) for x in perm) + "]"
-    if config in _DEFAULT_N_OPTIONS:
-        n = len(row.get("options") or ()) or _DEFAULT_N_OPTIONS[config]
-        return LETTERS[int(rng.integers(n))]
-    raise ValueError(f"unknown config {config!r}")
+    spec = get_spec(config)
+    rng = answer_rng(seed, row["id"])
+    if spec.kind == ANOMALY:
+        if rng.randbelow(2) == 0:
+            return format_anomaly()
+        return format_anomaly(LETTERS[rng.randbelow(spec.num_options)], "AB"[rng.randbelow(2)])
+    if spec.kind == ORDER:
+        perm = list(range(1, spec.order_length + 1))
+        rng.shuffle(perm)
+        return format_order(perm)
+    n = len(row.get("options") or ()) or spec.num_options
+    return LETTERS[rng.randbelow(n)]

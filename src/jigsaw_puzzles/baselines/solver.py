@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..extraction import ALL_CONFIGS
+from ..geometry import split_array
+from ..spec import CONFIGS as _SPECS, LETTERS, format_anomaly, format_order
 from .continuity import (
     SIDES,
     as_array,
     edge_strip,
-    grid_cells,
     internal_scale,
     normalised,
     seam_dissimilarity,
@@ -34,8 +34,7 @@ from .continuity import (
 
 __all__ = ["SolverAnswer", "solve", "CONFIGS", "THRESHOLDS"]
 
-CONFIGS = ALL_CONFIGS
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+CONFIGS = tuple(_SPECS)
 
 #: Decision constants (calibrated on synthetic images and on real photos; see
 #: the README, 'Built-in baselines').  All are in units of the normalised dissimilarity ``nd``.
@@ -54,7 +53,6 @@ THRESHOLDS = {
 GREY = np.array([160, 160, 160], np.float32)
 WHITE = np.array([255, 255, 255], np.float32)
 
-AD_UNCHANGED = "Judgment: A\nError Position:\nError Type:"
 
 
 @dataclass(frozen=True)
@@ -150,14 +148,10 @@ def _parse_order(text: str):
     return nums if sorted(nums) == [1, 2, 3, 4] else None
 
 
-def _fmt_order(order) -> str:
-    return "[" + ", ".join(str(int(x)) for x in order) + "]"
-
-
 # --------------------------------------------------------------------------- tasks
 def _missing_piece(row) -> SolverAnswer:
     big = _image(row["images"][0])
-    cells = grid_cells(big, 3)
+    cells = split_array(big, 3, 3)
     white = [_fraction_equal(c, WHITE) for c in cells]
     k = int(np.argmax(white))
     h, w = cells[k].shape[:2]
@@ -180,7 +174,7 @@ def _piece_localization(row, config: str) -> SolverAnswer:
     else:
         g = 2 if n_masks == 2 else 3
     big = _image(row["images"][0])
-    cells = grid_cells(big, g)
+    cells = split_array(big, g, g)
     grey = np.array([_fraction_equal(c, GREY) for c in cells])
     masked = sorted(int(i) for i in np.argsort(-grey, kind="stable")[:n_masks])  # reading order
     h, w = cells[0].shape[:2]
@@ -244,7 +238,7 @@ def _undo_transforms(square: bool):
 
 def _anomaly(row) -> SolverAnswer:
     big = _image(row["images"][0])
-    cells = grid_cells(big, 2)
+    cells = split_array(big, 2, 2)
     pieces = [_Piece(c) for c in cells]
     square = cells[0].shape[0] == cells[0].shape[1]
     # seams touching each cell: (neighbour, side of *this* cell facing it)
@@ -272,9 +266,9 @@ def _anomaly(row) -> SolverAnswer:
     (k, name, typ), ratio = min(hyp.items(), key=lambda kv: kv[1])
     altered = ratio <= THRESHOLDS["ad_ratio"]
     if altered:
-        text = f"Judgment: B\nError Position: {LETTERS[k]}\nError Type: {typ}"
+        text = format_anomaly(LETTERS[k], typ)
     else:
-        text = AD_UNCHANGED
+        text = format_anomaly()
     # option costs: best ratio per (position, type) and the threshold for "unchanged"
     costs = {"unchanged": THRESHOLDS["ad_ratio"]}
     for (kk, nm, tp), r in hyp.items():
@@ -308,14 +302,14 @@ def _perm_cost(H, V, order) -> float:
 def _order(row, config: str) -> SolverAnswer:
     pieces = [_Piece(_image(im)) for im in row["images"][:4]]
     H, V = _pairwise(pieces)
-    all_costs = {_fmt_order([i + 1 for i in p]): _perm_cost(H, V, p) for p in itertools.permutations(range(4))}
+    all_costs = {format_order([i + 1 for i in p]): _perm_cost(H, V, p) for p in itertools.permutations(range(4))}
     if config == "order_generation" or not row.get("options"):
         best = min(all_costs, key=all_costs.get)
         return SolverAnswer(best, _confidence(all_costs.values()), {"costs": all_costs})
     costs = {}
     for j, opt in enumerate(row["options"]):
         order = _parse_order(opt)
-        costs[LETTERS[j]] = all_costs[_fmt_order(order)] if order else np.inf
+        costs[LETTERS[j]] = all_costs[format_order(order)] if order else np.inf
     best = min(costs, key=costs.get)
     return SolverAnswer(best, _confidence(costs.values()), {"costs": costs, "all_orders": all_costs})
 

@@ -56,7 +56,7 @@ def all_configs() -> tuple[str, ...]:
 
 def package_version() -> str:
     try:
-        from jigsaw_puzzles import __version__
+        from .._version import __version__
 
         return __version__
     except Exception:  # pragma: no cover

@@ -16,7 +16,8 @@ from PIL import Image
 
 from .. import geometry, prompts
 from ..rng import ItemRNG
-from .base import MIN_DISTINCT, Item, TaskError
+from ..spec import LETTERS, anomaly_answers, format_anomaly
+from .base import MIN_DISTINCT, Context, Item, Task, TaskError
 
 NUM_SLOTS = 16
 KINDS = {"A": ("rotation", geometry.ROTATIONS), "B": ("mirroring", geometry.MIRRORS)}
@@ -27,7 +28,7 @@ def slot_meaning(slot: int) -> tuple[str | None, str | None]:
     if slot % 2 == 0:
         return None, None
     index = slot // 2
-    return prompts.LETTERS[index % 4], "AB"[index // 4]
+    return LETTERS[index % 4], "AB"[index // 4]
 
 
 def valid_transforms(cell: Image.Image, kind: str) -> list[str]:
@@ -61,7 +62,7 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int) -> Item:
     position, kind = slot_meaning(slot)
     metadata = {"grid": [2, 2], "altered": position is not None}
     if position is not None:
-        index = prompts.LETTERS.index(position)
+        index = LETTERS.index(position)
         choices = valid_transforms(cells[index], kind)
         if not choices:
             raise TaskError(check(image))
@@ -72,7 +73,15 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int) -> Item:
     return Item(
         images=[geometry.stitch(cells, 2, 2)],
         question=prompts.ANOMALY_DETECTION,
-        options=list(prompts.ANOMALY_ANSWERS),
-        answer=prompts.anomaly_answer(position, kind),
+        options=anomaly_answers(),
+        answer=format_anomaly(position, kind),
         metadata=metadata,
     )
+
+
+def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+    return make_item(image, rng, slot)
+
+
+TASKS = [Task("anomaly_detection", NUM_SLOTS, check, build,
+              "Anomaly Detection: one cell rotated, mirrored, or none", __name__)]

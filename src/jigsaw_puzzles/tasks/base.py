@@ -1,14 +1,25 @@
-"""What every task module returns, and the checks they share."""
+"""What every task module declares and returns, and the checks they share.
+
+A task module is a pure function of (normalised source image, :class:`~jigsaw_puzzles.rng.ItemRNG`,
+answer slot, :class:`Context`) -> :class:`Item`, plus a :class:`Task` record per config it
+serves (``TASKS = [...]`` at module level). What the config *is* (family, answer kind,
+chance, ...) is said once, in :mod:`jigsaw_puzzles.spec`; the record binds to it by name.
+"""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 from PIL import Image
 
 from .. import geometry
+from ..spec import ConfigSpec, get as get_spec
+from ..rng import ItemRNG
 
 # Two cells (or a cell and its transform) closer than this mean absolute difference
 # (0-255 grey levels) are treated as the same picture: using them would give an item
@@ -27,6 +38,75 @@ class Item:
     options: list[str]
     answer: str
     metadata: dict = field(default_factory=dict)
+
+
+PatchGetter = Callable[[str, int, tuple[int, int]], Image.Image]
+
+
+@dataclass
+class Context:
+    """What an item may need beyond its own source.
+
+    pool_ids / get_patch: the other sources and a cell of one of them (distractors);
+    prepared: this item's share of the task's preparation (see :class:`Preparation`), or ``None``.
+    """
+
+    source_id: str
+    pool_ids: Sequence[str] = ()
+    get_patch: PatchGetter | None = None
+    prepared: Any = None
+
+
+class Preparation(Protocol):
+    """A whole-folder step a task runs once before its items (e.g. CLIP mining for the hard config).
+
+    ``prepare`` gets every accepted source (``id -> path``), the ids that become items, the seed and
+    a loader of normalised images; it returns a JSON-able payload per item id, handed to the
+    item's ``build`` as ``Context.prepared``. ``metadata`` describes the step for the card/run.
+    """
+
+    def prepare(self, sources: Mapping[str, str], item_ids: Sequence[str], seed: int,
+                load: Callable[[str], Image.Image]) -> dict[str, Any]: ...
+
+
+Build = Callable[[Image.Image, ItemRNG, int, Context], Item]
+
+
+@dataclass(frozen=True)
+class Task:
+    """How one config's items are made.
+
+    check: a source's well-posedness for this task (``None`` or the reason it is skipped).
+    build: the pure item function. num_slots: size of the answer plan's cycle.
+    options: builder options that shape the items, with their defaults (part of the cache key).
+    settings: builder options that only steer how (device, cache), never what; not in the cache key.
+    preparer: ``(options, settings) -> Preparation``; raises ``ConfigUnavailable`` when the
+        config cannot be built here. Resolved before any work.
+    """
+
+    config: str
+    num_slots: int
+    check: Callable[[Image.Image], str | None]
+    build: Build
+    summary: str
+    module: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    preparer: Callable[[Mapping[str, Any], Mapping[str, Any]], Preparation] | None = None
+    configure: Callable[[dict], dict] | None = None
+
+    @property
+    def spec(self) -> ConfigSpec:
+        return get_spec(self.config)
+
+    @property
+    def family(self) -> str:
+        return self.spec.family
+
+    @property
+    def rules(self) -> str:
+        """The task module's docstring: the rules as implemented (used in the dataset card)."""
+        return inspect.cleandoc(importlib.import_module(self.module).__doc__ or "")
 
 
 def pairwise_differences(cells: list[Image.Image]) -> np.ndarray:

@@ -12,7 +12,8 @@ from PIL import Image
 
 from .. import geometry, prompts
 from ..rng import ItemRNG
-from .base import Item, require_distinct
+from ..spec import format_choice
+from .base import Context, Item, Task, require_distinct
 
 NUM_SLOTS = 3
 PAIRS = {0: ((0, 1), (2, 3)), 1: ((0, 2), (1, 3)), 2: ((0, 3), (1, 2))}
@@ -33,8 +34,16 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int) -> Item:
         question=prompts.CONNECTION_VERIFICATION.format(
             options=prompts.option_lines(prompts.CONNECTION_OPTIONS)),
         options=list(prompts.CONNECTION_OPTIONS),
-        answer=prompts.LETTERS[slot],
+        answer=format_choice(slot),
         metadata={"grid": [2, 2], "cells": [first, second],
                   "positions": [geometry.POSITION_NAMES[first], geometry.POSITION_NAMES[second]],
                   "relation": RELATIONS[slot]},
     )
+
+
+def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+    return make_item(image, rng, slot)
+
+
+TASKS = [Task("connection_verification", NUM_SLOTS, check, build,
+              "Connection Verification: horizontal / vertical / not adjacent", __name__)]

@@ -8,7 +8,7 @@ never used.  Easy draws them at random.  Hard takes the most CLIP-similar pool
 cells by cosine similarity (ties: smaller region id), excluding near-duplicates
 (cosine > 0.95); the default model is open_clip ``ViT-B-32`` with the original
 ``openai`` weights, because the paper cites the original CLIP (Radford et al.,
-2021) and names no variant (see ``clip_mining``).  Easy
+2021) and names no variant (see ``jigsaw_puzzles.clip``).  Easy
 and hard share the region, the answer letter and everything else but the
 distractors, because both derive their randomness from the key
 ``missing_piece_selection``.
@@ -16,14 +16,17 @@ distractors, because both derive their randomness from the key
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from PIL import Image
 
 from .. import geometry, prompts
-from ..rng import ItemRNG
-from .base import MIN_DISTINCT, Item, TaskError
+from ..errors import ConfigUnavailable
+from ..rng import ItemRNG, item_rng, stable_hash
+from ..spec import format_choice
+from .base import MIN_DISTINCT, Context, Item, PatchGetter, Task, TaskError
 
 NUM_SLOTS = 4
 GRID = 3
@@ -33,13 +36,12 @@ RNG_KEY = "missing_piece_selection"
 
 @dataclass
 class Distractor:
+    """A distractor as shown: cell ``cell`` of source ``source_id`` (``similarity``: CLIP cosine, hard)."""
+
     source_id: str
     cell: int
     patch: Image.Image
     similarity: float | None = None
-
-
-PatchGetter = Callable[[str, int, tuple[int, int]], Image.Image]
 
 
 def check(image: Image.Image) -> str | None:
@@ -114,10 +116,108 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int, region: int,
         images=[blanked] + candidates,
         question=prompts.MISSING_PIECE_SELECTION.format(options=prompts.option_lines(options)),
         options=options,
-        answer=prompts.LETTERS[slot],
+        answer=format_choice(slot),
         metadata={
             "grid": [GRID, GRID], "region": region, "box": list(box), "difficulty": difficulty,
             "distractors": [{"source_id": d.source_id, "cell": d.cell,
                              "similarity": d.similarity} for d in distractors],
         },
     )
+
+
+# ----------------------------------------------------------------------------- the two configs
+
+def build_easy(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+    region = choose_region(rng)
+    truth = cell_patch(image, region)
+    distractors = random_distractors(rng, ctx.source_id, ctx.pool_ids, truth, ctx.get_patch)
+    return make_item(image, rng, slot, region, distractors, "easy")
+
+
+def build_hard(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+    """Like easy (same region, same letter), with the mined candidates of :class:`HardPreparation`."""
+    region = choose_region(rng)
+    mined = ctx.prepared
+    if mined is None or mined["region"] != region:
+        raise TaskError(f"mined region {None if mined is None else mined['region']} differs from "
+                        f"the item's region {region}")
+    truth = cell_patch(image, region)
+    distractors = chosen_distractors([tuple(c) for c in mined["candidates"]], truth, ctx.get_patch)
+    item = make_item(image, rng, slot, region, distractors, "hard")
+    item.metadata.update(mined["clip"])
+    return item
+
+
+HARD = "missing_piece_selection_hard"
+RANDOM_INIT = "random-init"  # an explicit clip_pretrained=None, as stored in the builder config
+MINED_CANDIDATES = 6  # the 3 distractors are the first of these that also pass the pixel rule
+
+
+def configure_hard(options: dict) -> dict:
+    """Normalise the hard config's options: ``None`` weights = random init (tests only), and a
+    checkpoint file is fingerprinted so that replacing it invalidates cached builds."""
+    options = dict(options)
+    if options.get("clip_pretrained") is None:
+        options["clip_pretrained"] = RANDOM_INIT
+    pretrained = options["clip_pretrained"]
+    if os.path.isfile(str(pretrained)):
+        st = os.stat(pretrained)
+        options["clip_weights_fingerprint"] = stable_hash(os.path.abspath(pretrained), st.st_size,
+                                                          st.st_mtime_ns)[:16]
+    return options
+
+
+class HardPreparation:
+    """Mines every hard item's distractor candidates once: embed every 3x3 cell of every source
+    (disk-cached), then search the nearest cells of other sources for each item's blank."""
+
+    def __init__(self, options: Mapping[str, Any], settings: Mapping[str, Any]):
+        try:
+            from ..clip_mining import DEFAULT_MAX_SIMILARITY, ClipMiner, ClipWeightsUnavailable  # TEMP
+            import open_clip  # noqa: F401
+            import torch  # noqa: F401
+        except ImportError as err:
+            raise ConfigUnavailable(HARD, f"needs torch and open_clip: pip install 'jigsaw-puzzles[clip]' "
+                                          f"({err})") from err
+        pretrained = options.get("clip_pretrained")
+        pretrained = None if pretrained in (None, RANDOM_INIT) else pretrained
+        self.max_similarity = DEFAULT_MAX_SIMILARITY
+        try:  # resolves the weights (never loads them here): fails in seconds offline
+            self.miner = ClipMiner(options["clip_model"], pretrained, allow_random_init=pretrained is None,
+                                   cache_dir=settings.get("clip_cache_dir"), device=settings.get("clip_device"),
+                                   batch_size=settings.get("clip_batch_size") or 64)
+        except ClipWeightsUnavailable as err:
+            raise ConfigUnavailable(HARD, str(err)) from err
+
+    @property
+    def metadata(self) -> dict:
+        return {**self.miner.spec.metadata(), "clip_precision": self.miner.precision,
+                "clip_max_similarity": self.max_similarity}
+
+    def prepare(self, sources: Mapping[str, str], item_ids: Sequence[str], seed: int,
+                load: Callable[[str], Image.Image]) -> dict[str, Any]:
+        bank = self.miner.embed_sources({sid: load(path) for sid, path in sources.items()})
+        regions = {sid: choose_region(item_rng(seed, RNG_KEY, sid)) for sid in item_ids}
+        targets = [(sid, regions[sid] // GRID, regions[sid] % GRID) for sid in item_ids]
+        mined = self.miner.mine(bank, targets, k=MINED_CANDIDATES, strict=False)
+        clip = self.metadata
+        return {m.source_id: {"region": regions[m.source_id], "clip": clip,
+                              "candidates": [[d.source_id, d.row * GRID + d.col, d.similarity]
+                                             for d in m.distractors]}
+                for m in mined}
+
+
+def _clip_defaults() -> dict:
+    from ..clip_mining import DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED  # TEMP until clip/ lands
+    return {"clip_model": DEFAULT_CLIP_MODEL, "clip_pretrained": DEFAULT_CLIP_PRETRAINED}
+
+
+TASKS = [
+    Task("missing_piece_selection_easy", NUM_SLOTS, check, build_easy,
+         "Missing Piece Selection (easy): random distractors", __name__),
+    Task(HARD, NUM_SLOTS, check, build_hard,
+         "Missing Piece Selection (hard): the three most CLIP-similar distractors", __name__,
+         options=_clip_defaults(),
+         settings={"clip_cache_dir": None, "clip_device": None, "clip_batch_size": 64},
+         preparer=HardPreparation, configure=configure_hard),
+]

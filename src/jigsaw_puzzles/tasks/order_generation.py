@@ -10,7 +10,8 @@ from PIL import Image
 
 from .. import prompts
 from ..rng import ItemRNG
-from .base import Item
+from ..spec import format_order
+from .base import Context, Item, Task
 from .order_restoration import check, shuffle  # noqa: F401  (same well-posedness rule)
 
 NUM_SLOTS = 1
@@ -22,6 +23,14 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int = 0) -> Item:
         images=pieces,
         question=prompts.ORDER_GENERATION,
         options=[],
-        answer=prompts.format_order(order),
+        answer=format_order(order),
         metadata={"grid": [2, 2], "order": order},
     )
+
+
+def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+    return make_item(image, rng, slot)
+
+
+TASKS = [Task("order_generation", NUM_SLOTS, check, build,
+              "Order Generation: write the order of four shuffled cells", __name__)]

@@ -15,7 +15,8 @@ from PIL import Image
 
 from .. import geometry, prompts
 from ..rng import ItemRNG
-from .base import Item, require_distinct
+from ..spec import format_choice, format_order
+from .base import Context, Item, Task, require_distinct
 
 NUM_SLOTS = 4
 PERMUTATIONS = [list(p) for p in permutations((1, 2, 3, 4))]
@@ -38,11 +39,19 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int) -> Item:
     order, pieces = shuffle(image, rng)
     wrong = rng.child("options").sample([p for p in PERMUTATIONS if p != order], 3)
     options_lists = wrong[:slot] + [order] + wrong[slot:]
-    options = [prompts.format_order(p) for p in options_lists]
+    options = [format_order(p) for p in options_lists]
     return Item(
         images=pieces,
         question=prompts.ORDER_RESTORATION.format(options=prompts.option_lines(options)),
         options=options,
-        answer=prompts.LETTERS[slot],
+        answer=format_choice(slot),
         metadata={"grid": [2, 2], "order": order, "option_orders": options_lists},
     )
+
+
+def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+    return make_item(image, rng, slot)
+
+
+TASKS = [Task("order_restoration", NUM_SLOTS, check, build,
+              "Order Restoration: choose the order of four shuffled cells", __name__)]

@@ -14,7 +14,8 @@ from PIL import Image
 
 from .. import geometry, prompts
 from ..rng import ItemRNG
-from .base import Item, TaskError, distinct_subsets
+from ..spec import LETTERS
+from .base import Context, Item, Task, TaskError, distinct_subsets
 
 LEVELS = {"easy": (2, 2, prompts.PIECE_LOCALIZATION_EASY),
           "hard": (3, 4, prompts.PIECE_LOCALIZATION_HARD)}
@@ -40,11 +41,11 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int, level: str) -> Item:
     masked = rng.child("masked cells").choice(subsets)
     boxes = geometry.grid_boxes(image.size, grid, grid)
     board = image.copy()
-    for letter, cell in zip(prompts.LETTERS, masked):
+    for letter, cell in zip(LETTERS, masked):
         geometry.fill(board, boxes[cell], geometry.MASK_GREY)
         geometry.draw_label(board, boxes[cell], letter)
     piece_cell = masked[slot]
-    labels = list(prompts.LETTERS[:masks])
+    labels = list(LETTERS[:masks])
     return Item(
         images=[board, cells[piece_cell]],
         question=template,
@@ -53,3 +54,17 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int, level: str) -> Item:
         metadata={"grid": [grid, grid], "masked_cells": list(masked),
                   "labels": dict(zip(labels, masked)), "piece_cell": piece_cell},
     )
+
+
+def _task(level: str, summary: str) -> Task:
+    def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        return make_item(image, rng, slot, level)
+
+    def check_level(image: Image.Image) -> str | None:
+        return check(image, level)
+
+    return Task(f"piece_localization_{level}", num_slots(level), check_level, build, summary, __name__)
+
+
+TASKS = [_task("easy", "Piece Localization (easy): 2x2 grid, two masks"),
+         _task("hard", "Piece Localization (hard): 3x3 grid, four masks")]

@@ -1,0 +1,245 @@
+"""The benchmark's contract: what Jigsaw-Puzzles *is*, in one place.
+
+Everything that must agree between the generator, the scorer, the metric, the
+runner and the report lives here and nowhere else:
+
+* one :class:`ConfigSpec` per config (:data:`CONFIGS`, in the paper's Table-2
+  order): the task family whose randomness it shares, its Table-2 column, its
+  answer kind and answer space, how many images a row carries, and the accuracy
+  of uniform guessing;
+* the canonical answer strings and their formatters and parsers
+  (:func:`format_choice`, :func:`format_anomaly`, :func:`format_order`,
+  :func:`parse_reference`, :func:`answer_space`);
+* the row schema (:func:`features`), the splits, the Lite share and the citation.
+
+This module imports nothing heavy (no PIL, no ``datasets`` at import time) so the
+metric, the scorer and the harness integrations can depend on it alone. A new
+config is one task module under ``tasks/`` plus one entry in :data:`CONFIGS`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import permutations
+from typing import Iterable, Sequence
+
+__all__ = [
+    "LETTERS", "CHOICE", "ANOMALY", "ORDER", "ConfigSpec", "CONFIGS", "PAPER_CONFIGS", "SPLITS",
+    "LITE_FRACTION", "ANOMALY_CHANCE_UNCHANGED", "ANOMALY_CHANCE_ALTERED", "ANOMALY_MIX",
+    "format_choice", "format_anomaly", "anomaly_answers", "format_order", "parse_reference", "answer_space",
+    "config_from_id", "get", "select_configs", "features", "CITATION", "HOMEPAGE", "GENERATOR_VERSION",
+]
+
+#: Option letters, in order: option ``k`` (0-based) is ``LETTERS[k]``.
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+#: Answer kinds: one option letter; the three-line anomaly block; a permutation list.
+CHOICE, ANOMALY, ORDER = "choice", "anomaly", "order"
+
+SPLITS = ("test", "lite")
+LITE_FRACTION = 0.2  # 220 of the paper's 1,100 images
+
+#: Version of the item generator. Items for the same folder and seed are byte-identical
+#: within one generator version; a change of any item is a new version, said in the docs.
+GENERATOR_VERSION = "1.0.0"
+
+#: Anomaly Detection under uniform guessing (judgment A/B, then position and type):
+#: right with probability 1/2 on an unchanged item and 1/2 * 1/4 * 1/2 on an altered one.
+ANOMALY_CHANCE_UNCHANGED = 1 / 2
+ANOMALY_CHANCE_ALTERED = 1 / 16
+#: The generator's unchanged : altered mix (2 : 1 rotated : 1 mirrored = 1 : 1).
+ANOMALY_MIX = (1, 1)
+
+
+@dataclass(frozen=True)
+class ConfigSpec:
+    """One config of the benchmark.
+
+    name: the config name (a ``datasets`` config and the row-id prefix).
+    family: configs of one family share their randomness (easy/hard Missing Piece
+        Selection share the region and letter; Order Restoration/Generation the shuffle).
+    title: the paper's term. short: the Table-2 column label.
+    kind: ``CHOICE``, ``ANOMALY`` or ``ORDER``. num_options: option letters of a choice task
+        (anomaly: positions). num_images: images per row. grid: ``(rows, cols)`` it is cut on.
+    in_overall: whether the paper's "Overall" averages it (Order Generation is reported apart).
+    """
+
+    name: str
+    family: str
+    title: str
+    short: str
+    kind: str
+    num_options: int
+    num_images: int
+    grid: tuple[int, int]
+    in_overall: bool = True
+
+    @property
+    def letters(self) -> str:
+        """Option letters of a choice task (``""`` for the other kinds)."""
+        return LETTERS[: self.num_options] if self.kind == CHOICE else ""
+
+    @property
+    def order_length(self) -> int:
+        return self.grid[0] * self.grid[1]
+
+    @property
+    def chance(self) -> float:
+        """Accuracy (fraction) of uniform guessing; Anomaly Detection for :data:`ANOMALY_MIX`."""
+        if self.kind == CHOICE:
+            return 1 / self.num_options
+        if self.kind == ORDER:
+            n = 1
+            for k in range(2, self.order_length + 1):
+                n *= k
+            return 1 / n
+        unchanged, altered = ANOMALY_MIX
+        return (unchanged * ANOMALY_CHANCE_UNCHANGED + altered * ANOMALY_CHANCE_ALTERED) / (unchanged + altered)
+
+
+_ALL = [
+    ConfigSpec("missing_piece_selection_easy", "missing_piece_selection", "Missing Piece Selection (easy)",
+               "MPS Easy", CHOICE, 4, 5, (3, 3)),
+    ConfigSpec("missing_piece_selection_hard", "missing_piece_selection", "Missing Piece Selection (hard)",
+               "MPS Hard", CHOICE, 4, 5, (3, 3)),
+    ConfigSpec("piece_localization_easy", "piece_localization_easy", "Piece Localization (easy)",
+               "PL Easy", CHOICE, 2, 2, (2, 2)),
+    ConfigSpec("piece_localization_hard", "piece_localization_hard", "Piece Localization (hard)",
+               "PL Hard", CHOICE, 4, 2, (3, 3)),
+    ConfigSpec("connection_verification", "connection_verification", "Connection Verification",
+               "CV", CHOICE, 3, 2, (2, 2)),
+    ConfigSpec("anomaly_detection", "anomaly_detection", "Anomaly Detection", "AD", ANOMALY, 4, 1, (2, 2)),
+    ConfigSpec("order_restoration", "order", "Order Restoration", "OR", CHOICE, 4, 4, (2, 2)),
+    ConfigSpec("order_generation", "order", "Order Generation", "OG", ORDER, 0, 4, (2, 2), in_overall=False),
+]
+#: Every config, in the paper's table order.
+CONFIGS: dict[str, ConfigSpec] = {c.name: c for c in _ALL}
+#: The seven columns of the paper's Table 2 that "Overall" averages, in table order.
+PAPER_CONFIGS: tuple[str, ...] = tuple(c.name for c in _ALL if c.in_overall)
+
+
+def get(config: str) -> ConfigSpec:
+    """The spec of ``config``; a clear ``ValueError`` for an unknown name."""
+    try:
+        return CONFIGS[config]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}") from None
+
+
+def config_from_id(row_id: str) -> str:
+    """``"order_restoration/3f2a9c0d1e4b5a67"`` -> ``"order_restoration"`` (row ids are ``config/source``)."""
+    config = str(row_id).split("/", 1)[0]
+    if config not in CONFIGS:
+        raise ValueError(f"cannot derive a config from id {row_id!r}")
+    return config
+
+
+# ----------------------------------------------------------------------------- canonical answers
+
+def format_choice(index: int) -> str:
+    """The answer letter of option ``index`` (0-based)."""
+    return LETTERS[index]
+
+
+def format_anomaly(position: str | None = None, kind: str | None = None) -> str:
+    """The exact three-line Anomaly Detection answer (Appendix B): ``Judgment``, ``Error Position``,
+    ``Error Type``; the last two empty for an unchanged image."""
+    if position is None:
+        return "Judgment: A\nError Position:\nError Type:"
+    return f"Judgment: B\nError Position: {position}\nError Type: {kind}"
+
+
+def format_order(order: Iterable[int]) -> str:
+    """``[2, 3, 1, 4]``: the paper's Python-style list of 1-based indices."""
+    return "[" + ", ".join(str(int(i)) for i in order) + "]"
+
+
+def anomaly_answers(positions: int = 4) -> list[str]:
+    """The Anomaly Detection answers in option order: unchanged, then (position, type) pairs."""
+    return [format_anomaly()] + [format_anomaly(p, t) for p in LETTERS[:positions] for t in "AB"]
+
+
+_SPACES: dict[str, frozenset[str]] = {}
+
+
+def answer_space(config: str) -> frozenset[str]:
+    """Every canonical answer of ``config`` (letters; the 9 anomaly blocks; the n! orders)."""
+    space = _SPACES.get(config)
+    if space is None:
+        spec = get(config)
+        if spec.kind == CHOICE:
+            space = frozenset(spec.letters)
+        elif spec.kind == ANOMALY:
+            space = frozenset(anomaly_answers(spec.num_options))
+        else:
+            space = frozenset(format_order(p) for p in permutations(range(1, spec.order_length + 1)))
+        _SPACES[config] = space
+    return space
+
+
+_LINE_SPACE = re.compile(r"[ \t\r\f\v]+")
+_ORDER_BODY = re.compile(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]")
+
+
+def parse_reference(reference: object, config: str) -> str:
+    """The canonical form of a reference answer, or ``ValueError`` if it is not one.
+
+    Whitespace and case are normalised as for predictions (trailing spaces, ``\\r\\n``,
+    blank lines, ``b`` for ``B``, ``[2,3,1,4]``); anything else is malformed.
+    """
+    spec = get(config)
+    text = str(reference)
+    if spec.kind == CHOICE:
+        ref = text.strip().upper()
+    elif spec.kind == ANOMALY:
+        lines = [_LINE_SPACE.sub(" ", line).strip() for line in text.replace("\r\n", "\n").split("\n")]
+        lines = [line for line in lines if line]
+        fixed = []
+        for line in lines:
+            head, sep, value = line.partition(":")
+            fixed.append(f"{head.strip().title()}:" + (f" {value.strip().upper()}" if value.strip() else "")
+                         if sep else line)
+        ref = "\n".join(fixed)
+    else:
+        m = _ORDER_BODY.fullmatch(text.strip())
+        ref = format_order(m.group(1).split(",")) if m else text.strip()
+    if ref not in answer_space(config):
+        raise ValueError(f"reference {reference!r} is not a valid {config} answer (see the README, 'Row schema')")
+    return ref
+
+
+def features():
+    """The row schema as ``datasets.Features`` (imported lazily)."""
+    import datasets
+
+    return datasets.Features({
+        "id": datasets.Value("string"),
+        "source_id": datasets.Value("string"),
+        "images": datasets.List(datasets.Image()),
+        "question": datasets.Value("string"),
+        "options": datasets.List(datasets.Value("string")),
+        "answer": datasets.Value("string"),
+        "metadata": datasets.Value("string"),
+    })
+
+
+HOMEPAGE = "https://zesen01.github.io/jigsaw-puzzles"
+CITATION = """\
+@misc{lyu2025jigsawpuzzles,
+  title={Jigsaw-Puzzles: From Seeing to Understanding to Reasoning in Vision-Language Models},
+  author={Lyu, Zesen and Zhang, Dandan and Ye, Wei and Li, Fangdi and Jiang, Zhihang and Yang, Yao},
+  howpublished={\\url{https://zesen01.github.io/jigsaw-puzzles}},
+  year={2025}
+}
+"""
+
+
+def select_configs(configs: Sequence[str] | None = None) -> list[str]:
+    """``configs`` in table order (all when ``None``), with a clear error for unknown names."""
+    if configs is None:
+        return list(CONFIGS)
+    unknown = [c for c in configs if c not in CONFIGS]
+    if unknown:
+        raise ValueError(f"unknown config(s) {', '.join(map(str, unknown))}; choose from {', '.join(CONFIGS)}")
+    return [c for c in CONFIGS if c in set(configs)]
