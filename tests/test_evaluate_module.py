@@ -1,4 +1,4 @@
-"""`evaluate.load` of metrics/jigsaw_puzzles, offline, from a clean working directory."""
+"""`evaluate.load(jp.METRIC_PATH)`, offline: from a clean working directory, and from an installed wheel."""
 import json
 import os
 import subprocess
@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+import jigsaw_puzzles as jp
+
 REPO = Path(__file__).resolve().parents[1]
-METRIC_DIR = REPO / "metrics" / "jigsaw_puzzles"
+METRIC_DIR = Path(jp.METRIC_PATH)
 
 SCRIPT = r"""
 import json, os, sys
@@ -54,7 +56,7 @@ def loaded(tmp_path_factory):
         HF_MODULES_CACHE=str(tmp_path / "modules"),  # a fresh module cache: the script is really copied
     )
     env.pop("PYTHONPATH", None)
-    args = [str(METRIC_DIR), str(clean), "metrics/jigsaw_puzzles", str(REPO)]
+    args = [str(METRIC_DIR), str(clean), "src/jigsaw_puzzles/metrics/jigsaw_puzzles", str(REPO)]
     proc = subprocess.run(
         [sys.executable, "-c", SCRIPT, *args], cwd=clean, env=env, capture_output=True, text=True, timeout=300
     )
@@ -96,4 +98,54 @@ def test_metric_card_has_yaml_header():
     header = text.split("---\n")[1]
     for key in ("title:", "tags:", "description:"):
         assert key in header
-    assert "evaluate.load(\"metrics/jigsaw_puzzles\")" in text
+    assert "evaluate.load(jp.METRIC_PATH)" in text
+    assert "@misc{lyu2025jigsawpuzzles" in text and "@article" not in text  # one citation everywhere
+    for name in ("requirements.txt", "app.py"):  # a valid Hub metric Space: the card names app.py
+        assert (METRIC_DIR / name).is_file()
+
+
+def test_options_map_order_restoration_lists_to_letters(loaded):
+    import evaluate
+
+    metric = evaluate.load(jp.METRIC_PATH)
+    options = [["[1, 2, 3, 4]", "[4, 3, 2, 1]", "[2, 1, 4, 3]", "[3, 4, 1, 2]"]]
+    with_options = metric.compute(predictions=["[2, 1, 4, 3]"], references=["C"], configs=["order_restoration"],
+                                  options=options)
+    without = metric.compute(predictions=["[2, 1, 4, 3]"], references=["C"], configs=["order_restoration"])
+    assert with_options["order_restoration"]["accuracy"] == 100.0
+    assert without["order_restoration"]["accuracy"] == 0.0
+
+
+WHEEL_SCRIPT = r"""
+import json, os, sys
+import evaluate
+import jigsaw_puzzles as jp
+assert "site-packages" in jp.METRIC_PATH, jp.METRIC_PATH  # the installed wheel, not the checkout
+m = evaluate.load(jp.METRIC_PATH)
+print("RESULT" + json.dumps(m.compute(predictions=["B"], references=["B"], configs=["connection_verification"])))
+"""
+
+
+@pytest.mark.slow
+def test_metric_loads_from_an_installed_wheel(tmp_path):
+    dist = tmp_path / "dist"
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                            "-w", str(dist), str(REPO)], capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stderr[-2000:]
+    wheel = next(dist.glob("jigsaw_puzzles-*.whl"))
+    venv = tmp_path / "venv"  # a fresh venv; its dependencies come from this interpreter's site-packages
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
+    python = venv / "bin" / "python"
+    install = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+                             capture_output=True, text=True, timeout=600)
+    assert install.returncode == 0, install.stderr[-2000:]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(HF_EVALUATE_OFFLINE="1", HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1",
+               HF_MODULES_CACHE=str(tmp_path / "modules"), HF_HOME=str(tmp_path / "hf_home"))
+    workdir = tmp_path / "elsewhere"
+    workdir.mkdir()
+    proc = subprocess.run([str(python), "-c", WHEEL_SCRIPT], cwd=workdir, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT")][-1][len("RESULT"):])
+    assert result["connection_verification"]["accuracy"] == 100.0

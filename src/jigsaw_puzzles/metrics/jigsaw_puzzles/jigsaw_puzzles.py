@@ -16,6 +16,7 @@ import datasets
 
 import evaluate
 from jigsaw_puzzles.scoring import score
+from jigsaw_puzzles.spec import CITATION, HOMEPAGE
 
 
 _DESCRIPTION = """
@@ -32,6 +33,9 @@ Args:
     predictions: List of raw model responses (str).
     references: List of reference answers, `row["answer"]` of the Jigsaw-Puzzles dataset.
     configs: List with the config name of each item (e.g. "anomaly_detection").
+    options: Optional, a keyword of `compute()`: each item's `row["options"]`, in the order of all
+        predictions; lets an Order Restoration answer given as the list itself (instead of its letter)
+        be mapped to the letter of the matching option.
 Returns:
     A dict keyed by config name, plus "overall", each a dict with:
     accuracy: exact-match accuracy in % (0-100).
@@ -48,7 +52,8 @@ Returns:
     anomaly_detection also has judgment_accuracy, position_accuracy, type_accuracy and n_altered;
     order_generation also has position_accuracy and kendall_tau.
 Examples:
-    >>> jigsaw = evaluate.load("metrics/jigsaw_puzzles")
+    >>> import jigsaw_puzzles as jp
+    >>> jigsaw = evaluate.load(jp.METRIC_PATH)  # the metric ships inside the package: any folder, offline
     >>> results = jigsaw.compute(
     ...     predictions=["B", "The answer is (C).", "[2, 3, 1, 4]"],
     ...     references=["B", "A", "[2, 3, 1, 4]"],
@@ -58,14 +63,14 @@ Examples:
     50.0 100.0
 """
 
-_CITATION = """
-@article{lyu2025jigsawpuzzles,
-  title={Jigsaw-Puzzles: From Seeing to Understanding to Reasoning in Vision-Language Models},
-  author={Lyu, Zesen and Zhang, Dandan and Ye, Wei and Li, Fangdi and Jiang, Zhihang and Yang, Yao},
-  journal={arXiv preprint},
-  year={2025}
-}
-"""
+_CITATION = CITATION
+
+
+_FEATURES = datasets.Features({
+    "predictions": datasets.Value("string"),
+    "references": datasets.Value("string"),
+    "configs": datasets.Value("string"),
+})
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -75,15 +80,9 @@ class JigsawPuzzles(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("string"),
-                    "references": datasets.Value("string"),
-                    "configs": datasets.Value("string"),
-                }
-            ),
-            reference_urls=["https://zesen01.github.io/jigsaw-puzzles"],
+            features=_FEATURES,
+            reference_urls=[HOMEPAGE],
         )
 
-    def _compute(self, predictions, references, configs):
-        return score(predictions, references, configs)
+    def _compute(self, predictions, references, configs, options=None):
+        return score(predictions, references, configs, options=options)
