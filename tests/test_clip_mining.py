@@ -1,4 +1,4 @@
-"""Tests for jigsaw_puzzles.clip_mining (issue #3).
+"""Tests for jigsaw_puzzles.clip (issue #3).
 
 Everything runs offline on CPU with a randomly initialised open_clip ``ViT-S-32``
 (``pretrained=None``) and synthetic sources: smooth gradients plus coloured
@@ -20,7 +20,7 @@ from PIL import Image, ImageDraw
 pytest.importorskip("torch")
 pytest.importorskip("open_clip")
 
-from jigsaw_puzzles import clip_mining as cm  # noqa: E402
+from jigsaw_puzzles import clip as cm  # noqa: E402
 
 MODEL = "ViT-S-32"
 CELL = 96
@@ -133,7 +133,7 @@ def test_determinism_runs_and_processes(first_run, tmp_path):
     )
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(Path(cm.__file__).parents[1]), env.get("PYTHONPATH", "")])
+        [str(Path(cm.__file__).parents[2]), env.get("PYTHONPATH", "")])
     out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent),
                           str(tmp_path / "run3")], capture_output=True, text=True, env=env,
                          check=True, timeout=300)
@@ -361,3 +361,8 @@ def test_search_pads_when_too_few_candidates():
                                       query_groups=np.array([0]), pool_groups=np.array([0, 0, 1, 1]),
                                       chunk_size=1)
     assert idx.tolist() == [[2, 3, -1]] and np.isnan(sims[0, 2])
+
+
+def test_importing_clip_loads_no_torch():
+    code = "import sys, jigsaw_puzzles.clip; assert 'torch' not in sys.modules and 'open_clip' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

@@ -210,7 +210,7 @@ def test_resume_refuses_other_settings_or_data(tmp_path):
 
 def test_unbuildable_config_is_listed_as_skipped(tmp_path, monkeypatch):
     import jigsaw_puzzles as jp
-    from jigsaw_puzzles.clip_mining import ClipWeightsUnavailable
+    from jigsaw_puzzles.clip import ClipWeightsUnavailable
 
     def fake_load(config, split="test", source=None, seed=0, num_proc=None):
         raise ClipWeightsUnavailable("CLIP weights for model 'ViT-B-32' are not available: offline")

@@ -184,7 +184,7 @@ def _enable_hint(config: str, exc: BaseException) -> str:
 def _is_unavailable(exc: BaseException) -> bool:
     """Errors that mean 'this config cannot be built here' (listed as skipped) rather than a bug."""
     try:  # hard distractors need CLIP weights (and torch/open_clip)
-        from jigsaw_puzzles.clip_mining import ClipWeightsUnavailable
+        from ..clip import ClipWeightsUnavailable
 
         if isinstance(exc, ClipWeightsUnavailable):
             return True

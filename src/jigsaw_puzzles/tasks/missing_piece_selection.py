@@ -173,7 +173,7 @@ class HardPreparation:
 
     def __init__(self, options: Mapping[str, Any], settings: Mapping[str, Any]):
         try:
-            from ..clip_mining import DEFAULT_MAX_SIMILARITY, ClipMiner, ClipWeightsUnavailable  # TEMP
+            from ..clip import DEFAULT_MAX_SIMILARITY, ClipMiner, ClipWeightsUnavailable
             import open_clip  # noqa: F401
             import torch  # noqa: F401
         except ImportError as err:
@@ -208,7 +208,7 @@ class HardPreparation:
 
 
 def _clip_defaults() -> dict:
-    from ..clip_mining import DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED  # TEMP until clip/ lands
+    from ..clip.weights import DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED  # constants: torch loads lazily
     return {"clip_model": DEFAULT_CLIP_MODEL, "clip_pretrained": DEFAULT_CLIP_PRETRAINED}
 
 
