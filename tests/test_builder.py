@@ -11,6 +11,7 @@ import pytest
 
 from jigsaw_puzzles import CONFIGS, load_dataset, make_builder
 from jigsaw_puzzles.cli import main
+from jigsaw_puzzles.errors import ConfigUnavailable
 from jigsaw_puzzles.export import build
 
 QUICK = ["missing_piece_selection_easy", "anomaly_detection", "order_restoration"]
@@ -96,7 +97,7 @@ def test_unknown_config_and_empty_folder(tmp_path):
     with pytest.raises(ValueError, match="unknown config"):
         load_dataset("missing_piece_selection_medium")
     (tmp_path / "junk.jpg").write_bytes(b"nope")
-    with pytest.raises(ValueError, match="no usable source image"):
+    with pytest.raises(ConfigUnavailable, match="needs at least 1 usable source image"):
         load_dataset("order_generation", source=tmp_path, cache_dir=str(tmp_path / "c"))
 
 

@@ -108,7 +108,7 @@ def test_offline_error_before_any_work(monkeypatch, tmp_path):
     msg = str(ei.value)
     assert isinstance(ei.value, RuntimeError)
     for needle in ("'ViT-B-32'", "'laion2b_s34b_b79k'", "clip_pretrained=", "checkpoint file",
-                   "huggingface-cli download laion/CLIP-ViT-B-32-laion2B-s34B-b79K",
+                   "hf download laion/CLIP-ViT-B-32-laion2B-s34B-b79K",
                    "Hugging Face cache"):
         assert needle in msg, (needle, msg)
     with pytest.raises(cm.ClipWeightsUnavailable):

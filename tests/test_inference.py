@@ -100,7 +100,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from jigsaw_puzzles.inference import RunMismatchError, evaluate_model  # noqa: E402
 from jigsaw_puzzles.inference import runner as runner_mod  # noqa: E402
-from jigsaw_puzzles.inference.runner import read_predictions  # noqa: E402
+from jigsaw_puzzles.inference.rundir import read_predictions  # noqa: E402
 
 
 def lines(run_dir):
@@ -209,18 +209,18 @@ def test_resume_refuses_other_settings_or_data(tmp_path):
 
 
 def test_unbuildable_config_is_listed_as_skipped(tmp_path, monkeypatch):
-    import jigsaw_puzzles as jp
-    from jigsaw_puzzles.clip import ClipWeightsUnavailable
+    from jigsaw_puzzles import builder
+    from jigsaw_puzzles.errors import ConfigUnavailable
 
-    def fake_load(config, split="test", source=None, seed=0, num_proc=None):
-        raise ClipWeightsUnavailable("CLIP weights for model 'ViT-B-32' are not available: offline")
+    def fake_make_builder(config, *args, **kwargs):
+        raise ConfigUnavailable(config, "CLIP weights for model 'ViT-B-32' are not available: offline")
 
-    monkeypatch.setattr(jp, "load_dataset", fake_load)
+    monkeypatch.setattr(builder, "make_builder", fake_make_builder)
     data = make_data(["missing_piece_selection_easy"], 4, size=(8, 8))
     res = evaluate_model("random", configs=["missing_piece_selection_easy", "missing_piece_selection_hard"],
                          data=data, out=tmp_path / "run", progress=False)
     skip = res["skipped"]["missing_piece_selection_hard"]
-    assert "ClipWeightsUnavailable" in skip["reason"] and "clip" in skip["enable"].lower()
+    assert "CLIP weights" in skip["reason"] and "re-run" in skip["enable"]
     assert "missing_piece_selection_hard" in json.loads((tmp_path / "run" / "results.json").read_text())["skipped"]
     from jigsaw_puzzles.report import make_report
 
@@ -286,7 +286,7 @@ def test_transformers_prompt_has_images_in_order_then_question(tiny_vlm):
 
 def test_cli_eval_on_built_dataset_and_report(tmp_path, tiny_vlm, photo_dir, capsys):
     """The whole CLI path on datasets built by jigsaw_puzzles.load_dataset (small source folder)."""
-    from jigsaw_puzzles.inference.cli import main
+    from jigsaw_puzzles.cli import main
 
     out = tmp_path / "runs" / "tiny"
     rc = main(["eval", "--model", tiny_vlm, "--source", str(photo_dir), "--split", "test",
@@ -393,7 +393,7 @@ def test_openai_backend_against_local_server(tmp_path, chat_server):
                 assert (np.asarray(got.convert("RGB")) == np.asarray(im.convert("RGB"))).all()
 
 
-def test_openai_permanent_error_is_recorded_not_retried(tmp_path, chat_server):
+def test_openai_errored_item_is_never_done_and_is_retried_on_resume(tmp_path, chat_server):
     url, handler = chat_server
     handler.fail_first_with_429 = False
     data = make_data(["piece_localization_easy"], 3, size=(8, 8))
@@ -402,12 +402,19 @@ def test_openai_permanent_error_is_recorded_not_retried(tmp_path, chat_server):
     res = evaluate_model("m", backend="openai", api_base=url, data=data, out=tmp_path / "run", batch_size=1,
                          progress=False, backend_kwargs={"retry_base_delay": 0.01})
     recs = {r["id"]: r for r in lines(tmp_path / "run")}
-    assert len(handler.requests) == 3 and res["complete"]
+    assert len(handler.requests) == 3 and not res["complete"] and res["n_errors"] == 1 and res["n_items"] == 2
     assert "HTTP 400" in recs[bad["id"]]["error"] and recs[bad["id"]]["output"] == "" and not recs[bad["id"]]["correct"]
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["status"] == "incomplete"
+    handler.reject_ids = set()  # the cause is fixed: the same command answers only the errored item
+    res = evaluate_model("m", backend="openai", api_base=url, data=data, out=tmp_path / "run", batch_size=1,
+                         progress=False, backend_kwargs={"retry_base_delay": 0.01})
+    assert len(handler.requests) == 4 and res["complete"] and res["n_errors"] == 0 and res["n_items"] == 3
 
 
 def test_openai_gives_up_after_max_retries_and_resumes(tmp_path):
-    from jigsaw_puzzles.inference.backends import APIError, GenerationSettings, OpenAIBackend, Request
+    from jigsaw_puzzles.inference.backends import GenerationSettings, Request
+    from jigsaw_puzzles.inference.openai_backend import APIError, OpenAIBackend
 
     b = OpenAIBackend("m", GenerationSettings(), api_base="http://127.0.0.1:9/v1", max_retries=3,
                       sleep=lambda s: None)

@@ -20,6 +20,7 @@ from typing import Any
 import datasets
 
 from ._version import __version__
+from .errors import ConfigUnavailable, UsageError
 from .geometry import encode_png
 from .plan import lite_ids, plan_slots
 from .rng import item_rng
@@ -127,6 +128,10 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
             else:
                 feasible.append(source)
         lite = lite_ids([s.source_id for s in curation.accepted], self.config.seed, self.config.lite_fraction)
+        if len(feasible) < max(1, task.min_sources) or len(curation.accepted) < task.min_sources:
+            raise ConfigUnavailable(self.config.name, (
+                f"needs at least {max(1, task.min_sources)} usable source images, {len(feasible)} of "
+                f"{len(curation.records)} files in {curation.folder} qualify (`jigsaw-puzzles curate DIR` says why)"))
         feasible_ids = {s.source_id for s in feasible}
         slots = plan_slots(sorted(feasible_ids), [s for s in lite if s in feasible_ids],
                            self.config.seed, task.family, task.num_slots)
@@ -155,8 +160,6 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                 f"{self.config.name}: {len(curation.accepted)} of {len(curation.records)} files accepted; "
                 f"{len(curation.rejected)} rejected by curation, {len(plan['task_skips'])} skipped by the task "
                 f"(reasons: `jigsaw-puzzles curate DIR` or builder.report)")
-        if not feasible:
-            raise ValueError(f"{self.config.name}: no usable source image in {curation.folder}")
         pool = tuple((s.source_id, s.path) for s in curation.accepted)
         lite_set = set(plan["lite"])
         prepared = plan["prepared"]
@@ -215,7 +218,7 @@ def make_builder(config: str, source: str | os.PathLike | None = None, seed: int
     """The builder of ``config``; ``kwargs`` may hold any task's options and settings (each config
     keeps its own and ignores the others') and ``datasets`` builder arguments."""
     if config not in TASKS:
-        raise ValueError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}")
+        raise UsageError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}")
     task = TASKS[config]
     options = {k: kwargs.pop(k, default) for k, default in task.options.items()}
     settings = {k: kwargs.pop(k, default) for k, default in task.settings.items()}
@@ -237,7 +240,7 @@ def load_dataset(config: str, split: str | None = "test", source: str | os.PathL
     >>> ds = jp.load_dataset("order_restoration", split="lite")  # embedded photos, seed 0
     """
     if split is not None and split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}; choose from {SPLITS}")
+        raise UsageError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
     builder = make_builder(config, source, seed, cache_dir, **kwargs)
     builder.download_and_prepare(num_proc=num_proc)
     return builder.as_dataset(split=split)

@@ -7,6 +7,14 @@ class UserError(Exception):
     """An expected error caused by the user's input or environment; the message says what to do."""
 
 
+class UsageError(UserError, ValueError):
+    """A wrong argument: an unknown config, split or option value."""
+
+
+class SourceFolderError(UserError, FileNotFoundError):
+    """The source folder is missing, not a folder, or unreadable."""
+
+
 class ConfigUnavailable(UserError, RuntimeError):
     """A config cannot be built here (missing extra, weights, or too few usable sources).
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from importlib import resources
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import pyarrow.parquet as pq
 
 from ._version import __version__
 from .builder import CONFIGS, make_builder
-from .errors import ConfigUnavailable
+from .errors import ConfigUnavailable, UsageError
 from .spec import CITATION, LITE_FRACTION, SPLITS
 from .tasks import TASKS
 
@@ -84,19 +85,40 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     configs = list(configs or CONFIGS)
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown:
-        raise ValueError(f"unknown config(s) {unknown}; choose from {CONFIGS}")
+        raise UsageError(f"unknown config(s) {', '.join(unknown)}; choose from {', '.join(CONFIGS)}")
     if (out / f"{out.name}.py").exists():
-        raise ValueError(f"{out}/{out.name}.py exists: datasets >= 4 refuses such a folder")
+        raise UsageError(f"{out}/{out.name}.py exists: datasets >= 4 refuses such a folder; choose another --out")
     builders, skipped = {}, {}
     for config in list(configs):  # resolve every task's preparation (e.g. CLIP weights) before any work
         builders[config] = make_builder(config, source, seed, cache_dir, **builder_kwargs)
         try:
             builders[config].preparation()
+            builders[config].plan()  # curation and the answer plan: too few sources is known before writing
         except ConfigUnavailable as err:
             if explicit:
                 raise
             configs.remove(config)
             skipped[config] = err.reason
+    if not configs:
+        raise ConfigUnavailable("every config", "; ".join(f"{c}: {r}" for c, r in skipped.items()))
+    staging = out.parent / f".{out.name}.partial-{os.getpid()}"  # all or nothing: renamed into place at the end
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        report = _write(staging, builders, configs, skipped, source, seed, num_proc, repo)
+        if out.exists():
+            previous = out.parent / f".{out.name}.previous-{os.getpid()}"
+            os.replace(out, previous)
+            os.replace(staging, out)
+            shutil.rmtree(previous, ignore_errors=True)
+        else:
+            os.replace(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return report
+
+
+def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source, seed: int, num_proc, repo) -> dict:
     counts, report = {}, {"configs": {}}
     for config in configs:
         builder = builders[config]

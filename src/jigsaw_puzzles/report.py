@@ -10,7 +10,6 @@ whose parameter count is known from run.json or given with ``--params NAME=7B``)
 from __future__ import annotations
 
 import csv
-import json
 import math
 import os
 import re
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from .inference.rundir import RESULTS_JSON, RunDir
 from .spec import CONFIGS, PAPER_CONFIGS
 
 TABLE_CONFIGS = PAPER_CONFIGS
@@ -82,13 +82,10 @@ def parse_params(text: str | float | int | None) -> float | None:
 
 
 def load_run(path: str | os.PathLike) -> RunSummary:
-    path = Path(path)
-    res_p, run_p = path / "results.json", path / "run.json"
-    if not res_p.exists():
-        raise FileNotFoundError(f"{path}: no results.json (run `jigsaw-puzzles eval ... --out {path}` first; "
-                                "an interrupted run writes it when resumed to completion)")
-    res = json.loads(res_p.read_text())
-    run = json.loads(run_p.read_text()) if run_p.exists() else {}
+    rundir = RunDir(path)
+    path = rundir.path
+    res = rundir.read_results()
+    run = rundir.read_run() or {}
     metrics = res.get("metrics", res)  # tolerate a bare metric dict
     model = res.get("model") or run.get("model") or path.name
     name = Path(model).name if (os.sep in model and Path(model).exists()) else model
@@ -180,7 +177,7 @@ def format_markdown(runs: Sequence[RunSummary], rows: list[dict] | None = None) 
     for r in runs:
         for c, why in r.skipped.items():
             notes.append(f"{r.name}: {LABELS.get(c, c)} ({c}) skipped - {_first_sentence(why.get('reason', ''))} "
-                         f"To enable: {why.get('enable', '')} (full reason in {r.path.name}/results.json)")
+                         f"To enable: {why.get('enable', '')} (full reason in {r.path.name}/{RESULTS_JSON})")
     splits = sorted({str(r.split) for r in runs})
     notes.append("Accuracy in % (exact match). Overall = mean of the seven Table-2 tasks; OG = Order Generation "
                  f"(open-ended, not in Overall). Split: {', '.join(splits)}.")

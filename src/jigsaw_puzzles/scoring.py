@@ -29,6 +29,7 @@ from .spec import (ANOMALY, ANOMALY_CHANCE_ALTERED, ANOMALY_CHANCE_UNCHANGED, CO
 __all__ = [
     "score",
     "score_items",
+    "aggregate",
     "item_chance",
     "null_distribution",
     "critical_count",
@@ -314,7 +315,14 @@ def score(
         ``critical_value_exact``/``p_value`` of the exact test on the mean and a 95%
         stratified Wald interval.
     """
-    items = score_items(predictions, references, configs, options)
+    return aggregate(score_items(predictions, references, configs, options), references, configs)
+
+
+def aggregate(items: Sequence[tuple[Extraction, bool]], references: Sequence[str],
+              configs: Union[str, Sequence[str]]) -> dict[str, dict[str, float]]:
+    """:func:`score` from per-item verdicts already made by :func:`score_items` (e.g. stored in a run's
+    predictions file), so a run's per-item records and its totals can never disagree."""
+    items = list(items)
     n = len(items)
     references = _as_list(references, n, "references")
     configs = _as_list(configs, n, "configs")

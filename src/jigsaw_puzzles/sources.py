@@ -23,6 +23,7 @@ import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from . import geometry
+from .errors import SourceFolderError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 GRID_MULTIPLE = 6  # least common multiple of the 2x2 and 3x3 grids
@@ -99,8 +100,12 @@ def embedded_folder() -> Path:
 
 def resolve_folder(source: str | os.PathLike | None) -> Path:
     folder = embedded_folder() if source is None else Path(source).expanduser()
+    if not folder.exists():
+        raise SourceFolderError(f"source folder not found: {folder} (give --source a folder of photographs)")
     if not folder.is_dir():
-        raise FileNotFoundError(f"source folder not found: {folder}")
+        raise SourceFolderError(f"--source must be a folder of photographs, not a file: {folder}")
+    if not os.access(folder, os.R_OK | os.X_OK):
+        raise SourceFolderError(f"source folder is not readable: {folder} (check its permissions)")
     return folder.resolve()
 
 

@@ -181,7 +181,7 @@ def resolve_clip_weights(
                 path = hit
                 break
         where = f"Hugging Face repo {repo_id} (files {names}) in the HF cache"
-        cmd = f"huggingface-cli download {repo_id} {names[0]}"
+        cmd = f"hf download {repo_id} {names[0]}"
         if path is None:
             if offline:
                 raise _unavailable(model_name, pretrained, where,

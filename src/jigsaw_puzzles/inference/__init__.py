@@ -3,7 +3,8 @@
 Torch, transformers and vLLM are imported only when their backend is used.
 """
 from .backends import BACKENDS, BUILTIN_MODELS, Generation, GenerationSettings, Request
-from .runner import RunMismatchError, evaluate_model, load_all_predictions
+from .rundir import RunDir, RunLocked, RunMismatchError
+from .runner import evaluate_model
 
-__all__ = ["evaluate_model", "RunMismatchError", "load_all_predictions", "BACKENDS", "BUILTIN_MODELS",
+__all__ = ["evaluate_model", "RunDir", "RunLocked", "RunMismatchError", "BACKENDS", "BUILTIN_MODELS",
            "Generation", "GenerationSettings", "Request"]

@@ -1,24 +1,13 @@
-"""Run a model on Jigsaw-Puzzles: run directory, resume, JSONL writing, fingerprint, dispatch, progress.
+"""Run a model on Jigsaw-Puzzles: datasets, resume, dispatch to a backend, one verdict per item.
 
-A run directory holds
-
-``run.json``          model, backend, decoding settings, dataset fingerprints, package version, times, backend
-                      info (parameter count when known), skipped configs;
-``predictions.jsonl`` one line per answered item (``id, config, output, extracted, answer, correct,
-                      prompt_tokens, completion_tokens, latency_s`` [+ ``error``, ``confidence``...]).  A line is
-                      written with a single ``write`` of the complete line + ``flush`` once the item is done, so a
-                      killed run loses at most the items in flight; a torn last line (power loss) is dropped on
-                      resume;
-``results.json``      the metric's output (``jigsaw_puzzles.scoring.score``) + skipped configs.
-
-Re-running the same command resumes: items whose id is already in ``predictions.jsonl`` are skipped, the rest
-are generated, nothing is repeated.  Settings that would change the answers (model, backend, decoding, split,
-seed, source, dataset fingerprint) must match, otherwise the run refuses to mix them (use a new ``--out`` or
-``overwrite=True``).
+The run directory's files, identity check, lock and shard merging live in :mod:`.rundir`.
+Re-running the same command resumes: answered items are skipped, items that ended in an error are
+answered again. Settings that would change the answers (model, backend, decoding, split, seed,
+source, dataset options, endpoint, dataset fingerprints) must match, otherwise the run refuses to mix
+them (use a new ``--out`` or ``overwrite=True``).
 
 Data parallel (``accelerate launch`` / ``torchrun``): process ``r`` of ``K`` answers items ``i`` with
-``i % K == r`` and writes ``predictions.rank{r}.jsonl``; at the end rank 0 merges the shards into
-``predictions.jsonl`` and writes ``results.json``.  A resume (with any number of processes) reads the shards too.
+``i % K == r`` and writes its own shard; at the end rank 0 merges the shards and writes ``results.json``.
 """
 from __future__ import annotations
 
@@ -30,37 +19,20 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
-from .backends import (BUILTIN_MODELS, DEFAULT_BATCH_SIZE, GenerationSettings, Request, dist_info, make_backend)
-
-PREDICTIONS = "predictions.jsonl"
-RUN_JSON = "run.json"
-RESULTS_JSON = "results.json"
+from .._version import __version__
+from ..errors import ConfigUnavailable, UsageError
+from ..extraction import Extraction
+from ..scoring import aggregate, score_items
+from ..spec import CONFIGS
+from ..tasks import TASKS
+from .backends import BUILTIN_MODELS, DEFAULT_BATCH_SIZE, GenerationSettings, Request, dist_info
+from .registry import make_backend
+from .rundir import RunDir
 
 # run.json keys that must agree between a run directory and a resumed run
-_MUST_MATCH = ("model", "backend", "split", "seed", "source", "generation", "dataset_options")
-# dataset options that shape items (the rest, e.g. the embedding cache location, do not)
-_OUTPUT_OPTIONS = ("clip_model", "clip_pretrained")
-
-
-class RunMismatchError(RuntimeError):
-    """The run directory holds a run made with other settings or another dataset version."""
-
-
-def all_configs() -> tuple[str, ...]:
-    from ..builder import CONFIGS
-
-    return tuple(CONFIGS)
-
-
-def package_version() -> str:
-    try:
-        from .._version import __version__
-
-        return __version__
-    except Exception:  # pragma: no cover
-        return "unknown"
+MUST_MATCH = ("model", "backend", "split", "seed", "source", "generation", "dataset_options", "api_base")
 
 
 def _now() -> str:
@@ -80,80 +52,6 @@ def default_backend(model: str, api_base: str | None = None) -> str:
     return "transformers"
 
 
-def _atomic_write_json(path: Path, obj: Any) -> None:
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(obj, f, indent=2, ensure_ascii=False, default=str)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-# ------------------------------------------------------------------------------------------ predictions file
-def read_predictions(path: Path, repair: bool = False) -> list[dict]:
-    """Complete lines of a predictions file.  ``repair`` truncates a torn last line (no trailing newline)."""
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    end = data.rfind(b"\n") + 1
-    if end < len(data) and repair:
-        with open(path, "r+b") as f:
-            f.truncate(end)
-    recs = []
-    for line in data[:end].splitlines():
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            print(f"warning: {path}: skipping a corrupt line", file=sys.stderr)
-            continue
-        if isinstance(rec, dict) and "id" in rec:
-            recs.append(rec)
-    return recs
-
-
-def shard_paths(run_dir: Path) -> list[Path]:
-    return sorted(run_dir.glob("predictions.rank*.jsonl"))
-
-
-def load_all_predictions(run_dir: Path, repair: bool = False) -> dict[str, dict]:
-    """id -> record over predictions.jsonl and any leftover data-parallel shards (first occurrence wins)."""
-    out: dict[str, dict] = {}
-    for p in [run_dir / PREDICTIONS, *shard_paths(run_dir)]:
-        for rec in read_predictions(p, repair=repair):
-            out.setdefault(rec["id"], rec)
-    return out
-
-
-class PredictionWriter:
-    """Append-only JSONL writer: one ``write`` per complete line, flushed at once, fsynced per batch."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self._f = open(path, "a", encoding="utf-8")
-
-    def write(self, rec: dict) -> None:
-        self._f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        self._f.flush()
-
-    def sync(self) -> None:
-        os.fsync(self._f.fileno())
-
-    def close(self) -> None:
-        if not self._f.closed:
-            self.sync()
-            self._f.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-
-# ------------------------------------------------------------------------------------------ dataset helpers
 _FP_COLUMNS = ("id", "source_id", "question", "options", "answer", "metadata")
 
 
@@ -169,66 +67,28 @@ def dataset_fingerprint(ds) -> str:
     return h.hexdigest()[:16]
 
 
-def _enable_hint(config: str, exc: BaseException) -> str:
-    for attr in ("enable", "how_to_enable", "hint"):
-        v = getattr(exc, attr, None)
-        if v:
-            return str(v)
-    if config.endswith("_hard") and "missing_piece" in config:
-        return ("install the CLIP extra (pip install 'jigsaw-puzzles[clip]') and cache the CLIP weights once "
-                "with network access (README, 'Hard Missing Piece Selection', 'Offline use'), or pass --clip-pretrained /path/to/checkpoint, then re-run the same command: the run "
-                "resumes and adds this config")
-    return "see the error message"
-
-
-def _is_unavailable(exc: BaseException) -> bool:
-    """Errors that mean 'this config cannot be built here' (listed as skipped) rather than a bug."""
-    try:  # hard distractors need CLIP weights (and torch/open_clip)
-        from ..clip import ClipWeightsUnavailable
-
-        if isinstance(exc, ClipWeightsUnavailable):
-            return True
-    except ImportError:
-        pass
-    if isinstance(exc, ImportError):  # an optional extra (torch, open_clip) is not installed
-        return True
-    return "clip" in str(exc).lower() and isinstance(exc, (RuntimeError, OSError))
+def output_options(config: str, dataset_kwargs: dict | None) -> dict:
+    """The dataset options that shape ``config``'s items (its task's ``options``), as given."""
+    task = TASKS.get(config)
+    return {k: v for k, v in (dataset_kwargs or {}).items() if task is not None and k in task.options}
 
 
 def load_config_dataset(config: str, split: str, source, seed: int, num_proc, **dataset_kwargs):
     """(dataset, None) or (None, {"reason", "enable"}) when the config cannot be built here."""
-    import jigsaw_puzzles as jp
+    from ..builder import make_builder
 
     try:
-        return jp.load_dataset(config, split=split, source=source, seed=seed, num_proc=num_proc,
-                               **dataset_kwargs), None
-    except Exception as e:
-        if not _is_unavailable(e):
-            raise
-        return None, {"reason": f"{type(e).__name__}: {e}", "enable": _enable_hint(config, e)}
+        builder = make_builder(config, source, seed, **dataset_kwargs)
+        builder.preparation()  # ConfigUnavailable before any work
+        builder.plan()
+        builder.download_and_prepare(num_proc=num_proc)
+        return builder.as_dataset(split=split), None
+    except ConfigUnavailable as err:
+        return None, {"reason": err.reason,
+                      "enable": "fix what the reason says, then re-run the same command: the run resumes and "
+                                "adds this config"}
 
 
-# ------------------------------------------------------------------------------------------ scoring glue
-def _extract(text: str, config: str, options=None):
-    from jigsaw_puzzles.extraction import extract_answer
-
-    try:
-        return extract_answer(text, config, options)
-    except Exception:
-        return None
-
-
-def compute_metrics(records: Sequence[dict], options: Sequence | None = None) -> dict:
-    """``jigsaw_puzzles.scoring.score`` on the raw outputs (the metric applies the answer extraction)."""
-    from jigsaw_puzzles.scoring import score
-
-    preds = [r.get("output") or "" for r in records]
-    refs = [r["answer"] for r in records]
-    cfgs = [r["config"] for r in records]
-    return score(preds, refs, cfgs, options=list(options) if options is not None else None)
-
-
-# ------------------------------------------------------------------------------------------ the runner
 def _sync_barrier(world: int):
     if world <= 1:
         return
@@ -244,18 +104,18 @@ def _sync_barrier(world: int):
         dist.barrier()
 
 
-def _merge_shards(run_dir: Path) -> None:
-    """Rank 0: append shard lines not yet in predictions.jsonl, then delete the shards."""
-    main = run_dir / PREDICTIONS
-    have = {r["id"] for r in read_predictions(main, repair=True)}
-    with PredictionWriter(main) as w:
-        for p in shard_paths(run_dir):
-            for rec in read_predictions(p):
-                if rec["id"] not in have:
-                    w.write(rec)
-                    have.add(rec["id"])
-    for p in shard_paths(run_dir):
-        p.unlink()
+def verdicts(records: Sequence[dict], rows: Sequence[dict]) -> list[dict]:
+    """Per item, the one verdict (extraction and correctness) of :func:`jigsaw_puzzles.scoring.score_items`."""
+    scored = score_items([r["output"] for r in records], [row["answer"] for row in rows],
+                         [r["config"] for r in records], [row.get("options") for row in rows])
+    return [{"extracted": ex.answer, "status": ex.status, "rule": ex.rule, "parts": ex.parts, "correct": ok}
+            for ex, ok in scored]
+
+
+def stored_verdict(record: dict) -> tuple[Extraction, bool]:
+    """The verdict a predictions record carries (written by :func:`verdicts`)."""
+    return (Extraction(record.get("extracted"), record.get("status", "invalid"), record.get("rule", ""),
+                       parts=dict(record.get("parts") or {})), bool(record.get("correct")))
 
 
 def evaluate_model(
@@ -310,24 +170,20 @@ def evaluate_model(
     t_start = time.time()
     backend = backend or default_backend(model, api_base)
     if model in BUILTIN_MODELS and backend != "builtin":
-        raise ValueError(f"--model {model} is a built-in baseline; it runs with the builtin backend")
-    known = list(all_configs())
+        raise UsageError(f"--model {model} is a built-in baseline; it runs with the builtin backend")
+    known = list(CONFIGS)
     configs = list(configs) if configs else ([c for c in known if c in data] if data else known)
     unknown = [c for c in configs if c not in known and not (data and c in data)]
     if unknown:
-        raise ValueError(f"unknown config(s) {unknown}; choose from {known}")
-    if batch_size is None:
-        batch_size = DEFAULT_BATCH_SIZE[backend]
+        raise UsageError(f"unknown config(s) {', '.join(unknown)}; choose from {', '.join(known)}")
+    batch_size = batch_size or DEFAULT_BATCH_SIZE[backend]
     settings = GenerationSettings(max_new_tokens=int(max_new_tokens), temperature=float(temperature),
                                   top_p=float(top_p), seed=int(seed), dtype=dtype, system_prompt=system_prompt)
     rank, world, _ = dist_info()
-    run_dir = Path(out) if out else Path("runs") / f"{slug(model)}-{split}"
-    run_dir.mkdir(parents=True, exist_ok=True)
+    rundir = RunDir(out if out else Path("runs") / f"{slug(model)}-{split}")
     source_str = str(Path(source).resolve()) if source else None
 
-    # ---- datasets (+ skipped configs)
-    datasets_: dict[str, Any] = {}
-    skipped: dict[str, dict] = {}
+    datasets_, skipped = {}, {}
     for c in configs:
         if data is not None and c in data:
             datasets_[c] = data[c]
@@ -336,117 +192,108 @@ def evaluate_model(
         if ds is None:
             skipped[c] = why
             if rank == 0:
-                print(f"[jigsaw-puzzles] skipping {c}: {why['reason']}\n    to enable: {why['enable']}",
-                      file=sys.stderr)
+                print(f"[jigsaw-puzzles] skipping {c}: {why['reason']}", file=sys.stderr)
         else:
             datasets_[c] = ds
     fingerprints = {c: dataset_fingerprint(ds) for c, ds in datasets_.items()}
-    sizes = {c: len(ds) for c, ds in datasets_.items()}
     selected = {c: (min(len(ds), max_items) if max_items is not None else len(ds)) for c, ds in datasets_.items()}
-
-    # ---- run.json: create or check compatibility
-    run_json = run_dir / RUN_JSON
     header = {"model": model, "backend": backend, "split": split, "seed": int(seed), "source": source_str,
-              "generation": settings.to_dict(),
-              "dataset_options": {k: v for k, v in sorted((dataset_kwargs or {}).items()) if k in _OUTPUT_OPTIONS}}
-    if overwrite and rank == 0:
-        for p in [run_dir / PREDICTIONS, run_dir / RESULTS_JSON, run_json, *shard_paths(run_dir)]:
-            if p.exists():
-                p.unlink()
-    _sync_barrier(world)
-    old = json.loads(run_json.read_text()) if run_json.exists() else None
-    if old is not None:
-        diffs = [k for k in _MUST_MATCH if json.dumps(old.get(k), sort_keys=True) != json.dumps(header[k], sort_keys=True)]
-        old_fp = (old.get("dataset") or {}).get("fingerprints", {})
-        diffs += [f"dataset[{c}]" for c in fingerprints if c in old_fp and old_fp[c] != fingerprints[c]]
-        if diffs:
-            raise RunMismatchError(
-                f"{run_dir} holds a run with different {', '.join(diffs)} "
-                f"({ {k: old.get(k) for k in _MUST_MATCH if k in diffs} } vs { {k: header[k] for k in _MUST_MATCH if k in diffs} }); "
-                "use another --out, or --overwrite to discard it")
-
-    # ---- what is left to do (this rank's share)
-    done = load_all_predictions(run_dir, repair=(rank == 0 and world == 1))
-    pending: dict[str, list[int]] = {}
-    for c, ds in datasets_.items():
-        ids = ds.select_columns(["id"])["id"][: selected[c]] if "id" in ds.column_names else []
-        pending[c] = [i for i, item_id in enumerate(ids) if i % world == rank and item_id not in done]
-    n_pending = sum(len(v) for v in pending.values())
-
-    run = dict(old or {})
-    run.update(header)
-    run.update({
-        "package": "jigsaw-puzzles", "package_version": package_version(),
-        "configs": configs, "max_items": max_items, "batch_size": batch_size,
-        "tensor_parallel_size": tensor_parallel_size,
-        "api_base": api_base if backend == "openai" else None,
-        "dataset": {"split": split, "seed": int(seed), "source": source_str,
-                    "fingerprints": {**((old or {}).get("dataset") or {}).get("fingerprints", {}), **fingerprints},
-                    "sizes": sizes, "selected": selected},
-        "skipped": skipped, "status": "running",
-        "created_at": (old or {}).get("created_at") or _now(),
-        "python": sys.version.split()[0],
-    })
-    session = {"started_at": _now(), "world_size": world, "pending_at_start": None}
-
-    # ---- generate
-    backend_obj = None
-    n_new = 0
+              "generation": settings.to_dict(), "api_base": api_base if backend == "openai" else None,
+              "dataset_options": {k: v for c in configs for k, v in sorted(output_options(c, dataset_kwargs).items())}}
+    if rank == 0:
+        rundir.lock()
     try:
+        if overwrite and rank == 0:
+            rundir.clear()
+        _sync_barrier(world)
+        old = rundir.check_identity(header, MUST_MATCH, fingerprints)
+        done = rundir.load_predictions(repair=(rank == 0 and world == 1))
+        pending = {c: [i for i, item_id in enumerate(ds.select_columns(["id"])["id"][: selected[c]])
+                       if i % world == rank and item_id not in done] for c, ds in datasets_.items()}
+        run = dict(old or {})
+        run.update(header)
+        run.update({
+            "package": "jigsaw-puzzles", "package_version": __version__, "configs": configs, "max_items": max_items,
+            "batch_size": batch_size, "tensor_parallel_size": tensor_parallel_size,
+            "dataset": {"split": split, "seed": int(seed), "source": source_str,
+                        "fingerprints": {**((old or {}).get("dataset") or {}).get("fingerprints", {}), **fingerprints},
+                        "sizes": {c: len(ds) for c, ds in datasets_.items()}, "selected": selected},
+            "skipped": skipped, "status": "running", "created_at": (old or {}).get("created_at") or _now(),
+            "python": sys.version.split()[0]})
+        session = {"started_at": _now(), "world_size": world, "pending_at_start": sum(map(len, pending.values()))}
         if rank == 0:
-            session["pending_at_start"] = n_pending
             run.setdefault("sessions", []).append(session)
-            _atomic_write_json(run_json, run)
-        if n_pending:
-            max_images = max((len(ds[0]["images"]) for ds in datasets_.values() if len(ds)), default=1)
-            backend_obj = make_backend(backend, model, settings, batch_size=batch_size, max_images=max_images,
-                                       tensor_parallel_size=tensor_parallel_size, api_base=api_base,
-                                       api_key=api_key, num_proc=num_proc, trust_remote_code=trust_remote_code,
-                                       **(backend_kwargs or {}))
-            if rank == 0:
-                run["backend_info"] = backend_obj.info()
-                if run["backend_info"].get("parameters") is not None:
-                    run["parameters"] = run["backend_info"]["parameters"]
-                _atomic_write_json(run_json, run)
-            out_path = run_dir / (PREDICTIONS if world == 1 else f"predictions.rank{rank}.jsonl")
-            chunk = batch_size * (4 if backend == "openai" else 1)
-            from tqdm.auto import tqdm
+            rundir.write_run(run)
+        backend_args = dict(batch_size=batch_size, tensor_parallel_size=tensor_parallel_size, api_base=api_base,
+                            api_key=api_key, num_proc=num_proc, trust_remote_code=trust_remote_code,
+                            **(backend_kwargs or {}))
+        n_new = _generate(rundir, run, session, datasets_, pending, backend, model, settings, backend_args,
+                          progress, rank, world)
+        _sync_barrier(world)
+        if world > 1 and rank == 0:
+            rundir.merge_shards()
+        _sync_barrier(world)
+        results = _finish(rundir, datasets_, selected, model, backend, split, skipped, run)
+        if rank == 0:
+            rundir.write_results({k: v for k, v in results.items() if k != "run_dir"})
+            session.update(finished_at=_now(), new_items=n_new, elapsed_s=round(time.time() - t_start, 2))
+            run["status"] = "complete" if results["complete"] else "incomplete"
+            run["finished_at"] = session["finished_at"]
+            rundir.write_run(run)
+        return results
+    finally:
+        if rank == 0:
+            rundir.unlock()
 
-            bar = tqdm(total=n_pending, desc=slug(model), unit="item", disable=not progress or rank != 0,
-                       dynamic_ncols=True)
-            with PredictionWriter(out_path) as writer:
-                for c, idx in pending.items():
-                    ds = datasets_[c]
-                    bar.set_postfix_str(c)
-                    for s in range(0, len(idx), chunk):
-                        rows = {}
-                        reqs = []
-                        for i in idx[s:s + chunk]:
-                            row = ds[i]
-                            rows[row["id"]] = row
-                            reqs.append(Request(row["id"], c, row["question"], list(row["images"]), row))
-                        for g in backend_obj.generate(reqs):
-                            row = rows[g.id]
-                            extracted = _extract(g.text, c, row.get("options"))
-                            rec = {"id": g.id, "config": c, "output": g.text, "extracted": extracted,
-                                   "answer": row["answer"],
-                                   "correct": extracted is not None and extracted == row["answer"],
-                                   "prompt_tokens": g.prompt_tokens, "completion_tokens": g.completion_tokens,
-                                   "latency_s": None if g.latency_s is None else round(g.latency_s, 4)}
-                            if g.error:
-                                rec["error"] = g.error
-                            rec.update(g.extra)
-                            writer.write(rec)
-                            n_new += 1
-                            bar.update(1)
-                        writer.sync()
-            bar.close()
+
+def _generate(rundir, run, session, datasets_, pending, backend, model, settings, backend_args, progress,
+              rank, world) -> int:
+    """Answer the pending items, one record per item (with its verdict), appended and flushed at once."""
+    n_pending = sum(len(v) for v in pending.values())
+    if not n_pending:
+        return 0
+    n_new = 0
+    backend_obj = None
+    try:
+        max_images = max((len(ds[0]["images"]) for ds in datasets_.values() if len(ds)), default=1)
+        backend_obj = make_backend(backend, model, settings, max_images=max_images, **backend_args)
+        if rank == 0:
+            run["backend_info"] = backend_obj.info()
+            if run["backend_info"].get("parameters") is not None:
+                run["parameters"] = run["backend_info"]["parameters"]
+            rundir.write_run(run)
+        chunk = backend_args["batch_size"] * (4 if backend == "openai" else 1)
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=n_pending, desc=f"eval {slug(model)}", unit="item", disable=not progress or rank != 0,
+                   dynamic_ncols=True)
+        with rundir.writer(rank, world) as writer:
+            for c, idx in pending.items():
+                ds = datasets_[c]
+                bar.set_postfix_str(c)
+                for s in range(0, len(idx), chunk):
+                    rows = {row["id"]: row for row in (ds[i] for i in idx[s:s + chunk])}
+                    reqs = [Request(rid, c, row["question"], list(row["images"]), row) for rid, row in rows.items()]
+                    for g in backend_obj.generate(reqs):  # each item written as soon as it is answered
+                        verdict = {"extracted": None, "status": "error", "correct": False} if g.error else \
+                            verdicts([{"output": g.text, "config": c}], [rows[g.id]])[0]
+                        rec = {"id": g.id, "config": c, "output": g.text, "answer": rows[g.id]["answer"], **verdict,
+                               "prompt_tokens": g.prompt_tokens, "completion_tokens": g.completion_tokens,
+                               "latency_s": None if g.latency_s is None else round(g.latency_s, 4)}
+                        if g.error:
+                            rec["error"] = g.error
+                        rec.update(g.extra)
+                        writer.write(rec)
+                        n_new += 1
+                        bar.update(1)
+                    writer.sync()
+        bar.close()
     except BaseException as e:
         if rank == 0:  # leave a trace; the predictions written so far are kept and the next run resumes
             run["status"] = "interrupted"
             session.update(interrupted_at=_now(), new_items=n_new, error=f"{type(e).__name__}: {e}"[:500])
             try:
-                _atomic_write_json(run_json, run)
+                rundir.write_run(run)
             except Exception:
                 pass
         raise
@@ -455,31 +302,27 @@ def evaluate_model(
             if rank == 0:
                 run["backend_info"] = backend_obj.info()
             backend_obj.close()
+    return n_new
 
-    # ---- finish: merge shards, score, write results
-    _sync_barrier(world)
-    if world > 1 and rank == 0:
-        _merge_shards(run_dir)
-    _sync_barrier(world)
-    preds = load_all_predictions(run_dir)
-    records, options, missing = [], [], 0
+
+def _finish(rundir, datasets_, selected, model, backend, split, skipped, run) -> dict:
+    """results.json from the stored verdicts: the numbers are exactly those of predictions.jsonl."""
+    preds = rundir.load_predictions()
+    records, rows, missing = [], [], 0
     for c, ds in datasets_.items():
-        cols = ds.select_columns([k for k in ("id", "options") if k in ds.column_names])[: selected[c]]
+        cols = ds.select_columns([k for k in ("id", "answer", "options") if k in ds.column_names])[: selected[c]]
         for j, item_id in enumerate(cols["id"]):
             if item_id in preds:
                 records.append(preds[item_id])
-                options.append(cols["options"][j] if "options" in cols else None)
+                rows.append({"answer": cols["answer"][j], "options": cols["options"][j] if "options" in cols else None})
             else:
                 missing += 1
-    metrics = compute_metrics(records, options) if records else {}
-    results = {"model": model, "backend": backend, "split": split, "run_dir": str(run_dir),
-               "complete": missing == 0, "n_items": len(records), "n_missing": missing,
-               "metrics": metrics, "skipped": skipped,
-               "parameters": run.get("parameters"), "package_version": package_version(), "time": _now()}
-    if rank == 0:
-        _atomic_write_json(run_dir / RESULTS_JSON, {k: v for k, v in results.items() if k != "run_dir"})
-        session.update(finished_at=_now(), new_items=n_new, elapsed_s=round(time.time() - t_start, 2))
-        run["status"] = "complete" if missing == 0 else "incomplete"
-        run["finished_at"] = session["finished_at"]
-        _atomic_write_json(run_json, run)
-    return results
+    n_errors = len(rundir.errored_ids() - set(preds))
+    items = [stored_verdict(r) if "status" in r else  # records of runs before verdicts were stored: judge once
+             next(iter(score_items([r["output"]], [row["answer"]], [r["config"]], [row["options"]])))
+             for r, row in zip(records, rows)]
+    metrics = aggregate(items, [row["answer"] for row in rows], [r["config"] for r in records]) if records else {}
+    return {"model": model, "backend": backend, "split": split, "run_dir": str(rundir.path),
+            "complete": missing == 0, "n_items": len(records), "n_missing": missing, "n_errors": n_errors,
+            "metrics": metrics, "skipped": skipped, "parameters": run.get("parameters"),
+            "package_version": __version__, "time": _now()}

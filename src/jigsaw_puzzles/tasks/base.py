@@ -94,6 +94,7 @@ class Task:
     settings: Mapping[str, Any] = field(default_factory=dict)
     preparer: Callable[[Mapping[str, Any], Mapping[str, Any]], Preparation] | None = None
     configure: Callable[[dict], dict] | None = None
+    min_sources: int = 1
 
     @property
     def spec(self) -> ConfigSpec:

@@ -214,10 +214,10 @@ def _clip_defaults() -> dict:
 
 TASKS = [
     Task("missing_piece_selection_easy", NUM_SLOTS, check, build_easy,
-         "Missing Piece Selection (easy): random distractors", __name__),
+         "Missing Piece Selection (easy): random distractors", __name__, min_sources=NUM_DISTRACTORS + 1),
     Task(HARD, NUM_SLOTS, check, build_hard,
          "Missing Piece Selection (hard): the three most CLIP-similar distractors", __name__,
          options=_clip_defaults(),
          settings={"clip_cache_dir": None, "clip_device": None, "clip_batch_size": 64},
-         preparer=HardPreparation, configure=configure_hard),
+         preparer=HardPreparation, configure=configure_hard, min_sources=NUM_DISTRACTORS + 1),
 ]
