@@ -27,7 +27,6 @@ from .rng import item_rng
 from .sources import DEFAULT_RULES, CurationRules, curate, folder_fingerprint, load_normalised, resolve_folder
 from .spec import CITATION, HOMEPAGE, LITE_FRACTION, SPLITS, features
 from .tasks import TASKS, Context, TaskError
-from .tasks.missing_piece_selection import cell_patch
 
 logger = datasets.logging.get_logger(__name__)
 
@@ -182,13 +181,13 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
         pool_ids = tuple(sorted(paths))
         rules = self.rules
 
-        def get_patch(source_id, cell, size):
-            return cell_patch(load_normalised(paths[source_id], rules), cell, size)
+        def load(source_id):
+            return load_normalised(paths[source_id], rules)
 
         for source_id, path, slot, prepared in items:
             image = load_normalised(path, rules)
             rng = item_rng(self.config.seed, task.family, source_id)
-            context = Context(source_id=source_id, pool_ids=pool_ids, get_patch=get_patch,
+            context = Context(source_id=source_id, pool_ids=pool_ids, load=load,
                               prepared=json.loads(prepared) if prepared else None)
             try:
                 item = task.build(image, rng, slot, context)

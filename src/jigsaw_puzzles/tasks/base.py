@@ -41,19 +41,20 @@ class Item:
 
 
 PatchGetter = Callable[[str, int, tuple[int, int]], Image.Image]
+SourceLoader = Callable[[str], Image.Image]
 
 
 @dataclass
 class Context:
     """What an item may need beyond its own source.
 
-    pool_ids / get_patch: the other sources and a cell of one of them (distractors);
+    pool_ids / load: the other accepted sources, and their normalised images by id (distractors);
     prepared: this item's share of the task's preparation (see :class:`Preparation`), or ``None``.
     """
 
     source_id: str
     pool_ids: Sequence[str] = ()
-    get_patch: PatchGetter | None = None
+    load: SourceLoader | None = None
     prepared: Any = None
 
 

@@ -127,10 +127,15 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int, region: int,
 
 # ----------------------------------------------------------------------------- the two configs
 
+def _patch_getter(ctx: Context) -> PatchGetter:
+    """Cell ``cell`` of another source, resized to the blank's size."""
+    return lambda source_id, cell, size: cell_patch(ctx.load(source_id), cell, size)
+
+
 def build_easy(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
     region = choose_region(rng)
     truth = cell_patch(image, region)
-    distractors = random_distractors(rng, ctx.source_id, ctx.pool_ids, truth, ctx.get_patch)
+    distractors = random_distractors(rng, ctx.source_id, ctx.pool_ids, truth, _patch_getter(ctx))
     return make_item(image, rng, slot, region, distractors, "easy")
 
 
@@ -142,7 +147,7 @@ def build_hard(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Ite
         raise TaskError(f"mined region {None if mined is None else mined['region']} differs from "
                         f"the item's region {region}")
     truth = cell_patch(image, region)
-    distractors = chosen_distractors([tuple(c) for c in mined["candidates"]], truth, ctx.get_patch)
+    distractors = chosen_distractors([tuple(c) for c in mined["candidates"]], truth, _patch_getter(ctx))
     item = make_item(image, rng, slot, region, distractors, "hard")
     item.metadata.update(mined["clip"])
     return item
