@@ -247,3 +247,19 @@ def test_non_permutations_are_never_parsed(nums):
     else:
         assert ex.status == INVALID and ex.answer is None
         assert re.search("permutation", ex.detail)
+
+
+ADVERSARIAL = {
+    "boxed": "\\boxed{" * 150_000, "answer_tags": "<answer>" * 120_000, "answer_phrases": "Answer: " * 130_000,
+    "lists": "[1, " * 250_000, "letters": "A B " * 250_000, "newlines": "\n" * 1_000_000,
+    "think": "<think>" + "x" * 1_000_000, "mixed": "Answer: \\boxed{[1, 2, A or B} " * 40_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_work_per_answer_is_bounded_on_a_megabyte_of_garbage(name):
+    # Quadratic behaviour would take minutes to hours on these inputs (it took 77 s on 140 KB of \boxed{);
+    # linear extraction reads each in milliseconds. No clock is asserted: a regression hangs the test run.
+    for config in TASKS:
+        ex = classify_response(ADVERSARIAL[name], config)
+        assert ex.status in (PARSED, AMBIGUOUS, INVALID)

@@ -27,6 +27,7 @@ from .errors import SourceFolderError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 GRID_MULTIPLE = 6  # least common multiple of the 2x2 and 3x3 grids
+MAX_ASPECT = 8  # a source longer than this many times its width (or height) cannot be cut into cells
 
 
 @dataclass(frozen=True)
@@ -109,22 +110,56 @@ def resolve_folder(source: str | os.PathLike | None) -> Path:
     return folder.resolve()
 
 
-def list_files(folder: Path) -> list[Path]:
-    """Every regular file below ``folder`` (hidden ones excluded), sorted by relative path."""
-    files = []
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+def walk(folder: Path) -> tuple[list[Path], list[tuple[str, str]]]:
+    """Every file below ``folder`` (hidden ones excluded; symlinked folders followed once, loop-safe),
+    sorted by relative path, and the folders left out with the reason: ``[(relative path, reason)]``."""
+    files, skipped = [], []
+    seen = {os.path.realpath(folder)}
+
+    def unreadable(err: OSError):
+        rel = Path(err.filename).relative_to(folder).as_posix() if err.filename else "?"
+        skipped.append((rel + "/", f"unreadable folder: {err.strerror or err}"))
+
+    for root, dirs, names in os.walk(folder, onerror=unreadable, followlinks=True):
+        keep = []
+        for d in sorted(d for d in dirs if not d.startswith(".")):
+            real = os.path.realpath(os.path.join(root, d))
+            rel = Path(root, d).relative_to(folder).as_posix() + "/"
+            if real in seen:
+                skipped.append((rel, "symlinked folder already walked (a loop or a second link to it)"))
+            elif not os.access(real, os.R_OK | os.X_OK):
+                skipped.append((rel, "unreadable folder: permission denied"))
+            else:
+                seen.add(real)
+                keep.append(d)
+        dirs[:] = keep
         files.extend(Path(root) / n for n in names if not n.startswith("."))
-    return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
+    return sorted(files, key=lambda p: p.relative_to(folder).as_posix()), sorted(skipped)
+
+
+def list_files(folder: Path) -> list[Path]:
+    """Every file below ``folder`` (see :func:`walk`)."""
+    return walk(folder)[0]
+
+
+def _stat_key(path: Path) -> str:
+    """Size and mtime of a file, or why it cannot be stat'ed (a broken symlink, a symlink loop)."""
+    try:
+        st = path.stat()
+    except OSError as err:
+        return f"unreadable:{err.errno}"
+    return f"{st.st_size}\0{st.st_mtime_ns}"
 
 
 def folder_fingerprint(source: str | os.PathLike | None) -> str:
     """Cheap cache key of a folder: names, sizes and modification times of its files."""
     folder = resolve_folder(source)
     h = hashlib.sha256()
-    for path in list_files(folder):
-        st = path.stat()
-        h.update(f"{path.relative_to(folder).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    files, skipped = walk(folder)
+    for path in files:
+        h.update(f"{path.relative_to(folder).as_posix()}\0{_stat_key(path)}\n".encode())
+    for rel, reason in skipped:
+        h.update(f"skipped\0{rel}\0{reason}\n".encode())
     return h.hexdigest()[:16]
 
 
@@ -163,6 +198,8 @@ def _decode(data: bytes, rules: CurationRules) -> tuple[Image.Image, tuple[int, 
         raise SourceError("not an image (unidentified format)") from None
     except (OSError, SyntaxError, ValueError) as err:  # truncated / corrupt streams
         raise SourceError(f"corrupt or truncated image: {err}") from None
+    except Exception as err:  # an untrusted file may trip any decoder path: a reason, never a crash
+        raise SourceError(f"undecodable image ({type(err).__name__}: {err})") from None
     return image, size
 
 
@@ -203,10 +240,16 @@ def read_source(path: str | os.PathLike, rules: CurationRules = DEFAULT_RULES) -
     image, (width, height) = _decode(data, rules)
     if min(width, height) < rules.min_side:
         raise SourceError(f"too small: {width}x{height}, shorter side < min_side {rules.min_side}")
+    if max(width, height) > MAX_ASPECT * min(width, height):
+        raise SourceError(f"extreme aspect ratio {width}x{height} (longer side > {MAX_ASPECT}x the shorter)")
     try:
         image = normalise(image, rules)
     except (OSError, ValueError) as err:
         raise SourceError(f"cannot convert to RGB: {err}") from None
+    except Exception as err:  # a corrupt file that decoded lazily fails here
+        raise SourceError(f"undecodable image ({type(err).__name__}: {err})") from None
+    if min(image.size) < GRID_MULTIPLE:
+        raise SourceError(f"nothing left after normalisation: {image.size[0]}x{image.size[1]}")
     aspect = image.width / image.height
     if not rules.min_aspect <= aspect <= rules.max_aspect:
         raise SourceError(
@@ -214,9 +257,14 @@ def read_source(path: str | os.PathLike, rules: CurationRules = DEFAULT_RULES) -
     return content_id(data), image
 
 
-@lru_cache(maxsize=64)
 def load_normalised(path: str, rules: CurationRules = DEFAULT_RULES) -> Image.Image:
-    """Cached per process: tasks that draw distractors reopen the same sources."""
+    """Cached per process (tasks that draw distractors reopen the same sources), keyed by the file's
+    size and modification time too: a file overwritten in place is read again, never served stale."""
+    return _load_normalised(str(path), _stat_key(Path(path)), rules)
+
+
+@lru_cache(maxsize=64)
+def _load_normalised(path: str, stat_key: str, rules: CurationRules) -> Image.Image:
     return read_source(path, rules)[1]
 
 
@@ -270,7 +318,8 @@ def _curate_cached(folder: str, fingerprint: str, rules: CurationRules, progress
     root = Path(folder)
     records: list[CurationRecord] = []
     candidates: list[tuple[Source, int, CurationRecord]] = []
-    files = list_files(root)
+    files, skipped_folders = walk(root)
+    records.extend(CurationRecord(path=rel, status="rejected", reason=reason) for rel, reason in skipped_folders)
     for path in tqdm(files, desc="curating sources", unit="img", disable=not progress):
         rel = path.relative_to(root).as_posix()
         record = CurationRecord(path=rel, status="rejected")

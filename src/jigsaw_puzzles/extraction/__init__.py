@@ -57,6 +57,9 @@ from .choice import _choice
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, _clean, _region
 from .order import _order
 
+#: Only the last this many characters of the answer region are read (linear, bounded work per response).
+MAX_CHARS = 16_384
+
 __all__ = [
     "Extraction",
     "extract_answer",
@@ -88,6 +91,8 @@ def classify_response(text: Any, config: str, options: Optional[Sequence[str]] =
     region, strict, why = _region(text)
     if why:
         return Extraction(None, INVALID, "none", why)
+    if len(region) > MAX_CHARS:  # bounded work per answer: a final answer is at the end of a response
+        region = region[-MAX_CHARS:]
     t = _clean(region)
     if not t.strip():
         return Extraction(None, INVALID, "none", "empty response")

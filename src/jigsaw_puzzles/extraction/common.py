@@ -44,9 +44,11 @@ class Extraction:
 
 _THINK_CLOSE = re.compile(r"</think\s*>", re.I)
 _THINK_OPEN = re.compile(r"<think\s*>", re.I)
-_ANSWER_TAG = re.compile(r"<answer\s*>(.*?)</answer\s*>", re.I | re.S)
+_ANSWER_OPEN = re.compile(r"<answer\s*>", re.I)
+_ANSWER_CLOSE = re.compile(r"</answer\s*>", re.I)
 _LATEX_WRAP = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt|textit|operatorname)\s*\{([^{}]*)\}")
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_BRACE = re.compile(r"[{}]")
 _HSPACE = re.compile(r"[^\S\n]+")
 _VSPACE = re.compile(r" ?\n[\s]*")
 
@@ -66,9 +68,15 @@ def _region(text: str) -> tuple[str, bool, str]:
         if o is not None:
             text = text[o.end():]
             strict = True
-    tags = _ANSWER_TAG.findall(text)
-    if tags and tags[-1].strip():
-        return tags[-1], False, ""
+    close = None
+    for close in _ANSWER_CLOSE.finditer(text):  # the last <answer>...</answer>, found in linear time
+        pass
+    if close is not None:
+        opener = None
+        for opener in _ANSWER_OPEN.finditer(text, 0, close.start()):
+            pass
+        if opener is not None and text[opener.end():close.start()].strip():
+            return text[opener.end():close.start()], False, ""
     return text, strict, ""
 
 
@@ -88,19 +96,20 @@ def _clean(text: str) -> str:
 
 
 def _boxed_spans(text: str) -> list[tuple[int, str]]:
-    """(end position, content) of every \\boxed{...}, with brace matching."""
-    out = []
-    for m in _BOXED.finditer(text):
-        depth, i = 1, m.end()
-        while i < len(text) and depth:
-            c = text[i]
-            if c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-            i += 1
-        if depth == 0:
-            out.append((i, text[m.end(): i - 1]))
+    """(end position, content) of every \\boxed{...}, with brace matching, in one linear pass
+    (a stack of open braces; scanning forward from every opener was quadratic on ``\\boxed{`` * n)."""
+    if "{" not in text:
+        return []
+    openers = {m.end() - 1 for m in _BOXED.finditer(text)}  # index of each boxed opener's "{"
+    out, stack = [], []
+    for m in _BRACE.finditer(text):
+        if m.group() == "{":
+            stack.append(m.start())
+        elif stack:
+            start = stack.pop()
+            if start in openers:
+                out.append((m.end(), text[start + 1: m.start()]))
+    out.sort()
     return out
 
 
