@@ -1,8 +1,7 @@
 """Tests for jigsaw_puzzles.clip (issue #3).
 
 Everything runs offline on CPU with a randomly initialised open_clip ``ViT-S-32``
-(``pretrained=None``) and synthetic sources: smooth gradients plus coloured
-shapes, one exact duplicate source and one near duplicate (+3 grey levels).
+(``pretrained=None``) and synthetic sources (tests/fixtures/photos.py), one exact duplicate source and one near duplicate (+3 grey levels).
 """
 from __future__ import annotations
 
@@ -15,11 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image, ImageDraw
+from PIL import Image
 
+pytestmark = pytest.mark.slow  # runs a CLIP model
 pytest.importorskip("torch")
 pytest.importorskip("open_clip")
 
+from fixtures.photos import make_photo  # noqa: E402
 from jigsaw_puzzles import clip as cm  # noqa: E402
 
 MODEL = "ViT-S-32"
@@ -30,20 +31,8 @@ NEAR_ID = "e0e0e0e0e0e0e0e0"   # source 0 with +3 on every channel
 
 
 def synth(seed: int, cell: int = CELL) -> Image.Image:
-    rng = np.random.default_rng(seed)
-    w = h = 3 * cell
-    y, x = np.mgrid[0:h, 0:w] / max(w, h)
-    ang, freq, ph = rng.uniform(0, 2 * np.pi, 3), rng.uniform(0.5, 3, 3), rng.uniform(0, 6, 3)
-    base = np.stack([127 + 120 * np.sin(2 * np.pi * freq[i] * (x * np.cos(ang[i]) + y * np.sin(ang[i]))
-                                        + ph[i]) for i in range(3)], -1)
-    img = Image.fromarray(base.clip(0, 255).astype(np.uint8))
-    d = ImageDraw.Draw(img)
-    for _ in range(6):
-        x0, y0 = (int(v) for v in rng.integers(0, w - 20, 2))
-        s = int(rng.integers(15, cell))
-        fill = tuple(int(v) for v in rng.integers(0, 256, 3))
-        (d.ellipse if rng.random() < 0.5 else d.rectangle)([x0, y0, x0 + s, y0 + s], fill=fill)
-    return img
+    """A 3x3-cell source from the shared synthesizer (tests/fixtures/photos.py)."""
+    return make_photo(seed, (3 * cell, 3 * cell))
 
 
 def sid(i: int) -> str:

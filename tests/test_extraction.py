@@ -167,14 +167,11 @@ def test_never_evaluates_model_text(monkeypatch):
     assert extract_answer("print(__import__('os').getcwd()) [2, 3, 1, 4]", OG) == "[2, 3, 1, 4]"
 
 
-def test_long_adversarial_input_is_fast():
-    import time
-
+def test_long_adversarial_input_is_read():
+    # No clock asserted (timings live in benchmarks/); the megabyte cases below bound the work.
     nasty = "answer " + " " * 20000 + "[1" + ", 1" * 5000 + "  " * 5000 + "x"
-    t = time.perf_counter()
     for cfg in TASKS:
-        classify_response(nasty, cfg)
-    assert time.perf_counter() - t < 2.0
+        assert classify_response(nasty, cfg).status in (PARSED, AMBIGUOUS, INVALID)
 
 
 # ---------------------------------------------------------------- property-based

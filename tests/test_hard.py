@@ -5,6 +5,8 @@ import json
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # builds with a CLIP model
+
 pytest.importorskip("open_clip")
 
 from jigsaw_puzzles import load_dataset, make_builder  # noqa: E402

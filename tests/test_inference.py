@@ -5,81 +5,15 @@ No network, no downloaded weights.
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import random
 
 import numpy as np
 
-AD_ANSWERS = ["Judgment: A\nError Position:\nError Type:"] + [
-    f"Judgment: B\nError Position: {p}\nError Type: {t}" for p in "ABCD" for t in "AB"]
-N_IMAGES = {"missing_piece_selection_easy": 5, "missing_piece_selection_hard": 5, "piece_localization_easy": 2,
-            "piece_localization_hard": 2, "connection_verification": 2, "anomaly_detection": 1,
-            "order_restoration": 4, "order_generation": 4}
-CV_OPTIONS = ["The two images are adjacent horizontally (left-right relationship)",
-              "The two images are adjacent vertically (top-bottom relationship)",
-              "The two images are not adjacent in the original image"]
+from fixtures.rows import make_dataset
 
 
-def _fmt(order) -> str:
-    return "[" + ", ".join(str(int(x)) for x in order) + "]"
-
-
-def make_row(config: str, i: int, rnd: random.Random, size=(28, 28), np_rng=None) -> dict:
-    """One contract-shaped row with random images."""
-    from PIL import Image
-
-    np_rng = np_rng or np.random.default_rng(i)
-    n_img = N_IMAGES[config]
-    images = [Image.fromarray(np_rng.integers(0, 256, (size[1] + 4 * k, size[0], 3), dtype=np.uint8))
-              for k in range(n_img)]
-    if config.startswith("missing_piece"):
-        options = [f"Candidate {k} (the {o} input image)" for k, o in
-                   zip(range(1, 5), ["second", "third", "fourth", "fifth"])]
-        answer = "ABCD"[rnd.randrange(4)]
-    elif config == "piece_localization_easy":
-        options, answer = ["A", "B"], "AB"[rnd.randrange(2)]
-    elif config == "piece_localization_hard":
-        options, answer = list("ABCD"), "ABCD"[rnd.randrange(4)]
-    elif config == "connection_verification":
-        options, answer = list(CV_OPTIONS), "ABC"[rnd.randrange(3)]
-    elif config == "anomaly_detection":  # 2:1:1 unchanged / rotated / mirrored
-        options = list(AD_ANSWERS)
-        kind = [None, None, "A", "B"][i % 4]
-        answer = AD_ANSWERS[0] if kind is None else \
-            f"Judgment: B\nError Position: {'ABCD'[rnd.randrange(4)]}\nError Type: {kind}"
-    elif config == "order_restoration":
-        perms = [list(p) for p in __import__("itertools").permutations([1, 2, 3, 4])]
-        opts = rnd.sample(perms, 4)
-        options, answer = [_fmt(p) for p in opts], "ABCD"[rnd.randrange(4)]
-    elif config == "order_generation":
-        perm = [1, 2, 3, 4]
-        rnd.shuffle(perm)
-        options, answer = [], _fmt(perm)
-    else:
-        raise ValueError(config)
-    refs = ", ".join(f"<image {k + 1}>" for k in range(n_img))
-    question = f"You are given {refs}. ({config} #{i}) Options: " + " ".join(options) + " Answer only with the letter."
-    digest = hashlib.sha256(f"{config}:{i}".encode()).hexdigest()
-    return {"id": f"{config}/{digest[:16]}", "source_id": digest[16:32], "images": images, "question": question,
-            "options": options, "answer": answer, "metadata": json.dumps({"i": i})}
-
-
-def make_dataset(config: str, n: int, seed: int = 0, size=(28, 28)):
-    import datasets
-
-    rnd = random.Random(f"{seed}:{config}")
-    np_rng = np.random.default_rng(seed)
-    rows = [make_row(config, i, rnd, size, np_rng) for i in range(n)]
-    features = datasets.Features({
-        "id": datasets.Value("string"), "source_id": datasets.Value("string"),
-        "images": datasets.List(datasets.Image()), "question": datasets.Value("string"),
-        "options": datasets.List(datasets.Value("string")), "answer": datasets.Value("string"),
-        "metadata": datasets.Value("string")})
-    return datasets.Dataset.from_list(rows, features=features)
-
-
-def make_data(configs, n: int, seed: int = 0, size=(28, 28)) -> dict:
+def make_data(configs, n: int, seed: int = 0, size=(84, 84)) -> dict:
+    """Datasets of the shared row factory (tests/fixtures/rows.py): real task items on synthetic photos."""
     return {c: make_dataset(c, n, seed, size) for c in configs}
 
 
@@ -125,7 +59,7 @@ def test_random_baseline_within_binomial_interval(tmp_path):
     configs = ["piece_localization_easy", "connection_verification", "anomaly_detection", "order_restoration",
                "order_generation"]
     n = 400
-    data = make_data(configs, n, size=(8, 8))
+    data = make_data(configs, n, size=(72, 72))
     res = evaluate_model("random", data=data, out=tmp_path / "run", progress=False)
     assert res["complete"] and res["n_items"] == n * len(configs)
     for c in configs:
@@ -151,7 +85,7 @@ def test_random_baseline_within_binomial_interval(tmp_path):
 def test_resume_after_crash_loses_and_repeats_nothing(tmp_path, monkeypatch):
     from jigsaw_puzzles import baselines
 
-    data = make_data(["piece_localization_hard", "order_generation"], 25, size=(8, 8))
+    data = make_data(["piece_localization_hard", "order_generation"], 25, size=(72, 72))
     out = tmp_path / "run"
     real = baselines.random_answer
     calls = []
@@ -193,12 +127,12 @@ def test_resume_after_crash_loses_and_repeats_nothing(tmp_path, monkeypatch):
 
 
 def test_resume_refuses_other_settings_or_data(tmp_path):
-    data = make_data(["piece_localization_easy"], 6, size=(8, 8))
+    data = make_data(["piece_localization_easy"], 6, size=(72, 72))
     out = tmp_path / "run"
     evaluate_model("random", data=data, out=out, progress=False, max_items=3)
     with pytest.raises(RunMismatchError, match="generation"):
         evaluate_model("random", data=data, out=out, progress=False, max_new_tokens=7)
-    other = make_data(["piece_localization_easy"], 6, seed=1, size=(8, 8))
+    other = make_data(["piece_localization_easy"], 6, seed=1, size=(72, 72))
     with pytest.raises(RunMismatchError, match="dataset"):
         evaluate_model("random", data=other, out=out, progress=False)
     # raising max_items extends the run
@@ -216,7 +150,7 @@ def test_unbuildable_config_is_listed_as_skipped(tmp_path, monkeypatch):
         raise ConfigUnavailable(config, "CLIP weights for model 'ViT-B-32' are not available: offline")
 
     monkeypatch.setattr(builder, "make_builder", fake_make_builder)
-    data = make_data(["missing_piece_selection_easy"], 4, size=(8, 8))
+    data = make_data(["missing_piece_selection_easy"], 4, size=(72, 72))
     res = evaluate_model("random", configs=["missing_piece_selection_easy", "missing_piece_selection_hard"],
                          data=data, out=tmp_path / "run", progress=False)
     skip = res["skipped"]["missing_piece_selection_hard"]
@@ -229,7 +163,7 @@ def test_unbuildable_config_is_listed_as_skipped(tmp_path, monkeypatch):
 
 
 def test_data_parallel_shards_are_merged(tmp_path, monkeypatch):
-    data = make_data(["connection_verification", "order_restoration"], 9, size=(8, 8))
+    data = make_data(["connection_verification", "order_restoration"], 9, size=(72, 72))
     out = tmp_path / "run"
     monkeypatch.setattr(runner_mod, "_sync_barrier", lambda world: None)
     monkeypatch.setenv("WORLD_SIZE", "2")
@@ -322,8 +256,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
         if cls.fail_first_with_429:
             cls.fail_first_with_429 = False
             return self._send(429, {"error": {"message": "rate limited"}}, {"Retry-After": "0"})
-        text = body["messages"][-1]["content"][-1]["text"]
-        if any(i in text for i in cls.reject_ids):
+        first_image = body["messages"][-1]["content"][0].get("image_url", {}).get("url", "")
+        if first_image in cls.reject_ids:  # items told apart by their pixels (questions are templates)
             return self._send(400, {"error": {"message": "content filtered"}})
         n_images = sum(1 for p in body["messages"][-1]["content"] if p["type"] == "image_url")
         return self._send(200, {"choices": [{"message": {"role": "assistant", "content": f" B {n_images}"},
@@ -376,29 +310,34 @@ def test_openai_backend_against_local_server(tmp_path, chat_server):
     recs = {r["id"]: r for r in lines(tmp_path / "run")}
     assert all(r["output"] == f"B {5 if r['config'].startswith('missing') else 2}" for r in recs.values())
     assert all(r["completion_tokens"] == 2 and r["extracted"] == "B" for r in recs.values())
-    # images arrive as PNG data URLs, in the row's order, followed by the question
-    sent = {}
+    # images arrive as PNG data URLs, in the row's order, followed by the question (every item's question is
+    # the paper's template, so items are told apart by their pixels)
+    def pixels(image):
+        return np.asarray(image.convert("RGB")).tobytes()
+
+    sent = []
     for q in handler.requests[1:]:
         parts = q["body"]["messages"][-1]["content"]
-        sent[parts[-1]["text"]] = parts
+        assert [p["type"] for p in parts[:-1]] == ["image_url"] * (len(parts) - 1) and parts[-1]["type"] == "text"
+        images = []
+        for p in parts[:-1]:
+            head, b64 = p["image_url"]["url"].split(",", 1)
+            assert head == "data:image/png;base64"
+            images.append(pixels(Image.open(io.BytesIO(base64.b64decode(b64)))))
+        sent.append((tuple(images), parts[-1]["text"]))
     for c, ds in data.items():
         for row in ds:
-            parts = sent[row["question"]]
-            assert [p["type"] for p in parts] == ["image_url"] * len(row["images"]) + ["text"]
-            for p, im in zip(parts, row["images"]):
-                head, b64 = p["image_url"]["url"].split(",", 1)
-                assert head == "data:image/png;base64"
-                got = Image.open(io.BytesIO(base64.b64decode(b64)))
-                assert got.size == im.size
-                assert (np.asarray(got.convert("RGB")) == np.asarray(im.convert("RGB"))).all()
+            assert (tuple(pixels(im) for im in row["images"]), row["question"]) in sent
 
 
 def test_openai_errored_item_is_never_done_and_is_retried_on_resume(tmp_path, chat_server):
     url, handler = chat_server
     handler.fail_first_with_429 = False
-    data = make_data(["piece_localization_easy"], 3, size=(8, 8))
+    data = make_data(["piece_localization_easy"], 3, size=(72, 72))
     bad = data["piece_localization_easy"][1]
-    handler.reject_ids = {bad["question"]}
+    from jigsaw_puzzles.inference.backends import image_to_data_url
+
+    handler.reject_ids = {image_to_data_url(bad["images"][0])}
     res = evaluate_model("m", backend="openai", api_base=url, data=data, out=tmp_path / "run", batch_size=1,
                          progress=False, backend_kwargs={"retry_base_delay": 0.01})
     recs = {r["id"]: r for r in lines(tmp_path / "run")}
@@ -425,7 +364,7 @@ def test_openai_gives_up_after_max_retries_and_resumes(tmp_path):
         raise APIError(503, "overloaded")
 
     b._post = always_busy
-    row = make_dataset("piece_localization_easy", 1, size=(8, 8))[0]
+    row = make_dataset("piece_localization_easy", 1, size=(72, 72))[0]
     with pytest.raises(RuntimeError, match="giving up after 3 retries"):
         list(b.generate([Request(row["id"], "piece_localization_easy", row["question"], row["images"])]))
     assert n["calls"] == 4 and b.retries == 3
@@ -457,7 +396,7 @@ def test_vllm_backend_builds_the_right_request(tmp_path, monkeypatch):
     fake = types.ModuleType("vllm")
     fake.LLM, fake.SamplingParams, fake.__version__ = LLM, SamplingParams, "0.0-mock"
     monkeypatch.setitem(sys.modules, "vllm", fake)
-    data = make_data(["missing_piece_selection_easy", "order_generation"], 3, size=(8, 8))
+    data = make_data(["missing_piece_selection_easy", "order_generation"], 3, size=(72, 72))
     res = evaluate_model("org/some-vlm", backend="vllm", data=data, out=tmp_path / "run", tensor_parallel_size=4,
                          batch_size=2, max_new_tokens=32, dtype="bfloat16", progress=False,
                          backend_kwargs={"max_model_len": 8192})
