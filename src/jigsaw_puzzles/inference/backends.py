@@ -60,9 +60,9 @@ class Generation:
     extra: dict = field(default_factory=dict)  # e.g. the solver's confidence
 
 
-@dataclass
+@dataclass(frozen=True)
 class GenerationSettings:
-    """Decoding settings, recorded in run.json.  Greedy by default."""
+    """Decoding settings (typed, immutable), recorded in run.json and compared on resume.  Greedy by default."""
 
     max_new_tokens: int = 256
     temperature: float = 0.0
