@@ -35,9 +35,8 @@ torch and open_clip are imported lazily (extra ``jigsaw-puzzles[clip]``).
 
 from .cache import EMBEDDING_FORMAT_VERSION, EmbeddingCache, default_cache_dir
 from .embed import GRID_COLS, GRID_ROWS, EmbedStats, PatchBank, PatchEmbedder, grid_cells, pixel_digest, region_id
-from .miner import ClipMiner
-from .search import (DEFAULT_MAX_SIMILARITY, SIMILARITY_DECIMALS, Candidate, MinedDistractors, duplicate_source_groups,
-                     nearest_neighbours)
+from .miner import Candidate, ClipMiner, MinedDistractors
+from .search import DEFAULT_MAX_SIMILARITY, SIMILARITY_DECIMALS, duplicate_source_groups, nearest_neighbours
 from .weights import (DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED, RANDOM_INIT_SEED, ClipWeightsUnavailable, WeightsSpec,
                       load_clip, resolve_clip_weights)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import time
@@ -12,9 +13,32 @@ from PIL import Image
 
 from .cache import EmbeddingCache
 from .embed import EmbedStats, PatchBank, PatchEmbedder, grid_cells, pixel_digest, region_id
-from .search import DEFAULT_MAX_SIMILARITY, Candidate, MinedDistractors, duplicate_source_groups, nearest_neighbours
+from .search import DEFAULT_MAX_SIMILARITY, duplicate_source_groups, nearest_neighbours
 from .weights import (DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED, RANDOM_INIT_SEED, _build_model, _resolve_device,
                       resolve_clip_weights)
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """A mined candidate cell (its 3x3 row/col in ``source_id``), most similar first."""
+
+    source_id: str
+    row: int
+    col: int
+    similarity: float  # cosine similarity to the true patch, rounded to 1e-6
+    pool_index: int
+
+    @property
+    def region_id(self) -> str:
+        return region_id(self.source_id, self.row, self.col)
+
+
+@dataclasses.dataclass(frozen=True)
+class MinedDistractors:
+    source_id: str
+    row: int
+    col: int
+    distractors: tuple[Candidate, ...]
 
 
 class ClipMiner:

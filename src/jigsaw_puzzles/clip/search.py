@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable, Sequence
 
 import numpy as np
 
-from .embed import PatchBank, region_id
+from .embed import PatchBank
 from .weights import _resolve_device
 
 
@@ -20,30 +19,6 @@ _SCALE = 10 ** SIMILARITY_DECIMALS
 #: Bound on |float32 dot - float64 dot| for unit vectors (D <= ~1024), used as a
 #: safety margin between the float32 device pass and the exact CPU decisions.
 _SLACK = 1e-4
-
-
-@dataclasses.dataclass(frozen=True)
-class Candidate:
-    """A mined candidate cell (its 3x3 row/col in ``source_id``), most similar first."""
-
-    source_id: str
-    row: int
-    col: int
-    similarity: float  # cosine similarity to the true patch, rounded to 1e-6
-    pool_index: int
-
-    @property
-    def region_id(self) -> str:
-        return region_id(self.source_id, self.row, self.col)
-
-
-
-@dataclasses.dataclass(frozen=True)
-class MinedDistractors:
-    source_id: str
-    row: int
-    col: int
-    distractors: tuple[Candidate, ...]
 
 
 def _round_sim(s: np.ndarray) -> np.ndarray:
