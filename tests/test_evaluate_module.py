@@ -136,7 +136,8 @@ def test_metric_loads_from_an_installed_wheel(tmp_path):
     venv = tmp_path / "venv"  # a fresh venv; its dependencies come from this interpreter's site-packages
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
-    install = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+    install = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--ignore-installed",
+                              str(wheel)],
                              capture_output=True, text=True, timeout=600)
     assert install.returncode == 0, install.stderr[-2000:]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
