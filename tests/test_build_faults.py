@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import random
 import struct
@@ -15,9 +16,14 @@ import pytest
 from PIL import Image
 
 from fixtures.photos import make_photo, write_photos
-from jigsaw_puzzles import load_dataset
+from jigsaw_puzzles import load_dataset, make_builder
+from jigsaw_puzzles.errors import ConfigUnavailable, UserError
 from jigsaw_puzzles.scoring import score
 from jigsaw_puzzles.sources import curate, load_normalised, read_source
+
+
+#: The exact answer plan (letters balanced to one item), for the tests that count letters on a handful of items.
+BALANCED: dict = {}
 
 
 def build(folder, tmp_path, config="order_generation"):
@@ -171,3 +177,368 @@ def test_other_references_are_normalised(reference, config):
 def test_malformed_references_are_still_refused(reference, config):
     with pytest.raises(ValueError, match="not a valid"):
         score(["A"], [reference], config)
+
+
+# ----------------------------------------------------------------------------- item 5: siblings of one bad file
+
+FIFO_AND_DEVICE = r"""
+import json, os, sys
+from jigsaw_puzzles import load_dataset
+from jigsaw_puzzles.sources import curate
+folder = sys.argv[1]
+c = curate(folder)
+rows = load_dataset("order_generation", source=folder, cache_dir=sys.argv[2])
+print(json.dumps({"reasons": {r.path: r.reason for r in c.records if r.status != "accepted"}, "rows": len(rows)}))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_or_a_device_is_rejected_without_being_read(tmp_path):
+    """A blocking read of a pipe (or of /dev/zero) would hang the build: a subprocess with a time limit."""
+    import json
+
+    folder = tmp_path / "photos"
+    write_photos(folder, 2)
+    os.mkfifo(folder / "pipe.jpg")
+    (folder / "zero.png").symlink_to("/dev/zero")
+    try:
+        proc = subprocess.run([sys.executable, "-c", FIFO_AND_DEVICE, str(folder), str(tmp_path / "cache")],
+                              capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        pytest.fail("curating a folder with a named pipe or a device did not finish (a blocking read)")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["reasons"] == {"pipe.jpg": "not a regular file: a named pipe",
+                              "zero.png": "not a regular file: a character device"}
+    assert got["rows"] == 2
+
+
+def test_a_file_name_that_is_not_utf8_is_curated_and_reported(tmp_path):
+    folder = tmp_path / "photos"
+    write_photos(folder, 2)
+    make_photo(7).save(os.fsdecode(os.fsencode(folder) + b"/caf\xe9.jpg"), format="JPEG", quality=92)
+    (folder / "notes\udce9.txt").write_text("a Latin-1 name that is not a photo")
+    curation = curate(folder)  # the fingerprint used to encode names as UTF-8 and abort
+    verdicts = {r.path: r.status for r in curation.records}
+    assert verdicts == {"caf\\xe9.jpg": "accepted", "notes\\xe9.txt": "rejected",
+                        "photo_000.jpg": "accepted", "photo_001.jpg": "accepted"}
+    assert len(build(folder, tmp_path)) == 3
+
+
+def test_a_file_too_large_for_a_photograph_is_not_read(tmp_path, monkeypatch):
+    from jigsaw_puzzles import sources
+
+    monkeypatch.setattr(sources, "MAX_FILE_BYTES", 5_000_000)
+    folder = tmp_path / "photos"
+    write_photos(folder, 1)
+    with open(folder / "video.jpg", "wb") as f:  # sparse: no disk used
+        f.truncate(5_000_001)
+    reasons = {r.path: r.reason for r in curate(folder).records if r.status == "rejected"}
+    assert reasons == {"video.jpg": "file too large: 5000001 bytes > 5000000 (no photograph is that big)"}
+
+
+def _photo_bytes(seed: int, size=(480, 360)) -> dict[str, bytes]:
+    """One photo as JPEG, PNG, WebP and an EXIF-rotated JPEG: the bases of the mutations."""
+    photo, out = make_photo(seed, size), {}
+    for key, fmt, kwargs in (("jpg", "JPEG", {"quality": 90}), ("png", "PNG", {}), ("webp", "WEBP", {"quality": 80}),
+                             ("exif", "JPEG", {"quality": 90, "exif": _orientation(6)})):
+        buf = io.BytesIO()
+        photo.save(buf, format=fmt, **kwargs)
+        out[key] = buf.getvalue()
+    return out
+
+
+def _orientation(value: int) -> Image.Exif:
+    exif = Image.Exif()
+    exif[0x0112] = value
+    return exif
+
+
+def _jpeg_size_offset(data: bytes) -> int | None:
+    """Offset of the (height, width) pair of a JPEG's start-of-frame segment."""
+    i = 2
+    while i < len(data) - 9:
+        if data[i] == 0xFF and data[i + 1] in (0xC0, 0xC1, 0xC2):
+            return i + 5
+        if data[i] == 0xFF and data[i + 1] not in (0x00, 0xFF):
+            i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+        else:
+            i += 1
+    return None
+
+
+ABSURD = [(0, 300), (300, 0), (1, 65535), (65535, 1), (45000, 300), (300, 45000), (65535, 65535), (257, 2304),
+          (5000, 1), (16383, 16383)]
+
+
+def _mutate(rng: random.Random, good: dict[str, bytes], k: int) -> tuple[str, bytes]:
+    key = ("jpg", "png", "webp", "exif")[k % 4]
+    data = bytearray(good[key])
+    kind = (k // 4) % 6
+    if kind == 0:  # truncated anywhere
+        data = data[: rng.randrange(1, len(data))]
+    elif kind == 1:  # flipped bits in the header
+        for _ in range(rng.randrange(1, 6)):
+            data[rng.randrange(0, min(200, len(data)))] ^= 1 << rng.randrange(8)
+    elif kind == 2:  # random bytes anywhere
+        for _ in range(rng.randrange(1, 30)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+    elif kind == 3:  # absurd sizes in the header (JPEG SOF, PNG IHDR with its CRC fixed, WebP VP8 frame)
+        w, h = rng.choice(ABSURD)
+        if key in ("jpg", "exif"):
+            at = _jpeg_size_offset(data)
+            data[at:at + 4] = struct.pack(">HH", h, w)
+        elif key == "png":
+            ihdr = struct.pack(">II", w, h) + bytes(data[24:29])
+            data[16:29] = ihdr
+            data[29:33] = struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+        else:
+            at = data.find(b"\x9d\x01\x2a")
+            data[at + 3:at + 7] = struct.pack("<HH", w & 0x3FFF, h & 0x3FFF)
+    elif kind == 4:  # cut in half and garbage appended
+        data = data[: len(data) // 2] + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 512)))
+    else:  # a stretch of the header repeated
+        a = rng.randrange(0, min(400, len(data)))
+        b = rng.randrange(a, min(a + 200, len(data)))
+        data[a:a] = data[a:b] * rng.randrange(1, 4)
+    return f"fuzz_{k:03d}.{'jpg' if key == 'exif' else key}", bytes(data)
+
+
+@pytest.mark.slow
+def test_fuzzed_full_size_photos_get_a_verdict_and_every_task_builds_the_rest(tmp_path):
+    """Mutations of full-size photos (which get past the size rules into normalisation, the quality checks and
+    the tasks), absurd header sizes in each format included; the export of every plain config finishes."""
+    import json
+
+    from jigsaw_puzzles.export import build as export
+
+    folder = tmp_path / "photos"
+    write_photos(folder, 5)
+    good, rng, names = _photo_bytes(9), random.Random(1), []
+    for k in range(300):
+        name, data = _mutate(rng, good, k)
+        (folder / name).write_bytes(data)
+        names.append(name)
+    configs = ["missing_piece_selection_easy", "piece_localization_easy", "connection_verification",
+               "anomaly_detection", "order_restoration", "order_generation"]
+    report = export(tmp_path / "out", source=str(folder), configs=configs, num_proc=1, cache_dir=str(tmp_path / "c"))
+    records = {r["path"]: r for r in json.loads((tmp_path / "out" / "curation_report.json").read_text())
+               ["curation"]["records"]}
+    assert set(names) <= set(records)
+    assert all(records[n]["status"] == "accepted" or records[n]["reason"] for n in names)
+    accepted = [r for r in records.values() if r["status"] == "accepted"]
+    assert 5 <= len(accepted) < 100  # the good photos and the mutations that still decode
+    for config in configs:
+        counts = report["configs"][config]
+        assert counts["test"] + len(counts["task_skips"]) == len(accepted), config
+
+
+# ----------------------------------------------------------------------------- item 6: whole folders
+
+REACH_AS_NOBODY = r"""
+import json, os, sys
+import tqdm.auto  # imported before dropping privileges
+from jigsaw_puzzles.errors import UserError
+from jigsaw_puzzles.sources import curate
+os.setgid(65534); os.setuid(65534)
+out = {}
+for folder in sys.argv[1:]:
+    try:
+        c = curate(folder)
+        out[folder] = ["curated", len(c.accepted), len(c.records)]
+    except UserError as err:
+        out[folder] = ["UserError", type(err).__name__, str(err)]
+    except Exception as err:
+        out[folder] = ["crash", type(err).__name__, str(err)]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to drop privileges")
+def test_a_source_folder_nobody_can_read_is_one_user_error(tmp_path):
+    """As an unprivileged user: a closed source folder, one behind a closed parent, one whose only subfolder is
+    closed. Each is a UserError that says what to do, never a traceback nor "0 of 0 files"."""
+    import json
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="jp-nobody-"))
+    os.chmod(base, 0o755)
+    cases = {"closed": base / "closed", "behind": base / "parent" / "photos", "inner": base / "inner"}
+    write_photos(cases["closed"], 1)
+    write_photos(cases["behind"], 1)
+    write_photos(cases["inner"] / "private", 1)
+    for path, mode in ((cases["closed"], 0o700), (base / "parent", 0o700), (cases["behind"], 0o755),
+                       (cases["inner"], 0o755), (cases["inner"] / "private", 0o700)):
+        os.chmod(path, mode)
+    try:
+        proc = subprocess.run([sys.executable, "-c", REACH_AS_NOBODY, *map(str, cases.values())],
+                              capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "HOME": str(base), "HF_HOME": str(base / "hf")})
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = {Path(k).name if Path(k).name != "photos" else "behind": v
+           for k, v in json.loads(proc.stdout.strip().splitlines()[-1]).items()}
+    assert got["closed"][:2] == ["UserError", "SourceFolderError"] and "not readable" in got["closed"][2]
+    assert got["behind"][:2] == ["UserError", "SourceFolderError"] and "Permission denied" in got["behind"][2]
+    assert got["inner"][:2] == ["UserError", "SourceFolderError"]
+    assert "private/ unreadable folder: permission denied" in got["inner"][2]
+    assert "put JPEG, PNG or WebP photographs in it" in got["inner"][2]
+
+
+@pytest.mark.parametrize("case", ["empty", "hidden only", "file"])
+def test_a_source_that_holds_nothing_is_one_user_error(case, tmp_path):
+    source = tmp_path / "photos"
+    if case == "file":
+        make_photo(1).save(tmp_path / "photo.jpg")
+        source = tmp_path / "photo.jpg"
+    else:
+        source.mkdir()
+        if case == "hidden only":
+            make_photo(1).save(source / ".hidden.jpg")
+    with pytest.raises(UserError) as err:
+        curate(source)
+    says = {"file": "not a file", "empty": "it is empty", "hidden only": "it is empty"}[case]
+    assert says in str(err.value) and not isinstance(err.value, ConfigUnavailable)
+    with pytest.raises(UserError, match=says):
+        load_dataset("order_generation", source=source, cache_dir=str(tmp_path / "cache"))
+
+
+# ----------------------------------------------------------------------------- items 7 and 8: skips, not drops
+
+def twin_tiles(folder: Path, count: int = 2, amp: int = 3) -> None:
+    """``count`` photos of one noise tile repeated 3x3, each with its own faint blocky shading: their dHashes
+    differ (not near duplicates), yet every 3x3 cell of one looks like every cell of the others. With two of
+    them in a pool of four, no Missing Piece item finds three distinct distractors."""
+    import numpy as np
+
+    folder.mkdir(parents=True, exist_ok=True)
+    base = np.tile(np.random.default_rng(7).normal(128, 30, size=(120, 160, 3)), (3, 3, 1))
+    h, w = base.shape[:2]
+    for k in range(count):
+        signs = np.random.default_rng(500 + k).choice([-amp, amp], size=(8, 9))
+        shade = np.kron(signs, np.ones((h // 8 + 1, w // 9 + 1)))[:h, :w]
+        Image.fromarray(np.clip(base + shade[..., None], 0, 255).astype(np.uint8)).save(folder / f"tile_{k}.png")
+
+
+def near_identical(folder: Path, count: int, amp: int = 7) -> None:
+    """``count`` copies of one photo, each with its own blocky +-amp shading: accepted by curation (distinct
+    dHashes), but a cell of one is within 8 grey levels of the same cell of another."""
+    import numpy as np
+
+    folder.mkdir(parents=True, exist_ok=True)
+    base = np.asarray(make_photo(0), dtype=np.int16)
+    h, w = base.shape[:2]
+    for k in range(count):
+        signs = np.random.default_rng(1000 + k).choice([-amp, amp], size=(8, 9))
+        shade = np.kron(signs, np.ones((h // 8 + 1, w // 9 + 1)))[:h, :w]
+        Image.fromarray(np.clip(base + shade[..., None], 0, 255).astype(np.uint8)).save(folder / f"near_{k}.png")
+
+
+@pytest.fixture
+def no_clip_weights(tmp_path, monkeypatch):
+    """The hard config is unavailable (no CLIP weights offline), as on a machine without them."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "empty_hf_home"))
+
+
+def test_a_config_that_yields_no_item_is_skipped_and_the_export_is_whole(tmp_path, no_clip_weights, capsys):
+    import json
+
+    from jigsaw_puzzles.cli import main
+    from jigsaw_puzzles.export import build as export
+
+    folder = tmp_path / "photos"
+    twin_tiles(folder)
+    write_photos(folder, 2)
+    assert len(curate(folder).accepted) == 4  # enough sources, yet no item can be made
+    out, cache = tmp_path / "out", str(tmp_path / "cache")
+    export(out, source=str(folder), configs=["order_generation"], cache_dir=cache)
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    with pytest.raises(ConfigUnavailable, match="no source image yields an item"):  # asked for by name
+        export(out, source=str(folder), configs=["missing_piece_selection_easy", "order_generation"], cache_dir=cache)
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before  # untouched
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]  # no staging left behind
+    report = export(out, source=str(folder), cache_dir=cache)  # every config: the others are built
+    assert "no source image yields an item" in report["skipped_configs"]["missing_piece_selection_easy"]
+    assert "order_restoration" in report["configs"] and not (out / "missing_piece_selection_easy").exists()
+    skips = report["configs"]["piece_localization_easy"]["task_skips"]
+    assert report["configs"]["piece_localization_easy"]["test"] + len(skips) == 4
+    assert json.loads((out / "curation_report.json").read_text())["skipped_configs"] == report["skipped_configs"]
+    # eval runs the other configs too
+    capsys.readouterr()
+    rc = main(["eval", "--model", "random", "--source", str(folder), "--out", str(tmp_path / "run"), "--no-progress",
+               "--split", "test", "--cache-dir", cache])
+    assert rc == 0, capsys.readouterr().err[-2000:]
+    assert "skipping missing_piece_selection_easy: no source image yields an item" in capsys.readouterr().err
+
+
+def test_every_dropped_item_is_a_recorded_skip_and_the_plan_follows_the_skips(tmp_path):
+    """Five near-identical photos: some Missing Piece items find no three distinct distractors. Each is a skip
+    with its reason; the letters of the items that are made stay balanced; Lite is never an error."""
+    folder = tmp_path / "photos"
+    near_identical(folder, 5)
+    accepted = {s.source_id for s in curate(folder).accepted}
+    assert len(accepted) == 5
+    dropped = 0
+    for seed in range(12):
+        builder = make_builder("missing_piece_selection_easy", folder, seed, str(tmp_path / "cache"), **BALANCED)
+        builder.download_and_prepare()
+        test, lite = builder.as_dataset("test"), builder.as_dataset("lite")  # an empty Lite split is no error
+        skips = builder.report["task_skips"]
+        assert all(s["reason"] and s["path"].startswith("near_") for s in skips)
+        assert set(test["source_id"]) | {s["source_id"] for s in skips} == accepted
+        assert not set(test["source_id"]) & {s["source_id"] for s in skips}
+        assert set(lite["source_id"]) <= set(test["source_id"])
+        counts = [test["answer"].count(letter) for letter in "ABCD"]
+        assert max(counts) - min(counts) <= 1, (seed, counts)
+        dropped += len(skips)
+    assert dropped  # the case is exercised
+
+
+# ----------------------------------------------------------------------------- item 9: pixels follow the bytes
+
+def _rows_match_the_files(dataset, folder: Path) -> None:
+    """Every row's source id is the hash of a file's current bytes, and its pieces are that file's pixels."""
+    from jigsaw_puzzles.geometry import as_array, split
+    from jigsaw_puzzles.sources import content_id
+
+    now = {content_id(p.read_bytes()): p for p in folder.iterdir()}
+    for row in dataset:
+        assert row["source_id"] in now, "a row carries the id of bytes that are no longer in the folder"
+        cells = split(read_source(now[row["source_id"]])[1], 2, 2)
+        order = json.loads(row["metadata"])["order"]
+        for region, shown in enumerate(order):
+            assert (as_array(row["images"][shown - 1].convert("RGB")) == as_array(cells[region])).all()
+
+
+def test_a_photo_overwritten_with_its_size_and_mtime_kept_is_never_stale(tmp_path):
+    """``cp -p`` / ``rsync -t`` keep the size (here: same-size uncompressed PNGs) and the modification time."""
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for k in range(3):
+        make_photo(k).save(folder / f"photo_{k}.png", compress_level=0)
+    first = load_dataset("order_generation", source=folder, cache_dir=str(tmp_path / "a"))
+    _rows_match_the_files(first, folder)
+    target = folder / "photo_0.png"
+    st = os.stat(target)
+    make_photo(99).save(target, compress_level=0)
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (os.stat(target).st_size, os.stat(target).st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    for cache in ("b", "a"):  # a fresh cache, and the same cache as before
+        _rows_match_the_files(load_dataset("order_generation", source=folder, cache_dir=str(tmp_path / cache)),
+                              folder)
+
+
+def test_loading_a_source_by_id_refuses_other_bytes(tmp_path):
+    from jigsaw_puzzles.sources import SourceChanged
+
+    path = tmp_path / "photo.png"
+    make_photo(1).save(path)
+    source_id, image = read_source(path)
+    assert load_normalised(str(path), source_id=source_id).tobytes() == image.tobytes()
+    make_photo(2).save(path)
+    with pytest.raises(SourceChanged, match="changed during the build"):
+        load_normalised(str(path), source_id=source_id)
+    assert isinstance(SourceChanged("x"), UserError)

@@ -24,7 +24,8 @@ from .errors import ConfigUnavailable, UsageError
 from .geometry import encode_png
 from .plan import lite_ids, plan_slots
 from .rng import item_rng
-from .sources import DEFAULT_RULES, CurationRules, curate, folder_fingerprint, load_normalised, resolve_folder
+from .sources import (DEFAULT_RULES, CurationRules, SourceError, curate, folder_fingerprint, load_normalised,
+                      resolve_folder)
 from .spec import CITATION, HOMEPAGE, LITE_FRACTION, SPLITS, features
 from .tasks import TASKS, Context, TaskError
 
@@ -109,40 +110,77 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
         return self._preparation
 
     def plan(self) -> dict:
-        """Curate the sources, apply the task's checks, and assign answer slots (memoised).
+        """Curate the sources, find the ones that yield an item, and assign their answer slots (memoised).
 
-        Returns a dict with the curation, the task's skipped sources with reasons,
-        the feasible sources, the Lite ids, the slot of every item and the prepared payloads.
+        Every accepted source is put through the task's check and then built once as a probe (slot 0: a task's
+        failures do not depend on the slot), so a source that cannot yield an item is a recorded skip with its
+        reason, and slots go only to items that are really generated. ``ConfigUnavailable`` (before anything is
+        written) when the sources cannot make one item. Returns a dict with the curation, the task's skips, the
+        items' sources (``feasible``), the Lite ids, the slot of every item and the prepared payloads.
         """
         if self._plan is not None:
             return self._plan
-        task = self.task
+        task, seed = self.task, self.config.seed
         preparation = self.preparation()  # fails before any work
         curation = curate(self.config.source, self.rules)
+        if len(curation.accepted) < max(1, task.min_sources):
+            raise ConfigUnavailable(self.config.name, (
+                f"needs at least {max(1, task.min_sources)} usable source images, {len(curation.accepted)} of "
+                f"{len(curation.records)} files in {curation.folder} qualify (`jigsaw-puzzles curate DIR` says why)"))
+        load = self._loader(curation)
         feasible, skipped = [], []
         for source in curation.accepted:
-            reason = task.check(load_normalised(source.path, self.rules))
+            try:
+                reason = task.check(load(source.source_id))
+            except SourceError as err:  # unreadable since curation (e.g. deleted): a skip, not a crash
+                reason = f"cannot be read any more: {err}"
             if reason:
                 skipped.append({"path": source.relpath, "source_id": source.source_id, "reason": reason})
             else:
                 feasible.append(source)
-        lite = lite_ids([s.source_id for s in curation.accepted], self.config.seed, self.config.lite_fraction)
-        if len(feasible) < max(1, task.min_sources) or len(curation.accepted) < task.min_sources:
-            raise ConfigUnavailable(self.config.name, (
-                f"needs at least {max(1, task.min_sources)} usable source images, {len(feasible)} of "
-                f"{len(curation.records)} files in {curation.folder} qualify (`jigsaw-puzzles curate DIR` says why)"))
-        feasible_ids = {s.source_id for s in feasible}
-        slots = plan_slots(sorted(feasible_ids), [s for s in lite if s in feasible_ids],
-                           self.config.seed, task.family, task.num_slots)
         prepared: dict[str, Any] = {}
-        if preparation is not None:
-            rules = self.rules
+        if preparation is not None and feasible:
             prepared = preparation.prepare({s.source_id: s.path for s in curation.accepted},
-                                           sorted(feasible_ids), self.config.seed,
-                                           lambda path: load_normalised(path, rules))
-        self._plan = {"curation": curation, "task_skips": skipped, "feasible": feasible,
-                      "lite": lite, "slots": slots, "prepared": prepared}
+                                           [s.source_id for s in feasible], seed,
+                                           lambda path: load_normalised(path, self.rules))
+        pool_ids = tuple(s.source_id for s in curation.accepted)
+        items = []
+        for source in feasible:  # the probe: what fails here is a recorded skip, never a silent drop
+            sid = source.source_id
+            try:
+                task.build(load(sid), item_rng(seed, task.family, sid), 0,
+                           Context(source_id=sid, pool_ids=pool_ids, load=load, prepared=prepared.get(sid)))
+            except TaskError as err:
+                skipped.append({"path": source.relpath, "source_id": sid, "reason": str(err)})
+            else:
+                items.append(source)
+        if not items:
+            first = f" (first reason: {skipped[0]['reason']})" if skipped else ""
+            raise ConfigUnavailable(self.config.name, (
+                f"no source image yields an item: the task skips all {len(curation.accepted)} accepted sources "
+                f"in {curation.folder}{first}; add more varied photographs (builder.report lists every reason)"))
+        skipped.sort(key=lambda s: s["source_id"])
+        lite = lite_ids([s.source_id for s in curation.accepted], seed, self.config.lite_fraction)
+        item_ids = [s.source_id for s in items]
+        slots = plan_slots(item_ids, [s for s in lite if s in set(item_ids)], seed, task.family, task.num_slots)
+        self._plan = {"curation": curation, "task_skips": skipped, "feasible": items,
+                      "lite": lite, "slots": slots, "prepared": {k: v for k, v in prepared.items() if k in slots}}
         return self._plan
+
+    def _loader(self, curation):
+        """Normalised image by source id; the file must still hold the bytes it was curated with."""
+        paths, rules = {s.source_id: s.path for s in curation.accepted}, self.rules
+        return lambda source_id: load_normalised(paths[source_id], rules, source_id)
+
+    def _as_dataset(self, split=datasets.Split.TRAIN, in_memory: bool = False) -> datasets.Dataset:
+        """As ``datasets`` does, but a split without rows (e.g. a Lite split whose sources the task skipped) is
+        an empty dataset with the schema, not ``Instruction "lite" corresponds to no data!``."""
+        info = (self.info.splits or {}).get(str(split))
+        if info is not None and info.num_examples == 0:
+            table = datasets.table.InMemoryTable(self.info.features.arrow_schema.empty_table())
+            return datasets.Dataset(table, info=self.info.copy(), split=str(split),
+                                    fingerprint=self._get_dataset_fingerprint(split))
+        return super()._as_dataset(split, in_memory)
 
     @property
     def report(self) -> dict:
@@ -154,7 +192,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
     def _split_generators(self, dl_manager):
         plan = self.plan()
         curation, feasible, slots = plan["curation"], plan["feasible"], plan["slots"]
-        if curation.rejected or plan["task_skips"]:
+        if curation.rejected or plan["task_skips"]:  # every one recorded with its reason in builder.report
             logger.warning(
                 f"{self.config.name}: {len(curation.accepted)} of {len(curation.records)} files accepted; "
                 f"{len(curation.rejected)} rejected by curation, {len(plan['task_skips'])} skipped by the task "
@@ -182,18 +220,19 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
         rules = self.rules
 
         def load(source_id):
-            return load_normalised(paths[source_id], rules)
+            return load_normalised(paths[source_id], rules, source_id)
 
         for source_id, path, slot, prepared in items:
-            image = load_normalised(path, rules)
+            image = load(source_id)
             rng = item_rng(self.config.seed, task.family, source_id)
             context = Context(source_id=source_id, pool_ids=pool_ids, load=load,
                               prepared=json.loads(prepared) if prepared else None)
             try:
                 item = task.build(image, rng, slot, context)
-            except TaskError as err:  # recorded, never a crash mid-build
-                logger.warning(f"{self.config.name}: skipped {source_id} ({Path(path).name}): {err}")
-                continue
+            except TaskError as err:  # the plan built this item once already: a failure here is a bug
+                raise RuntimeError(f"{self.config.name}: {source_id} ({Path(path).name}) passed the plan's probe "
+                                   f"but failed with slot {slot}: {err} (a task's failures must not depend on "
+                                   f"the slot; please report this)") from err
             metadata = {"config": self.config.name, "seed": self.config.seed, "slot": slot,
                         "source_size": list(image.size), **item.metadata}
             key = f"{self.config.name}/{source_id}"

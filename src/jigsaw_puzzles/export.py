@@ -34,7 +34,7 @@ def write_parquet(dataset, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def _yaml(configs: list[str]) -> str:
+def _yaml(configs: list[str], counts: dict | None = None) -> str:
     lines = ["license: other", "license_name: mixed", "pretty_name: Jigsaw-Puzzles",
              "task_categories:", "- visual-question-answering", "- image-text-to-text",
              "language:", "- en", "tags:", "- spatial-reasoning", "- jigsaw-puzzles", "- benchmark",
@@ -43,6 +43,8 @@ def _yaml(configs: list[str]) -> str:
         lines.append(f"- config_name: {config}")
         lines.append("  data_files:")
         for split in SPLITS:
+            if counts is not None and not counts[config][split]:
+                continue  # no file for an empty split: stock datasets cannot read a split without rows
             lines.append(f"  - split: {split}")
             lines.append(f"    path: {config}/{split}-*.parquet")
     return "\n".join(lines)
@@ -62,10 +64,14 @@ def render_card(configs: list[str], counts: dict, report: dict, seed: int, repo:
     rows = "\n".join(f"| `{c}` | {TASKS[c].summary} | {counts[c]['test']} | {counts[c]['lite']} |"
                      for c in configs)
     task_rules = "\n\n".join(f"### `{c}`\n\n{TASKS[c].summary}.\n\n{TASKS[c].rules}" for c in configs)
+    for config in configs:
+        if not counts[config]["lite"]:
+            task_rules += (f"\n\n`{config}` has no `lite` split in this export: the task skipped every source of "
+                           f"the Lite subset (reasons in `curation_report.json`).")
     for config, reason in report.get("skipped_configs", {}).items():
         task_rules += f"\n\n### `{config}`\n\nNot included in this export: {reason.split('. ')[0]}."
     return template.format(
-        yaml=_yaml(configs), version=__version__, num_sources=curation["accepted"], seed=seed,
+        yaml=_yaml(configs, counts), version=__version__, num_sources=curation["accepted"], seed=seed,
         repo=repo, config_rows=rows, lite_percent=round(LITE_FRACTION * 100), task_rules=task_rules,
         curation_summary=summary, credits=credits, citation=CITATION.strip())
 
@@ -88,6 +94,11 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
         raise UsageError(f"unknown config(s) {', '.join(unknown)}; choose from {', '.join(CONFIGS)}")
     if (out / f"{out.name}.py").exists():
         raise UsageError(f"{out}/{out.name}.py exists: datasets >= 4 refuses such a folder; choose another --out")
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file; give a folder for the export")
+    if out.is_dir() and any(out.iterdir()) and not (out / "curation_report.json").is_file():
+        raise UsageError(f"--out {out} is a folder that holds something other than an export (a build replaces "
+                         f"the whole folder); choose a new or empty folder, or an earlier export")
     builders, skipped = {}, {}
     for config in list(configs):  # resolve every task's preparation (e.g. CLIP weights) before any work
         builders[config] = make_builder(config, source, seed, cache_dir, **builder_kwargs)
@@ -106,16 +117,30 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     staging.mkdir(parents=True)
     try:
         report = _write(staging, builders, configs, skipped, source, seed, num_proc, repo)
-        if out.exists():
-            previous = out.parent / f".{out.name}.previous-{os.getpid()}"
-            os.replace(out, previous)
-            os.replace(staging, out)
-            shutil.rmtree(previous, ignore_errors=True)
-        else:
-            os.replace(staging, out)
+        _swap_into_place(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return report
+
+
+def _swap_into_place(staging: Path, out: Path) -> None:
+    """Rename ``staging`` to ``out``; an existing ``out`` is replaced only when that succeeds (else it is put
+    back as it was)."""
+    if not (out.exists() or out.is_symlink()):
+        os.replace(staging, out)
+        return
+    previous = out.parent / f".{out.name}.previous-{os.getpid()}"
+    shutil.rmtree(previous, ignore_errors=True)
+    os.replace(out, previous)
+    try:
+        os.replace(staging, out)
+    except BaseException:
+        os.replace(previous, out)
+        raise
+    if previous.is_dir() and not previous.is_symlink():
+        shutil.rmtree(previous, ignore_errors=True)
+    else:
+        previous.unlink()
 
 
 def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source, seed: int, num_proc, repo) -> dict:
@@ -126,7 +151,8 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
         counts[config] = {}
         for split in SPLITS:
             dataset = builder.as_dataset(split=split)
-            write_parquet(dataset, out / config / f"{split}-00000-of-00001.parquet")
+            if len(dataset):  # an empty split has no file and no YAML entry (see _yaml)
+                write_parquet(dataset, out / config / f"{split}-00000-of-00001.parquet")
             counts[config][split] = len(dataset)
         builder_report = builder.report
         report["curation"] = builder_report["curation"]

@@ -13,6 +13,7 @@ import hashlib
 import io
 import math
 import os
+import stat
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -23,11 +24,12 @@ import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from . import geometry
-from .errors import SourceFolderError
+from .errors import SourceFolderError, UserError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 GRID_MULTIPLE = 6  # least common multiple of the 2x2 and 3x3 grids
 MAX_ASPECT = 8  # a source longer than this many times its width (or height) cannot be cut into cells
+MAX_FILE_BYTES = 1 << 30  # a larger file is rejected before it is read (no photograph is 1 GiB)
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,10 @@ DEFAULT_RULES = CurationRules()
 
 class SourceError(ValueError):
     """A source file that cannot be used; the message is the recorded reason."""
+
+
+class SourceChanged(UserError):
+    """A source file's bytes are no longer those it was curated with (it was overwritten during a build)."""
 
 
 @dataclass(frozen=True)
@@ -100,14 +106,26 @@ def embedded_folder() -> Path:
 
 
 def resolve_folder(source: str | os.PathLike | None) -> Path:
+    """The source folder, resolved; :class:`SourceFolderError` (a one-line user error) when it is missing, a
+    file, unreachable or unreadable."""
     folder = embedded_folder() if source is None else Path(source).expanduser()
-    if not folder.exists():
-        raise SourceFolderError(f"source folder not found: {folder} (give --source a folder of photographs)")
-    if not folder.is_dir():
+    try:
+        st = folder.stat()
+    except FileNotFoundError:
+        raise SourceFolderError(f"source folder not found: {folder} (give --source a folder of photographs)") from None
+    except OSError as err:  # a parent folder that may not be entered, a symlink loop, ...
+        raise SourceFolderError(f"cannot reach the source folder {folder}: {err.strerror or err} "
+                                f"(check the permissions of it and of its parent folders)") from None
+    if not stat.S_ISDIR(st.st_mode):
         raise SourceFolderError(f"--source must be a folder of photographs, not a file: {folder}")
     if not os.access(folder, os.R_OK | os.X_OK):
         raise SourceFolderError(f"source folder is not readable: {folder} (check its permissions)")
     return folder.resolve()
+
+
+def display_path(path: str) -> str:
+    """``path`` as printable text: a name that is not valid UTF-8 (``caf\\xe9.jpg``) keeps its bytes visible."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def walk(folder: Path) -> tuple[list[Path], list[tuple[str, str]]]:
@@ -117,14 +135,14 @@ def walk(folder: Path) -> tuple[list[Path], list[tuple[str, str]]]:
     seen = {os.path.realpath(folder)}
 
     def unreadable(err: OSError):
-        rel = Path(err.filename).relative_to(folder).as_posix() if err.filename else "?"
+        rel = display_path(Path(err.filename).relative_to(folder).as_posix()) if err.filename else "?"
         skipped.append((rel + "/", f"unreadable folder: {err.strerror or err}"))
 
     for root, dirs, names in os.walk(folder, onerror=unreadable, followlinks=True):
         keep = []
         for d in sorted(d for d in dirs if not d.startswith(".")):
             real = os.path.realpath(os.path.join(root, d))
-            rel = Path(root, d).relative_to(folder).as_posix() + "/"
+            rel = display_path(Path(root, d).relative_to(folder).as_posix()) + "/"
             if real in seen:
                 skipped.append((rel, "symlinked folder already walked (a loop or a second link to it)"))
             elif not os.access(real, os.R_OK | os.X_OK):
@@ -142,22 +160,35 @@ def list_files(folder: Path) -> list[Path]:
     return walk(folder)[0]
 
 
+def source_files(folder: Path) -> tuple[list[Path], list[tuple[str, str]]]:
+    """:func:`walk`, or :class:`SourceFolderError` when nothing in ``folder`` can be read at all."""
+    files, skipped = walk(folder)
+    if not files:
+        why = (f"it has no readable files ({'; '.join(f'{rel} {reason}' for rel, reason in skipped)})" if skipped
+               else "it is empty (hidden files are ignored)")
+        raise SourceFolderError(
+            f"source folder {folder}: {why}; the benchmark needs at least 1 usable source image (4 for Missing "
+            f"Piece Selection): put JPEG, PNG or WebP photographs in it or give --source another folder")
+    return files, skipped
+
+
 def _stat_key(path: Path) -> str:
-    """Size and mtime of a file, or why it cannot be stat'ed (a broken symlink, a symlink loop)."""
+    """Size, modification and change times of a file, or why it cannot be stat'ed (a broken symlink, a symlink
+    loop). The change time (which no tool can set back) catches a file overwritten with its size and mtime kept."""
     try:
         st = path.stat()
     except OSError as err:
         return f"unreadable:{err.errno}"
-    return f"{st.st_size}\0{st.st_mtime_ns}"
+    return f"{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}"
 
 
 def folder_fingerprint(source: str | os.PathLike | None) -> str:
-    """Cheap cache key of a folder: names, sizes and modification times of its files."""
+    """Cheap cache key of a folder: names, sizes, modification and change times of its files."""
     folder = resolve_folder(source)
     h = hashlib.sha256()
-    files, skipped = walk(folder)
-    for path in files:
-        h.update(f"{path.relative_to(folder).as_posix()}\0{_stat_key(path)}\n".encode())
+    files, skipped = source_files(folder)
+    for path in files:  # fsencode: a name that is not valid UTF-8 is hashed by its bytes
+        h.update(os.fsencode(path.relative_to(folder).as_posix()) + f"\0{_stat_key(path)}\n".encode())
     for rel, reason in skipped:
         h.update(f"skipped\0{rel}\0{reason}\n".encode())
     return h.hexdigest()[:16]
@@ -179,6 +210,7 @@ def _decode(data: bytes, rules: CurationRules) -> tuple[Image.Image, tuple[int, 
         raise SourceError("empty file")
     try:
         with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # corrupt EXIF/TIFF tags: the verdict is the decode's
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             image = Image.open(io.BytesIO(data))
             size = width, height = image.size
@@ -231,19 +263,52 @@ def normalise(image: Image.Image, rules: CurationRules = DEFAULT_RULES) -> Image
     return image
 
 
-def read_source(path: str | os.PathLike, rules: CurationRules = DEFAULT_RULES) -> tuple[str, Image.Image]:
-    """``(source_id, normalised image)`` or :class:`SourceError` with the reason."""
+_KINDS = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The bytes of a regular file, or :class:`SourceError`: a pipe, device or socket is never opened for a
+    blocking read (it could hang the build or never end), nor is a file over :data:`MAX_FILE_BYTES` read."""
     try:
-        data = Path(path).read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as err:
         raise SourceError(f"unreadable file: {err.strerror or err}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+            raise SourceError(f"not a regular file: {kind}")
+        if st.st_size > MAX_FILE_BYTES:
+            raise SourceError(f"file too large: {st.st_size} bytes > {MAX_FILE_BYTES} (no photograph is that big)")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:  # grew while being read
+            raise SourceError(f"file too large: over {MAX_FILE_BYTES} bytes (no photograph is that big)")
+        return data
+    except OSError as err:
+        raise SourceError(f"unreadable file: {err.strerror or err}") from None
+    finally:
+        os.close(fd)
+
+
+def read_source(path: str | os.PathLike, rules: CurationRules = DEFAULT_RULES) -> tuple[str, Image.Image]:
+    """``(source_id, normalised image)`` or :class:`SourceError` with the reason."""
+    data = read_bytes(path)
+    return content_id(data), _normalised(data, rules)
+
+
+def _normalised(data: bytes, rules: CurationRules) -> Image.Image:
+    """The normalised image of a file's bytes, or :class:`SourceError`."""
     image, (width, height) = _decode(data, rules)
     if min(width, height) < rules.min_side:
         raise SourceError(f"too small: {width}x{height}, shorter side < min_side {rules.min_side}")
     if max(width, height) > MAX_ASPECT * min(width, height):
         raise SourceError(f"extreme aspect ratio {width}x{height} (longer side > {MAX_ASPECT}x the shorter)")
     try:
-        image = normalise(image, rules)
+        with warnings.catch_warnings():  # a corrupt EXIF block warns; the image itself may still be fine
+            warnings.simplefilter("ignore", UserWarning)
+            image = normalise(image, rules)
     except (OSError, ValueError) as err:
         raise SourceError(f"cannot convert to RGB: {err}") from None
     except Exception as err:  # a corrupt file that decoded lazily fails here
@@ -254,18 +319,37 @@ def read_source(path: str | os.PathLike, rules: CurationRules = DEFAULT_RULES) -
     if not rules.min_aspect <= aspect <= rules.max_aspect:
         raise SourceError(
             f"aspect ratio {aspect:.2f} outside [{rules.min_aspect}, {rules.max_aspect}]")
-    return content_id(data), image
+    return image
 
 
-def load_normalised(path: str, rules: CurationRules = DEFAULT_RULES) -> Image.Image:
-    """Cached per process (tasks that draw distractors reopen the same sources), keyed by the file's
-    size and modification time too: a file overwritten in place is read again, never served stale."""
-    return _load_normalised(str(path), _stat_key(Path(path)), rules)
+def load_normalised(path: str, rules: CurationRules = DEFAULT_RULES, source_id: str | None = None) -> Image.Image:
+    """The normalised image of the file at ``path`` as it is *now*: the bytes are read and hashed on every
+    call and the decoded image is cached per process by content (tasks that draw distractors reopen the same
+    sources), so an overwritten file is never served stale. With ``source_id`` (the id curation gave the
+    file), bytes that no longer hash to it raise :class:`SourceChanged`: pixels never go out under another
+    picture's id."""
+    data = read_bytes(path)
+    actual = content_id(data)
+    if source_id is not None and actual != source_id:
+        raise SourceChanged(f"{display_path(str(path))} changed during the build (curated as {source_id}, now "
+                            f"{actual}); run the same command again")
+    return _load_normalised(actual, data, rules)
 
 
-@lru_cache(maxsize=64)
-def _load_normalised(path: str, stat_key: str, rules: CurationRules) -> Image.Image:
-    return read_source(path, rules)[1]
+def _load_normalised(source_id: str, data: bytes, rules: CurationRules) -> Image.Image:
+    key = (source_id, rules)
+    image = _CACHE.pop(key, None)
+    if image is None:
+        image = _normalised(data, rules)
+    _CACHE[key] = image  # most recent last
+    while len(_CACHE) > _CACHE_SIZE:
+        del _CACHE[next(iter(_CACHE))]
+    return image
+
+
+_CACHE: dict[tuple[str, CurationRules], Image.Image] = {}
+_CACHE_SIZE = 64
+load_normalised.cache_clear = _CACHE.clear  # type: ignore[attr-defined]  (benchmarks start cold)
 
 
 def sharpness(grey: np.ndarray) -> float:
@@ -318,14 +402,14 @@ def _curate_cached(folder: str, fingerprint: str, rules: CurationRules, progress
     root = Path(folder)
     records: list[CurationRecord] = []
     candidates: list[tuple[Source, int, CurationRecord]] = []
-    files, skipped_folders = walk(root)
+    files, skipped_folders = source_files(root)
     records.extend(CurationRecord(path=rel, status="rejected", reason=reason) for rel, reason in skipped_folders)
     for path in tqdm(files, desc="curating sources", unit="img", disable=not progress):
-        rel = path.relative_to(root).as_posix()
+        rel = display_path(path.relative_to(root).as_posix())
         record = CurationRecord(path=rel, status="rejected")
         records.append(record)
         if path.suffix.lower() not in IMAGE_SUFFIXES:
-            record.reason = f"unsupported file type {path.suffix or '(none)'!r} (JPEG, PNG, WebP only)"
+            record.reason = f"unsupported file type {display_path(path.suffix) or '(none)'!r} (JPEG, PNG, WebP only)"
             continue
         try:
             source_id, image = read_source(path, rules)
@@ -333,6 +417,9 @@ def _curate_cached(folder: str, fingerprint: str, rules: CurationRules, progress
             record.stats = quality_checks(image, rules)
         except SourceError as err:
             record.reason = str(err)
+            continue
+        except Exception as err:  # untrusted bytes may trip any library path: a reason, never an aborted build
+            record.reason = f"cannot be used ({type(err).__name__}: {err})"
             continue
         source = Source(source_id, str(path), rel, image.width, image.height)
         candidates.append((source, difference_hash(image), record))
