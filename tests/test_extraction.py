@@ -120,6 +120,43 @@ CASES = [
     # -- order restoration answered with a list but no options known
     ("[2, 3, 1, 4]", OR, None, INVALID),
     ("B", OR, "B", PARSED),
+    # -- per-option verdict lists: exactly one option judged correct is the answer, none or several is ambiguous
+    ("A: incorrect\nB: correct\nC: incorrect\nD: incorrect", MPS, "B", PARSED),
+    ("A: no. B: no. C: yes. D: no.", MPSH, "C", PARSED),
+    ("(A) \u2717 (B) \u2713", PLE, "B", PARSED),
+    ("A - wrong\nB - right\nC - wrong", CV, "B", PARSED),
+    ("Option A: false\nOption B: true", PLE, "B", PARSED),
+    ("Checking each option.\nA: no, the sky does not continue.\nB: no.\nC: yes, the roofline continues.\nD: no.",
+     OR, "C", PARSED),
+    ("A: correct\nB: correct\nC: incorrect\nD: incorrect", PLH, None, AMBIGUOUS),
+    ("A: incorrect\nB: incorrect\nC: incorrect\nD: incorrect", MPS, None, AMBIGUOUS),
+    ("A: no\nB: yes\nC: no\nD: no\nFinal answer: C", OR, "C", PARSED),  # kept: a later final answer wins
+    # -- markers are line-bounded: "correct\nOption D" is no marker for D
+    ("Option C: correct\nOption D: wrong", MPS, "C", PARSED),
+    ("Candidates for the correct answer\nA) sky\nB) grass\nBoth look plausible.", PLE, None, AMBIGUOUS),
+    ("The answer is:\nB", PLH, "B", PARSED),  # kept: "answer:" ends a line and the letter is alone on the next
+    ("Final answer:\n\n**C**\n\nExplanation: Candidate C fits the A-side texture.", MPS, "C", PARSED),  # kept
+    # -- a negated letter is never the answer
+    ("The answer is not B", MPS, None, AMBIGUOUS),
+    ("Not B.", PLE, None, AMBIGUOUS),  # A is the only other option, but it is not named: no guess
+    ("B is wrong.", PLH, None, AMBIGUOUS),
+    ("Definitely not D", MPSH, None, AMBIGUOUS),
+    ("It can't be A.", CV, None, AMBIGUOUS),
+    ("It cannot be C.", OR, None, AMBIGUOUS),
+    ("Option B isn't correct.", PLH, None, AMBIGUOUS),
+    ("Answer: B is wrong", MPS, None, AMBIGUOUS),
+    ("It is not candidate 3.", MPS, None, AMBIGUOUS),
+    ("Comparing the edges.\nD: incorrect", MPSH, None, AMBIGUOUS),
+    ("The answer is not B, it is C.", MPS, "C", PARSED),
+    ("A is incorrect; B fits.", PLE, "B", PARSED),
+    # -- order lists: a negated list is never the answer, the last affirmed one wins
+    ("[1, 2, 3, 4] is wrong; correct: [2, 3, 1, 4]", OG, "[2, 3, 1, 4]", PARSED),
+    ("[1, 2, 3, 4] is wrong, [2, 3, 1, 4] is right.", OG, "[2, 3, 1, 4]", PARSED),
+    ("The order is not [1, 2, 3, 4] but [2, 3, 1, 4]", OG, "[2, 3, 1, 4]", PARSED),
+    ("1 2 3 4 is wrong; 2 3 1 4", OG, "[2, 3, 1, 4]", PARSED),
+    ("[2, 3, 1, 4], not [1, 2, 3, 4]", OG, "[2, 3, 1, 4]", PARSED),  # kept
+    ("Not [1, 2, 3, 4].", OG, None, AMBIGUOUS),
+    ("The order [1, 2, 3, 4] is incorrect.", OG, None, AMBIGUOUS),
 ]
 
 
@@ -139,6 +176,8 @@ def test_order_restoration_list_maps_to_letter_with_options():
     assert extract_answer("The order is [2, 3, 1, 4].", OR, opts) == "B"
     assert extract_answer("2, 3, 1, 4", OR, opts) == "B"
     assert extract_answer("[1, 4, 2, 3]", OR, opts) is None  # not among the options
+    # the negated list is no option
+    assert extract_answer("The answer is [2, 3, 1, 4], not [1, 2, 3, 4].", OR, opts) == "B"
 
 
 def test_partial_fields_are_kept_for_diagnostics():
@@ -250,6 +289,10 @@ ADVERSARIAL = {
     "boxed": "\\boxed{" * 150_000, "answer_tags": "<answer>" * 120_000, "answer_phrases": "Answer: " * 130_000,
     "lists": "[1, " * 250_000, "letters": "A B " * 250_000, "newlines": "\n" * 1_000_000,
     "think": "<think>" + "x" * 1_000_000, "mixed": "Answer: \\boxed{[1, 2, A or B} " * 40_000,
+    "nested_boxes": ("\\boxed{" * 1_000 + "}" * 1_000) * 125, "negations": "not " * 250_000,
+    "verdicts": "A: no " * 170_000, "dashes": "-" * 1_000_000, "colons": "A:" * 500_000,
+    "post_markers": "B is correct " * 80_000, "answer_lines": "Answer:\n" * 125_000,
+    "negated_lists": "not [1, 2, 3, 4] " * 60_000, "spaces": " \t" * 500_000,
 }
 
 
@@ -260,3 +303,136 @@ def test_work_per_answer_is_bounded_on_a_megabyte_of_garbage(name):
     for config in TASKS:
         ex = classify_response(ADVERSARIAL[name], config)
         assert ex.status in (PARSED, AMBIGUOUS, INVALID)
+
+
+@pytest.mark.parametrize("config", sorted(TASKS))
+def test_nested_boxes_are_cleaned_once(config, monkeypatch):
+    # Work counter instead of a clock: reading every one of n nested \boxed{} cleaned O(n^2) characters
+    # (16 million here); only the box that ends last can win, so about twice the text is cleaned.
+    import jigsaw_puzzles.extraction as extraction
+    from jigsaw_puzzles.extraction import anomaly, choice, common, order
+
+    cleaned = []
+
+    def counting(text, _clean=common._clean):
+        cleaned.append(len(text))
+        return _clean(text)
+
+    for module in (extraction, anomaly, choice, order):
+        monkeypatch.setattr(module, "_clean", counting)
+    text = "\\boxed{" * 2_000 + "B" + "}" * 2_000
+    assert len(text) <= extraction.MAX_CHARS
+    classify_response(text, config)
+    assert sum(cleaned) <= 3 * len(text), (len(cleaned), sum(cleaned))
+
+
+# ---------------------------------------------------------------- fast paths == the full cascade
+
+def _same(a, b):
+    return (a.answer, a.status, a.rule, a.detail, a.parts) == (b.answer, b.status, b.rule, b.detail, b.parts)
+
+
+_PADS = ["", " ", "\n", "  \n ", "\t", "\x1c", "\r\n"]
+
+
+def _fast_candidates():
+    """Every short shape the fast paths read, and near misses, around each answer kind."""
+    from jigsaw_puzzles.spec import anomaly_answers
+
+    wraps = ["{}", "{}.", "({})", "[{}]", "**{}**", "*{}*", "({}).", "{})", "\\boxed{{{}}}", "$\\boxed{{{}}}$",
+             "\\boxed{{{}}}.", "\\boxed{{ {} }}", "The answer is {}.", "The answer is ({}).", "the answer is {}",
+             "Final answer: {}", "Final answer: ({})", "final answer is {}", "Answer: {}", "Answer:{}", "answer {}",
+             "The final answer is {}.", "ANSWER: {}", "Answer: {} or C", "Answer: {} is wrong", "Not {}."]
+    for config, spec in TASKS.items():
+        if spec.kind == "choice":
+            for w in wraps:
+                for letter in "ABCDEIZabci":
+                    for pad in _PADS:
+                        yield pad + w.format(letter) + pad[::-1], config
+        elif spec.kind == "order":
+            for nums in ["2, 3, 1, 4", "2,3,1,4", "2 3 1 4", "1, 2, 2, 4", "0, 1, 2, 3", "2, 3, 1", "2, 3, 1, 4, 5",
+                         "2 ,3, 1, 4", "2-3-1-4", "2, 3 1 4", "12, 3, 1, 4"]:
+                for w in ["{}", "[{}]", "({})", "[{}].", "[ {} ]", "The order is [{}]."]:
+                    for pad in _PADS:
+                        yield pad + w.format(nums) + pad[::-1], config
+        else:
+            for a in anomaly_answers(spec.num_options) + ["Judgment: B", "B\nC", "B C", "A B", "B\nE\nA"]:
+                bare = "\n".join(line.partition(":")[2].strip() for line in a.split("\n")).strip()
+                for form in (a, a.replace("\n", " "), a.lower(), bare, bare.replace("\n", " "),
+                             a.replace("\n", "\r\n")):
+                    for pad in _PADS:
+                        yield pad + form + pad[::-1], config
+
+
+def test_fast_paths_agree_with_the_full_cascade():
+    from jigsaw_puzzles.extraction import _cascade, _fast
+
+    hits = 0
+    for text, config in _fast_candidates():
+        spec = TASKS[config]
+        fast = _fast(text, config)
+        if fast is not None:
+            hits += 1
+            assert _same(fast, _cascade(text, spec, config)), (text, config)
+        assert _same(classify_response(text, config), _cascade(text, spec, config)), (text, config)
+    assert hits > 1000  # the shapes above do reach the fast paths
+
+
+def _shortcut_texts():
+    """Long responses whose last line or sentence may (or may not) decide step 1 alone."""
+    from jigsaw_puzzles.spec import anomaly_answers
+
+    heads = ["Let me compare the pieces carefully. The left edge continues the roofline.", "The answer is A.\nHmm.",
+             "A: no\nB: yes", "Answer:", "\\boxed{C} was my first guess.", "print('D')", "I think it is not B.",
+             "My answer\nis", "Option C is correct. Wait.", "[1, 2, 3, 4] is wrong. The order is [4, 3, 2, 1]."]
+    tails = ["Final answer: (B)", "Final answer: (B).", "The answer is C", "The answer is not C.", "Answer: B or C",
+             "Answer: E", "Answer: a", "answer: B is wrong", "The answer is B: yes", "Answer: B}", "The answer is B!",
+             "The order is [2, 3, 1, 4].", "The order is [2, 3, 1, 4]", "The order is not [2, 3, 1, 4].",
+             "Order: [1, 2, 2, 4].", "Answer: [2, 3, 1, 4] is wrong.", "So: 2 3 1 4.", "B\nThe answer is D.",
+             "print('The answer is B')", 'print("Final answer: C")', "print([2, 3, 1, 4]) # The order is [1, 2, 3, 4]"]
+    tails += anomaly_answers(4) + [a.replace("\n", " ") for a in anomaly_answers(4)]
+    tails += ["Judgment: B\nError Position: C"]
+    for head in heads:
+        for tail in tails:
+            for glue in ("\n", " ", "\n\n", ". "):
+                for config in TASKS:
+                    yield head + glue + tail, config
+
+
+def _without_shortcuts():
+    """A context in which classify_response runs every step of the cascade (no fast path, no shortcut)."""
+    import contextlib
+    from unittest import mock
+
+    import jigsaw_puzzles.extraction as extraction
+    from jigsaw_puzzles.extraction import anomaly, choice, order
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(mock.patch.object(extraction, "_fast", lambda *a: None))
+    stack.enter_context(mock.patch.object(choice, "_last_line_marker", lambda *a: None))
+    stack.enter_context(mock.patch.object(choice, "_nothing_to_read", lambda *a: False))
+    stack.enter_context(mock.patch.object(order, "_last_line_order", lambda *a: None))
+    stack.enter_context(mock.patch.object(anomaly, "_final_block", lambda *a: None))
+    return stack
+
+
+def test_shortcuts_agree_with_the_full_cascade():
+    texts = list(_shortcut_texts()) + list(_fast_candidates()) + [(t, c) for t, c, _, _ in CASES if t is not None]
+    quick = [classify_response(t, c) for t, c in texts]
+    with _without_shortcuts():
+        for (text, config), ex in zip(texts, quick):
+            assert _same(ex, classify_response(text, config)), (text, config)
+
+
+_TOKENS = list("ABCDEIabcd()[]{}*.,:;-$\\ \n\t0123456789") + [
+    "The answer is ", "Final answer: ", "not ", "is wrong", "correct", "Option ", "candidate 2", "adjacent", "order ",
+    "Judgment: ", "Error Position: ", "Error Type: ", "print(", "\\boxed{", "I cannot tell.", " no", "</think>",
+    "Let me compare the edges carefully. ", "[2, 3, 1, 4]", "\u2713", "Ｂ"]
+
+
+@SETTINGS
+@given(text=st.lists(st.sampled_from(_TOKENS), max_size=16).map("".join), config=st.sampled_from(sorted(TASKS)))
+def test_shortcuts_agree_on_random_text(text, config):
+    quick = classify_response(text, config)
+    with _without_shortcuts():
+        assert _same(quick, classify_response(text, config)), text

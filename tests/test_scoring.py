@@ -196,3 +196,54 @@ def test_input_validation():
         score(["A"], ["A", "B"], "missing_piece_selection_easy")
     with pytest.raises(ValueError):
         score(["A"], ["A"], ["nope"])
+
+
+# ------------------------------------------------------------------ references: normalised, never guessed
+
+AD_CA = "Judgment: B\nError Position: C\nError Type: A"
+
+
+@pytest.mark.parametrize("reference, config, prediction", [
+    ("Judgment: A\nError Position: \nError Type: ", "anomaly_detection", AD_OK),  # trailing spaces
+    ("Judgment: A\r\nError Position:\r\nError Type:\r\n", "anomaly_detection", AD_OK),  # CRLF
+    ("Judgment: A\rError Position:\rError Type:", "anomaly_detection", AD_OK),  # lone CR (old Mac files)
+    ("judgment: b\nerror position: c\nerror type: a", "anomaly_detection", AD_CA),  # lower case
+    ("Judgment:B\n\nError  Position:\tC \nError Type: A\n", "anomaly_detection", AD_CA),  # blank line, tab, spaces
+    (" b ", "piece_localization_easy", "B"),
+    ("c\r\n", "missing_piece_selection_hard", "C"),
+    ("[2,3,1,4]", "order_generation", "[2, 3, 1, 4]"),
+    (" [ 2 , 3 , 1 , 4 ]\n", "order_generation", "[2, 3, 1, 4]"),
+])
+def test_references_are_normalised_like_predictions(reference, config, prediction):
+    col = score([prediction], [reference], config)[config]
+    assert col["accuracy"] == 100.0 and col["invalid_rate"] == 0.0
+    assert item_chance(reference, config) == item_chance(prediction, config)
+
+
+@pytest.mark.parametrize("reference, config", [
+    ("E", "missing_piece_selection_easy"),  # outside A-D
+    ("C", "piece_localization_easy"),  # outside A/B
+    ("A or B", "piece_localization_easy"),
+    ("", "missing_piece_selection_easy"),
+    ("Judgment: B", "anomaly_detection"),  # no position/type
+    ("Judgment: A\nError Position: B\nError Type: A", "anomaly_detection"),  # contradictory
+    ("Judgment: B\nError Position: E\nError Type: A", "anomaly_detection"),
+    ("Judgment: A Error Position: Error Type:", "anomaly_detection"),  # one line is a prediction form, not a reference
+    ("[1, 1, 2, 3]", "order_generation"),  # not a permutation
+    ("[1, 2, 3]", "order_generation"),
+    ("2, 3, 1, 4", "order_generation"),  # no brackets
+])
+def test_malformed_references_are_rejected(reference, config):
+    for _ in range(2):  # a refused reference is never remembered as valid
+        with pytest.raises(ValueError, match="not a valid"):
+            score(["A"], [reference], config)
+
+
+def test_reference_memo_is_per_config():
+    from jigsaw_puzzles.spec import parse_reference
+
+    assert parse_reference("c", "missing_piece_selection_easy") == "C"
+    with pytest.raises(ValueError):
+        parse_reference("c", "piece_localization_easy")  # same text, other config: still refused
+    with pytest.raises(ValueError):
+        parse_reference("A", "no_such_config")

@@ -180,20 +180,29 @@ def answer_space(config: str) -> frozenset[str]:
 
 _LINE_SPACE = re.compile(r"[ \t\r\f\v]+")
 _ORDER_BODY = re.compile(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]")
+#: parse_reference's memo: (reference, config) -> canonical form. A benchmark has a handful of distinct
+#: answers per config, and score() reads every reference more than once; bounded all the same.
+_REFERENCES: dict[tuple[str, str], str] = {}
+_REFERENCES_MAX = 65_536
 
 
 def parse_reference(reference: object, config: str) -> str:
     """The canonical form of a reference answer, or ``ValueError`` if it is not one.
 
-    Whitespace and case are normalised as for predictions (trailing spaces, ``\\r\\n``,
-    blank lines, ``b`` for ``B``, ``[2,3,1,4]``); anything else is malformed.
+    Whitespace and case are normalised as for predictions (trailing spaces, ``\\r\\n`` or a lone
+    ``\\r``, blank lines, ``b`` for ``B``, ``[2,3,1,4]``); anything else is malformed.
     """
+    try:
+        return _REFERENCES[reference, config]
+    except (KeyError, TypeError):  # not seen yet, or unhashable
+        pass
+    key = (reference, config) if type(reference) is str and type(config) is str else None
     spec = get(config)
     text = str(reference)
     if spec.kind == CHOICE:
         ref = text.strip().upper()
     elif spec.kind == ANOMALY:
-        lines = [_LINE_SPACE.sub(" ", line).strip() for line in text.replace("\r\n", "\n").split("\n")]
+        lines = [_LINE_SPACE.sub(" ", line).strip() for line in text.splitlines()]  # \n, \r\n and a lone \r
         lines = [line for line in lines if line]
         fixed = []
         for line in lines:
@@ -206,6 +215,10 @@ def parse_reference(reference: object, config: str) -> str:
         ref = format_order(m.group(1).split(",")) if m else text.strip()
     if ref not in answer_space(config):
         raise ValueError(f"reference {reference!r} is not a valid {config} answer (see the README, 'Row schema')")
+    if key is not None:
+        if len(_REFERENCES) >= _REFERENCES_MAX:
+            _REFERENCES.clear()
+        _REFERENCES[key] = ref
     return ref
 
 

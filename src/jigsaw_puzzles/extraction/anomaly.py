@@ -5,16 +5,17 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ..spec import format_anomaly
-from .common import AMBIGUOUS, INVALID, PARSED, Extraction, _OR_OTHER, _boxed_spans, _clean
+from ..spec import anomaly_answers, format_anomaly
+from .common import (AMBIGUOUS, INVALID, PARSED, Extraction, _OR_OTHER, _caseless, _clean, _finditer, _last_boxed,
+                     _lowered)
 
 
 # --------------------------------------------------------------------------- anomaly detection
 
 _BLANK = r"(?:none|n/?a|null|nil|empty|blank|-+|\(?leave\s+blank\)?|\(?blank\)?|not\s+applicable)"
-_JUDG = re.compile(
-    r"(?<![A-Za-z])judge?ment\s*[:=\-]?\s*[(\[]?\s*(?P<val>[AB](?![A-Za-z0-9])|correct|incorrect|normal|abnormal|anomalous|not\s+correct|yes|no)",
-    re.I,
+_JUDG = _caseless(  # starts with a literal letter (see common._lowered)
+    r"j(?<![A-Za-z]j)udge?ment\s*[:=\-]?\s*[(\[]?\s*"
+    r"(?P<val>[ABab](?![A-Za-z0-9])|correct|incorrect|normal|abnormal|anomalous|not\s+correct|yes|no)"
 )
 _POS = re.compile(
     r"(?<![A-Za-z])(?:error\s*)?position\s*[:=\-]?[ \t]*[(\[]?[ \t]*(?P<val>" + _BLANK + r"(?![A-Za-z])|[A-D](?![A-Za-z0-9])|"
@@ -41,16 +42,20 @@ def _norm_judgment(v: str) -> Optional[str]:
     return None
 
 
+_BLANK_RX = re.compile(_BLANK, re.I)
+_SPACE_DASH = re.compile(r"[\s-]")
+
+
 def _norm_position(v: Optional[str]) -> Optional[str]:
-    if not v or re.fullmatch(_BLANK, v, re.I):
+    if not v or _BLANK_RX.fullmatch(v):
         return None
     if len(v) == 1:
         return v.upper()
-    return _POS_WORDS.get(re.sub(r"[\s-]", "", v.lower()))
+    return _POS_WORDS.get(_SPACE_DASH.sub("", v.lower()))
 
 
 def _norm_type(v: Optional[str]) -> Optional[str]:
-    if not v or re.fullmatch(_BLANK, v, re.I):
+    if not v or _BLANK_RX.fullmatch(v):
         return None
     if len(v) == 1:
         return v.upper()
@@ -74,13 +79,15 @@ def _anomaly_answer(j: Optional[str], p: Optional[str], ty: Optional[str], rule:
 
 
 def _anomaly_block(t: str) -> Optional[tuple[int, Extraction]]:
-    ms = list(_JUDG.finditer(t))
-    if not ms:
+    m = None
+    for m in _finditer(_JUDG, t, _lowered(t)):
+        pass
+    if m is None:
         return None
-    m = ms[-1]
-    j = _norm_judgment(m.group("val"))
+    val = t[m.start("val"):m.end("val")]
+    j = _norm_judgment(val)
     other = _OR_OTHER.match(t, m.end())
-    if other and other.group(1) in "AB" and other.group(1) != m.group("val").upper():
+    if other and other.group(1) in "AB" and other.group(1) != val.upper():
         return m.end(), Extraction(None, AMBIGUOUS, "marker", "hedged judgment A or B", {"judgment": None})
     rest = t[m.end(): m.end() + 400]
     pm = _POS.search(rest)
@@ -91,9 +98,33 @@ def _anomaly_block(t: str) -> Optional[tuple[int, Extraction]]:
     return end, _anomaly_answer(j, p, ty, "marker")
 
 
+_BLOCKS: dict[str, Extraction] = {}  # each labelled answer block (3 lines or 1) -> what _anomaly_block reads
+
+
+def _final_block(t: str) -> Optional[Extraction]:
+    """Step 1 for a response that ends with a labelled answer block ("...\nJudgment: B\nError Position: C
+    \nError Type: A"), or ``None``. Exact: that block holds the last Judgment (the one step 1 reads), its
+    position and type, and nothing after it ends later (a box needs a "}")."""
+    j = t.rfind("Judgment: ")
+    if j < 0 or (j > 0 and t[j - 1] != "\n"):
+        return None
+    if not _BLOCKS:
+        for a in anomaly_answers(4):
+            for form in (a, a.replace("\n", " ")):
+                _BLOCKS[form] = _anomaly_block(form)[1]
+    ex = _BLOCKS.get(t[j:].rstrip())
+    return None if ex is None else Extraction(ex.answer, ex.status, ex.rule, ex.detail, dict(ex.parts))
+
+
 def _anomaly(t: str, strict: bool) -> Extraction:
+    if len(t) > 64 and "}" not in t:
+        ex = _final_block(t)
+        if ex is not None:
+            return ex
     cands: list[tuple[int, Extraction]] = []
-    for end, content in _boxed_spans(t):
+    boxed = _last_boxed(t)  # only the box ending last can win
+    if boxed is not None:
+        end, content = boxed
         c = _clean(content.replace("\\\\", "\n"))
         blk = _anomaly_block(c)
         ex = blk[1] if blk else _anomaly_short(c, "boxed")

@@ -6,8 +6,9 @@ import re
 from typing import Optional, Sequence
 
 from ..spec import ConfigSpec
-from .common import AMBIGUOUS, INVALID, PARSED, Extraction, _OR_OTHER, _PRINT_STR, _boxed_spans, _clean
-from .order import _BARE_SEQ, _ints, _order_candidates
+from .common import (AMBIGUOUS, INVALID, PARSED, Extraction, _OR_OTHER, _PRINT_STR, _caseless, _clean, _finditer,
+                     _last_boxed, _last_segment, _lowered, _negated, _start)
+from .order import _BARE_SEQ, _LIST_BRACKET, _ints
 
 
 # --------------------------------------------------------------------------- letters
@@ -32,24 +33,134 @@ def _article_like(text: str, end: int, letter: str) -> bool:
 
 _LOWER_OK = re.compile(r"\s*(?:$|[.,;:!?)\]}\"'*\n])")
 
-_MARKER = re.compile(
+# Markers are line-bounded: text is cleaned first (a space run is one " ", a line break one "\n"), and a
+# marker never reads across a line break to its letter ("Option C: correct\nOption D: wrong" is not a
+# marker for D) - except "Answer:" at the end of a line whose next line is the letter alone ("Answer:\n**B**").
+_ANSWER_TAIL = r" ?answer(?: (?:is|would be|should be|will be|is likely|is probably|must be))?"
+_OPTION_TAIL = r" (?:option|choice|letter|candidate|selection)(?: (?:is|would be|should be|will be|must be))?"
+# Every branch starts with a literal letter (the lower-case form then searches fast, see common._lowered);
+# the "answer" family must not follow a letter, checked right after its first letter.
+_MARKER_KW = (
     r"(?P<kw>"
-    r"(?<![A-Za-z])(?:final|correct|best|right|my)?\s*answer(?:\s+(?:is|would\s+be|should\s+be|will\s+be|is\s+likely|is\s+probably|must\s+be))?"
-    r"|(?:correct|right|best|most\s+appropriate|most\s+likely|final)\s+(?:option|choice|letter|candidate|selection)"
-    r"(?:\s+(?:is|would\s+be|should\s+be|will\s+be|must\s+be))?"
-    r"|i\s*(?:would|will|'d|'ll)?\s*(?:choose|select|pick|go\s+with)"
-    r"|my\s+(?:choice|pick|selection)(?:\s+is)?"
-    r"|corresponds?\s+to(?:\s+(?:area|region|mask|masked\s+area|position))?"
+    r"f(?<![A-Za-z]f)inal" + _ANSWER_TAIL + r"|c(?<![A-Za-z]c)orrect" + _ANSWER_TAIL +
+    r"|b(?<![A-Za-z]b)est" + _ANSWER_TAIL + r"|r(?<![A-Za-z]r)ight" + _ANSWER_TAIL +
+    r"|m(?<![A-Za-z]m)y" + _ANSWER_TAIL + r"|a(?<![A-Za-z]a)" + _ANSWER_TAIL[3:] +
+    r"|correct" + _OPTION_TAIL + r"|right" + _OPTION_TAIL + r"|best" + _OPTION_TAIL +
+    r"|most appropriate" + _OPTION_TAIL + r"|most likely" + _OPTION_TAIL + r"|final" + _OPTION_TAIL +
+    r"|i ?(?:would|will|'d|'ll)? ?(?:choose|select|pick|go with)"
+    r"|my (?:choice|pick|selection)(?: is)?"
+    r"|corresponds? to(?: (?:area|region|mask|masked area|position))?"
     r")(?![A-Za-z])"
-    r"\s*(?:[:=\-]|is\b)?\s*(?:option|choice|letter|area)?\s*[:\-]?\s*[(\[{\"'<]*\s*"
-    r"(?P<letter>[A-Za-z])(?![A-Za-z0-9])",
-    re.I,
 )
+#: Every marker contains one of these at most 17 characters after its start ("most appropriate option").
+_MARKER_KEYS = ("answer", "option", "choice", "letter", "candidate", "select", "choose", "pick", "go with",
+                "correspond")
+_MARKER = _caseless(
+    _MARKER_KW +
+    r"(?: ?(?:[:=\-]|is\b)? ?(?:option|choice|letter|area)? ?[:\-]? ?[(\[{\"'<]* ?"
+    r"| ?: ?\n(?=[(\[{\"'<]*[A-Za-z][)\]}\"'>.!]* ?(?:\n|$))[(\[{\"'<]*)"
+    r"(?P<letter>[A-Za-z])(?![A-Za-z0-9])"
+)
+# The post-marker's tail (" is correct") has a literal start, so the lower-case text is searched for it and
+# the letter and what may precede it are checked by hand (_post_markers), accepting exactly _POST_MARKER.
+_POST_TAIL = re.compile(r" is (?:the )?(?:correct|right|answer|best|most (?:appropriate|likely))\b")
+_POST_KWS = frozenset(["option", "choice", "answer", "letter"])
 _POST_MARKER = re.compile(
-    r"(?<![A-Za-z])(?:option|choice|answer|letter)?\s*\(?(?P<letter>(?-i:[A-Z]))\)?\s+is\s+(?:the\s+)?"
-    r"(?:correct|right|answer|best|most\s+(?:appropriate|likely))\b",
+    r"(?<![A-Za-z])(?:option|choice|answer|letter)? ?\(?(?P<letter>(?-i:[A-Z]))\)? is (?:the )?"
+    r"(?:correct|right|answer|best|most (?:appropriate|likely))\b",
     re.I,
 )
+
+
+def _post_markers(t: str, tl: Optional[str]):
+    """(end, letter) of every post-marker ("B is correct", "option (C) is the answer")."""
+    if tl is None:
+        for m in _POST_MARKER.finditer(t):
+            yield m.end(), m.group("letter")
+        return
+    if " is " not in tl:
+        return
+    for h in _POST_TAIL.finditer(tl):
+        q = h.start() - 1
+        if q > 0 and t[q] == ")":
+            q -= 1
+        if q < 0 or not ("A" <= t[q] <= "Z"):
+            continue
+        # _POST_MARKER's start: (?<![A-Za-z])(?:option|choice|answer|letter)? ?\(? before the letter.
+        ok = False
+        for a in ((q, q - 1) if q > 0 and t[q - 1] == "(" else (q,)):
+            for b in ((a, a - 1) if a > 0 and t[a - 1] == " " else (a,)):
+                for c in ((b, b - 6) if b >= 6 and tl[b - 6:b] in _POST_KWS else (b,)):
+                    if c == 0 or not t[c - 1].isalpha():
+                        ok = True
+        if ok:
+            yield h.end(), t[q]
+
+
+# A per-option verdict: "A: incorrect", "(B) correct", "C - yes", "Option D: wrong", "A ✓". The verdict word
+# must close its clause ("B: right half" is not a verdict).
+_MARKS = "[\u2713\u2714\u2705\u2717\u2718\u274c]"
+_VERDICT = re.compile(  # starts with the letter (a fast search for capitals), then checks what precedes it
+    r"(?P<letter>[A-Z])(?<![A-Za-z0-9_'][A-Z])"
+    r"(?:(?:[)\]]? ?(?:[:=]|->|-+)|[)\]])"
+    r" ?(?:(?P<word>(?i:correct|incorrect|not correct|not right|yes|no|right|wrong|true|false))"
+    r"(?= ?(?:$|[\n.,;:!()\-]|(?i:because|since|as|it|this|the)\b))|(?P<mark>" + _MARKS + r"))"
+    r"|[)\]]? ?(?P<mark2>" + _MARKS + r"))"
+)
+_POSITIVE = frozenset(["correct", "yes", "right", "true", "\u2713", "\u2714", "\u2705"])
+
+
+def _verdict_matches(t: str):
+    """``_VERDICT.finditer(t)``. For ASCII text, a verdict's letter stands at most 3 characters before one of
+    ``: = - ) ]``, so only those places are tried (a regex scan for capitals is the slow part otherwise)."""
+    if not t.isascii():
+        yield from _VERDICT.finditer(t)
+        return
+    starts = set()
+    for c in ":=-)]":
+        if c not in t:
+            continue
+        i = t.find(c)
+        while i >= 0:
+            for q in (i - 1, i - 2, i - 3):
+                if q >= 0 and "A" <= t[q] <= "Z":
+                    starts.add(q)
+            i = t.find(c, i + 1)
+    last = 0
+    for q in sorted(starts):
+        if q >= last:
+            m = _VERDICT.match(t, q)
+            if m is not None:
+                last = m.end()
+                yield m
+
+
+def _verdicts(t: str, spec: ConfigSpec) -> Optional[tuple[int, Optional[str], str, str]]:
+    """The verdict-list rule: (end, letter, status, detail), or ``None`` when there is no verdict list.
+
+    Each option's last verdict counts. Exactly one option judged positive -> that letter; none or several
+    -> ambiguous. A single negative verdict ("B: wrong") is only a negation, not a list.
+    """
+    last: dict[str, bool] = {}
+    end = 0
+    for m in _verdict_matches(t):
+        letter = m.group("letter")
+        if letter not in spec.letters:
+            continue
+        word = (m.group("word") or m.group("mark") or m.group("mark2")).lower()
+        last[letter] = word in _POSITIVE
+        end = m.end()
+    if not last:
+        return None
+    positive = sorted(k for k, v in last.items() if v)
+    if len(positive) == 1:
+        return end, positive[0], PARSED, ""
+    if len(last) < 2 and not positive:
+        return None
+    if positive:
+        return end, None, AMBIGUOUS, "several options judged correct: " + "/".join(positive)
+    return end, None, AMBIGUOUS, "no option judged correct (" + "/".join(sorted(last)) + " judged wrong)"
+
 
 _SHORT_CHOICE = re.compile(
     r"^[\s>*#\-]*(?:(?:final\s+)?(?:answer|option|choice|letter)\s*[:\-]?\s*)?"
@@ -60,7 +171,7 @@ _LETTER_PLUS_TEXT = re.compile(
     r"^[\s>*#\-]*(?:(?:answer|option|choice)\s*[:\-]?\s*)?[(\[]?(?P<letter>[A-Z])\s*[)\].:]\s+\S"
 )
 _ENUMERATION = re.compile(r"(?m)^\s*\(?[A-Z][).:]\s")
-_STANDALONE = re.compile(r"(?<![A-Za-z0-9_'])(?P<letter>[A-Z])(?![A-Za-z0-9_'])")
+_STANDALONE = re.compile(r"(?P<letter>[A-Z])(?<![A-Za-z0-9_'][A-Z])(?![A-Za-z0-9_'])")
 
 
 def _letter_in_fragment(
@@ -82,7 +193,8 @@ def _letter_in_fragment(
     if not allow_text:
         return None, "", ""
     m = _LETTER_PLUS_TEXT.match(frag)
-    if m is not None and m.group("letter") in spec.letters and not _ENUMERATION.search(frag, m.end()):
+    if (m is not None and m.group("letter") in spec.letters and not _ENUMERATION.search(frag, m.end())
+            and not _negated(frag, m.start("letter"), m.end("letter"))):  # "B: wrong" is no answer
         return m.group("letter"), PARSED, ""
     alias = _option_text(frag, spec, options, config)
     if len(alias) == 1:
@@ -102,18 +214,25 @@ _CV_TEXT = (
 )
 
 
+_CV_KEYS = ("adjacent", "horizontal", "left", "side", "vertical", "top", "above")  # one is in every _CV_* match
+
+
 def _norm_opt(s: str) -> str:
     return " ".join(re.sub(r"[^0-9a-z]", " ", s.lower()).split())
 
 
 def _lists_in(text: str) -> set[tuple[int, ...]]:
-    out = {nums for _, nums in _order_candidates(text)}
-    out.update(tuple(int(g) for g in m.groups()) for m in _BARE_SEQ.finditer(text))
+    """Every order list the text names, except negated ones ("not [1, 2, 3, 4]")."""
+    out = {_ints(m.group(1)) for m in _LIST_BRACKET.finditer(text) if not _negated(text, m.start(), m.end())}
+    out.update(tuple(int(g) for g in m.groups()) for m in _BARE_SEQ.finditer(text)
+               if not _negated(text, m.start(), m.end()))
     return out
 
 
-def _option_text(text: str, spec: ConfigSpec, options: Optional[Sequence[str]], config: str) -> set[str]:
-    """Letters whose option *text* the response names."""
+def _option_text(text: str, spec: ConfigSpec, options: Optional[Sequence[str]], config: str,
+                 ruled_out: Optional[set] = None) -> set[str]:
+    """Letters whose option *text* the response names; negated mentions ("not candidate 3") go to
+    ``ruled_out`` instead (when given)."""
     found: set[str] = set()
     if options:
         t = _norm_opt(text)
@@ -131,10 +250,20 @@ def _option_text(text: str, spec: ConfigSpec, options: Optional[Sequence[str]], 
                     found.add(letter)
         if found:
             return found
+    low = text.lower() if text.isascii() else None  # ASCII: skip the searches when no keyword is there
     if config.startswith("missing_piece"):
+        if low is not None and "candidate" not in low and "image" not in low:
+            return found
         for m in _CANDIDATE.finditer(text):
-            found.add("ABCD"[int(m.group(1)) - 1] if m.group(1) else _ORDINALS[m.group(2).lower()])
+            letter = "ABCD"[int(m.group(1)) - 1] if m.group(1) else _ORDINALS[m.group(2).lower()]
+            if _negated(text, m.start(), m.end()):
+                if ruled_out is not None:
+                    ruled_out.add(letter)
+            else:
+                found.add(letter)
     elif config == "connection_verification":
+        if low is not None and not any([k in low for k in _CV_KEYS]):
+            return found
         if _CV_NOT.search(text):
             found.add("C")
             text = _CV_NOT.sub(" ", text)
@@ -142,37 +271,117 @@ def _option_text(text: str, spec: ConfigSpec, options: Optional[Sequence[str]], 
     return found
 
 
+def _marker_cand(t: str, m: re.Match, letters: str, letters_desc: str) -> Optional[tuple[int, Optional[str], str, str]]:
+    """The step-1 candidate (end, letter, status, detail) of one _MARKER match, or ``None`` when it is none."""
+    raw = t[m.start("letter")]
+    if raw.islower() and not _LOWER_OK.match(t, m.end()):
+        return None  # "the answer is a bit unclear"
+    if _article_like(t, m.end(), raw):
+        return None  # "Answer: A good guess ...", "answer: I think ..."
+    letter = raw.upper()
+    other = _OR_OTHER.match(t, m.end())
+    if other and other.group(1) != letter and other.group(1) in letters:
+        return m.end(), None, AMBIGUOUS, f"hedged answer {letter} or {other.group(1)}"
+    if _negated(t, m.start("letter"), m.end()):
+        return None  # "The answer B is wrong"
+    if letter in letters:
+        return m.end(), letter, PARSED, ""
+    if raw.isupper():
+        return m.end(), None, INVALID, f"letter {letter!r} is not an option ({letters_desc})"
+    return None
+
+
+_PRINT_SPAN = 240  # a _PRINT_STR match is shorter than this (its value is at most 200 characters)
+#: What may follow a final marker at the very end of a response without another candidate ending later.
+_END_PUNCT = frozenset(" .!)]*\"'")
+
+
+def _last_line_marker(t: str, tl: str, letters: str, letters_desc: str):
+    """Step 1 decided by the last line or sentence alone (a long trace ending in "Final answer: (B)"), or
+    ``None``.
+
+    Exact, not a heuristic: when the last marker there has nothing after it but closing punctuation, no
+    other candidate can end later - a box needs a "}", a verdict, post-marker or later marker a letter,
+    code a "print" (none in the text) - and no earlier marker reaches into that segment (common._last_segment).
+    Saves scanning long traces for markers.
+    """
+    ls = _last_segment(t)
+    if ls < 0:
+        return None
+    cand = None
+    for m in _MARKER[1].finditer(tl, ls):
+        c = _marker_cand(t, m, letters, letters_desc)
+        if c is not None:
+            cand = c
+    if cand is None or not _END_PUNCT.issuperset(t[cand[0]:]):
+        return None
+    if ")" in t[cand[0]:] and "print" in t[-_PRINT_SPAN:]:  # code's print("...") could end later
+        return None
+    return cand
+
+
+def _nothing_to_read(t: str, tl: str, letters: str, config: str) -> bool:
+    """True when no step can read anything from ``t`` (one ASCII line with no marker keyword, which the caller
+    checked): the cascade would end in "no answer found", and this says so after a few substring tests
+    instead of running every step ("I cannot tell from the images."). Tested against the full cascade."""
+    if ("\n" in t or "{" in t or ":" in t or ")" in t or "-" in t or "]" in t or "=" in t or " is " in tl
+            or "print" in t or any([c in t for c in letters])):  # boxes, verdicts, post-markers, code, letters
+        return False
+    if config.startswith("missing_piece"):
+        if "candidate" in tl or "image" in tl:
+            return False
+    elif config == "connection_verification":
+        if any([k in tl for k in _CV_KEYS]):
+            return False
+    elif config == "order_restoration" and _ANY_DIGIT.search(t):
+        return False
+    return _SHORT_CHOICE.match(t) is None  # a lone letter in any case ("b", "(e)")
+
+
+_ANY_DIGIT = re.compile(r"\d")
+_LETTERS: dict[str, tuple[str, str]] = {}  # config -> (option letters, "A/B/C/D")
+
+
 def _choice(t: str, strict: bool, spec: ConfigSpec, options, config: str) -> Extraction:
-    letters_desc = "/".join(spec.letters)
+    known = _LETTERS.get(config)
+    if known is None:
+        known = _LETTERS[config] = (spec.letters, "/".join(spec.letters))
+    letters, letters_desc = known
     # Step 1: explicit final answers; the one ending last wins.
     cands: list[tuple[int, str, Optional[str], str, str]] = []  # (end, rule, letter, status, detail)
-    for end, content in _boxed_spans(t):
+    boxed = _last_boxed(t)
+    if boxed is not None:
+        end, content = boxed
         letter, status, detail = _letter_in_fragment(_clean(content), spec, options, config)
         if not status:
             status, detail = INVALID, f"unreadable \\boxed{{{content[:40]}}}"
         cands.append((end, "boxed", letter, status, detail))
-    for m in _MARKER.finditer(t):
-        raw = m.group("letter")
-        if raw.islower() and not _LOWER_OK.match(t, m.end()):
-            continue  # "the answer is a bit unclear"
-        if _article_like(t, m.end(), raw):
-            continue  # "Answer: A good guess ...", "answer: I think ..."
-        letter = raw.upper()
-        other = _OR_OTHER.match(t, m.end())
-        if other and other.group(1) != letter and other.group(1) in spec.letters:
-            cands.append((m.end(), "marker", None, AMBIGUOUS, f"hedged answer {letter} or {other.group(1)}"))
-        elif letter in spec.letters:
-            cands.append((m.end(), "marker", letter, PARSED, ""))
-        elif raw.isupper():
-            cands.append((m.end(), "marker", None, INVALID, f"letter {letter!r} is not an option ({letters_desc})"))
-    for m in _POST_MARKER.finditer(t):
-        letter = m.group("letter")
-        if letter in spec.letters:
-            cands.append((m.end(), "marker", letter, PARSED, ""))
-    for m in _PRINT_STR.finditer(t):
-        letter, status, detail = _letter_in_fragment(m.group("val"), spec, options, config)
-        if status:
-            cands.append((m.end(), "code", letter, status, detail))
+    tl = _lowered(t)
+    if tl is not None and len(t) > 64:
+        quick = _last_line_marker(t, tl, letters, letters_desc)
+        if quick is not None and (boxed is None or boxed[0] < quick[0]):
+            return Extraction(quick[1], quick[2], "marker", quick[3])
+    pos = _start(tl, _MARKER_KEYS, 20)
+    if pos < 0 and not strict and not options and _nothing_to_read(t, tl, letters, config):
+        return Extraction(None, INVALID, "none", "no answer found")
+    for m in _finditer(_MARKER, t, tl, pos):
+        cand = _marker_cand(t, m, letters, letters_desc)
+        if cand is not None:
+            cands.append((cand[0], "marker", cand[1], cand[2], cand[3]))
+    verdict = (_verdicts(t, spec) if tl is None or ":" in t or ")" in t or "-" in t or "]" in t or "=" in t
+               else None)  # an ASCII verdict has one of these after its letter
+    if verdict is not None:  # before the post-markers: on a tie ("B is correct. C is correct.") the list decides
+        end, letter, status, detail = verdict
+        cands.append((end, "verdicts", letter, status, detail))
+    if tl is None or " is " in tl:
+        for end, letter in _post_markers(t, tl):
+            if letter in letters:
+                cands.append((end, "marker", letter, PARSED, ""))
+    if "print" in t:
+        for m in _PRINT_STR.finditer(t):
+            letter, status, detail = _letter_in_fragment(m.group("val"), spec, options, config)
+            if status:
+                cands.append((m.end(), "code", letter, status, detail))
     if cands:
         _, rule, letter, status, detail = max(cands, key=lambda c: c[0])
         return Extraction(letter, status, rule, detail)
@@ -186,27 +395,35 @@ def _choice(t: str, strict: bool, spec: ConfigSpec, options, config: str) -> Ext
         return Extraction(letter, status, "short", detail)
     # Step 3: the last non-empty line.
     if len(lines) > 1:
-        m = _SHORT_CHOICE.match(lines[-1]) or _LETTER_PLUS_TEXT.match(lines[-1])
-        if m is not None and (m.group("letter").isupper() or len(lines[-1].strip(" .*()[]")) == 1):
-            letter = m.group("letter").upper()
-            if letter in spec.letters:
-                return Extraction(letter, PARSED, "last_line")
-            if m.re is _SHORT_CHOICE:
-                return Extraction(None, INVALID, "last_line", f"letter {letter!r} is not an option ({letters_desc})")
-    # Step 4: option text.
-    alias = _option_text(t, spec, options, config)
-    if len(alias) == 1:
-        return Extraction(next(iter(alias)), PARSED, "option_text")
-    # Step 5: a sole standalone option letter.
-    mentioned, article_only = set(), False
+        last = lines[-1]
+        m = _SHORT_CHOICE.match(last) or _LETTER_PLUS_TEXT.match(last)
+        if m is not None and (m.group("letter").isupper() or len(last.strip(" .*()[]")) == 1):
+            found = m.group("letter").upper()
+            if m.re is _LETTER_PLUS_TEXT and _negated(last, m.start("letter"), m.end("letter")):
+                pass  # "D: incorrect" on the last line is no answer
+            elif found in letters:
+                return Extraction(found, PARSED, "last_line")
+            elif m.re is _SHORT_CHOICE:
+                return Extraction(None, INVALID, "last_line", f"letter {found!r} is not an option ({letters_desc})")
+    # Steps 4-5 never return a negated letter ("not B", "B is wrong", "it can't be A").
+    mentioned, negated, article_only = set(), set(), False
     for m in _STANDALONE.finditer(t):
         letter = m.group("letter")
-        if letter not in spec.letters:
+        if letter not in letters:
+            continue
+        if _negated(t, m.start(), m.end()):
+            negated.add(letter)
             continue
         if _article_like(t, m.end(), letter):
             article_only = True
             continue
         mentioned.add(letter)
+    # Step 4: option text.
+    alias = _option_text(t, spec, options, config, negated) - negated
+    mentioned -= negated  # a letter ruled out anywhere is never the answer
+    if len(alias) == 1:
+        return Extraction(next(iter(alias)), PARSED, "option_text")
+    # Step 5: a sole standalone option letter that is not negated.
     if len(mentioned) == 1:
         if alias and not (mentioned <= alias):
             return Extraction(None, AMBIGUOUS, "mention", "letter and option text disagree")
@@ -215,6 +432,9 @@ def _choice(t: str, strict: bool, spec: ConfigSpec, options, config: str) -> Ext
         return Extraction(None, AMBIGUOUS, "mention", "mentions several options: " + "/".join(sorted(mentioned)))
     if alias:
         return Extraction(None, AMBIGUOUS, "option_text", "names several options: " + "/".join(sorted(alias)))
+    if negated:
+        return Extraction(None, AMBIGUOUS, "negation",
+                          "only rules out " + "/".join(sorted(negated)) + "; names no answer")
     if article_only:
         return Extraction(None, AMBIGUOUS, "mention", "only an article-like 'A' (e.g. 'A good guess ...')")
     if status:  # e.g. a lone out-of-range letter on one of <= 3 lines

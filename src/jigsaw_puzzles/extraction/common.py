@@ -14,15 +14,15 @@ AMBIGUOUS = "ambiguous"
 INVALID = "invalid"
 
 
-@dataclass
+@dataclass(slots=True)
 class Extraction:
     """What :func:`classify_response` read from one response.
 
     answer: the canonical answer string (comparable with ``row["answer"]``) when
         ``status == "parsed"``, else ``None``.
     status: ``"parsed"``, ``"ambiguous"`` or ``"invalid"``.
-    rule: the cascade step that decided (``"boxed"``, ``"marker"``, ``"short"``,
-        ``"last_line"``, ``"option_text"``, ``"mention"``, ``"none"``, ...).
+    rule: the cascade step that decided (``"boxed"``, ``"marker"``, ``"verdicts"``, ``"code"``,
+        ``"short"``, ``"last_line"``, ``"option_text"``, ``"mention"``, ``"negation"``, ``"none"``).
     detail: a human-readable reason for ambiguous/invalid results.
     parts: partial fields, kept even when the answer is invalid, for the
         diagnostic sub-scores: anomaly ``{"judgment", "position", "type"}``,
@@ -50,14 +50,28 @@ _LATEX_WRAP = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt|textit|operator
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _BRACE = re.compile(r"[{}]")
 _HSPACE = re.compile(r"[^\S\n]+")
-_VSPACE = re.compile(r" ?\n[\s]*")
+_VSPACE = re.compile(r"\n\s+")
+_ODD_ASCII_SPACE = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")  # other than " " and "\n"
+
+
+def _last_tag(text: str, rx: re.Pattern, endpos: int, prefix: str = "<"):
+    """The last match of the tag pattern ``rx`` (it starts with ``prefix``) in ``text[:endpos]``: tried at
+    each ``prefix`` from the end, so a long trace is not scanned from its start (the same match as the last
+    of finditer: tags cannot overlap)."""
+    i = text.rfind(prefix, 0, endpos)
+    while i >= 0:
+        m = rx.match(text, i, endpos)
+        if m is not None:
+            return m
+        i = text.rfind(prefix, 0, i)
+    return None
 
 
 def _region(text: str) -> tuple[str, bool, str]:
     """Return (region, strict, why_empty)."""
-    m = None
-    for m in _THINK_CLOSE.finditer(text):
-        pass
+    if "<" not in text:  # no <think> or <answer> tag
+        return text, False, ""
+    m = _last_tag(text, _THINK_CLOSE, len(text), "</")
     strict = False
     if m is not None:
         text = text[m.end():]
@@ -68,52 +82,163 @@ def _region(text: str) -> tuple[str, bool, str]:
         if o is not None:
             text = text[o.end():]
             strict = True
-    close = None
-    for close in _ANSWER_CLOSE.finditer(text):  # the last <answer>...</answer>, found in linear time
-        pass
+    if "<" not in text:
+        return text, strict, ""
+    close = _last_tag(text, _ANSWER_CLOSE, len(text), "</")  # the last <answer>...</answer>
     if close is not None:
-        opener = None
-        for opener in _ANSWER_OPEN.finditer(text, 0, close.start()):
-            pass
+        opener = _last_tag(text, _ANSWER_OPEN, close.start())
         if opener is not None and text[opener.end():close.start()].strip():
             return text[opener.end():close.start()], False, ""
     return text, strict, ""
 
 
 def _clean(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
-    # LaTeX wrappers, repeated for nesting like \textbf{\text{B}}.
-    for _ in range(3):
-        new = _LATEX_WRAP.sub(r"\1", text)
-        if new == text:
-            break
-        text = new
-    text = text.replace("**", "").replace("__", "").replace("`", "").replace("$", "")
-    text = text.replace("\u2192", "->").replace("\u2013", "-").replace("\u2014", "-")
-    # Collapse whitespace runs (one space, or one newline): keeps every regex below linear-time.
-    text = _HSPACE.sub(" ", text)
-    return _VSPACE.sub("\n", text)
+    ascii_ = text.isascii()
+    if not ascii_:  # NFKC is the identity on ASCII: skip it for the common case
+        text = unicodedata.normalize("NFKC", text)
+        text = text.replace("\u2192", "->").replace("\u2013", "-").replace("\u2014", "-")
+    if "\\" in text:
+        # LaTeX wrappers, repeated for nesting like \textbf{\text{B}}.
+        for _ in range(3):
+            new = _LATEX_WRAP.sub(r"\1", text)
+            if new == text:
+                break
+            text = new
+    if "*" in text or "_" in text or "`" in text or "$" in text:
+        text = text.replace("**", "").replace("__", "").replace("`", "").replace("$", "")
+    # Collapse whitespace runs (one space, or one newline): keeps every regex below linear-time and lets
+    # the markers use a plain " " where a space may stand (a marker never reads across a newline).
+    if not ascii_ or "  " in text or any([c in text for c in _ODD_ASCII_SPACE]):  # else: space runs are one " "
+        text = _HSPACE.sub(" ", text)
+    if "\n" in text:
+        if " \n" in text:
+            text = text.replace(" \n", "\n")
+        text = _VSPACE.sub("\n", text)
+    return text
 
 
-def _boxed_spans(text: str) -> list[tuple[int, str]]:
-    """(end position, content) of every \\boxed{...}, with brace matching, in one linear pass
-    (a stack of open braces; scanning forward from every opener was quadratic on ``\\boxed{`` * n)."""
-    if "{" not in text:
-        return []
+def _last_boxed(text: str) -> Optional[tuple[int, str]]:
+    """(end position, content) of the \\boxed{...} that ends last, or ``None``.
+
+    Only that one can win step 1 (the candidate ending last wins), so it is the only one read: one
+    linear pass with a stack of open braces, and one content string however many boxes are nested
+    (reading every nested box was quadratic: ``\\boxed{`` * n + ``}`` * n).
+    """
+    if "{" not in text or "boxed" not in text and "fbox" not in text:
+        return None
     openers = {m.end() - 1 for m in _BOXED.finditer(text)}  # index of each boxed opener's "{"
-    out, stack = [], []
+    if not openers:
+        return None
+    best, stack = None, []
     for m in _BRACE.finditer(text):
         if m.group() == "{":
             stack.append(m.start())
         elif stack:
             start = stack.pop()
             if start in openers:
-                out.append((m.end(), text[start + 1: m.start()]))
-    out.sort()
-    return out
+                best = (m.end(), start)
+    if best is None:
+        return None
+    return best[0], text[best[1] + 1: best[0] - 1]
+
+
+def _lowered(t: str) -> Optional[str]:
+    """``t.lower()`` when ``t`` is ASCII (same length, so match positions carry over), else ``None``.
+
+    Case-insensitive keyword patterns come in two compiled forms (:func:`_caseless`): with ``re.I`` for any
+    text, and without it for the lowered ASCII text, where a pattern that starts with a set of literal
+    letters lets the regex engine skip straight to the places a keyword can start (several times faster
+    than ``re.I``, which disables that search). Both forms accept exactly the same matches.
+    """
+    return t.lower() if t.isascii() else None
+
+
+def _start(tl: Optional[str], keys: tuple[str, ...], before: int) -> int:
+    """Where to start scanning ``tl`` for a keyword pattern: every match contains one of ``keys`` at most
+    ``before`` characters after its start, so nothing before the first key can match (-1: no key at all).
+    Without a lowered text (non-ASCII) the whole text is scanned."""
+    if tl is None:
+        return 0
+    first = -1
+    for k in keys:
+        if k in tl:
+            i = tl.find(k)
+            if first < 0 or i < first:
+                first = i
+    return first if first < 0 else max(0, first - before)
+
+
+def _last_segment(t: str) -> int:
+    """Start of the last line or sentence of ``t`` (after its last "\n" or ". "), or -1.
+
+    No marker, order list or marker-plus-list contains ". " or reads across a line break - except a marker
+    ending in ":" at a line end (-1 then) - so none straddles that start: scanning from it finds exactly the
+    matches a scan of the whole text finds there (see choice._last_line_marker)."""
+    nl = t.rfind("\n")
+    dot = t.rfind(". ")
+    if dot + 1 > nl:
+        return dot + 2
+    if nl < 0 or (nl > 0 and t[nl - 1] == ":"):
+        return -1
+    return nl + 1
+
+
+def _caseless(pattern: str) -> tuple[re.Pattern, re.Pattern]:
+    """(``re.I`` form, lower-case form) of ``pattern``; its literal letters must be lower case and its letter
+    classes list both cases (``[A-Za-z]``, ``[ABab]``)."""
+    return re.compile(pattern, re.I), re.compile(pattern)
+
+
+def _finditer(rx: tuple[re.Pattern, re.Pattern], t: str, tl: Optional[str], pos: int = 0):
+    """Matches of a :func:`_caseless` pattern from ``pos``; positions index ``t`` (groups of the lower-case
+    form are lower case: read letters from ``t``)."""
+    if pos < 0:
+        return ()
+    return rx[1].finditer(tl, pos) if tl is not None else rx[0].finditer(t, pos)
 
 
 # Shared by several answer kinds: 'A or B' alternatives and answers printed by code.
 _OR_OTHER = re.compile(r"\s*(?:,|/|or|and/or)\s*\(?([A-Z])\b")
 _PRINT_STR = re.compile(r"print\s*\(\s*(?:f?[\"'])(?P<val>[^\"'\n]{1,200})[\"']\s*\)")
 _PRINT_LIST = re.compile(r"print\s*\(\s*(?P<val>\[[^\]\n]{0,80}\])\s*\)")
+
+# --------------------------------------------------------------------------- negation
+# A letter or list is *negated* when a negation stands right before it ("not B", "isn't B", "can't be B",
+# "cannot be B", "never B", "no B", "rather than B", "not option (B)") or a negative verdict right after it
+# ("B is wrong", "B: incorrect", "[1, 2, 3, 4] is not correct", "B isn't the answer"). A negated occurrence is
+# never an answer candidate. Both checks are anchored at the candidate and read a bounded window (linear time):
+# the one before it is matched on the reversed window, so it is a single anchored match, not a scan.
+_NEG_WORDS = ["not", "never", "no", "cannot", "can not", "rather than", "instead of", "eliminate", "eliminating",
+              "rule out", "ruling out"]
+_NEG_BEFORE_REV = re.compile(  # reversed: [bracket][space][:][option [the] ][be ]WORD, WORD at a word start
+    r"[(\[\"']? ?:?(?:(?:noitpo|eciohc|etadidnac|rettel|rewsna|redro|tsil)(?: eht)? )?"
+    r"(?:(?:eb|esoohc|kcip|tceles|yas|htiw og) )?"
+    r"(?:(?:" + "|".join(w[::-1] for w in _NEG_WORDS) + r")(?!\w)|t'n)",
+    re.I,
+)
+_NEG_WINDOW = 40  # longer than any phrase above
+_NEG_WORD = (
+    r"(?:wrong|incorrect|false|impossible|ruled out|eliminated|excluded|not (?:correct|right|it|possible|"
+    r"a (?:match|fit)|the (?:answer|correct|right|one|solution)\w*))"
+)
+_NEG_AFTER = re.compile(
+    r"[)\]\"']?(?: ?(?:[:=]|->|-+) ?(?:wrong|incorrect|false|no|not correct|not right)"
+    r"| ?(?:(?:[:=]|->|-+) ?)?[\u2717\u2718\u274c]"
+    r"| (?:is|was|'s|seems|looks|appears|would be|must be|should be|will be)"
+    r" (?:(?:definitely|clearly|obviously|also|probably|certainly|likely|still) )?" + _NEG_WORD +
+    r"|'s " + _NEG_WORD +
+    r"| (?:isn't|wasn't|is not|was not) (?:correct|right|it|possible|the (?:answer|correct|right|one|solution)\w*)"
+    r"| (?:doesn't|does not|can't|cannot|won't|wouldn't) (?:fit|match|work|be (?:it|right|correct|the answer)))"
+    r"(?![A-Za-z])",
+    re.I,
+)
+
+
+def _negated(t: str, start: int, end: int) -> bool:
+    """True when the candidate ``t[start:end]`` is negated (see above)."""
+    if _NEG_AFTER.match(t, end):
+        return True
+    if start == 0:
+        return False
+    # One anchored match on the reversed window (one character more, for the word-start check).
+    return _NEG_BEFORE_REV.match(t[max(0, start - _NEG_WINDOW - 1):start][::-1]) is not None

@@ -6,7 +6,8 @@ import re
 from typing import Optional
 
 from ..spec import format_order
-from .common import INVALID, PARSED, Extraction, _PRINT_LIST, _boxed_spans, _clean
+from .common import (AMBIGUOUS, INVALID, PARSED, Extraction, _PRINT_LIST, _caseless, _clean, _finditer, _last_boxed,
+                     _last_segment, _lowered, _negated, _start)
 
 
 # --------------------------------------------------------------------------- order lists
@@ -14,11 +15,15 @@ from .common import INVALID, PARSED, Extraction, _PRINT_LIST, _boxed_spans, _cle
 _SEP = r"(?:\s*(?:,|;|->|-)\s*|\s+)"
 _ITEM = r"(?:<?image\s?|img\s?|#)?\d+>?"
 _LIST_BRACKET = re.compile(r"[\[(]\s?(" + _ITEM + r"(?:" + _SEP + _ITEM + r")*)\s?[\])]", re.I)
-_BARE_SEQ = re.compile(r"(?<![\d.\w])([1-9])" + (_SEP + r"([1-9])") * 3 + r"(?![\d\w]|\.\d)")
-_ORDER_MARKER = re.compile(
-    r"(?<![A-Za-z])(?:answer|order|sequence|arrangement|list|result)(?:\s+(?:is|would\s+be|should\s+be|will\s+be))?\s*[:=\-]?\s*",
-    re.I,
+_BARE_SEQ = re.compile(r"([1-9])(?<![\d.\w][1-9])" + (_SEP + r"([1-9])") * 3 + r"(?![\d\w]|\.\d)")
+# Line-bounded like the letter markers: a list on the next line only counts after a colon ("Order:\n[2, 3, 1, 4]").
+# Each branch starts with a literal letter and then checks that no letter precedes it (see common._lowered).
+_ORDER_MARKER = _caseless(
+    r"(?:a(?<![A-Za-z]a)(?:nswer|rrangement)|o(?<![A-Za-z]o)rder|s(?<![A-Za-z]s)(?:equence|olution)"
+    r"|l(?<![A-Za-z]l)ist|r(?<![A-Za-z]r)esult|c(?<![A-Za-z]c)orrect(?: one)?)"
+    r"(?: (?:is|would be|should be|will be))?(?: ?: ?\n| ?[:=\-]? ?)"
 )
+_ORDER_KEYS = ("answer", "arrangement", "order", "sequence", "solution", "list", "result", "correct")
 _REGION_NAMES = [
     r"top[\s-]*left|upper[\s-]*left",
     r"top[\s-]*right|upper[\s-]*right",
@@ -28,13 +33,19 @@ _REGION_NAMES = [
 _REGION_RX = [re.compile(r"(?:" + n + r")\s*(?:region|corner|position)?\s*(?:[:=]|->|-|is|:\s*image)?\s*(?:<?image\s*|img\s*|#)?([1-9])\b", re.I) for n in _REGION_NAMES]
 
 
+_DIGITS = re.compile(r"\d+")
+_INTS: dict[str, tuple[int, ...]] = {}  # memo of a pure function of short list bodies ("2, 3, 1, 4")
+
+
 def _ints(s: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in re.findall(r"\d+", s))
-
-
-def _order_candidates(t: str) -> list[tuple[int, tuple[int, ...]]]:
-    """(end, numbers) for bracketed lists of any length."""
-    return [(m.end(), _ints(m.group(1))) for m in _LIST_BRACKET.finditer(t)]
+    nums = _INTS.get(s)
+    if nums is None:
+        nums = tuple(map(int, _DIGITS.findall(s)))
+        if len(s) <= 32:
+            if len(_INTS) >= 4096:
+                _INTS.clear()
+            _INTS[s] = nums
+    return nums
 
 
 def _order_result(nums: tuple[int, ...], rule: str) -> Extraction:
@@ -44,33 +55,79 @@ def _order_result(nums: tuple[int, ...], rule: str) -> Extraction:
     return Extraction(None, INVALID, rule, f"{list(nums)} is not a permutation of 1-4", parts)
 
 
+def _affirmed_list(frag: str) -> Optional[tuple[int, ...]]:
+    """The last list in ``frag`` that is not negated (bracketed, else a bare 4-number sequence outside the
+    brackets): "[1, 2, 3, 4] is wrong, [2, 3, 1, 4]" -> (2, 3, 1, 4); "Not [1, 2, 3, 4]." -> None."""
+    last = None
+    spans = []
+    for m in _LIST_BRACKET.finditer(frag):
+        spans.append((m.start(), m.end()))
+        if not _negated(frag, m.start(), m.end()):
+            last = _ints(m.group(1))
+    if last is not None:
+        return last
+    i = 0
+    for m in _BARE_SEQ.finditer(frag):  # both in text order: one pointer skips the bracket spans
+        while i < len(spans) and spans[i][1] <= m.start():
+            i += 1
+        inside = i < len(spans) and spans[i][0] <= m.start()  # part of a (negated) bracket list
+        if not inside and not _negated(frag, m.start(), m.end()):
+            last = tuple(int(g) for g in m.groups())
+    return last
+
+
 def _order_from_fragment(frag: str) -> Optional[tuple[int, ...]]:
-    frag = frag.strip()
-    m = _LIST_BRACKET.search(frag)
-    if m:
-        return _ints(m.group(1))
-    m = _BARE_SEQ.search(frag)
-    if m:
-        return tuple(int(g) for g in m.groups())
-    return None
+    return _affirmed_list(frag.strip())
+
+
+def _order_marker_cand(t: str, m: re.Match) -> Optional[tuple[int, tuple[int, ...]]]:
+    """(end, numbers) of the list an _ORDER_MARKER match introduces, or ``None`` (no list, or a negated one)."""
+    tail = t[m.end(): m.end() + 60]
+    b = _LIST_BRACKET.match(tail) or _BARE_SEQ.match(tail)
+    if b is None or _negated(t, m.end(), m.end() + b.end()):  # "The order [1, 2, 3, 4] is wrong"
+        return None
+    nums = _ints(b.group(1)) if b.re is _LIST_BRACKET else tuple(int(g) for g in b.groups())
+    return m.end() + b.end(), nums
+
+
+_END_PUNCT = frozenset(" .!*\"'")  # may follow a final list without another candidate ending later
+
+
+def _last_line_order(t: str, tl: str) -> Optional[tuple[int, tuple[int, ...]]]:
+    """Step 1 decided by the last line or sentence alone ("... The order is [2, 3, 1, 4]."), or ``None``;
+    exact for the reasons given in choice._last_line_marker (a list ends with a digit or bracket)."""
+    ls = _last_segment(t)
+    if ls < 0:  # (a print([...]) ends with ")", which _END_PUNCT leaves out)
+        return None
+    cand = None
+    for m in _ORDER_MARKER[1].finditer(tl, ls):
+        c = _order_marker_cand(t, m)
+        if c is not None:
+            cand = c
+    if cand is None or not _END_PUNCT.issuperset(t[cand[0]:]):
+        return None
+    return cand
 
 
 def _order(t: str, strict: bool) -> Extraction:
     cands: list[tuple[int, str, tuple[int, ...]]] = []
-    for end, content in _boxed_spans(t):
+    boxed = _last_boxed(t)  # only the box ending last can win
+    if boxed is not None:
+        end, content = boxed
         nums = _order_from_fragment(_clean(content))
         cands.append((end, "boxed", nums if nums is not None else ()))
-    for m in _ORDER_MARKER.finditer(t):
-        tail = t[m.end(): m.end() + 60]
-        b = _LIST_BRACKET.match(tail)
-        if b:
-            cands.append((m.end() + b.end(), "marker", _ints(b.group(1))))
-            continue
-        s = _BARE_SEQ.match(tail)
-        if s:
-            cands.append((m.end() + s.end(), "marker", tuple(int(g) for g in s.groups())))
-    for m in _PRINT_LIST.finditer(t):
-        cands.append((m.end(), "code", _ints(m.group("val"))))
+    tl = _lowered(t)
+    if tl is not None and len(t) > 64:
+        quick = _last_line_order(t, tl)
+        if quick is not None and (boxed is None or boxed[0] < quick[0]):
+            return _order_result(quick[1], "marker")
+    for m in _finditer(_ORDER_MARKER, t, tl, _start(tl, _ORDER_KEYS, 0)):
+        cand = _order_marker_cand(t, m)
+        if cand is not None:
+            cands.append((cand[0], "marker", cand[1]))
+    if "print" in t:
+        for m in _PRINT_LIST.finditer(t):
+            cands.append((m.end(), "code", _ints(m.group("val"))))
     if cands:
         end, rule, nums = max(cands, key=lambda c: c[0])
         if not nums:
@@ -84,7 +141,8 @@ def _order(t: str, strict: bool) -> Extraction:
         return _order_result(_ints(stripped), "short")
     lines = [ln for ln in t.splitlines() if ln.strip()]
     if lines:
-        nums = _order_from_fragment(lines[-1])
+        # The last affirmed list of the last line wins; a negated one never does.
+        nums = _affirmed_list(lines[-1].strip())
         if nums is not None:
             return _order_result(nums, "last_line")
     regions = []
@@ -93,10 +151,12 @@ def _order(t: str, strict: bool) -> Extraction:
         regions.append(int(found[-1]) if found else None)
     if all(r is not None for r in regions):
         return _order_result(tuple(regions), "option_text")
-    lists = _order_candidates(t)
+    lists = [m for m in _LIST_BRACKET.finditer(t) if not _negated(t, m.start(), m.end())]
     if lists:
-        return _order_result(lists[-1][1], "mention")
-    seqs = list(_BARE_SEQ.finditer(t))
+        return _order_result(_ints(lists[-1].group(1)), "mention")
+    seqs = [m for m in _BARE_SEQ.finditer(t) if not _negated(t, m.start(), m.end())]
     if seqs:
         return _order_result(tuple(int(g) for g in seqs[-1].groups()), "mention")
+    if _LIST_BRACKET.search(t) or _BARE_SEQ.search(t):
+        return Extraction(None, AMBIGUOUS, "negation", "every order list in the response is ruled out")
     return Extraction(None, INVALID, "none", "no order list found")
