@@ -72,7 +72,8 @@ def main(argv=None) -> int:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    from jigsaw_puzzles.inference.backends import GenerationSettings, TransformersBackend
+    from jigsaw_puzzles.inference.backends import TransformersBackend
+    from jigsaw_puzzles.inference.settings import GenerationSettings
 
     tmp = None
     model = args.model

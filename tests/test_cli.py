@@ -1,29 +1,51 @@
-"""User mistakes on the command line: one line on stderr, exit code 2, never a traceback."""
+"""The command line: user mistakes are one line on stderr and exit code 2, never a traceback; every option is
+documented, each default shown once; choices come from the spec and the backend registry."""
 
 from __future__ import annotations
 
+import argparse
+import ast
+import re
+from pathlib import Path
+
 import pytest
 
-from jigsaw_puzzles.cli import main
+from jigsaw_puzzles import cli
+from jigsaw_puzzles.cli import build_parser, main
+from jigsaw_puzzles.inference.registry import BACKENDS
+from jigsaw_puzzles.spec import CONFIGS, SPLITS
 
 
 def one_error_line(capsys) -> str:
+    """stderr is exactly one line, ``jigsaw-puzzles: error: ...``."""
     err = capsys.readouterr().err
     assert "Traceback" not in err
-    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
-    assert lines and lines[-1].startswith("jigsaw-puzzles: error: ")
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("jigsaw-puzzles: error: "), err
+    return lines[0]
+
+
+def error_line_after_progress(capsys) -> str:
+    """Where the dataset is built first: above the one error line, only its progress bars."""
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert lines[-1].startswith("jigsaw-puzzles: error: ")
+    assert all(ln.startswith(("Generating ", "\r")) or " examples" in ln for ln in lines[:-1]), err
     return lines[-1]
 
 
+@pytest.mark.parametrize("command", ["build", "eval"])
 @pytest.mark.parametrize("case", ["missing", "file", "empty"])
-def test_bad_source_folder(case, tmp_path, capsys):
+def test_bad_source_folder(command, case, tmp_path, capsys):
     source = {"missing": tmp_path / "nowhere", "file": tmp_path / "photo.jpg", "empty": tmp_path / "empty"}[case]
     if case == "file":
         source.write_bytes(b"not a folder")
     if case == "empty":
         source.mkdir()
-    rc = main(["build", "--out", str(tmp_path / "out"), "--source", str(source), "--configs", "order_generation",
-               "--cache-dir", str(tmp_path / "c")])
+    argv = {"build": ["build", "--out", str(tmp_path / "out"), "--configs", "order_generation"],
+            "eval": ["eval", "--model", "random", "--out", str(tmp_path / "out"), "--no-progress"]}[command]
+    rc = main(argv + ["--source", str(source), "--cache-dir", str(tmp_path / "c")])
     line = one_error_line(capsys)
     assert rc == 2
     assert {"missing": "not found", "file": "not a file", "empty": "needs at least 1 usable source"}[case] in line
@@ -31,21 +53,127 @@ def test_bad_source_folder(case, tmp_path, capsys):
 
 
 def test_hard_config_without_weights_offline(tmp_path, capsys, monkeypatch, photo_dir):
-    pytest.importorskip("open_clip")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "empty_hf_home"))
     rc = main(["build", "--out", str(tmp_path / "out"), "--source", str(photo_dir),
                "--configs", "missing_piece_selection_hard", "--cache-dir", str(tmp_path / "c")])
     line = one_error_line(capsys)
-    assert rc == 2 and "missing_piece_selection_hard" in line and "ViT-B-32" in line
+    assert rc == 2 and "missing_piece_selection_hard" in line
+    # eval refuses a config asked for by name that cannot be built here, as build does
+    rc = main(["eval", "--model", "random", "--source", str(photo_dir), "--configs", "missing_piece_selection_hard",
+               "--out", str(tmp_path / "run"), "--no-progress", "--cache-dir", str(tmp_path / "c")])
+    assert rc == 2 and "missing_piece_selection_hard" in one_error_line(capsys)
+    assert not (tmp_path / "run" / "run.json").exists()
 
 
-def test_unknown_config_is_refused_by_the_parser(capsys):
-    with pytest.raises(SystemExit) as exit_:
-        main(["eval", "--model", "solver", "--configs", "not_a_config"])
-    assert exit_.value.code == 2 and "invalid choice" in capsys.readouterr().err
+@pytest.mark.parametrize("argv,says", [
+    (["eval", "--model", "solver", "--configs", "not_a_config"], "invalid choice: 'not_a_config'"),
+    (["eval", "--configs", "order_generation"], "required: --model"),
+    (["eval", "--model", "random", "--split", "train"], "invalid choice: 'train'"),
+    (["eval", "--model", "random", "--backend", "nope"], "invalid choice: 'nope'"),
+    (["eval", "--model", "random", "--max-items", "many"], "invalid int value"),
+    (["build"], "required: --out"),
+    (["frobnicate"], "invalid choice: 'frobnicate'"),
+    (["report", "x", "--params", "7B"], "expected NAME=VALUE"),
+])
+def test_usage_errors_are_one_line(argv, says, capsys):
+    assert main(argv) == 2
+    assert says in one_error_line(capsys)
 
 
 def test_builtin_model_with_another_backend(tmp_path, capsys):
     rc = main(["eval", "--model", "random", "--backend", "openai", "--out", str(tmp_path / "r")])
     assert rc == 2 and "built-in baseline" in one_error_line(capsys)
+
+
+def test_report_of_a_folder_that_is_not_a_run(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "nowhere"), "--out", str(tmp_path / "rep")]) == 2
+    assert "no results.json" in one_error_line(capsys)
+
+
+def test_report_of_a_corrupt_run(tmp_path, capsys):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "results.json").write_text('{"model": ')
+    assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "rep")]) == 2
+    assert "results.json is not valid JSON" in one_error_line(capsys)
+
+
+def test_report_with_a_bad_parameter_count(tmp_path, capsys):
+    assert main(["eval", "--model", "random", "--configs", "piece_localization_easy", "--max-items", "2",
+                 "--out", str(tmp_path / "run"), "--no-progress", "--json", "--cache-dir", str(tmp_path / "c")]) == 0
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "rep"), "--params", "run=lots"]) == 2
+    assert "cannot parse a parameter count" in one_error_line(capsys)
+    assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "rep"), "--params", "other=7B"]) == 2
+    assert "no run named 'other'" in one_error_line(capsys)
+
+
+def test_curate_a_missing_folder(tmp_path, capsys):
+    assert main(["curate", str(tmp_path / "nowhere")]) == 2
+    assert "not found" in one_error_line(capsys)
+
+
+def test_show_index_out_of_range(tmp_path, capsys, photo_dir, cache_dir, monkeypatch):
+    import datasets
+
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", cache_dir)
+    rc = main(["show", "order_generation", "--index", "9999", "--source", str(photo_dir), "--out",
+               str(tmp_path / "x.png")])
+    assert rc == 2 and "out of range" in error_line_after_progress(capsys)
+
+
+def test_a_bug_keeps_its_traceback(monkeypatch):
+    def broken(args):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(cli, "cmd_curate", broken)
+    with pytest.raises(KeyError):
+        main(["curate"])
+
+
+# ------------------------------------------------------------------------------------------------ the parser
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_every_option_has_help_and_shows_its_default_once():
+    parser = build_parser()
+    for name, sub in {"": parser, **_subparsers(parser)}.items():
+        for action in sub._actions:
+            if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
+                continue
+            assert action.help, f"{name} {action.option_strings or action.dest}: no help text"
+        text = re.sub(r"\s+", " ", sub.format_help())
+        entries = re.split(r" (?=--?[a-z])", text.split(" options: ", 1)[-1])
+        for entry in entries:
+            assert entry.lower().count("default") <= 1, f"{name}: default shown twice in {entry!r}"
+    defaults = re.sub(r"\s+", " ", _subparsers(parser)["eval"].format_help())
+    for shown in ("(default: test)", "(default: 120.0)", "(default: 8)", "(default: 600.0)", "(default: 256)"):
+        assert shown in defaults
+
+
+def test_choices_come_from_the_spec_and_the_registry():
+    subs = _subparsers(build_parser())
+    actions = {a.dest: a for a in subs["eval"]._actions}
+    assert list(actions["configs"].choices) == list(CONFIGS)
+    assert list(actions["backend"].choices) == list(BACKENDS)
+    assert tuple(actions["split"].choices) == tuple(SPLITS)
+    assert list({a.dest: a for a in subs["build"]._actions}["configs"].choices) == list(CONFIGS)
+
+
+def test_one_cli_module_and_nothing_below_inference_imports_it():
+    root = Path(cli.__file__).parent
+    assert not (root / "inference" / "cli.py").exists()
+    for path in (root / "inference").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            assert not any(n == "cli" or n.endswith(".cli") for n in names), f"{path} imports the CLI"
+    tree = ast.parse(Path(cli.__file__).read_text())
+    handlers = [h for node in ast.walk(tree) if isinstance(node, ast.Try) for h in node.handlers]
+    assert not any(isinstance(h.type, ast.Name) and h.type.id == "ImportError" for h in handlers)

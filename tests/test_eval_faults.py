@@ -19,8 +19,8 @@ import pytest
 
 from fixtures.rows import make_dataset
 from jigsaw_puzzles.cli import main
-from jigsaw_puzzles.inference import RunLocked, RunMismatchError, evaluate_model
-from jigsaw_puzzles.inference.openai_backend import EndpointError
+from jigsaw_puzzles.inference import GenerationSettings, Request, RunDir, RunLocked, RunMismatchError, evaluate_model
+from jigsaw_puzzles.inference.openai_backend import EndpointError, OpenAIBackend
 
 CONFIG = "piece_localization_easy"
 MAX_REQUESTS = 200
@@ -32,6 +32,7 @@ class Stub(BaseHTTPRequestHandler):
     mode = "ok"
     count = 0
     delay = 0.0
+    reject = None  # (status, after): answer the first `after` requests, then `status` for one request
 
     def log_message(self, *args):
         pass
@@ -44,6 +45,8 @@ class Stub(BaseHTTPRequestHandler):
             return self._send(503, b"{}")
         if cls.delay:
             time.sleep(cls.delay)
+        if cls.reject is not None and cls.count == cls.reject[1] + 1:
+            return self._send(cls.reject[0], json.dumps({"error": {"message": "content filtered"}}).encode())
         mode = cls.mode
         if isinstance(mode, int):
             return self._send(mode, json.dumps({"error": {"message": "nope"}}).encode())
@@ -83,7 +86,7 @@ class QuietServer(ThreadingHTTPServer):
 
 @pytest.fixture
 def stub():
-    Stub.mode, Stub.count, Stub.delay = "ok", 0, 0.0
+    Stub.mode, Stub.count, Stub.delay, Stub.reject = "ok", 0, 0.0, None
     server = QuietServer(("127.0.0.1", 0), Stub)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -107,8 +110,10 @@ def run(url, data, out, **kwargs):
 def test_misconfigured_endpoint_stops_at_once_and_a_fixed_rerun_answers_everything(stub, data, tmp_path, status):
     url, handler = stub
     handler.mode = status
-    with pytest.raises(EndpointError, match=f"HTTP {status} from {url}"):
+    with pytest.raises(EndpointError, match=f"HTTP {status} from {url}") as err:
         run(url, data, tmp_path / "run")
+    cause = {401: "API key", 403: "API key", 404: "--api-base", 400: "--model"}[status]
+    assert cause in str(err.value) and "\n" not in str(err.value)
     assert handler.count == 1  # stopped at the first answer, no retries
     preds = tmp_path / "run" / "predictions.jsonl"
     assert not preds.exists() or preds.read_text() == ""  # nothing recorded as an answer
@@ -133,20 +138,73 @@ def test_a_200_that_is_not_a_completion_is_retried_then_a_clear_error_never_an_e
 def test_a_hung_server_times_out_per_attempt(stub, data, tmp_path):
     url, handler = stub
     handler.delay = 1.0
-    with pytest.raises(EndpointError, match="raise --max-retries or --timeout"):
+    with pytest.raises(EndpointError, match="timed out.*raise --timeout, --max-retries or --retry-budget, now 0.2 s, 1"):
         run(url, data, tmp_path / "run", backend_kwargs={"retry_base_delay": 0.0, "max_retries": 1, "timeout": 0.2})
     assert handler.count == 2
 
 
-def test_cli_endpoint_error_is_one_line_exit_2(stub, tmp_path, capsys, photo_dir):
+def test_a_busy_server_exhausts_the_retry_budget_not_only_the_retry_count(stub, data, tmp_path):
+    url, handler = stub
+    handler.mode = 503
+    with pytest.raises(EndpointError, match=r"retry-budget, now 5 s, 50 and 0\.3 s"):
+        run(url, data, tmp_path / "run",
+            backend_kwargs={"retry_base_delay": 0.1, "max_retries": 50, "timeout": 5, "retry_budget": 0.3})
+    assert 1 <= handler.count < 10  # back-off 0.05-0.1, 0.1-0.2, ...: the 0.3 s budget ends it, not 50 retries
+
+
+def test_cli_timeout_and_retry_flags_reach_the_backend(stub, tmp_path, capsys, photo_dir, cache_dir):
+    url, handler = stub
+    handler.delay = 0.6
+    rc = main(["eval", "--model", "m", "--api-base", url, "--source", str(photo_dir), "--configs", CONFIG,
+               "--max-items", "1", "--out", str(tmp_path / "run"), "--no-progress", "--cache-dir", cache_dir,
+               "--timeout", "0.1", "--max-retries", "1", "--retry-budget", "30"])
+    line = last_error_line(capsys)
+    assert rc == 2 and handler.count == 2
+    assert "giving up after 1 retries" in line and "now 0.1 s, 1 and 30 s" in line
+
+
+def last_error_line(capsys) -> str:
+    """The one error line (above it at most the dataset build's progress bars), never a traceback."""
+    err = capsys.readouterr().err
+    errors = [ln for ln in err.splitlines() if ln.startswith("jigsaw-puzzles: ")]
+    assert "Traceback" not in err and len(errors) == 1, err
+    assert err.strip().splitlines()[-1] == errors[0]
+    return errors[0]
+
+
+def test_cli_endpoint_error_is_one_line_exit_2_and_the_fixed_rerun_answers_everything(stub, tmp_path, capsys,
+                                                                                      photo_dir, cache_dir):
     url, handler = stub
     handler.mode = 401
-    rc = main(["eval", "--model", "m", "--api-base", url, "--source", str(photo_dir), "--configs", CONFIG,
-               "--max-items", "2", "--out", str(tmp_path / "run"), "--no-progress", "--max-retries", "1"])
-    err = capsys.readouterr().err
-    errors = [ln for ln in err.splitlines() if ln.startswith("jigsaw-puzzles: error")]
-    assert rc == 2 and "Traceback" not in err and len(errors) == 1  # (above it: the dataset's progress bars)
-    assert "HTTP 401" in errors[0] and "API key" in errors[0] and err.strip().splitlines()[-1] == errors[0]
+    argv = ["eval", "--model", "m", "--api-base", url, "--source", str(photo_dir), "--configs", CONFIG,
+            "--max-items", "2", "--out", str(tmp_path / "run"), "--no-progress", "--max-retries", "1",
+            "--batch-size", "1", "--cache-dir", cache_dir]
+    rc = main(argv)
+    line = last_error_line(capsys)
+    assert rc == 2 and handler.count == 1
+    assert f"HTTP 401 from {url}" in line and "API key" in line
+    assert not RunDir(tmp_path / "run").load_predictions() and not (tmp_path / "run" / "results.json").exists()
+    handler.mode = "ok"
+    assert main(argv) == 0 and handler.count == 3
+    assert json.loads((tmp_path / "run" / "results.json").read_text())["n_items"] == 2
+
+
+def test_cli_a_run_with_errored_items_is_incomplete_and_exits_1(stub, tmp_path, capsys, photo_dir, cache_dir):
+    url, handler = stub
+    handler.reject = (400, 1)  # the second request is refused (e.g. a content filter), after one success
+    argv = ["eval", "--model", "m", "--api-base", url, "--source", str(photo_dir), "--configs", CONFIG,
+            "--max-items", "3", "--out", str(tmp_path / "run"), "--no-progress", "--batch-size", "1",
+            "--cache-dir", cache_dir, "--json"]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    res = json.loads(captured.out)
+    assert not res["complete"] and res["n_errors"] == 1 and res["n_missing"] == 1 and res["n_items"] == 2
+    assert "1 ended in an error" in captured.err and "re-run" in captured.err
+    run_json = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run_json["status"] == "incomplete"
+    assert main(argv) == 0 and handler.count == 4  # only the errored item is asked again
+    res = json.loads(capsys.readouterr().out)
+    assert res["complete"] and res["n_errors"] == 0 and res["n_items"] == 3
 
 
 def test_resume_refuses_another_api_base(stub, data, tmp_path):
@@ -156,9 +214,41 @@ def test_resume_refuses_another_api_base(stub, data, tmp_path):
         run(url.replace("/v1", "/other/v1"), data, tmp_path / "run")
 
 
-def test_a_second_run_into_the_same_directory_is_refused(data, tmp_path):
-    from jigsaw_puzzles.inference import RunDir
+def test_the_endpoint_from_the_environment_is_recorded_and_checked(stub, data, tmp_path, monkeypatch):
+    url, _ = stub
+    monkeypatch.setenv("OPENAI_BASE_URL", url + "/")
+    evaluate_model("m", backend="openai", data=data, out=tmp_path / "run", batch_size=1, progress=False)
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["api_base"] == url
+    monkeypatch.setenv("OPENAI_BASE_URL", url.replace("/v1", "/v2"))
+    with pytest.raises(RunMismatchError, match="api_base"):
+        evaluate_model("m", backend="openai", data=data, out=tmp_path / "run", batch_size=1, progress=False)
 
+
+HOLD_LOCK = r"""
+import sys
+from jigsaw_puzzles.inference import RunDir
+RunDir(sys.argv[1]).lock()
+print("locked", flush=True)
+sys.stdin.read()  # hold it until the test closes our stdin; exit without unlocking, like a killed run
+"""
+
+
+def test_a_run_held_by_another_process_is_refused_naming_it_then_taken_over(data, tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(tmp_path / "run")], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "locked"
+        with pytest.raises(RunLocked, match=f"pid {proc.pid} on "):
+            evaluate_model("random", data=data, out=tmp_path / "run", progress=False)
+        assert not (tmp_path / "run" / "predictions.jsonl").exists()
+    finally:
+        proc.communicate("", timeout=60)
+    assert (tmp_path / "run" / ".lock").exists()  # left behind by the dead holder
+    assert evaluate_model("random", data=data, out=tmp_path / "run", progress=False)["complete"]
+    assert not (tmp_path / "run" / ".lock").exists()
+
+
+def test_a_second_run_into_the_same_directory_is_refused(data, tmp_path):
     holder = RunDir(tmp_path / "run")
     holder.lock()  # this process holds it, as a running eval would
     try:
@@ -183,6 +273,19 @@ def test_one_verdict_per_item_in_predictions_and_results(data, tmp_path):
     recs = [json.loads(x) for x in (tmp_path / "run" / "predictions.jsonl").read_text().splitlines()]
     assert sum(r["correct"] for r in recs) == res["metrics"][CONFIG]["correct"]
     assert all({"extracted", "status", "correct"} <= set(r) for r in recs)
+
+
+def test_ctrl_c_during_concurrent_requests_starts_no_new_request(stub, data):
+    url, handler = stub
+    handler.delay = 0.3
+    backend = OpenAIBackend("m", GenerationSettings(), api_base=url, concurrency=2, timeout=5)
+    rows = [data[CONFIG][i % 4] for i in range(12)]
+    reqs = [Request(f"{CONFIG}/{i}", CONFIG, row["question"], row["images"]) for i, row in enumerate(rows)]
+    answers = backend.generate(reqs)
+    next(answers)
+    answers.close()  # what Ctrl-C / SIGTERM does to the generator while the runner consumes it
+    time.sleep(1.0)  # let requests already taken reach the server (the count below is bounded either way)
+    assert handler.count <= 4  # one answered, the two in flight, perhaps one being taken: never all 12
 
 
 SIGTERM_SCRIPT = r"""

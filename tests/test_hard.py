@@ -145,5 +145,5 @@ def test_cli_build_and_eval_hard(photo_dir, clip_cache, tmp_path, monkeypatch, c
                  str(photo_dir), "--out", str(run), "--no-progress", *clip]) == 0
     results = json.loads((run / "results.json").read_text())
     assert results["metrics"]["missing_piece_selection_hard"]["n"] == 16
-    assert json.loads((run / "run.json").read_text())["dataset_options"] == {"clip_model": "ViT-S-32",
-                                                                             "clip_pretrained": None}
+    assert json.loads((run / "run.json").read_text())["dataset_options"] == {
+        "missing_piece_selection_hard": {"clip_model": "ViT-S-32", "clip_pretrained": "random-init"}}

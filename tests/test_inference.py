@@ -1,5 +1,6 @@
-"""Tests for jigsaw_puzzles.inference: runner (run dir, resume, sharding), builtin / transformers (tiny random
-Qwen2-VL built offline) / openai (local 127.0.0.1 server) / vllm (mocked module) backends, and the CLI.
+"""Tests for jigsaw_puzzles.inference: runner (run dir, resume, sharding, one verdict per item, skipped configs),
+settings and registry, builtin / transformers (tiny random Qwen2-VL built offline) / openai (local 127.0.0.1
+server) / vllm (mocked module) backends, and the eval CLI end to end.
 
 No network, no downloaded weights.
 """
@@ -142,24 +143,136 @@ def test_resume_refuses_other_settings_or_data(tmp_path):
     assert res["n_items"] == 2 and len(lines(out)) == 2
 
 
-def test_unbuildable_config_is_listed_as_skipped(tmp_path, monkeypatch):
+class FakeBuilder:
+    """``make_builder``'s stand-in: small datasets from the row factory; ``unavailable`` configs raise
+    ``ConfigUnavailable`` from ``preparation()`` as the hard config does without CLIP weights."""
+
+    unavailable: dict = {}
+
+    def __init__(self, config, *args, **kwargs):
+        self.name, self.kwargs = config, kwargs
+
+    def preparation(self):
+        from jigsaw_puzzles.errors import ConfigUnavailable
+
+        if self.name in self.unavailable:
+            raise ConfigUnavailable(self.name, self.unavailable[self.name])
+
+    def download_and_prepare(self, num_proc=None):
+        pass
+
+    def as_dataset(self, split):
+        return make_dataset(self.name, 3, 0, (72, 72))
+
+
+def test_unbuildable_config_is_skipped_unless_asked_for_and_added_once_enabled(tmp_path, monkeypatch):
     from jigsaw_puzzles import builder
     from jigsaw_puzzles.errors import ConfigUnavailable
-
-    def fake_make_builder(config, *args, **kwargs):
-        raise ConfigUnavailable(config, "CLIP weights for model 'ViT-B-32' are not available: offline")
-
-    monkeypatch.setattr(builder, "make_builder", fake_make_builder)
-    data = make_data(["missing_piece_selection_easy"], 4, size=(72, 72))
-    res = evaluate_model("random", configs=["missing_piece_selection_easy", "missing_piece_selection_hard"],
-                         data=data, out=tmp_path / "run", progress=False)
-    skip = res["skipped"]["missing_piece_selection_hard"]
-    assert "CLIP weights" in skip["reason"] and "re-run" in skip["enable"]
-    assert "missing_piece_selection_hard" in json.loads((tmp_path / "run" / "results.json").read_text())["skipped"]
     from jigsaw_puzzles.report import make_report
 
-    md = make_report([tmp_path / "run"], out=None, stream=None)["markdown"]
-    assert "skipped" in md and "To enable" in md
+    hard = "missing_piece_selection_hard"
+    reason = ("CLIP weights for model 'ViT-B-32' are not available: offline. Pass a checkpoint file with "
+              "--clip-pretrained FILE.")
+    monkeypatch.setattr(builder, "make_builder", FakeBuilder)
+    monkeypatch.setattr(FakeBuilder, "unavailable", {hard: reason})
+    out = tmp_path / "run"
+    res = evaluate_model("random", out=out, progress=False)  # every config: the hard one is skipped
+    skip = res["skipped"][hard]
+    assert skip["reason"] == reason and skip["enable"].startswith("Pass a checkpoint file") and "re-run" in skip["enable"]
+    assert res["complete"] and hard not in res["metrics"] and res["n_items"] == 3 * 7
+    assert hard in json.loads((out / "results.json").read_text())["skipped"]
+    md = make_report([out], out=None, stream=None)["markdown"]
+    assert "skipped" in md and "To enable: Pass a checkpoint file" in md
+    run = json.loads((out / "run.json").read_text())  # the options that shape the hard items, defaults filled in
+    assert run["dataset_options"] == {hard: {"clip_model": "ViT-B-32", "clip_pretrained": "openai"}}
+    with pytest.raises(ConfigUnavailable, match="CLIP weights"):  # asked for by name: an error, as in `build`
+        evaluate_model("random", configs=[hard], out=tmp_path / "other", progress=False)
+    assert not (tmp_path / "other" / "run.json").exists()
+    monkeypatch.setattr(FakeBuilder, "unavailable", {})  # enabled: the same call resumes and adds it
+    res = evaluate_model("random", out=out, progress=False)
+    assert res["skipped"] == {} and hard in res["metrics"] and res["n_items"] == 3 * 8
+    assert len(json.loads((out / "run.json").read_text())["sessions"]) == 2
+    with pytest.raises(RunMismatchError, match=r"dataset_options\[missing_piece_selection_hard\]"):
+        evaluate_model("random", out=out, progress=False, dataset_kwargs={"clip_model": "ViT-L-14"})
+    # settings that do not shape items (e.g. the CLIP cache) and options of other configs' tasks do not matter
+    evaluate_model("random", configs=["order_generation"], out=out, progress=False,
+                   dataset_kwargs={"clip_model": "ViT-L-14", "clip_cache_dir": str(tmp_path)})
+
+
+def test_nothing_buildable_is_one_error(tmp_path, monkeypatch):
+    from jigsaw_puzzles import builder
+    from jigsaw_puzzles.errors import UserError
+    from jigsaw_puzzles.spec import CONFIGS
+
+    monkeypatch.setattr(builder, "make_builder", FakeBuilder)
+    monkeypatch.setattr(FakeBuilder, "unavailable", {c: "needs at least 1 usable source image. Add photos."
+                                                     for c in CONFIGS})
+    with pytest.raises(UserError, match="no config can be built here: needs at least 1") as err:
+        evaluate_model("random", out=tmp_path / "run", progress=False)
+    assert "\n" not in str(err.value)
+
+
+def test_a_record_with_a_trailing_space_answer_has_one_verdict(tmp_path, monkeypatch):
+    """The reference "B  \n" is "B": the runner's per-item verdict and results.json agree (one function)."""
+    from jigsaw_puzzles import baselines
+
+    configs = ["piece_localization_hard", "anomaly_detection", "order_generation"]
+    data = {c: ds.map(lambda row: {"answer": row["answer"] + "  \n"}) for c, ds in make_data(configs, 6).items()}
+    monkeypatch.setattr(baselines, "random_answer", lambda row, config, seed=0: row["answer"].strip())
+    res = evaluate_model("random", data=data, out=tmp_path / "run", progress=False)
+    recs = lines(tmp_path / "run")
+    assert len(recs) == 18 and all(r["correct"] and r["status"] == "parsed" for r in recs)
+    assert all(r["answer"].endswith("  \n") for r in recs)  # the row's reference, as given
+    for c in configs:
+        assert res["metrics"][c]["correct"] == sum(r["correct"] for r in recs if r["config"] == c) == 6
+    on_disk = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert on_disk["metrics"]["overall"]["accuracy"] == 100.0
+
+
+def test_results_are_aggregated_from_the_stored_verdicts(tmp_path):
+    """results.json is computed from the verdicts in predictions.jsonl, never by judging the outputs again."""
+    data = make_data(["connection_verification"], 5, size=(72, 72))
+    out = tmp_path / "run"
+    evaluate_model("random", data=data, out=out, progress=False)
+    recs = lines(out)
+    flipped = [{**r, "correct": not r["correct"]} for r in recs]  # a verdict the output alone would not give
+    (out / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in flipped))
+    res = evaluate_model("random", data=data, out=out, progress=False)
+    assert res["metrics"]["connection_verification"]["correct"] == sum(r["correct"] for r in flipped)
+
+
+def test_run_identity_is_typed_and_compared_field_by_field():
+    from jigsaw_puzzles.inference import GenerationSettings, RunIdentity
+
+    settings = GenerationSettings(max_new_tokens=7.0, temperature=0)
+    assert settings == GenerationSettings(max_new_tokens=7) and settings.greedy
+    assert GenerationSettings.from_dict(settings.to_dict()) == settings
+    with pytest.raises(Exception):
+        settings.max_new_tokens = 8  # frozen
+    ident = RunIdentity("m", "openai", "test", 0, None, settings, "http://a/v1",
+                        {"missing_piece_selection_hard": {"clip_model": "ViT-B-32"}})
+    recorded = ident.to_dict()
+    assert ident.differences(recorded) == {}
+    assert set(ident.differences({**recorded, "api_base": "http://b/v1", "seed": 1})) == {"api_base", "seed"}
+    other = {**recorded, "dataset_options": {"order_generation": {}}}  # another config's options: not compared
+    assert ident.differences(other) == {}
+    other = {**recorded, "generation": GenerationSettings(max_new_tokens=8).to_dict()}
+    assert list(ident.differences(other)) == ["generation"]
+
+
+def test_backend_registry_lists_each_backend_once():
+    from jigsaw_puzzles.inference import BACKENDS, make_backend
+    from jigsaw_puzzles.inference.backends import BuiltinBackend
+    from jigsaw_puzzles.inference.openai_backend import OpenAIBackend
+    from jigsaw_puzzles.inference.settings import GenerationSettings
+
+    assert list(BACKENDS) == ["builtin", "transformers", "vllm", "openai"]
+    b = make_backend("openai", "m", GenerationSettings(), api_base="http://127.0.0.1:9/v1/", timeout=3)
+    assert isinstance(b, OpenAIBackend) and b.concurrency == BACKENDS["openai"].default_batch_size
+    assert b.url == "http://127.0.0.1:9/v1/chat/completions" and b.timeout == 3
+    assert isinstance(make_backend("builtin", "random", GenerationSettings(), num_proc=1), BuiltinBackend)
+    with pytest.raises(ValueError, match="choose from builtin, transformers, vllm, openai"):
+        make_backend("nope", "m", GenerationSettings())
 
 
 def test_data_parallel_shards_are_merged(tmp_path, monkeypatch):

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import csv
-import json
 
 import numpy as np
 import pytest
 
+from jigsaw_puzzles.errors import UsageError
+from jigsaw_puzzles.inference import RunDir
 from jigsaw_puzzles.report import COLUMNS, LABELS, TABLE_CONFIGS, load_runs, make_report, parse_params, table_rows
 from jigsaw_puzzles.scoring import score
 
@@ -16,8 +17,9 @@ REF = {"missing_piece_selection_easy": "A", "missing_piece_selection_hard": "B",
        "anomaly_detection": "Judgment: A\nError Position:\nError Type:", "order_generation": "[2, 3, 1, 4]"}
 
 
-def write_run(path, model, accs: dict, n=20, params=None, split="lite", skipped=None):
-    """A run dir whose per-config accuracy is accs[config] (% of n items right), scored by the real metric."""
+def write_run(path, model, accs: dict, n=20, params=None, split="lite", skipped=None, **results):
+    """A run dir whose per-config accuracy is accs[config] (% of n items right), scored by the real metric,
+    written through RunDir (the one owner of the run directory's layout)."""
     preds, refs, cfgs = [], [], []
     for c, a in accs.items():
         k = round(a * n / 100)
@@ -25,13 +27,11 @@ def write_run(path, model, accs: dict, n=20, params=None, split="lite", skipped=
             refs.append(REF[c])
             cfgs.append(c)
             preds.append(REF[c] if i < k else "no idea")
-    path.mkdir(parents=True)
     metrics = score(preds, refs, cfgs)
-    (path / "results.json").write_text(json.dumps({"model": model, "backend": "transformers", "split": split,
-                                                   "metrics": metrics, "skipped": skipped or {},
-                                                   "complete": True}))
-    (path / "run.json").write_text(json.dumps({"model": model, "backend": "transformers", "split": split,
-                                               "parameters": params}))
+    rundir = RunDir(path)
+    rundir.write_run({"model": model, "backend": "transformers", "split": split, "parameters": params})
+    rundir.write_results({"model": model, "backend": "transformers", "split": split, "metrics": metrics,
+                          "skipped": skipped or {}, "complete": True, **results})
     return path
 
 
@@ -118,8 +118,17 @@ def test_duplicate_model_names_are_disambiguated(tmp_path):
     a = write_run(tmp_path / "x1", "M", {c: 30.0 for c in CONFIGS})
     b = write_run(tmp_path / "x2", "M", {c: 35.0 for c in CONFIGS})
     assert [r.name for r in load_runs([a, b])] == ["M (x1)", "M (x2)"]
-    with pytest.raises(ValueError):
+    with pytest.raises(UsageError, match="no run named 'nope'"):
         load_runs([a], params={"nope": "7B"})
+
+
+def test_an_incomplete_run_says_how_many_items_errored(tmp_path):
+    p = write_run(tmp_path / "a", "A", {c: 40.0 for c in CONFIGS}, complete=False, n_missing=3, n_errors=2)
+    res = make_report([p], out=tmp_path / "rep", stream=None, plots=False)
+    assert "| A (incomplete: 3 items unanswered, 2 errored) |" in res["markdown"]
+    with open(tmp_path / "rep" / "report.csv") as f:
+        row = [r for r in csv.DictReader(f) if r["name"] == "A"][0]
+    assert (row["complete"], row["n_missing"], row["n_errors"]) == ("False", "3", "2")
 
 
 @pytest.mark.parametrize("text,value", [("7B", 7e9), ("500M", 5e8), ("7e9", 7e9), ("72b", 72e9), (3, 3.0)])

@@ -1,4 +1,9 @@
-"""``jigsaw-puzzles`` command line: build, show, curate, eval, report (one module; choices from the spec)."""
+"""``jigsaw-puzzles`` command line: build, show, curate, eval, report (one module; choices from the spec).
+
+Expected errors (bad input, a config that cannot be built here, an endpoint that refuses the run, a run
+directory held by another process or made with other settings) are one line on stderr and exit code 2;
+Ctrl-C and SIGTERM are one line and exit code 130; a traceback means a bug.
+"""
 
 from __future__ import annotations
 
@@ -9,29 +14,62 @@ import sys
 import threading
 
 from ._version import __version__
-from .errors import UserError
-from .inference.backends import BACKENDS
+from .errors import UsageError, UserError
+from .inference.openai_backend import DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, DEFAULT_TIMEOUT
+from .inference.registry import BACKENDS
 from .spec import CONFIGS, SPLITS
+
+PROG = "jigsaw-puzzles"
+
+
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows a default once: appended when the help text does not say it and it is a value (not None/False)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        default = action.default
+        if "default" in text.lower() or default is None or default is False or default == [] \
+                or default is argparse.SUPPRESS or not action.option_strings:
+            return text
+        return text + " (default: %(default)s)"
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line (``jigsaw-puzzles: error: ...``, exit code 2), like every other user error."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
 def _add_source(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--source", default=None, help="folder of source images (default: embedded photos)")
-    p.add_argument("--seed", type=int, default=0, help="benchmark seed (default 0)")
+    p.add_argument("--source", default=None, metavar="DIR",
+                   help="folder of source photographs, searched recursively (default: the embedded photos)")
+    p.add_argument("--seed", type=int, default=0, help="benchmark seed: with the same photos it fixes every item")
 
 
-def cmd_build(args) -> int:
-    from .export import build
-    report = build(args.out, source=args.source, seed=args.seed, configs=args.configs,
-                   num_proc=args.num_proc, cache_dir=args.cache_dir, **_clip_kwargs(args))
-    curation = report["curation"]
-    print(f"wrote {args.out}: {len(report['configs'])} configs from {curation['accepted']} source images "
-          f"({curation['rejected']} rejected; see {args.out}/curation_report.json)")
-    for config, info in report["configs"].items():
-        skips = len(info.get("task_skips", []))
-        print(f"  {config:32s} test {info['test']:5d}  lite {info['lite']:4d}  task skips {skips}")
-    for config, reason in report.get("skipped_configs", {}).items():
-        print(f"  {config:32s} SKIPPED: {reason}")
-    return 0
+def _add_configs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--configs", nargs="+", choices=list(CONFIGS), default=None, metavar="CONFIG",
+                   help=f"configs to use (default: all, skipping any that cannot be built here; one named here "
+                        f"that cannot be built is an error): "
+                        f"{', '.join(CONFIGS)}")
+
+
+def _add_clip(p: argparse.ArgumentParser) -> None:
+    from .tasks import TASKS
+
+    defaults = TASKS["missing_piece_selection_hard"].options
+    g = p.add_argument_group("hard distractors (missing_piece_selection_hard)")
+    g.add_argument("--clip-model", default=None, metavar="NAME",
+                   help=f"open_clip model (default: {defaults['clip_model']})")
+    g.add_argument("--clip-pretrained", default=None, metavar="TAG|FILE",
+                   help=f"open_clip weights tag or checkpoint file (default: {defaults['clip_pretrained']})")
+    g.add_argument("--clip-random-init", action="store_true", help="random CLIP weights (tests only)")
+    g.add_argument("--clip-cache-dir", default=None, metavar="DIR",
+                   help="embedding cache (default: under HF_DATASETS_CACHE)")
 
 
 def _clip_kwargs(args) -> dict:
@@ -45,25 +83,30 @@ def _clip_kwargs(args) -> dict:
     return kwargs
 
 
-def _add_clip(p: argparse.ArgumentParser) -> None:
-    from .tasks import TASKS
-    defaults = TASKS["missing_piece_selection_hard"].options
-    g = p.add_argument_group("hard distractors (missing_piece_selection_hard)")
-    g.add_argument("--clip-model", default=None, help=f"open_clip model (default {defaults['clip_model']})")
-    g.add_argument("--clip-pretrained", default=None,
-                   help=f"open_clip weights tag or checkpoint file (default {defaults['clip_pretrained']})")
-    g.add_argument("--clip-random-init", action="store_true", help="random weights (tests only)")
-    g.add_argument("--clip-cache-dir", default=None, help="embedding cache (default: under HF_DATASETS_CACHE)")
+# ------------------------------------------------------------------------------------------------ build/show/curate
+def cmd_build(args) -> int:
+    from .export import build
+
+    report = build(args.out, source=args.source, seed=args.seed, configs=args.configs,
+                   num_proc=args.num_proc, cache_dir=args.cache_dir, **_clip_kwargs(args))
+    curation = report["curation"]
+    print(f"wrote {args.out}: {len(report['configs'])} configs from {curation['accepted']} source images "
+          f"({curation['rejected']} rejected; see {args.out}/curation_report.json)")
+    for config, info in report["configs"].items():
+        skips = len(info.get("task_skips", []))
+        print(f"  {config:32s} test {info['test']:5d}  lite {info['lite']:4d}  task skips {skips}")
+    for config, reason in report.get("skipped_configs", {}).items():
+        print(f"  {config:32s} SKIPPED: {reason}")
+    return 0
 
 
 def cmd_show(args) -> int:
     from .builder import load_dataset
     from .sheet import draw_item
+
     ds = load_dataset(args.config, split=args.split, source=args.source, seed=args.seed, **_clip_kwargs(args))
     if not 0 <= args.index < len(ds):
-        print(f"index {args.index} out of range: {args.config}/{args.split} has {len(ds)} items",
-              file=sys.stderr)
-        return 2
+        raise UsageError(f"--index {args.index} is out of range: {args.config}/{args.split} has {len(ds)} items")
     row = ds[args.index]
     draw_item(row, args.out, show_answer=not args.hide_answer)
     print(f"{row['id']} -> {args.out}\nanswer: {row['answer']!r}")
@@ -72,6 +115,7 @@ def cmd_show(args) -> int:
 
 def cmd_curate(args) -> int:
     from .sources import curate
+
     curation = curate(args.dir, progress=True)
     if args.json:
         print(json.dumps(curation.to_dict(), indent=2))
@@ -84,52 +128,58 @@ def cmd_curate(args) -> int:
     return 0
 
 
-def _kv(text: str) -> tuple[str, str]:
-    if "=" not in text:
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
-    k, v = text.rsplit("=", 1)
-    return k, v
-
-
+# ------------------------------------------------------------------------------------------------ eval
 def add_eval_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "eval", help="run a model (or a built-in baseline) on the benchmark",
-        description="Evaluate a VLM on Jigsaw-Puzzles. Re-running the same command resumes the run directory.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        description="Evaluate a VLM on Jigsaw-Puzzles. Re-running the same command resumes the run directory: "
+                    "answered items are kept, items that ended in an error are tried again. Exit code 0: the run "
+                    "is complete; 1: some items ended in an error (re-run to retry them); 2: a user error.")
     p.add_argument("--model", required=True,
                    help="'random' or 'solver' (built-in baselines), a HF model id / local checkpoint "
                         "(transformers, vllm) or the model name served at --api-base (openai)")
-    p.add_argument("--backend", choices=BACKENDS, default=None,
-                   help="default: builtin for random/solver, openai when --api-base is given, else transformers")
-    p.add_argument("--configs", nargs="+", default=None, metavar="CONFIG", choices=list(CONFIGS),
-                   help=f"configs to run (default: all: {', '.join(CONFIGS)})")
+    p.add_argument("--backend", choices=list(BACKENDS), default=None,
+                   help="; ".join(f"{name}: {entry.summary}" for name, entry in BACKENDS.items())
+                        + " (default: builtin for random/solver, openai when --api-base is given, else transformers)")
+    _add_configs(p)
     p.add_argument("--split", choices=SPLITS, default="test", help="test (all items) or lite (the Lite subset)")
-    p.add_argument("--source", default=None, help="directory of source images (default: the embedded images)")
-    p.add_argument("--seed", type=int, default=0, help="dataset seed (also the sampling / random-baseline seed)")
-    p.add_argument("--out", default=None, help="run directory (default: runs/<model>-<split>)")
-    p.add_argument("--max-items", type=int, default=None, help="only the first N items of each config")
-    p.add_argument("--batch-size", type=int, default=None,
-                   help="items per generate call (transformers 8, vllm 256) / concurrent requests (openai 8)")
-    p.add_argument("--tensor-parallel-size", type=int, default=1, help="vllm: GPUs per model replica")
-    p.add_argument("--api-base", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1")
-    p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY)")
-    p.add_argument("--timeout", type=float, default=120.0,
-                   help="openai: seconds to wait for one response before retrying it")
-    p.add_argument("--max-retries", type=int, default=8,
-                   help="openai: retries of one request (429, 5xx, timeouts, malformed bodies) before the run stops")
-    p.add_argument("--max-new-tokens", type=int, default=256)
-    p.add_argument("--temperature", type=float, default=0.0, help="0 = greedy")
-    p.add_argument("--top-p", type=float, default=1.0)
-    p.add_argument("--dtype", default="auto", help="auto, bfloat16, float16, float32")
-    p.add_argument("--system-prompt", default=None)
-    p.add_argument("--num-proc", type=int, default=None,
-                   help="processes for building the dataset and for the solver baseline")
-    p.add_argument("--trust-remote-code", action="store_true")
-    p.add_argument("--max-model-len", type=int, default=None, help="vllm: max context length")
-    p.add_argument("--device-map", default=None, help="transformers: device_map (default auto on GPU)")
-    p.add_argument("--overwrite", action="store_true", help="discard an existing run in --out instead of resuming")
-    p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--json", action="store_true", help="print results.json instead of the table")
+    _add_source(p)
+    p.add_argument("--out", default=None, metavar="DIR", help="run directory (default: runs/<model>-<split>)")
+    p.add_argument("--max-items", type=int, default=None, metavar="N",
+                   help="answer only the first N items of each config (default: all)")
+    p.add_argument("--batch-size", type=int, default=None, metavar="N",
+                   help="items per generate call / concurrent requests (openai) (default: "
+                        + ", ".join(f"{name} {entry.default_batch_size}" for name, entry in BACKENDS.items()) + ")")
+    p.add_argument("--tensor-parallel-size", type=int, default=1, metavar="N", help="vllm: GPUs per model replica")
+    g = p.add_argument_group("endpoint (openai backend)")
+    g.add_argument("--api-base", default=None, metavar="URL",
+                   help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (default: $OPENAI_BASE_URL)")
+    g.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY)")
+    g.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help="seconds to wait for one response before retrying it")
+    g.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES, metavar="N",
+                   help="retries of one request (429, 5xx, timeouts, malformed bodies) before the run stops")
+    g.add_argument("--retry-budget", type=float, default=DEFAULT_RETRY_BUDGET, metavar="SECONDS",
+                   help="seconds one request may spend on all its attempts and back-off before the run stops")
+    g = p.add_argument_group("decoding (recorded in run.json; a resume must match)")
+    g.add_argument("--max-new-tokens", type=int, default=256, metavar="N",
+                   help="most tokens generated per item (raise it for reasoning models)")
+    g.add_argument("--temperature", type=float, default=0.0, help="sampling temperature; 0 = greedy")
+    g.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass (only when sampling)")
+    g.add_argument("--dtype", default="auto", help="model dtype: auto, bfloat16, float16, float32")
+    g.add_argument("--system-prompt", default=None, metavar="TEXT", help="system turn before every item (default: none)")
+    g = p.add_argument_group("runtime")
+    g.add_argument("--num-proc", type=int, default=None, metavar="N",
+                   help="processes for building the datasets and for the solver baseline (default: 1)")
+    g.add_argument("--trust-remote-code", action="store_true", help="transformers/vllm: run the model repo's code")
+    g.add_argument("--max-model-len", type=int, default=None, metavar="N",
+                   help="vllm: max context length (default: the model's)")
+    g.add_argument("--device-map", default=None, metavar="MAP",
+                   help="transformers: device_map (default: auto on GPU, one GPU per process when data parallel)")
+    g.add_argument("--cache-dir", default=None, metavar="DIR", help="datasets cache (default: HF_DATASETS_CACHE)")
+    g.add_argument("--overwrite", action="store_true", help="discard an existing run in --out instead of resuming")
+    g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g.add_argument("--json", action="store_true", help="print results.json instead of the table")
     _add_clip(p)
     p.set_defaults(func=run_eval)
     return p
@@ -137,15 +187,15 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
 
 def run_eval(args) -> int:
     from .inference.backends import dist_info
-    from .inference.runner import evaluate_model
+    from .inference.runner import default_backend, evaluate_model
 
     backend_kwargs = {}
     if args.max_model_len:
         backend_kwargs["max_model_len"] = args.max_model_len
     if args.device_map:
         backend_kwargs["device_map"] = args.device_map
-    if (args.backend or ("openai" if args.api_base else None)) == "openai":
-        backend_kwargs.update(timeout=args.timeout, max_retries=args.max_retries)
+    if (args.backend or default_backend(args.model, args.api_base)) == "openai":
+        backend_kwargs.update(timeout=args.timeout, max_retries=args.max_retries, retry_budget=args.retry_budget)
     res = evaluate_model(
         args.model, backend=args.backend, configs=args.configs, split=args.split, source=args.source,
         seed=args.seed, out=args.out, max_items=args.max_items, batch_size=args.batch_size,
@@ -153,18 +203,31 @@ def run_eval(args) -> int:
         max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_p=args.top_p, dtype=args.dtype,
         system_prompt=args.system_prompt, num_proc=args.num_proc, trust_remote_code=args.trust_remote_code,
         overwrite=args.overwrite, progress=not args.no_progress, backend_kwargs=backend_kwargs or None,
-        dataset_kwargs=_clip_kwargs(args))
+        dataset_kwargs={**_clip_kwargs(args), **({"cache_dir": args.cache_dir} if args.cache_dir else {})})
     if dist_info()[0] != 0:
         return 0
     if args.json:
-        print(json.dumps({k: v for k, v in res.items()}, indent=2, default=str))
-        return 0
-    from .report import make_report
+        print(json.dumps(res, indent=2, default=str))
+    else:
+        from .report import make_report
 
-    make_report([res["run_dir"]], out=None, stream=sys.stdout)
-    print(f"run directory: {res['run_dir']}  ({res['n_items']} items"
-          + ("" if res["complete"] else f", {res['n_missing']} missing") + ")")
-    return 0
+        make_report([res["run_dir"]], out=None, stream=sys.stdout)
+        print(f"run directory: {res['run_dir']}  ({res['n_items']} items"
+              + ("" if res["complete"] else f", {res['n_missing']} missing") + ")")
+    if res["complete"]:
+        return 0
+    print(f"{PROG}: incomplete: {res['n_missing']} items have no answer ({res['n_errors']} ended in an error, "
+          f"see 'error' in {res['run_dir']}/predictions.jsonl); re-run the same command to retry them",
+          file=sys.stderr)
+    return 1
+
+
+# ------------------------------------------------------------------------------------------------ report
+def _kv(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    k, v = text.rsplit("=", 1)
+    return k, v
 
 
 def add_report_parser(subparsers) -> argparse.ArgumentParser:
@@ -172,13 +235,12 @@ def add_report_parser(subparsers) -> argparse.ArgumentParser:
         "report", help="table (Markdown + CSV) and plots over run directories",
         description="Print and write the paper's Table 2 (+ Order Generation) for the given runs, with Random and "
                     "p < 0.05 rows, and plots: per-task bars, task correlation heatmap (Fig. 5), accuracy vs "
-                    "parameter count (Fig. 6).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("runs", nargs="+", help="run directories (written by `jigsaw-puzzles eval`)")
-    p.add_argument("--out", default="report", help="output directory")
+                    "parameter count (Fig. 6).")
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (written by `jigsaw-puzzles eval`)")
+    p.add_argument("--out", default="report", metavar="DIR", help="output directory")
     p.add_argument("--params", type=_kv, action="append", default=[], metavar="NAME=COUNT",
                    help="parameter count of a run (model name or run dir name), e.g. Qwen2.5-VL-7B=7B; repeatable")
-    p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--no-plots", action="store_true", help="write the table only")
     p.set_defaults(func=run_report)
     return p
 
@@ -190,35 +252,39 @@ def run_report(args) -> int:
     return 0
 
 
+# ------------------------------------------------------------------------------------------------ parser
 def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Jigsaw-Puzzles, the spatial-reasoning benchmark for VLMs: generate it "
+                                            "from photographs, evaluate models on it, and report the results.")
+    parser.add_argument("--version", action="version", version=__version__, help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    parser = argparse.ArgumentParser(prog="jigsaw-puzzles", description=__doc__)
-    parser.add_argument("--version", action="version", version=__version__)
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("build", help="generate configs and write a Hub-ready parquet folder")
-    p.add_argument("--out", required=True)
+    p = sub.add_parser("build", help="generate configs and write a Hub-ready parquet folder",
+                       description="Generate the benchmark's configs from a folder of photographs and write a "
+                                   "folder that loads with datasets.load_dataset(folder, config).")
+    p.add_argument("--out", required=True, metavar="DIR", help="the folder to write (replaced as a whole)")
     _add_source(p)
-    p.add_argument("--configs", nargs="+", choices=list(CONFIGS), default=None, metavar="CONFIG",
-                   help=f"default: all ({', '.join(CONFIGS)})")
-    p.add_argument("--num-proc", type=int, default=None)
-    p.add_argument("--cache-dir", default=None, help="datasets cache (default: HF_DATASETS_CACHE)")
+    _add_configs(p)
+    p.add_argument("--num-proc", type=int, default=None, metavar="N", help="worker processes (default: 1)")
+    p.add_argument("--cache-dir", default=None, metavar="DIR", help="datasets cache (default: HF_DATASETS_CACHE)")
     _add_clip(p)
     p.set_defaults(func=cmd_build)
 
-    p = sub.add_parser("show", help="draw one item as a sheet (images, question, answer)")
-    p.add_argument("config", choices=list(CONFIGS), metavar="CONFIG")
-    p.add_argument("--index", type=int, default=0)
-    p.add_argument("--split", choices=SPLITS, default="test")
-    p.add_argument("--out", default="item.png")
-    p.add_argument("--hide-answer", action="store_true")
+    p = sub.add_parser("show", help="draw one item as a sheet (images, question, answer)",
+                       description="Draw one item of a config as a PNG sheet.")
+    p.add_argument("config", choices=list(CONFIGS), metavar="CONFIG", help=f"one of {', '.join(CONFIGS)}")
+    p.add_argument("--index", type=int, default=0, metavar="N", help="the item's row number in the split")
+    p.add_argument("--split", choices=SPLITS, default="test", help="test (all items) or lite (the Lite subset)")
+    p.add_argument("--out", default="item.png", metavar="FILE", help="the PNG to write")
+    p.add_argument("--hide-answer", action="store_true", help="leave the answer off the sheet")
     _add_source(p)
     _add_clip(p)
     p.set_defaults(func=cmd_show)
 
-    p = sub.add_parser("curate", help="which source images pass the curation rules, and why not")
-    p.add_argument("dir", nargs="?", default=None, help="folder (default: embedded photos)")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("curate", help="which source images pass the curation rules, and why not",
+                       description="List every file below DIR with its curation verdict and reason.")
+    p.add_argument("dir", nargs="?", default=None, metavar="DIR", help="folder (default: the embedded photos)")
+    p.add_argument("--json", action="store_true", help="print the curation report as JSON")
     p.set_defaults(func=cmd_curate)
 
     add_eval_parser(sub)
@@ -231,18 +297,19 @@ def _terminate(signum, frame):  # SIGTERM ends a run like Ctrl-C: recorded as in
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Expected errors (``UserError``: bad input, unavailable config, a run that would mix settings) are one
-    line and exit code 2; a traceback means a bug."""
-    args = build_parser().parse_args(argv)
+    """Run one command.  ``UserError`` (bad input, a config that cannot be built here, an endpoint that refuses the
+    run, a run that would mix settings, a locked run directory) is one line on stderr and exit code 2; Ctrl-C and
+    SIGTERM one line and 130; anything else is a bug and keeps its traceback."""
     previous = signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() \
         else None
     try:
+        args = build_parser().parse_args(argv)
         return args.func(args)
     except UserError as err:
-        print(f"jigsaw-puzzles: error: {err}", file=sys.stderr)
+        print(f"{PROG}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("jigsaw-puzzles: interrupted; re-run the same command to resume", file=sys.stderr)
+        print(f"{PROG}: interrupted; re-run the same command to resume", file=sys.stderr)
         return 130
     finally:
         if previous is not None:

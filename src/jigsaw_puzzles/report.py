@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .inference.rundir import RESULTS_JSON, RunDir
+from .errors import UsageError
+from .inference.rundir import RunDir
 from .spec import CONFIGS, PAPER_CONFIGS
 
 TABLE_CONFIGS = PAPER_CONFIGS
@@ -49,6 +50,8 @@ class RunSummary:
     metrics: dict
     skipped: dict = field(default_factory=dict)
     complete: bool = True
+    n_missing: int = 0  # items without an answer (an incomplete run)
+    n_errors: int = 0  # of which the last attempt ended in an error
 
     def acc(self, col: str) -> float | None:
         if col == "overall":
@@ -77,7 +80,7 @@ def parse_params(text: str | float | int | None) -> float | None:
         return float(text)
     m = re.fullmatch(r"\s*([0-9.]+(?:e[0-9]+)?)\s*([kKmMbBtT]?)\s*", str(text))
     if not m:
-        raise ValueError(f"cannot parse a parameter count from {text!r} (use e.g. 7B, 500M, 7e9)")
+        raise UsageError(f"cannot parse a parameter count from {text!r} (use e.g. 7B, 500M, 7e9)")
     return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}[m.group(2).lower()]
 
 
@@ -93,7 +96,8 @@ def load_run(path: str | os.PathLike) -> RunSummary:
     return RunSummary(path=path, name=name, model=model, backend=res.get("backend") or run.get("backend"),
                       split=res.get("split") or run.get("split"), parameters=params or None,
                       metrics={k: v for k, v in metrics.items() if isinstance(v, dict)},
-                      skipped=res.get("skipped") or run.get("skipped") or {}, complete=res.get("complete", True))
+                      skipped=res.get("skipped") or run.get("skipped") or {}, complete=res.get("complete", True),
+                      n_missing=int(res.get("n_missing") or 0), n_errors=int(res.get("n_errors") or 0))
 
 
 def load_runs(paths: Iterable[str | os.PathLike], params: dict[str, str] | None = None) -> list[RunSummary]:
@@ -105,7 +109,7 @@ def load_runs(paths: Iterable[str | os.PathLike], params: dict[str, str] | None 
     for key, val in (params or {}).items():
         hits = [r for r in runs if key in (r.name, r.model, r.path.name, str(r.path))]
         if not hits:
-            raise ValueError(f"--params {key}=...: no run named {key!r} (runs: {[r.name for r in runs]})")
+            raise UsageError(f"--params {key}=...: no run named {key!r} (runs: {[r.name for r in runs]})")
         for r in hits:
             r.parameters = parse_params(val)
     return runs
@@ -141,7 +145,8 @@ def table_rows(runs: Sequence[RunSummary]) -> list[dict]:
                      **{c: _baseline_value(group, c, "critical_value") for c in COLUMNS}, **note})
     for r in runs:
         row = {"name": r.name, "kind": "run", "split": r.split, "model": r.model, "backend": r.backend,
-               "parameters": r.parameters, "run_dir": str(r.path), "complete": r.complete}
+               "parameters": r.parameters, "run_dir": str(r.path), "complete": r.complete,
+               "n_missing": r.n_missing, "n_errors": r.n_errors}
         for c in COLUMNS:
             row[c] = "skipped" if c in r.skipped else r.acc(c)
         if r.overall_tasks() < len(TABLE_CONFIGS) and row["overall"] is not None:
@@ -158,13 +163,20 @@ def _fmt(v) -> str:
     return f"{v:.2f}"
 
 
+def _incomplete(row: dict) -> str:
+    if row.get("complete", True):
+        return ""
+    errors = f", {row['n_errors']} errored" if row.get("n_errors") else ""
+    return f" (incomplete: {row.get('n_missing') or '?'} items unanswered{errors})"
+
+
 def format_markdown(runs: Sequence[RunSummary], rows: list[dict] | None = None) -> str:
     rows = rows if rows is not None else table_rows(runs)
     head = ["Model"] + [LABELS[c] for c in COLUMNS]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * len(COLUMNS)) + "|"]
     notes = []
     for row in rows:
-        cells = [row["name"] + ("" if row.get("complete", True) else " (incomplete)")]
+        cells = [row["name"] + _incomplete(row)]
         for c in COLUMNS:
             s = _fmt(row.get(c))
             if c == "overall" and row.get("overall_note"):
@@ -176,8 +188,9 @@ def format_markdown(runs: Sequence[RunSummary], rows: list[dict] | None = None) 
                      + "; ".join(f"{r['name']}: {r['overall_note']}" for r in rows if r.get("overall_note")) + ".")
     for r in runs:
         for c, why in r.skipped.items():
+            where = RunDir(r.path).results_json.relative_to(r.path.parent)
             notes.append(f"{r.name}: {LABELS.get(c, c)} ({c}) skipped - {_first_sentence(why.get('reason', ''))} "
-                         f"To enable: {why.get('enable', '')} (full reason in {r.path.name}/{RESULTS_JSON})")
+                         f"To enable: {why.get('enable', '')} (full reason in {where})")
     splits = sorted({str(r.split) for r in runs})
     notes.append("Accuracy in % (exact match). Overall = mean of the seven Table-2 tasks; OG = Order Generation "
                  f"(open-ended, not in Overall). Split: {', '.join(splits)}.")
@@ -185,7 +198,8 @@ def format_markdown(runs: Sequence[RunSummary], rows: list[dict] | None = None) 
 
 
 def write_csv(rows: list[dict], path: str | os.PathLike) -> None:
-    cols = ["name", "kind", "split", "model", "backend", "parameters", "complete"] + [LABELS[c] for c in COLUMNS] \
+    cols = ["name", "kind", "split", "model", "backend", "parameters", "complete", "n_missing", "n_errors"] \
+        + [LABELS[c] for c in COLUMNS] \
         + ["run_dir"]
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)

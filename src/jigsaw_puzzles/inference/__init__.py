@@ -2,9 +2,11 @@
 
 Torch, transformers and vLLM are imported only when their backend is used.
 """
-from .backends import BACKENDS, BUILTIN_MODELS, Generation, GenerationSettings, Request
+from .backends import BUILTIN_MODELS, Generation, Request
+from .registry import BACKENDS, make_backend
 from .rundir import RunDir, RunLocked, RunMismatchError
 from .runner import evaluate_model
+from .settings import GenerationSettings, RunIdentity
 
 __all__ = ["evaluate_model", "RunDir", "RunLocked", "RunMismatchError", "BACKENDS", "BUILTIN_MODELS",
-           "Generation", "GenerationSettings", "Request"]
+           "Generation", "GenerationSettings", "Request", "RunIdentity", "make_backend"]

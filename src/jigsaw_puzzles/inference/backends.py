@@ -12,10 +12,9 @@ Backends
                   ``device_map="auto"`` (one process) or one GPU per process under ``accelerate launch``.
 ``vllm``          ``vllm.LLM.chat`` with OpenAI-style multi-image messages, ``limit_mm_per_prompt`` from the task,
                   ``tensor_parallel_size``.
-``openai``        any OpenAI-compatible ``/chat/completions`` endpoint (``vllm serve``, hosted APIs), images as
-                  base64 PNG data URLs, concurrent requests, retries with exponential back-off.  Plain stdlib
-                  ``urllib`` (no ``openai``/``requests`` dependency: one POST per item is all we need, and the
-                  retry policy is ours either way).
+``openai``        any OpenAI-compatible ``/chat/completions`` endpoint: :mod:`.openai_backend`.
+
+The names, their default batch sizes and constructors are listed once, in :mod:`.registry` (``BACKENDS``).
 """
 from __future__ import annotations
 
@@ -29,11 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-BACKENDS = ("builtin", "transformers", "vllm", "openai")
-BUILTIN_MODELS = ("random", "solver")
+from .settings import GenerationSettings
 
-# default number of items handed to a backend at once (openai: concurrent requests)
-DEFAULT_BATCH_SIZE = {"builtin": 16, "transformers": 8, "vllm": 256, "openai": 8}
+BUILTIN_MODELS = ("random", "solver")
 
 
 @dataclass
@@ -58,26 +55,6 @@ class Generation:
     latency_s: float | None = None  # wall time of the call; for batched backends amortised over the batch
     error: str | None = None  # set when the backend gave up on this item (counted as a wrong/invalid answer)
     extra: dict = field(default_factory=dict)  # e.g. the solver's confidence
-
-
-@dataclass(frozen=True)
-class GenerationSettings:
-    """Decoding settings (typed, immutable), recorded in run.json and compared on resume.  Greedy by default."""
-
-    max_new_tokens: int = 256
-    temperature: float = 0.0
-    top_p: float = 1.0
-    seed: int = 0
-    dtype: str = "auto"
-    system_prompt: str | None = None
-
-    @property
-    def greedy(self) -> bool:
-        return self.temperature <= 0
-
-    def to_dict(self) -> dict:
-        return {"max_new_tokens": self.max_new_tokens, "temperature": self.temperature, "top_p": self.top_p,
-                "seed": self.seed, "dtype": self.dtype, "greedy": self.greedy, "system_prompt": self.system_prompt}
 
 
 class Backend:
@@ -403,6 +380,3 @@ class VLLMBackend(Backend):
     def info(self):
         return {"parameters": resolve_param_count(self.model_name), "vllm": self._version,
                 "llm_kwargs": {k: v for k, v in self.llm_kwargs.items()}}
-
-
-# ----------------------------------------------------------------------------------------------- openai

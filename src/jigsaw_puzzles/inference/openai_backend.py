@@ -9,18 +9,36 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import queue
 import random
 import socket
 import threading
 import time
 import urllib.error
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Callable
 
-
 from ..errors import UserError
-from .backends import Backend, Generation, GenerationSettings, Request, build_messages, image_to_data_url
+from .backends import Backend, Generation, Request, build_messages, image_to_data_url
+from .settings import GenerationSettings
+
+DEFAULT_API_BASE = "https://api.openai.com/v1"
+DEFAULT_TIMEOUT = 120.0  # seconds to wait for one response
+DEFAULT_MAX_RETRIES = 8  # retries of one request
+DEFAULT_RETRY_BUDGET = 600.0  # seconds one request may spend on all its attempts and back-off together
+
+
+def resolve_api_base(api_base: str | None) -> str:
+    """The endpoint's base URL: ``api_base``, else ``$OPENAI_BASE_URL`` / ``$OPENAI_API_BASE``, else OpenAI's;
+    without a trailing ``/chat/completions`` (what run.json records and a resume must match)."""
+    base = (api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
+            or DEFAULT_API_BASE).rstrip("/")
+    return base[: -len("/chat/completions")] if base.endswith("/chat/completions") else base
+
+
+def _one_line(err: Exception, limit: int) -> str:
+    """An error's text on one line (an HTML error page has many), at most ``limit`` characters."""
+    return " ".join(str(err).split())[:limit]
 
 
 class APIError(RuntimeError):
@@ -45,8 +63,8 @@ class OpenAIBackend(Backend):
     """OpenAI-compatible chat.completions over plain HTTP (stdlib ``urllib``), ``concurrency`` requests at once.
 
     Transient failures (429 rate limits, 408/409, 5xx, connection errors, timeouts) are retried with exponential
-    back-off + jitter (honouring ``Retry-After``), up to ``max_retries``; if they persist the run stops and can be
-    resumed.  A 200 whose body is not a usable completion (malformed JSON, an HTML page, a list, no choices, null
+    back-off + jitter (honouring ``Retry-After``), up to ``max_retries`` retries and ``retry_budget`` seconds per
+    request (each attempt waits at most ``timeout`` seconds); if they persist the run stops and can be resumed.  A 200 whose body is not a usable completion (malformed JSON, an HTML page, a list, no choices, null
     content) is retried the same way: it is never saved as an empty answer.  401/403/404 (and a 400 before any
     request succeeded) mean a misconfigured endpoint: the run stops at once with :class:`EndpointError`.  A later
     400 (e.g. a content filter on one item) is recorded on the item as ``error``; such items are not answers and
@@ -56,16 +74,16 @@ class OpenAIBackend(Backend):
     name = "openai"
 
     def __init__(self, model: str, settings: GenerationSettings, api_base: str | None = None,
-                 api_key: str | None = None, concurrency: int = 8, max_retries: int = 8, timeout: float = 120,
+                 api_key: str | None = None, concurrency: int = 8, max_retries: int = DEFAULT_MAX_RETRIES,
+                 timeout: float = DEFAULT_TIMEOUT, retry_budget: float | None = DEFAULT_RETRY_BUDGET,
                  retry_base_delay: float = 1.0, retry_max_delay: float = 60.0, extra_body: dict | None = None,
                  sleep: Callable[[float], None] = time.sleep):
         self.model, self.settings = model, settings
-        base = api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") \
-            or "https://api.openai.com/v1"
-        self.url = base.rstrip("/") + ("" if base.rstrip("/").endswith("/chat/completions") else "/chat/completions")
+        self.url = resolve_api_base(api_base) + "/chat/completions"
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.concurrency = max(1, int(concurrency))
         self.max_retries, self.timeout = int(max_retries), float(timeout)
+        self.retry_budget = None if retry_budget is None else float(retry_budget)
         self.retry_base_delay, self.retry_max_delay = float(retry_base_delay), float(retry_max_delay)
         self.extra_body = dict(extra_body or {})
         self._sleep = sleep
@@ -147,16 +165,16 @@ class OpenAIBackend(Backend):
                     raise EndpointError(f"HTTP {e.status} from {self.url}: {FATAL_STATUS[e.status]}; nothing was "
                                         f"recorded, re-run the same command once it is fixed") from None
                 if e.status is not None and e.status not in RETRYABLE_STATUS:
-                    return Generation(request.id, "", None, None, time.perf_counter() - t0, error=str(e)[:500])
-                if attempt >= self.max_retries:
-                    raise EndpointError(
-                        f"{self.url}: giving up after {attempt} retries ({str(e)[:200]}); the answers so far are "
-                        f"saved: re-run the same command to resume (raise --max-retries or --timeout, now "
-                        f"{self.max_retries} and {self.timeout:g} s, if the endpoint is slow)") from None
+                    return Generation(request.id, "", None, None, time.perf_counter() - t0,
+                                      error=_one_line(e, 500))
                 delay = min(self.retry_max_delay, self.retry_base_delay * 2 ** attempt)
                 delay = delay * (0.5 + random.random() / 2)
                 if e.retry_after is not None:
                     delay = max(delay, min(e.retry_after, self.retry_max_delay))
+                spent = time.perf_counter() - t0
+                if attempt >= self.max_retries or (self.retry_budget is not None
+                                                   and spent + delay > self.retry_budget):
+                    raise EndpointError(self._give_up(attempt, spent, e)) from None
                 attempt += 1
                 with self._lock:
                     self.retries += 1
@@ -178,28 +196,61 @@ class OpenAIBackend(Backend):
         return Generation(request.id, (content or "").strip(), usage.get("prompt_tokens"),
                           usage.get("completion_tokens"), dt, extra=extra)
 
+    def _give_up(self, retries: int, spent: float, err: Exception) -> str:
+        budget = "none" if self.retry_budget is None else f"{self.retry_budget:g} s"
+        return (f"{self.url}: giving up after {retries} retries in {spent:.1f} s on one item ({_one_line(err, 200)}); "
+                f"the answers so far are saved: re-run the same command to resume (if the endpoint is slow or busy, "
+                f"raise --timeout, --max-retries or --retry-budget, now {self.timeout:g} s, {self.max_retries} and "
+                f"{budget})")
+
     def generate(self, requests):
+        """Answers in completion order, ``concurrency`` requests in flight.  On an error (or Ctrl-C, or when the
+        caller stops consuming) no new request starts: finished answers are still handed out (an error first
+        yields those), requests in flight are abandoned (daemon threads: they never hold up the exit)."""
         reqs = list(requests)
-        if self.concurrency == 1:
+        if self.concurrency == 1 or len(reqs) <= 1:
             for r in reqs:
                 yield self._complete(r)
             return
-        with ThreadPoolExecutor(self.concurrency) as pool:
-            futures = [pool.submit(self._complete, r) for r in reqs]
-            done = set()
-            try:
-                for fut in as_completed(futures):
-                    done.add(fut)
-                    yield fut.result()
-            except Exception:
-                for f in futures:
-                    f.cancel()
-                # keep what already finished (it is written before the error propagates), then re-raise
-                for f in futures:
-                    if f not in done and f.done() and not f.cancelled() and f.exception() is None:
-                        yield f.result()
-                raise
+        todo: queue.SimpleQueue = queue.SimpleQueue()
+        for r in reqs:
+            todo.put(r)
+        done: queue.SimpleQueue = queue.SimpleQueue()
+        stop = threading.Event()
+
+        def worker():
+            while not stop.is_set():
+                try:
+                    r = todo.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    done.put((self._complete(r), None))
+                except BaseException as err:  # noqa: BLE001 - handed to the consuming thread
+                    stop.set()
+                    done.put((None, err))
+
+        for _ in range(min(self.concurrency, len(reqs))):
+            threading.Thread(target=worker, daemon=True, name="jigsaw-openai").start()
+        try:
+            for _ in range(len(reqs)):
+                gen, err = done.get()
+                if err is None:
+                    yield gen
+                    continue
+                stop.set()
+                while True:  # answers that finished before the error are kept
+                    try:
+                        gen, _err = done.get_nowait()
+                    except queue.Empty:
+                        break
+                    if gen is not None:
+                        yield gen
+                raise err
+        finally:
+            stop.set()
 
     def info(self):
         return {"parameters": None, "api_base": self.url.rsplit("/chat/completions", 1)[0],
-                "concurrency": self.concurrency, "max_retries": self.max_retries, "retries": self.retries}
+                "concurrency": self.concurrency, "timeout": self.timeout, "max_retries": self.max_retries,
+                "retry_budget": self.retry_budget, "retries": self.retries}

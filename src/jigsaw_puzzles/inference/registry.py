@@ -1,22 +1,67 @@
-"""The backend registry: a backend name -> its class, built with the run's settings."""
+"""The backend registry: every backend's name, what it is, its default batch size and its constructor, once.
+
+The CLI's ``--backend`` choices, the runner's defaults and :func:`make_backend` all read :data:`BACKENDS`.
+Constructors import their heavy dependencies (torch, transformers, vllm) only when called.
+"""
 from __future__ import annotations
 
-from .backends import (BACKENDS, Backend, BuiltinBackend, GenerationSettings, TransformersBackend,
-                       VLLMBackend)
+from dataclasses import dataclass
+from typing import Callable
+
+from .backends import BUILTIN_MODELS, Backend, BuiltinBackend, TransformersBackend, VLLMBackend
 from .openai_backend import OpenAIBackend
+from .settings import GenerationSettings
 
 
-def make_backend(backend: str, model: str, settings: GenerationSettings, *, batch_size: int, max_images: int = 5,
-                 tensor_parallel_size: int = 1, api_base: str | None = None, api_key: str | None = None,
-                 num_proc: int | None = None, trust_remote_code: bool = False, **kwargs) -> Backend:
-    if backend == "builtin":
-        return BuiltinBackend(model, seed=settings.seed, num_proc=num_proc)
-    if backend == "transformers":
-        return TransformersBackend(model, settings, batch_size=batch_size, trust_remote_code=trust_remote_code,
-                                   **kwargs)
-    if backend == "vllm":
-        return VLLMBackend(model, settings, max_images=max_images, tensor_parallel_size=tensor_parallel_size,
-                           trust_remote_code=trust_remote_code, **kwargs)
-    if backend == "openai":
-        return OpenAIBackend(model, settings, api_base=api_base, api_key=api_key, concurrency=batch_size, **kwargs)
-    raise ValueError(f"unknown backend {backend!r}; choose from {BACKENDS}")
+@dataclass(frozen=True)
+class BackendEntry:
+    summary: str
+    default_batch_size: int  # items handed to the backend at once (openai: concurrent requests)
+    make: Callable[..., Backend]
+
+
+#: keyword arguments every constructor is offered; each takes what it uses, the rest are the backend's own.
+COMMON = ("batch_size", "max_images", "tensor_parallel_size", "api_base", "api_key", "num_proc", "trust_remote_code")
+
+
+def _own(kwargs: dict) -> dict:
+    return {k: v for k, v in kwargs.items() if k not in COMMON}
+
+
+def _builtin(model, settings, *, num_proc=None, **_):
+    return BuiltinBackend(model, seed=settings.seed, num_proc=num_proc)
+
+
+def _transformers(model, settings, *, batch_size, trust_remote_code=False, **kwargs):
+    return TransformersBackend(model, settings, batch_size=batch_size, trust_remote_code=trust_remote_code,
+                               **_own(kwargs))
+
+
+def _vllm(model, settings, *, max_images=5, tensor_parallel_size=1, trust_remote_code=False, **kwargs):
+    return VLLMBackend(model, settings, max_images=max_images, tensor_parallel_size=tensor_parallel_size,
+                       trust_remote_code=trust_remote_code, **_own(kwargs))
+
+
+def _openai(model, settings, *, batch_size, api_base=None, api_key=None, **kwargs):
+    return OpenAIBackend(model, settings, api_base=api_base, api_key=api_key, concurrency=batch_size,
+                         **_own(kwargs))
+
+
+#: name -> entry, in the order the CLI lists them.
+BACKENDS: dict[str, BackendEntry] = {
+    "builtin": BackendEntry(f"the weight-free baselines ({', '.join(BUILTIN_MODELS)})", 16, _builtin),
+    "transformers": BackendEntry("AutoModelForImageTextToText, batched, device_map=auto", 8, _transformers),
+    "vllm": BackendEntry("vllm.LLM.chat (offline engine, tensor parallel)", 256, _vllm),
+    "openai": BackendEntry("any OpenAI-compatible /chat/completions endpoint", 8, _openai),
+}
+
+
+def make_backend(backend: str, model: str, settings: GenerationSettings, **kwargs) -> Backend:
+    """The backend ``backend`` for ``model``; ``kwargs``: batch_size, max_images, tensor_parallel_size, api_base,
+    api_key, num_proc, trust_remote_code and the backend's own keyword arguments (``backend_kwargs``)."""
+    try:
+        entry = BACKENDS[backend]
+    except KeyError:
+        raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}") from None
+    kwargs.setdefault("batch_size", entry.default_batch_size)
+    return entry.make(model, settings, **kwargs)

@@ -11,32 +11,23 @@ Data parallel (``accelerate launch`` / ``torchrun``): process ``r`` of ``K`` ans
 """
 from __future__ import annotations
 
-import datetime as _dt
-import hashlib
-import json
 import os
 import re
 import sys
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from .._version import __version__
-from ..errors import ConfigUnavailable, UsageError
+from ..errors import UsageError
 from ..extraction import Extraction
 from ..scoring import aggregate, score_items
-from ..spec import CONFIGS
-from ..tasks import TASKS
-from .backends import BUILTIN_MODELS, DEFAULT_BATCH_SIZE, GenerationSettings, Request, dist_info
-from .registry import make_backend
-from .rundir import RunDir
-
-# run.json keys that must agree between a run directory and a resumed run
-MUST_MATCH = ("model", "backend", "split", "seed", "source", "generation", "dataset_options", "api_base")
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+from .backends import BUILTIN_MODELS, Request, dist_info
+from .data import dataset_fingerprint, dataset_options, load_datasets, select_configs
+from .openai_backend import resolve_api_base
+from .registry import BACKENDS, make_backend
+from .rundir import RunDir, now
+from .settings import GenerationSettings, RunIdentity
 
 
 def slug(text: str) -> str:
@@ -50,43 +41,6 @@ def default_backend(model: str, api_base: str | None = None) -> str:
     if api_base:
         return "openai"
     return "transformers"
-
-
-_FP_COLUMNS = ("id", "source_id", "question", "options", "answer", "metadata")
-
-
-def dataset_fingerprint(ds) -> str:
-    """sha256 (16 hex) of every row's id, source_id, question, options, answer and metadata (no image decoding;
-    source_id is the hash of the source image bytes)."""
-    cols = [c for c in _FP_COLUMNS if c in ds.column_names]
-    h = hashlib.sha256()
-    table = ds.select_columns(cols).to_dict()
-    for i in range(len(ds)):
-        h.update(json.dumps([table[c][i] for c in cols], ensure_ascii=False, sort_keys=True).encode("utf-8"))
-        h.update(b"\n")
-    return h.hexdigest()[:16]
-
-
-def output_options(config: str, dataset_kwargs: dict | None) -> dict:
-    """The dataset options that shape ``config``'s items (its task's ``options``), as given."""
-    task = TASKS.get(config)
-    return {k: v for k, v in (dataset_kwargs or {}).items() if task is not None and k in task.options}
-
-
-def load_config_dataset(config: str, split: str, source, seed: int, num_proc, **dataset_kwargs):
-    """(dataset, None) or (None, {"reason", "enable"}) when the config cannot be built here."""
-    from ..builder import make_builder
-
-    try:
-        builder = make_builder(config, source, seed, **dataset_kwargs)
-        builder.preparation()  # ConfigUnavailable before any work
-        builder.plan()
-        builder.download_and_prepare(num_proc=num_proc)
-        return builder.as_dataset(split=split), None
-    except ConfigUnavailable as err:
-        return None, {"reason": err.reason,
-                      "enable": "fix what the reason says, then re-run the same command: the run resumes and "
-                                "adds this config"}
 
 
 def _sync_barrier(world: int):
@@ -149,124 +103,117 @@ def evaluate_model(
     Args:
         model: ``"random"`` / ``"solver"`` (built-in baselines), a HF model id or local checkpoint
             (transformers / vllm), or the model name served by an OpenAI-compatible endpoint.
-        backend: ``builtin`` | ``transformers`` | ``vllm`` | ``openai``; default: builtin for the baselines,
-            openai when ``api_base`` is given, else transformers.
-        configs: subset of ``jigsaw_puzzles.CONFIGS`` (default: all eight).
-        split / source / seed / num_proc: forwarded to ``jigsaw_puzzles.load_dataset``.
+        backend: a name in ``jigsaw_puzzles.inference.BACKENDS`` (builtin, transformers, vllm, openai); default:
+            builtin for the baselines, openai when ``api_base`` is given, else transformers.
+        configs: subset of ``jigsaw_puzzles.CONFIGS`` (default: all eight; a config that cannot be built here is
+            then skipped and recorded, while one asked for by name raises ``ConfigUnavailable``).
+        split / source / seed / num_proc: forwarded to the dataset builder.
         out: run directory (default ``runs/<model>-<split>``); re-running resumes it.
         max_items: answer only the first N items of each config.
         batch_size: items per ``generate`` call (transformers/vllm) or concurrent requests (openai).
         tensor_parallel_size: vllm tensor parallelism.
         api_base / api_key: OpenAI-compatible endpoint (default ``$OPENAI_BASE_URL``, ``$OPENAI_API_KEY``).
-        max_new_tokens / temperature / top_p / dtype / system_prompt: decoding settings (greedy by default),
-            recorded in run.json.
+        max_new_tokens / temperature / top_p / dtype / system_prompt: decoding settings (greedy by default), a
+            :class:`GenerationSettings` recorded in run.json.
         overwrite: discard an existing run in ``out`` instead of resuming it.
         data: ``{config: datasets.Dataset}`` to evaluate instead of building the datasets (custom data, tests).
-        dataset_kwargs: extra keyword arguments for ``jigsaw_puzzles.load_dataset`` (``clip_model``,
-            ``clip_pretrained``, ``clip_cache_dir`` for the hard config); recorded in ``run.json``.
+        dataset_kwargs: the tasks' options and settings for the builder (``clip_model``, ``clip_pretrained``,
+            ``clip_cache_dir`` for the hard config); the options that shape items are recorded in run.json.
         backend_kwargs: extra keyword arguments for the backend constructor (e.g. ``device_map``,
-            ``max_model_len``, ``retry_base_delay``).
+            ``max_model_len``, ``timeout``, ``max_retries``, ``retry_budget``, ``retry_base_delay``).
     """
-    t_start = time.time()
     backend = backend or default_backend(model, api_base)
+    if backend not in BACKENDS:
+        raise UsageError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     if model in BUILTIN_MODELS and backend != "builtin":
         raise UsageError(f"--model {model} is a built-in baseline; it runs with the builtin backend")
-    known = list(CONFIGS)
-    configs = list(configs) if configs else ([c for c in known if c in data] if data else known)
-    unknown = [c for c in configs if c not in known and not (data and c in data)]
-    if unknown:
-        raise UsageError(f"unknown config(s) {', '.join(unknown)}; choose from {', '.join(known)}")
-    batch_size = batch_size or DEFAULT_BATCH_SIZE[backend]
-    settings = GenerationSettings(max_new_tokens=int(max_new_tokens), temperature=float(temperature),
-                                  top_p=float(top_p), seed=int(seed), dtype=dtype, system_prompt=system_prompt)
+    configs, explicit = select_configs(configs, data)
     rank, world, _ = dist_info()
     rundir = RunDir(out if out else Path("runs") / f"{slug(model)}-{split}")
-    source_str = str(Path(source).resolve()) if source else None
-
-    datasets_, skipped = {}, {}
-    for c in configs:
-        if data is not None and c in data:
-            datasets_[c] = data[c]
-            continue
-        ds, why = load_config_dataset(c, split, source, seed, num_proc, **(dataset_kwargs or {}))
-        if ds is None:
-            skipped[c] = why
-            if rank == 0:
-                print(f"[jigsaw-puzzles] skipping {c}: {why['reason']}", file=sys.stderr)
-        else:
-            datasets_[c] = ds
-    fingerprints = {c: dataset_fingerprint(ds) for c, ds in datasets_.items()}
-    selected = {c: (min(len(ds), max_items) if max_items is not None else len(ds)) for c, ds in datasets_.items()}
-    header = {"model": model, "backend": backend, "split": split, "seed": int(seed), "source": source_str,
-              "generation": settings.to_dict(), "api_base": api_base if backend == "openai" else None,
-              "dataset_options": {k: v for c in configs for k, v in sorted(output_options(c, dataset_kwargs).items())}}
     if rank == 0:
-        rundir.lock()
+        rundir.lock()  # before any work: a second run into the directory is refused at once
     try:
-        if overwrite and rank == 0:
-            rundir.clear()
-        _sync_barrier(world)
-        old = rundir.check_identity(header, MUST_MATCH, fingerprints)
-        done = rundir.load_predictions(repair=(rank == 0 and world == 1))
-        pending = {c: [i for i, item_id in enumerate(ds.select_columns(["id"])["id"][: selected[c]])
-                       if i % world == rank and item_id not in done] for c, ds in datasets_.items()}
-        run = dict(old or {})
-        run.update(header)
-        run.update({
-            "package": "jigsaw-puzzles", "package_version": __version__, "configs": configs, "max_items": max_items,
-            "batch_size": batch_size, "tensor_parallel_size": tensor_parallel_size,
-            "dataset": {"split": split, "seed": int(seed), "source": source_str,
-                        "fingerprints": {**((old or {}).get("dataset") or {}).get("fingerprints", {}), **fingerprints},
-                        "sizes": {c: len(ds) for c, ds in datasets_.items()}, "selected": selected},
-            "skipped": skipped, "status": "running", "created_at": (old or {}).get("created_at") or _now(),
-            "python": sys.version.split()[0]})
-        session = {"started_at": _now(), "world_size": world, "pending_at_start": sum(map(len, pending.values()))}
-        if rank == 0:
-            run.setdefault("sessions", []).append(session)
-            rundir.write_run(run)
+        datasets_, skipped = load_datasets(configs, explicit, split, source, seed, num_proc, data, dataset_kwargs,
+                                           announce=rank == 0)
+        source_str = str(Path(source).resolve()) if source else None
+        identity = RunIdentity(
+            model=model, backend=backend, split=split, seed=int(seed), source=source_str,
+            generation=GenerationSettings(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
+                                          seed=seed, dtype=dtype, system_prompt=system_prompt),
+            api_base=resolve_api_base(api_base) if backend == "openai" else None,
+            dataset_options=dataset_options(configs, dataset_kwargs))
+        batch_size = batch_size or BACKENDS[backend].default_batch_size
+        selected = {c: len(ds) if max_items is None else min(len(ds), max_items) for c, ds in datasets_.items()}
+        details = {"package": "jigsaw-puzzles", "package_version": __version__, "python": sys.version.split()[0],
+                   "configs": configs, "max_items": max_items, "batch_size": batch_size,
+                   "tensor_parallel_size": tensor_parallel_size, "skipped": skipped,
+                   "dataset": {"split": split, "seed": int(seed), "source": source_str,
+                               "sizes": {c: len(ds) for c, ds in datasets_.items()}, "selected": selected}}
         backend_args = dict(batch_size=batch_size, tensor_parallel_size=tensor_parallel_size, api_base=api_base,
                             api_key=api_key, num_proc=num_proc, trust_remote_code=trust_remote_code,
                             **(backend_kwargs or {}))
-        n_new = _generate(rundir, run, session, datasets_, pending, backend, model, settings, backend_args,
-                          progress, rank, world)
-        _sync_barrier(world)
-        if world > 1 and rank == 0:
-            rundir.merge_shards()
-        _sync_barrier(world)
-        results = _finish(rundir, datasets_, selected, model, backend, split, skipped, run)
-        if rank == 0:
-            rundir.write_results({k: v for k, v in results.items() if k != "run_dir"})
-            session.update(finished_at=_now(), new_items=n_new, elapsed_s=round(time.time() - t_start, 2))
-            run["status"] = "complete" if results["complete"] else "incomplete"
-            run["finished_at"] = session["finished_at"]
-            rundir.write_run(run)
-        return results
+        return _session(rundir, identity, datasets_, selected, details, backend_args, overwrite, progress, rank,
+                        world)
     finally:
         if rank == 0:
             rundir.unlock()
 
 
-def _generate(rundir, run, session, datasets_, pending, backend, model, settings, backend_args, progress,
-              rank, world) -> int:
+def _session(rundir: RunDir, identity: RunIdentity, datasets_: Mapping, selected: Mapping, details: dict,
+             backend_args: dict, overwrite: bool, progress: bool, rank: int, world: int) -> dict:
+    """One session of the (locked) run in ``rundir``: check the identity, answer what is pending, write results.
+    Any exception (Ctrl-C, SIGTERM via the CLI, a fatal endpoint error) marks the run ``interrupted``."""
+    t_start, lead = time.time(), rank == 0
+    if overwrite and lead:
+        rundir.clear()
+    _sync_barrier(world)
+    fingerprints = {c: dataset_fingerprint(ds) for c, ds in datasets_.items()}
+    run = rundir.start(identity, fingerprints, details, write=lead)  # RunMismatchError: nothing touched
+    session = run["sessions"][-1]
+    try:
+        done = rundir.load_predictions(repair=lead and world == 1)
+        pending = {c: [i for i, item_id in enumerate(ds.select_columns(["id"])["id"][: selected[c]])
+                       if i % world == rank and item_id not in done] for c, ds in datasets_.items()}
+        session.update(world_size=world, pending_at_start=sum(map(len, pending.values())), new_items=0)
+        _generate(rundir, run, session, datasets_, pending, identity, backend_args, progress, rank, world)
+        _sync_barrier(world)
+        if world > 1 and lead:
+            rundir.merge_shards()
+        _sync_barrier(world)
+        results = _results(rundir, datasets_, selected, identity, run)
+    except BaseException as err:
+        if lead:  # the answers so far are on disk; the same command resumes
+            try:
+                rundir.end(run, "interrupted", error=" ".join(f"{type(err).__name__}: {err}".split())[:500])
+            except Exception:
+                pass
+        raise
+    if lead:
+        rundir.write_results({k: v for k, v in results.items() if k != "run_dir"})
+        rundir.end(run, "complete" if results["complete"] else "incomplete",
+                   elapsed_s=round(time.time() - t_start, 2))
+    return results
+
+
+def _generate(rundir, run, session, datasets_, pending, identity, backend_args, progress, rank, world) -> None:
     """Answer the pending items, one record per item (with its verdict), appended and flushed at once."""
     n_pending = sum(len(v) for v in pending.values())
     if not n_pending:
-        return 0
-    n_new = 0
-    backend_obj = None
+        return
+    max_images = max((len(ds[0]["images"]) for c, ds in datasets_.items() if pending[c]), default=1)
+    backend_obj = make_backend(identity.backend, identity.model, identity.generation, max_images=max_images,
+                               **backend_args)
     try:
-        max_images = max((len(ds[0]["images"]) for ds in datasets_.values() if len(ds)), default=1)
-        backend_obj = make_backend(backend, model, settings, max_images=max_images, **backend_args)
         if rank == 0:
             run["backend_info"] = backend_obj.info()
             if run["backend_info"].get("parameters") is not None:
                 run["parameters"] = run["backend_info"]["parameters"]
             rundir.write_run(run)
-        chunk = backend_args["batch_size"] * (4 if backend == "openai" else 1)
+        chunk = backend_args["batch_size"] * (4 if identity.backend == "openai" else 1)
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=n_pending, desc=f"eval {slug(model)}", unit="item", disable=not progress or rank != 0,
-                   dynamic_ncols=True)
+        bar = tqdm(total=n_pending, desc=f"eval {slug(identity.model)}", unit="item",
+                   disable=not progress or rank != 0, dynamic_ncols=True)
         with rundir.writer(rank, world) as writer:
             for c, idx in pending.items():
                 ds = datasets_[c]
@@ -275,54 +222,53 @@ def _generate(rundir, run, session, datasets_, pending, backend, model, settings
                     rows = {row["id"]: row for row in (ds[i] for i in idx[s:s + chunk])}
                     reqs = [Request(rid, c, row["question"], list(row["images"]), row) for rid, row in rows.items()]
                     for g in backend_obj.generate(reqs):  # each item written as soon as it is answered
-                        verdict = {"extracted": None, "status": "error", "correct": False} if g.error else \
-                            verdicts([{"output": g.text, "config": c}], [rows[g.id]])[0]
-                        rec = {"id": g.id, "config": c, "output": g.text, "answer": rows[g.id]["answer"], **verdict,
-                               "prompt_tokens": g.prompt_tokens, "completion_tokens": g.completion_tokens,
-                               "latency_s": None if g.latency_s is None else round(g.latency_s, 4)}
-                        if g.error:
-                            rec["error"] = g.error
-                        rec.update(g.extra)
-                        writer.write(rec)
-                        n_new += 1
+                        writer.write(_record(g, c, rows[g.id]))
+                        session["new_items"] += 1
                         bar.update(1)
                     writer.sync()
         bar.close()
-    except BaseException as e:
-        if rank == 0:  # leave a trace; the predictions written so far are kept and the next run resumes
-            run["status"] = "interrupted"
-            session.update(interrupted_at=_now(), new_items=n_new, error=f"{type(e).__name__}: {e}"[:500])
-            try:
-                rundir.write_run(run)
-            except Exception:
-                pass
-        raise
     finally:
-        if backend_obj is not None:
-            if rank == 0:
-                run["backend_info"] = backend_obj.info()
-            backend_obj.close()
-    return n_new
+        if rank == 0:
+            run["backend_info"] = backend_obj.info()
+        backend_obj.close()
 
 
-def _finish(rundir, datasets_, selected, model, backend, split, skipped, run) -> dict:
-    """results.json from the stored verdicts: the numbers are exactly those of predictions.jsonl."""
+def _record(g, config: str, row: dict) -> dict:
+    """The predictions line of one generation: the raw output and its one verdict (or the error)."""
+    verdict = {"extracted": None, "status": "error", "correct": False} if g.error else \
+        verdicts([{"output": g.text, "config": config}], [row])[0]
+    rec = {"id": g.id, "config": config, "output": g.text, "answer": row["answer"], **verdict,
+           "prompt_tokens": g.prompt_tokens, "completion_tokens": g.completion_tokens,
+           "latency_s": None if g.latency_s is None else round(g.latency_s, 4)}
+    if g.error:
+        rec["error"] = g.error
+    rec.update(g.extra)
+    return rec
+
+
+def _results(rundir: RunDir, datasets_: Mapping, selected: Mapping, identity: RunIdentity, run: dict) -> dict:
+    """results.json from the stored verdicts: the numbers are exactly those of predictions.jsonl.  An item
+    without an answer (never reached, or its last attempt ended in an error) makes the run incomplete."""
     preds = rundir.load_predictions()
-    records, rows, missing = [], [], 0
+    errored = rundir.errored_ids()
+    items, refs, configs, missing, n_errors = [], [], [], 0, 0
     for c, ds in datasets_.items():
         cols = ds.select_columns([k for k in ("id", "answer", "options") if k in ds.column_names])[: selected[c]]
         for j, item_id in enumerate(cols["id"]):
-            if item_id in preds:
-                records.append(preds[item_id])
-                rows.append({"answer": cols["answer"][j], "options": cols["options"][j] if "options" in cols else None})
-            else:
+            rec = preds.get(item_id)
+            if rec is None:
                 missing += 1
-    n_errors = len(rundir.errored_ids() - set(preds))
-    items = [stored_verdict(r) if "status" in r else  # records of runs before verdicts were stored: judge once
-             next(iter(score_items([r["output"]], [row["answer"]], [r["config"]], [row["options"]])))
-             for r, row in zip(records, rows)]
-    metrics = aggregate(items, [row["answer"] for row in rows], [r["config"] for r in records]) if records else {}
-    return {"model": model, "backend": backend, "split": split, "run_dir": str(rundir.path),
-            "complete": missing == 0, "n_items": len(records), "n_missing": missing, "n_errors": n_errors,
-            "metrics": metrics, "skipped": skipped, "parameters": run.get("parameters"),
-            "package_version": __version__, "time": _now()}
+                n_errors += item_id in errored
+                continue
+            if "status" in rec:
+                items.append(stored_verdict(rec))
+            else:  # a record of a run before verdicts were stored: judged once, here
+                options = cols["options"][j] if "options" in cols else None
+                items.append(score_items([rec["output"]], [cols["answer"][j]], [rec["config"]], [options])[0])
+            refs.append(cols["answer"][j])
+            configs.append(c)
+    metrics = aggregate(items, refs, configs) if items else {}
+    return {"model": identity.model, "backend": identity.backend, "split": identity.split,
+            "run_dir": str(rundir.path), "complete": missing == 0, "n_items": len(items), "n_missing": missing,
+            "n_errors": n_errors, "metrics": metrics, "skipped": run.get("skipped", {}),
+            "parameters": run.get("parameters"), "package_version": __version__, "time": now()}

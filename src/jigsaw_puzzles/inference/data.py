@@ -1,0 +1,116 @@
+"""The datasets a run answers: which configs, built how, what shapes their items, and their fingerprints.
+
+A config that cannot be built here raises :class:`~jigsaw_puzzles.errors.ConfigUnavailable` in the builder
+(``JigsawPuzzles.preparation()`` or its plan).  Asked for by name, that stops the run (as ``build`` does); as
+part of "all configs" it is skipped and recorded with its reason and how to enable it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from typing import Mapping, Sequence
+
+from ..errors import ConfigUnavailable, UsageError
+from ..spec import CONFIGS, SPLITS
+from ..tasks import TASKS
+
+_FP_COLUMNS = ("id", "source_id", "question", "options", "answer", "metadata")
+
+
+def select_configs(configs: Sequence[str] | None, data: Mapping | None) -> tuple[list[str], bool]:
+    """(configs to run, whether they were asked for by name).  Default: every config (or those in ``data``)."""
+    known = list(CONFIGS)
+    explicit = bool(configs)
+    configs = list(configs) if configs else ([c for c in known if c in data] if data else known)
+    unknown = [c for c in configs if c not in known and not (data and c in data)]
+    if unknown:
+        raise UsageError(f"unknown config(s) {', '.join(unknown)}; choose from {', '.join(known)}")
+    return configs, explicit
+
+
+def dataset_options(configs: Sequence[str], dataset_kwargs: Mapping | None) -> dict[str, dict]:
+    """Per config, the options that shape its items: its task's ``Task.options`` with their defaults filled in
+    and normalised by the task (``Task.configure``), as the builder does.  Runtime settings (``Task.settings``,
+    e.g. ``clip_cache_dir``) are not among them.  What run.json records and a resume must match."""
+    given = dict(dataset_kwargs or {})
+    out = {}
+    for c in configs:
+        task = TASKS.get(c)
+        if task is None or not task.options:
+            continue
+        options = {k: given.get(k, default) for k, default in task.options.items()}
+        out[c] = dict(task.configure(options)) if task.configure is not None else options
+    return out
+
+
+def enable_hint(reason: str) -> str:
+    """How to enable a skipped config, from its ``ConfigUnavailable`` reason (whose first sentence says what is
+    missing and the rest what to do)."""
+    head = first_sentence(reason)
+    todo = reason.strip()[len(head):].strip() or head
+    return f"{todo.rstrip('. ')}; then re-run the same command: the run resumes and adds this config"
+
+
+def build_dataset(config: str, split: str, source, seed: int, num_proc: int | None,
+                  dataset_kwargs: Mapping | None = None):
+    """``config``'s ``split`` through the package's builder (cached); ``ConfigUnavailable`` before any work when
+    the config's preparation cannot run here, or from the plan when too few sources qualify."""
+    from ..builder import make_builder
+
+    builder = make_builder(config, source, seed, **dict(dataset_kwargs or {}))
+    builder.preparation()
+    builder.download_and_prepare(num_proc=num_proc)
+    return builder.as_dataset(split=split)
+
+
+def load_datasets(configs: Sequence[str], explicit: bool, split: str, source, seed: int, num_proc: int | None,
+                  data: Mapping | None = None, dataset_kwargs: Mapping | None = None,
+                  announce: bool = True) -> tuple[dict, dict]:
+    """``({config: dataset}, {config: {"reason", "enable"}})``; ``data`` gives datasets instead of building them."""
+    if data is None and split not in SPLITS:
+        raise UsageError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
+    datasets_, skipped = {}, {}
+    for c in configs:
+        if data is not None and c in data:
+            datasets_[c] = data[c]
+            continue
+        try:
+            datasets_[c] = build_dataset(c, split, source, seed, num_proc, dataset_kwargs)
+        except ConfigUnavailable as err:
+            if explicit:
+                raise
+            skipped[c] = {"reason": err.reason, "enable": enable_hint(err.reason)}
+    if not datasets_ and skipped:
+        raise UsageError(nothing_buildable(skipped))
+    for c, why in skipped.items() if announce else ():
+        print(f"[jigsaw-puzzles] skipping {c}: {why['reason']}", file=sys.stderr)
+    return datasets_, skipped
+
+
+def nothing_buildable(skipped: Mapping[str, Mapping]) -> str:
+    """One line for "no config can be built here": the commonest reason in full, the others' first sentence."""
+    by_reason: dict[str, list[str]] = {}
+    for c, why in skipped.items():
+        by_reason.setdefault(why["reason"], []).append(c)
+    ranked = sorted(by_reason.items(), key=lambda kv: -len(kv[1]))
+    (reason, configs), rest = ranked[0], ranked[1:]
+    head = f"no config can be built here: {reason} ({', '.join(configs)})"
+    return "; ".join([head] + [f"{', '.join(cs)}: {first_sentence(r)}" for r, cs in rest])
+
+
+def first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?])\s+", text.strip(), maxsplit=1)[0]
+
+
+def dataset_fingerprint(ds) -> str:
+    """sha256 (16 hex) of every row's id, source_id, question, options, answer and metadata (no image decoding;
+    source_id is the hash of the source image bytes)."""
+    cols = [c for c in _FP_COLUMNS if c in ds.column_names]
+    h = hashlib.sha256()
+    table = ds.select_columns(cols).to_dict()
+    for i in range(len(ds)):
+        h.update(json.dumps([table[c][i] for c in cols], ensure_ascii=False, sort_keys=True).encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()[:16]
