@@ -41,10 +41,10 @@ def test_shuffle_and_sample_are_permutations():
 def test_plan_is_balanced_and_order_free(n, k):
     ids = [f"{i:016x}" for i in range(n)]
     lite = ids[:3]
-    plan = plan_slots(ids, lite, seed=0, family="t", num_slots=k)
+    plan = plan_slots(ids, lite, seed=0, family="t", num_slots=k, plan="balanced")
     counts = Counter(plan.values())
     assert max(counts.values()) - min(counts.get(s, 0) for s in range(k)) <= 1
     lite_counts = Counter(plan[i] for i in lite)
     assert max(lite_counts.values()) - min(lite_counts.get(s, 0) for s in range(min(k, 3))) <= 1
-    assert plan_slots(list(reversed(ids)), lite, 0, "t", k) == plan
-    assert plan_slots(ids, lite, 1, "t", k) != plan or n < 3
+    assert plan_slots(list(reversed(ids)), lite, 0, "t", k, "balanced") == plan
+    assert plan_slots(ids, lite, 1, "t", k, "balanced") != plan or n < 3

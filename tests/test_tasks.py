@@ -154,15 +154,19 @@ def test_order_generation_shares_the_shuffle(built):
 
 
 @pytest.mark.parametrize("config", [c for c in PLAIN if c not in ("anomaly_detection", "order_generation")])
-def test_answer_letters_balanced(built, config):
-    counts = Counter(built[config]["answer"])
-    k = len(built[config][0]["options"])
+def test_answer_letters_balanced(photo_dir, cache_dir, config):
+    """The ``balanced`` answer plan: every letter equally often (the default plan: tests/test_plan.py)."""
+    ds = load_dataset(config, split="test", source=photo_dir, cache_dir=cache_dir, answer_plan="balanced")
+    counts = Counter(ds["answer"])
+    k = len(ds[0]["options"])
     assert set(counts) == set(LETTERS[:k])
     assert max(counts.values()) - min(counts.values()) <= 1
 
 
-def test_anomaly_mix_and_positions(built):
-    metas = [json.loads(m) for m in built["anomaly_detection"]["metadata"]]
+def test_anomaly_mix_and_positions(photo_dir, cache_dir):
+    ds = load_dataset("anomaly_detection", split="test", source=photo_dir, cache_dir=cache_dir,
+                      answer_plan="balanced")
+    metas = [json.loads(m) for m in ds["metadata"]]
     kinds = Counter(m.get("type", "unchanged") for m in metas)
     assert kinds == {"unchanged": 8, "A": 4, "B": 4}  # 16 sources: exactly 2:1:1
     positions = Counter(m["position"] for m in metas if m["altered"])

@@ -22,11 +22,11 @@ import datasets
 from ._version import __version__
 from .errors import ConfigUnavailable, UsageError
 from .geometry import encode_png
-from .plan import lite_ids, plan_slots
+from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN, lite_ids, plan_slots
 from .rng import item_rng
 from .sources import (DEFAULT_RULES, CurationRules, SourceError, curate, folder_fingerprint, load_normalised,
                       resolve_folder)
-from .spec import CITATION, HOMEPAGE, LITE_FRACTION, SPLITS, features
+from .spec import CITATION, GENERATOR_VERSION, HOMEPAGE, LITE_FRACTION, SPLITS, features
 from .tasks import TASKS, Context, TaskError
 
 logger = datasets.logging.get_logger(__name__)
@@ -57,6 +57,9 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
         fingerprint: cache key of the source folder's contents; filled in automatically.
         options: the task's own options that shape its items (``Task.options``, e.g. the CLIP
             model of the hard config), normalised by the task; part of the cache key.
+        answer_plan: ``"stable"`` (default: a photo's answer slot, Lite membership and easy distractors do not
+            depend on the other photos, so a growing folder keeps its old items) or ``"balanced"`` (exactly
+            balanced letters and an exact Lite size, for a frozen folder); see :mod:`jigsaw_puzzles.plan`.
     """
 
     source: str | None = None
@@ -64,6 +67,7 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
     lite_fraction: float = LITE_FRACTION
     fingerprint: str | None = None
     options: dict | None = None
+    answer_plan: str = DEFAULT_ANSWER_PLAN
 
 
 class JigsawPuzzles(datasets.GeneratorBasedBuilder):
@@ -81,6 +85,8 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
         self.settings = dict(settings or {})
         kwargs.setdefault("dataset_name", "jigsaw_puzzles")
         kwargs.setdefault("hash", code_hash())
+        if kwargs.get("answer_plan", DEFAULT_ANSWER_PLAN) not in ANSWER_PLANS:
+            raise UsageError(f"unknown answer plan {kwargs['answer_plan']!r}; choose from {', '.join(ANSWER_PLANS)}")
         if kwargs.get("source") is not None:
             kwargs["source"] = str(resolve_folder(kwargs["source"]))
         if kwargs.get("fingerprint") is None:
@@ -160,9 +166,11 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                 f"no source image yields an item: the task skips all {len(curation.accepted)} accepted sources "
                 f"in {curation.folder}{first}; add more varied photographs (builder.report lists every reason)"))
         skipped.sort(key=lambda s: s["source_id"])
-        lite = lite_ids([s.source_id for s in curation.accepted], seed, self.config.lite_fraction)
+        plan = self.config.answer_plan
+        lite = lite_ids([s.source_id for s in curation.accepted], seed, self.config.lite_fraction, plan)
         item_ids = [s.source_id for s in items]
-        slots = plan_slots(item_ids, [s for s in lite if s in set(item_ids)], seed, task.family, task.num_slots)
+        slots = plan_slots(item_ids, [s for s in lite if s in set(item_ids)], seed, task.family, task.num_slots,
+                           plan)
         self._plan = {"curation": curation, "task_skips": skipped, "feasible": items,
                       "lite": lite, "slots": slots, "prepared": {k: v for k, v in prepared.items() if k in slots}}
         return self._plan
@@ -234,6 +242,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                                    f"but failed with slot {slot}: {err} (a task's failures must not depend on "
                                    f"the slot; please report this)") from err
             metadata = {"config": self.config.name, "seed": self.config.seed, "slot": slot,
+                         "generator_version": GENERATOR_VERSION,
                         "source_size": list(image.size), **item.metadata}
             key = f"{self.config.name}/{source_id}"
             yield key, {

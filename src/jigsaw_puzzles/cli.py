@@ -17,6 +17,7 @@ from ._version import __version__
 from .errors import UsageError, UserError
 from .inference.openai_backend import DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, DEFAULT_TIMEOUT
 from .inference.registry import BACKENDS
+from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN
 from .spec import CONFIGS, SPLITS
 
 PROG = "jigsaw-puzzles"
@@ -49,6 +50,10 @@ def _add_source(p: argparse.ArgumentParser) -> None:
     p.add_argument("--source", default=None, metavar="DIR",
                    help="folder of source photographs, searched recursively (default: the embedded photos)")
     p.add_argument("--seed", type=int, default=0, help="benchmark seed: with the same photos it fixes every item")
+    p.add_argument("--answer-plan", choices=ANSWER_PLANS, default=DEFAULT_ANSWER_PLAN,
+                   help="stable: each photo's answer letter, Lite membership and easy distractors depend on that "
+                        "photo alone, so a growing folder keeps its old items (letters balanced within a few "
+                        "points); balanced: exactly balanced letters and Lite size, for a frozen folder")
 
 
 def _add_configs(p: argparse.ArgumentParser) -> None:
@@ -74,6 +79,8 @@ def _add_clip(p: argparse.ArgumentParser) -> None:
 
 def _clip_kwargs(args) -> dict:
     kwargs = {"clip_cache_dir": args.clip_cache_dir}
+    if getattr(args, "answer_plan", DEFAULT_ANSWER_PLAN) != DEFAULT_ANSWER_PLAN:
+        kwargs["answer_plan"] = args.answer_plan
     if args.clip_model is not None:
         kwargs["clip_model"] = args.clip_model
     if args.clip_random_init:

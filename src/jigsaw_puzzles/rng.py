@@ -37,6 +37,11 @@ class ItemRNG:
         """An independent stream for a named sub-step (e.g. distractor choice)."""
         return ItemRNG(self._key.decode("ascii"), *key)
 
+    def token(self, *key: object) -> str:
+        """A seeded hash of this stream's key and ``key`` (no state consumed): e.g. a rank for one candidate
+        that does not depend on which other candidates exist (rendezvous hashing)."""
+        return stable_hash(self._key.decode("ascii"), *key)
+
     def _next_int(self) -> int:
         digest = hashlib.sha256(self._key + self._counter.to_bytes(8, "big")).digest()
         self._counter += 1

@@ -41,8 +41,10 @@ SPLITS = ("test", "lite")
 LITE_FRACTION = 0.2  # 220 of the paper's 1,100 images
 
 #: Version of the item generator. Items for the same folder and seed are byte-identical
-#: within one generator version; a change of any item is a new version, said in the docs.
-GENERATOR_VERSION = "1.0.0"
+#: within one generator version; a change of any item is a new version, said in the docs
+#: (docs/tasks.md, "Generator versions"). Recorded in every item's metadata and in the card.
+#: 2.0.0: the stable answer plan (slots, Lite and easy distractors per photo, not per folder).
+GENERATOR_VERSION = "2.0.0"
 
 #: Anomaly Detection under uniform guessing (judgment A/B, then position and type):
 #: right with probability 1/2 on an unchanged item and 1/2 * 1/4 * 1/2 on an altered one.

@@ -68,25 +68,25 @@ def acceptable(patch: Image.Image, truth: Image.Image, chosen: Sequence[Distract
 
 def random_distractors(rng: ItemRNG, source_id: str, pool_ids: Sequence[str], truth: Image.Image,
                        get_patch: PatchGetter) -> list[Distractor]:
-    """Three random cells of three distinct other sources (easy difficulty)."""
-    others = sorted(s for s in pool_ids if s != source_id)
+    """Three random cells of three distinct other sources (easy difficulty).
+
+    The other sources are tried in rendezvous order: each one's rank and cell are seeded hashes of (this item,
+    that source) alone, so a photo added to, removed from or replaced in the folder changes only the items
+    whose distractor it becomes or was; every other item keeps its distractors.
+    """
+    others = [s for s in pool_ids if s != source_id]
     if len(others) < NUM_DISTRACTORS:
         raise TaskError(f"missing_piece_selection needs at least {NUM_DISTRACTORS + 1} accepted sources")
     draw = rng.child("random distractors")
     chosen: list[Distractor] = []
-    tried: set[int] = set()
-    while len(chosen) < NUM_DISTRACTORS and len(tried) < len(others):
-        index = draw.randbelow(len(others))
-        if index in tried:
-            continue
-        tried.add(index)
-        cell = draw.randbelow(GRID * GRID)
-        patch = get_patch(others[index], cell, truth.size)
+    for other in sorted(others, key=lambda o: (draw.token("rank", o), o)):
+        cell = draw.child("cell", other).randbelow(GRID * GRID)
+        patch = get_patch(other, cell, truth.size)
         if acceptable(patch, truth, chosen):
-            chosen.append(Distractor(others[index], cell, patch))
-    if len(chosen) < NUM_DISTRACTORS:
-        raise TaskError("missing_piece_selection: fewer than 3 distinct distractors in the pool")
-    return chosen
+            chosen.append(Distractor(other, cell, patch))
+            if len(chosen) == NUM_DISTRACTORS:
+                return chosen
+    raise TaskError("missing_piece_selection: fewer than 3 distinct distractors in the pool")
 
 
 def chosen_distractors(candidates: Sequence[tuple[str, int, float]], truth: Image.Image,
