@@ -7,13 +7,12 @@ the 1.x exact balancing stays available as ``answer_plan="balanced"``.
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter
 
 import pytest
 from PIL import Image
 
-from fixtures.photos import make_photo, write_photos
+from fixtures.photos import write_photos
 from jigsaw_puzzles.builder import make_builder
 from jigsaw_puzzles.errors import UsageError
 from jigsaw_puzzles.plan import lite_ids, plan_slots
