@@ -20,7 +20,7 @@ def one_error_line(capsys) -> str:
     """stderr is exactly one line, ``jigsaw-puzzles: error: ...``."""
     err = capsys.readouterr().err
     assert "Traceback" not in err
-    lines = [ln for ln in err.splitlines() if ln.strip()]
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("jigsaw-puzzles: backend ")]
     assert len(lines) == 1 and lines[0].startswith("jigsaw-puzzles: error: "), err
     return lines[0]
 
@@ -177,3 +177,57 @@ def test_one_cli_module_and_nothing_below_inference_imports_it():
     tree = ast.parse(Path(cli.__file__).read_text())
     handlers = [h for node in ast.walk(tree) if isinstance(node, ast.Try) for h in node.handlers]
     assert not any(isinstance(h.type, ast.Name) and h.type.id == "ImportError" for h in handlers)
+
+
+def test_every_command_shows_examples_that_parse():
+    """``--help`` ends with examples; each example line that calls the CLI parses with today's parser."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in [(None, parser), *sub.choices.items()]:
+        text = command.format_help()
+        assert "examples:" in text, name
+        for line in cli.EXAMPLES.get(name, "").splitlines():
+            line = line.split("#")[0].strip()
+            if line.startswith("jigsaw-puzzles "):
+                argv = line.split()[1:]
+                build_parser().parse_args([a.replace("runs/*", "runs/a") for a in argv])
+
+
+def test_build_shows_one_labelled_bar_per_config_and_split(tmp_path, capsys, photo_dir, cache_dir):
+    assert main(["build", "--out", str(tmp_path / "export"), "--source", str(photo_dir), "--cache-dir", cache_dir,
+                 "--configs", "order_restoration", "connection_verification"]) == 0
+    err = capsys.readouterr().err
+    assert "Generating test split" not in err  # datasets' unnamed bars are off
+    for config in ("order_restoration", "connection_verification"):
+        for split in ("test", "lite"):
+            assert f"{config} [{split}]" in err
+
+
+def test_a_resume_with_another_seed_is_refused_before_anything_is_built(tmp_path, capsys, monkeypatch,
+                                                                       photo_dir, cache_dir):
+    out = str(tmp_path / "run")
+    common = ["eval", "--model", "random", "--configs", "order_restoration", "--source", str(photo_dir),
+              "--cache-dir", cache_dir, "--out", out, "--no-progress", "--max-items", "2"]
+    assert main(common) == 0
+    capsys.readouterr()
+    from jigsaw_puzzles.inference import runner
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("datasets were built before the run's identity was checked")
+
+    monkeypatch.setattr(runner, "load_datasets", no_build)
+    assert main([*common, "--seed", "5"]) == 2
+    assert "seed" in one_error_line(capsys)
+
+
+def test_the_default_backend_is_said_in_one_line(monkeypatch, tmp_path):
+    from jigsaw_puzzles.inference.runner import backend_choice
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert backend_choice("random")[0] == "builtin"
+    assert backend_choice("Qwen/Qwen2-VL-2B-Instruct")[0] == "transformers"
+    assert backend_choice("gpt-4o", "http://127.0.0.1:9/v1")[0] == "openai"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    backend, why = backend_choice("gpt-4o")
+    assert backend == "openai" and "OPENAI_BASE_URL" in why
+    assert backend_choice(str(tmp_path))[0] == "transformers"  # a local checkpoint folder

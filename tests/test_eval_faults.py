@@ -166,7 +166,8 @@ def test_cli_timeout_and_retry_flags_reach_the_backend(stub, tmp_path, capsys, p
 def last_error_line(capsys) -> str:
     """The one error line (above it at most the dataset build's progress bars), never a traceback."""
     err = capsys.readouterr().err
-    errors = [ln for ln in err.splitlines() if ln.startswith("jigsaw-puzzles: ")]
+    errors = [ln for ln in err.splitlines() if ln.startswith("jigsaw-puzzles: ")
+              and not ln.startswith("jigsaw-puzzles: backend ")]  # the chosen backend, said once: no error
     assert "Traceback" not in err and len(errors) == 1, err
     assert err.strip().splitlines()[-1] == errors[0]
     return errors[0]

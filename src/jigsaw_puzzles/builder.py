@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import datasets
+from tqdm.auto import tqdm
 
 from ._version import __version__
 from .errors import ConfigUnavailable, UsageError
@@ -80,9 +81,12 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
     DEFAULT_WRITER_BATCH_SIZE = 64  # rows of several PNGs each: keep writer memory small
     rules: CurationRules = DEFAULT_RULES
 
-    def __init__(self, *args, settings: dict | None = None, **kwargs):
-        """``settings`` (``Task.settings``) only steer how a task's preparation runs, not the output."""
+    def __init__(self, *args, settings: dict | None = None, progress: bool = False, **kwargs):
+        """``settings`` (``Task.settings``) only steer how a task's preparation runs, not the output;
+        ``progress`` shows one bar per split labelled with the config (the CLI turns ``datasets``' own unnamed
+        "Generating ... split" bars off)."""
         self.settings = dict(settings or {})
+        self.progress = progress
         kwargs.setdefault("dataset_name", "jigsaw_puzzles")
         kwargs.setdefault("hash", code_hash())
         if kwargs.get("answer_plan", DEFAULT_ANSWER_PLAN) not in ANSWER_PLANS:
@@ -215,13 +219,13 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                     for s in sources]
 
         return [
-            datasets.SplitGenerator(name="test", gen_kwargs={"items": work(feasible), "pool": pool}),
+            datasets.SplitGenerator(name="test", gen_kwargs={"items": work(feasible), "pool": pool, "split": "test"}),
             datasets.SplitGenerator(
-                name="lite",
-                gen_kwargs={"items": work([s for s in feasible if s.source_id in lite_set]), "pool": pool}),
+                name="lite", gen_kwargs={"items": work([s for s in feasible if s.source_id in lite_set]),
+                                         "pool": pool, "split": "lite"}),
         ]
 
-    def _generate_examples(self, items, pool):
+    def _generate_examples(self, items, pool, split="test"):
         task = self.task
         paths = dict(pool)
         pool_ids = tuple(sorted(paths))
@@ -230,7 +234,8 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
         def load(source_id):
             return load_normalised(paths[source_id], rules, source_id)
 
-        for source_id, path, slot, prepared in items:
+        bar = tqdm(items, desc=f"{self.config.name} [{split}]", unit="item", disable=not self.progress)
+        for source_id, path, slot, prepared in bar:
             image = load(source_id)
             rng = item_rng(self.config.seed, task.family, source_id)
             context = Context(source_id=source_id, pool_ids=pool_ids, load=load,

@@ -24,7 +24,13 @@ PROG = "jigsaw-puzzles"
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows a default once: appended when the help text does not say it and it is a value (not None/False)."""
+    """Shows a default once: appended when the help text does not say it and it is a value (not None/False);
+    descriptions wrap, the examples epilog is kept line by line."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith("examples:"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
 
     def _get_help_string(self, action):
         text = action.help or ""
@@ -44,6 +50,35 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+#: ``--help`` examples per command (shown verbatim after the options).
+EXAMPLES = {
+    None: """examples:
+  jigsaw-puzzles eval --model solver --split lite          # the classical solver, every task, embedded photos
+  jigsaw-puzzles build --out jigsaw_export --source ~/photos   # a Hub-ready folder from your photographs
+  jigsaw-puzzles report runs/*                             # Table 2 over run directories""",
+    "build": """examples:
+  jigsaw-puzzles build --out jigsaw_export                         # the embedded photos, seed 0
+  jigsaw-puzzles build --out my_export --source ~/photos --seed 7 --num-proc 2
+  jigsaw-puzzles build --out my_export --configs order_restoration anomaly_detection
+  hf upload USER/jigsaw-puzzles my_export --repo-type dataset      # publish the folder""",
+    "show": """examples:
+  jigsaw-puzzles show order_restoration --index 3 --out item.png
+  jigsaw-puzzles show anomaly_detection --split lite --hide-answer --source ~/photos""",
+    "curate": """examples:
+  jigsaw-puzzles curate ~/photos          # every file's verdict and reason
+  jigsaw-puzzles curate ~/photos --json""",
+    "eval": """examples:
+  jigsaw-puzzles eval --model random --split lite
+  jigsaw-puzzles eval --model Qwen/Qwen2.5-VL-7B-Instruct --split lite --batch-size 8
+  jigsaw-puzzles eval --model Qwen/Qwen2.5-VL-7B-Instruct --backend vllm --tensor-parallel-size 2
+  jigsaw-puzzles eval --model gpt-4o --api-base https://api.openai.com/v1 --split lite   # key: $OPENAI_API_KEY
+  (re-run the same command to resume; --overwrite starts again)""",
+    "report": """examples:
+  jigsaw-puzzles report runs/*                       # Markdown table, CSV and plots
+  jigsaw-puzzles report runs/* --out report/""",
+}
 
 
 def _add_source(p: argparse.ArgumentParser) -> None:
@@ -91,11 +126,19 @@ def _clip_kwargs(args) -> dict:
 
 
 # ------------------------------------------------------------------------------------------------ build/show/curate
+def _labelled_bars() -> None:
+    """The builder's own bar per config and split instead of ``datasets``' unnamed "Generating test split"."""
+    import datasets
+
+    datasets.disable_progress_bars()
+
+
 def cmd_build(args) -> int:
     from .export import build
 
+    _labelled_bars()
     report = build(args.out, source=args.source, seed=args.seed, configs=args.configs,
-                   num_proc=args.num_proc, cache_dir=args.cache_dir, **_clip_kwargs(args))
+                   num_proc=args.num_proc, cache_dir=args.cache_dir, progress=True, **_clip_kwargs(args))
     curation = report["curation"]
     print(f"wrote {args.out}: {len(report['configs'])} configs from {curation['accepted']} source images "
           f"({curation['rejected']} rejected; see {args.out}/curation_report.json)")
@@ -194,14 +237,20 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
 
 def run_eval(args) -> int:
     from .inference.backends import dist_info
-    from .inference.runner import default_backend, evaluate_model
+    from .inference.runner import backend_choice, evaluate_model
 
+    _labelled_bars()
     backend_kwargs = {}
     if args.max_model_len:
         backend_kwargs["max_model_len"] = args.max_model_len
     if args.device_map:
         backend_kwargs["device_map"] = args.device_map
-    if (args.backend or default_backend(args.model, args.api_base)) == "openai":
+    if args.backend is None:
+        args.backend, why = backend_choice(args.model, args.api_base)
+        if args.backend != "builtin" and dist_info()[0] == 0:  # said, so nobody wonders where a name was sent
+            print(f"{PROG}: backend {args.backend} ({why}; --backend to choose another)",
+                  file=sys.stderr)
+    if args.backend == "openai":
         backend_kwargs.update(timeout=args.timeout, max_retries=args.max_retries, retry_budget=args.retry_budget)
     res = evaluate_model(
         args.model, backend=args.backend, configs=args.configs, split=args.split, source=args.source,
@@ -210,7 +259,8 @@ def run_eval(args) -> int:
         max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_p=args.top_p, dtype=args.dtype,
         system_prompt=args.system_prompt, num_proc=args.num_proc, trust_remote_code=args.trust_remote_code,
         overwrite=args.overwrite, progress=not args.no_progress, backend_kwargs=backend_kwargs or None,
-        dataset_kwargs={**_clip_kwargs(args), **({"cache_dir": args.cache_dir} if args.cache_dir else {})})
+        dataset_kwargs={**_clip_kwargs(args), **({"cache_dir": args.cache_dir} if args.cache_dir else {}),
+                        "progress": not args.no_progress})
     if dist_info()[0] != 0:
         return 0
     if args.json:
@@ -296,6 +346,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_eval_parser(sub)
     add_report_parser(sub)
+    parser.epilog = EXAMPLES[None]
+    for name, command in sub.choices.items():
+        command.epilog = command.epilog or EXAMPLES.get(name)
     return parser
 
 

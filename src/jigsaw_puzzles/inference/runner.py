@@ -36,11 +36,22 @@ def slug(text: str) -> str:
 
 
 def default_backend(model: str, api_base: str | None = None) -> str:
+    """builtin for the baselines; openai when an endpoint is given (``api_base`` or ``$OPENAI_BASE_URL``) and
+    ``model`` is not a local checkpoint folder; else transformers."""
+    return backend_choice(model, api_base)[0]
+
+
+def backend_choice(model: str, api_base: str | None = None) -> tuple[str, str]:
+    """(the default backend for ``model``, why), for the one line the CLI prints when ``--backend`` is left out."""
     if model in BUILTIN_MODELS:
-        return "builtin"
-    if api_base:
-        return "openai"
-    return "transformers"
+        return "builtin", f"{model} is a built-in baseline"
+    endpoint = api_base or os.environ.get("OPENAI_BASE_URL")
+    if endpoint and not Path(model).expanduser().exists():
+        why = "--api-base is given" if api_base else "$OPENAI_BASE_URL is set"
+        return "openai", f"{why} and {model} is not a local path"
+    if endpoint:
+        return "transformers", f"{model} is a local checkpoint (the endpoint is not used)"
+    return "transformers", "no endpoint given (--api-base / $OPENAI_BASE_URL)"
 
 
 def _sync_barrier(world: int):
@@ -133,8 +144,6 @@ def evaluate_model(
     if rank == 0:
         rundir.lock()  # before any work: a second run into the directory is refused at once
     try:
-        datasets_, skipped = load_datasets(configs, explicit, split, source, seed, num_proc, data, dataset_kwargs,
-                                           announce=rank == 0)
         source_str = str(Path(source).resolve()) if source else None
         identity = RunIdentity(
             model=model, backend=backend, split=split, seed=int(seed), source=source_str,
@@ -142,6 +151,10 @@ def evaluate_model(
                                           seed=seed, dtype=dtype, system_prompt=system_prompt),
             api_base=resolve_api_base(api_base) if backend == "openai" else None,
             dataset_options=dataset_options(configs, dataset_kwargs))
+        if not overwrite:  # a resume with another seed, model, ... is refused before anything is built
+            rundir.check_identity(identity, {})
+        datasets_, skipped = load_datasets(configs, explicit, split, source, seed, num_proc, data, dataset_kwargs,
+                                           announce=rank == 0)
         batch_size = batch_size or BACKENDS[backend].default_batch_size
         selected = {c: len(ds) if max_items is None else min(len(ds), max_items) for c, ds in datasets_.items()}
         details = {"package": "jigsaw-puzzles", "package_version": __version__, "python": sys.version.split()[0],
