@@ -193,7 +193,8 @@ def test_every_command_shows_examples_that_parse():
                 build_parser().parse_args([a.replace("runs/*", "runs/a") for a in argv])
 
 
-def test_build_shows_one_labelled_bar_per_config_and_split(tmp_path, capsys, photo_dir, cache_dir):
+def test_build_shows_one_labelled_bar_per_config_and_split(tmp_path, capsys, photo_dir):
+    cache_dir = str(tmp_path / "cache")  # a fresh cache: the items are really generated
     assert main(["build", "--out", str(tmp_path / "export"), "--source", str(photo_dir), "--cache-dir", cache_dir,
                  "--configs", "order_restoration", "connection_verification"]) == 0
     err = capsys.readouterr().err

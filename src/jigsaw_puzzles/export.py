@@ -20,7 +20,8 @@ import pyarrow.parquet as pq
 from ._version import __version__
 from .builder import CONFIGS, make_builder
 from .errors import ConfigUnavailable, UsageError
-from .spec import CITATION, LITE_FRACTION, SPLITS
+from .sources import folder_fingerprint
+from .spec import CITATION, GENERATOR_VERSION, LITE_FRACTION, SPLITS
 from .tasks import TASKS
 
 ROW_GROUP_SIZE = 64
@@ -71,8 +72,8 @@ def render_card(configs: list[str], counts: dict, report: dict, seed: int, repo:
     for config, reason in report.get("skipped_configs", {}).items():
         task_rules += f"\n\n### `{config}`\n\nNot included in this export: {reason.split('. ')[0]}."
     return template.format(
-        yaml=_yaml(configs, counts), version=__version__, num_sources=curation["accepted"], seed=seed,
-        repo=repo, config_rows=rows, lite_percent=round(LITE_FRACTION * 100), task_rules=task_rules,
+        yaml=_yaml(configs, counts), version=__version__, generator_version=GENERATOR_VERSION,
+        num_sources=curation["accepted"], seed=seed, repo=repo, config_rows=rows, lite_percent=round(LITE_FRACTION * 100), task_rules=task_rules,
         curation_summary=summary, credits=credits, citation=CITATION.strip())
 
 
@@ -161,6 +162,8 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
     report["skipped_configs"] = skipped
     report["seed"] = seed
     report["version"] = __version__
+    report["generator_version"] = GENERATOR_VERSION
+    report["fingerprint"] = folder_fingerprint(source)  # what a training stream refuses to train on
     (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     (out / "README.md").write_text(render_card(configs, counts, report, seed, repo), encoding="utf-8")
     return report

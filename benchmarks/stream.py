@@ -1,0 +1,56 @@
+"""Throughput of the training stream (``jp.training_stream``): items/s per config against the floor.
+
+Measured in one process, on the embedded photos, in the same run:
+  * floor  - what any stream must do per item: decode the source file and normalise it
+             (``sources.read_source``), then cut it into its grid (``geometry.split``); no PNG encoding;
+  * stream - ``training_stream(mixture={config: 1})`` items, first pass (sources decoded from disk);
+  * cached - the same stream after its first pass (normalised sources cached in memory, as in training).
+Prints items/s and the stream's share of the floor.
+
+    python benchmarks/stream.py [--items 300]
+"""
+import argparse
+import itertools
+import time
+
+from jigsaw_puzzles import geometry
+from jigsaw_puzzles.sources import curate, read_source
+from jigsaw_puzzles.spec import CONFIGS
+from jigsaw_puzzles.stream import STREAM_CONFIGS, training_stream
+
+
+def floor_rate(paths, grid, n):
+    t = time.perf_counter()
+    for path in itertools.islice(itertools.cycle(paths), n):
+        geometry.split(read_source(path)[1], *grid)
+    return n / (time.perf_counter() - t)
+
+
+def stream_rate(config, n, passes_first):
+    it = iter(training_stream(mixture={config: 1}, seed=0))
+    t = time.perf_counter()
+    for _ in range(passes_first):
+        next(it)
+    first = passes_first / (time.perf_counter() - t)
+    t = time.perf_counter()
+    for _ in range(n):
+        next(it)
+    return first, n / (time.perf_counter() - t)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--items", type=int, default=300)
+    args = ap.parse_args()
+    paths = [s.path for s in curate().accepted]
+    print(f"{len(paths)} embedded photos; {args.items} items per measurement")
+    print(f"{'config':32s} {'floor':>8s} {'stream 1st pass':>16s} {'cached':>8s} {'cached/floor':>13s}")
+    for config in STREAM_CONFIGS:
+        grid = tuple(CONFIGS[config].grid)
+        floor = floor_rate(paths, grid, min(args.items, 120))
+        first, cached = stream_rate(config, args.items, 40)
+        print(f"{config:32s} {floor:8.1f} {first:16.1f} {cached:8.1f} {cached / floor:12.0%}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""An unlimited, verifiable training stream of Jigsaw-Puzzles items, disjoint from evaluation.
+
+``jp.training_stream(source, mixture={...}, seed=...)`` is a ``datasets.IterableDataset`` (so ``.shuffle``,
+``.map``, ``.take`` and ``datasets.distributed.split_dataset_by_node`` work) that re-cuts items forever: pass
+``p`` over the training photos builds every item with the key ``("stream", seed, p, config, photo)``, so each
+pass gives new shuffles, answer letters and distractors of the same photos, reproducibly.
+
+Contamination guard. Photos are split once, by a seeded-free hash of their content id, into ``train`` and
+``eval`` (:func:`holdout`; ``eval_fraction`` of them, 20% by default): the stream never yields an ``eval``
+photo. ``exclude=`` takes an evaluation set (an export folder written by ``jigsaw-puzzles build``, a
+``datasets.Dataset`` with a ``source_id`` column, or source ids): its photos are never yielded either, and a
+training folder whose fingerprint is the one the evaluation export was built from is refused outright
+(train on another folder, or on the ``train`` side of the same folder by exporting its ``eval`` side only).
+
+Rows hand PIL images (no PNG round trip) with the benchmark's columns (``id``, ``source_id``, ``images``,
+``question``, ``options``, ``answer``, ``metadata``), plus ``config`` and a TRL-ready conversational
+``prompt`` (one user turn: the images as content parts in the order the question numbers them, then the
+question). Rewards: :mod:`jigsaw_puzzles.rewards`.
+
+Curriculum (:class:`Curriculum`): the mixture can change with the number of items served (a schedule of
+``(from_item, mixture)`` stages) or advance when the recent reward of the current stage passes a threshold
+(:meth:`Curriculum.update`, fed by the trainer, e.g. from a reward function). In-process only: with
+DataLoader worker processes each worker keeps its own copy of a reward-driven curriculum.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from .errors import UsageError
+from .rng import ItemRNG, stable_hash
+from .sources import curate, folder_fingerprint, load_normalised
+from .spec import CONFIGS
+
+#: The configs the stream can cut without a whole-folder preparation step (the CLIP-mined hard config needs one).
+STREAM_CONFIGS = tuple(c for c in CONFIGS if c != "missing_piece_selection_hard")
+_SCALE = 1 << 256
+
+
+def holdout(source_id: str, eval_fraction: float = 0.2) -> str:
+    """``"eval"`` or ``"train"``: a photo's side of the train/eval split, a function of its content id alone
+    (no seed: the same photo is on the same side in every run and every folder)."""
+    return "eval" if int(stable_hash("holdout", source_id), 16) / _SCALE < eval_fraction else "train"
+
+
+@dataclass
+class Curriculum:
+    """Which mixture of configs the stream draws from, by stage.
+
+    ``stages``: a list of mixtures ``{config: weight}``, easiest first. ``schedule``: the item count at which
+    each stage after the first starts (``len(stages) - 1`` increasing numbers), or ``None`` to advance by
+    reward: the stage moves on when the mean of the last ``window`` rewards given to :meth:`update` reaches
+    ``threshold`` (Jigsaw-R1's 2x1 -> 3x1 -> 4x1 style).
+    """
+
+    stages: Sequence[Mapping[str, float]]
+    schedule: Sequence[int] | None = None
+    threshold: float = 0.8
+    window: int = 256
+    stage: int = 0
+    _recent: deque = field(default_factory=deque, repr=False)
+
+    def __post_init__(self):
+        if not self.stages:
+            raise UsageError("a curriculum needs at least one stage (a mixture of configs)")
+        if self.schedule is not None and (len(self.schedule) != len(self.stages) - 1
+                                          or list(self.schedule) != sorted(self.schedule)):
+            raise UsageError("curriculum schedule: one increasing item count per stage after the first")
+        for mixture in self.stages:
+            _check_mixture(mixture)
+
+    def mixture(self, served: int) -> Mapping[str, float]:
+        """The mixture for the next item, after ``served`` items."""
+        if self.schedule is not None:
+            self.stage = sum(served >= start for start in self.schedule)
+        return self.stages[self.stage]
+
+    def update(self, rewards: Iterable[float]) -> int:
+        """Feed rewards of the current stage; returns the stage (advanced when the recent mean passes)."""
+        if self.schedule is not None:
+            return self.stage
+        for r in rewards:
+            self._recent.append(float(r))
+            while len(self._recent) > self.window:
+                self._recent.popleft()
+        if (len(self._recent) >= self.window and sum(self._recent) / len(self._recent) >= self.threshold
+                and self.stage < len(self.stages) - 1):
+            self.stage += 1
+            self._recent.clear()
+        return self.stage
+
+
+def _check_mixture(mixture: Mapping[str, float]) -> None:
+    bad = [c for c in mixture if c not in STREAM_CONFIGS]
+    if bad:
+        raise UsageError(f"the training stream cannot cut {', '.join(bad)}; choose from {', '.join(STREAM_CONFIGS)}")
+    if not mixture or any(w < 0 for w in mixture.values()) or not sum(mixture.values()) > 0:
+        raise UsageError("a mixture needs non-negative weights with a positive sum")
+
+
+def _eval_ids(exclude: Any, train_fingerprint: str) -> set[str]:
+    """The source ids of an evaluation set; ``UsageError`` when it is the training folder itself."""
+    if exclude is None:
+        return set()
+    if isinstance(exclude, (str, os.PathLike)) and Path(exclude).is_dir():
+        folder = Path(exclude)
+        report = folder / "curation_report.json"
+        if report.is_file():
+            meta = json.loads(report.read_text())
+            if meta.get("fingerprint") == train_fingerprint:
+                raise UsageError(f"the training folder is the one the evaluation export {folder} was built from "
+                                 f"(fingerprint {train_fingerprint}): train on other photos")
+            import datasets
+
+            ids = set()
+            for parquet in sorted(folder.glob("*/*.parquet")):
+                ids |= set(datasets.Dataset.from_parquet(str(parquet), columns=["source_id"])["source_id"])
+            return ids
+        if folder_fingerprint(folder) == train_fingerprint:
+            raise UsageError(f"the evaluation folder {folder} is the training folder: train on other photos")
+        return {s.source_id for s in curate(folder).accepted}
+    if isinstance(exclude, str):
+        if exclude == train_fingerprint:
+            raise UsageError(f"fingerprint {exclude} is the training folder's own: it is the evaluation set")
+        return {exclude}
+    if hasattr(exclude, "column_names") and "source_id" in exclude.column_names:
+        return set(exclude["source_id"])
+    return {str(s) for s in exclude}
+
+
+class _Sources:
+    """Normalised training photos by id, with a bounded per-process cache (no PNG encoding anywhere)."""
+
+    def __init__(self, paths: Mapping[str, str], cache_size: int):
+        self.paths, self.cache_size, self.cache = dict(paths), cache_size, OrderedDict()
+
+    def load(self, source_id: str):
+        image = self.cache.pop(source_id, None)
+        if image is None:
+            image = load_normalised(self.paths[source_id], source_id=source_id)
+        self.cache[source_id] = image
+        while len(self.cache) > self.cache_size:
+            self.cache.popitem(last=False)
+        return image
+
+
+def _pick(rng: ItemRNG, mixture: Mapping[str, float]) -> str:
+    names = sorted(c for c, w in mixture.items() if w > 0)
+    total = sum(mixture[c] for c in names)
+    x = rng.randbelow(1 << 53) / (1 << 53) * total
+    for name in names:
+        x -= mixture[name]
+        if x < 0:
+            return name
+    return names[-1]
+
+
+def to_prompt(images: Sequence[Any], question: str) -> list[dict]:
+    """One user turn: the images as content parts, in the order the question numbers them, then the text."""
+    return [{"role": "user", "content": [*({"type": "image"} for _ in images), {"type": "text", "text": question}]}]
+
+
+def _generate(shards: Sequence[int], num_shards: int, paths: Mapping[str, str], seed: int, curriculum: Curriculum,
+              cache_size: int, passes: int | None) -> Iterator[dict]:
+    from .tasks import TASKS, Context, TaskError
+
+    sources = _Sources(paths, cache_size)
+    mine = sorted(s for s in paths if int(stable_hash("shard", s), 16) % num_shards in set(shards))
+    pool = tuple(sorted(paths))
+    served, p = 0, 0
+    while mine and (passes is None or p < passes):
+        order = list(mine)
+        ItemRNG("stream order", seed, p, tuple(shards)).shuffle(order)
+        for sid in order:
+            mixture = curriculum.mixture(served)
+            config = _pick(ItemRNG("stream config", seed, p, sid), mixture)
+            task = TASKS[config]
+            rng = ItemRNG("stream", seed, p, task.family, sid)
+            image = sources.load(sid)
+            if task.check(image) is not None:
+                continue  # this photo cannot carry this task; the next pass may draw another config
+            try:
+                item = task.build(image, rng, rng.child("slot").randbelow(task.num_slots),
+                                  Context(source_id=sid, pool_ids=pool, load=sources.load))
+            except TaskError:
+                continue
+            served += 1
+            yield {"id": f"{config}/{sid}/{seed}.{p}", "source_id": sid, "config": config, "images": item.images,
+                   "question": item.question, "options": item.options, "answer": item.answer,
+                   "metadata": json.dumps({"config": config, "seed": seed, "pass": p, "stage": curriculum.stage,
+                                           **item.metadata}, sort_keys=True),
+                   "prompt": to_prompt(item.images, item.question)}
+        p += 1
+
+
+def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[str, float] | None = None,
+                    seed: int = 0, *, curriculum: Curriculum | None = None, exclude: Any = None,
+                    eval_fraction: float = 0.2, num_shards: int | None = None, cache_size: int = 512,
+                    passes: int | None = None):
+    """An endless ``datasets.IterableDataset`` of freshly cut items from the ``train`` photos of ``source``.
+
+    Args:
+        source: folder of photographs (default: the embedded photos).
+        mixture: ``{config: weight}`` (default: every config the stream can cut, equally); or ``curriculum``.
+        seed: the stream's seed; with the same photos it fixes every item of every pass.
+        exclude: an evaluation set whose photos are never yielded (see the module doc); a training folder that
+            is the evaluation export's own folder is refused.
+        eval_fraction: share of photos held out by :func:`holdout` (never yielded).
+        num_shards: the number of consumers (nodes x DataLoader workers; default ``$WORLD_SIZE`` or 1). The
+            photos are split by a stable hash into this many shards and each shard is an endless stream of its
+            own photos, so each consumer must hold exactly one shard: ``split_dataset_by_node(ds, rank,
+            world_size)`` with ``num_shards == world_size`` (or ``world_size * num_workers`` with a DataLoader).
+            With one shard, ``split_dataset_by_node`` still gives disjoint rows (every node skips the others').
+        cache_size: normalised photos kept in memory per process.
+        passes: stop after this many passes (default: never).
+    """
+    import datasets
+
+    num_shards = int(os.environ.get("WORLD_SIZE", 1)) if num_shards is None else int(num_shards)
+    if num_shards < 1:
+        raise UsageError("num_shards must be at least 1")
+    curriculum = curriculum or Curriculum([mixture or {c: 1.0 for c in STREAM_CONFIGS}])
+    if mixture is not None and curriculum.stages[0] is not mixture:
+        raise UsageError("give either a mixture or a curriculum, not both")
+    curation = curate(source)
+    fingerprint = folder_fingerprint(source)
+    banned = _eval_ids(exclude, fingerprint)
+    paths = {s.source_id: s.path for s in curation.accepted
+             if holdout(s.source_id, eval_fraction) == "train" and s.source_id not in banned}
+    if len(paths) < 4 * num_shards:
+        raise UsageError(f"the training stream needs at least 4 training photos per shard ({num_shards}); {len(paths)} of "
+                         f"{len(curation.accepted)} usable photos in {curation.folder} are left after the "
+                         f"evaluation hold-out ({eval_fraction:.0%}) and the excluded evaluation set")
+    return datasets.IterableDataset.from_generator(
+        _generate, gen_kwargs={"shards": list(range(num_shards)), "num_shards": num_shards, "paths": paths,
+                               "seed": seed, "curriculum": curriculum, "cache_size": cache_size,
+                               "passes": passes})

@@ -1,0 +1,116 @@
+"""The training stream (issue #11 part 3): unlimited, reproducible, verifiable, disjoint from evaluation."""
+from __future__ import annotations
+
+import shutil
+from itertools import islice
+
+import pytest
+from datasets.distributed import split_dataset_by_node
+from PIL import Image
+
+from fixtures.photos import write_photos
+from jigsaw_puzzles.errors import UsageError
+from jigsaw_puzzles.export import build
+from jigsaw_puzzles.rewards import exact_reward
+from jigsaw_puzzles.sources import curate
+from jigsaw_puzzles.spec import parse_reference
+from jigsaw_puzzles.stream import STREAM_CONFIGS, Curriculum, holdout, training_stream
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("stream") / "photos"
+    write_photos(folder, 16)
+    return folder
+
+
+def take(ds, n):
+    return list(ds.take(n))
+
+
+def test_rows_are_trl_ready_pil_and_verifiable(folder):
+    rows = take(training_stream(folder, seed=0), 40)
+    assert {r["config"] for r in rows} <= set(STREAM_CONFIGS) and len({r["config"] for r in rows}) >= 4
+    for r in rows:
+        assert all(isinstance(im, Image.Image) for im in r["images"])  # no PNG round trip
+        (turn,) = r["prompt"]
+        parts = turn["content"]
+        assert turn["role"] == "user" and [p["type"] for p in parts] == ["image"] * len(r["images"]) + ["text"]
+        assert parts[-1]["text"] == r["question"]
+        assert parse_reference(r["answer"], r["config"]) == r["answer"]
+    assert exact_reward(completions=[r["answer"] for r in rows], answer=[r["answer"] for r in rows],
+                        config=[r["config"] for r in rows], options=[r["options"] for r in rows]) == [1.0] * 40
+
+
+def test_never_yields_a_held_out_photo_and_runs_past_one_pass(folder):
+    train = {s.source_id for s in curate(folder).accepted if holdout(s.source_id) == "train"}
+    assert 4 <= len(train) < 16  # some photos are held out
+    rows = take(training_stream(folder, mixture={"order_generation": 1}), 4 * len(train))
+    assert {r["source_id"] for r in rows} == train  # every training photo, and only those
+    by_photo = {}
+    for r in rows:
+        by_photo.setdefault(r["source_id"], set()).add(r["answer"])
+    assert any(len(answers) > 1 for answers in by_photo.values())  # each pass re-cuts with new randomness
+
+
+def test_reproducible_and_seeded(folder):
+    a = take(training_stream(folder, seed=3), 12)
+    b = take(training_stream(folder, seed=3), 12)
+    c = take(training_stream(folder, seed=4), 12)
+    key = lambda rows: [(r["id"], r["answer"], [im.tobytes() for im in r["images"]]) for r in rows]  # noqa: E731
+    assert key(a) == key(b)
+    assert [r["id"] for r in a] != [r["id"] for r in c]
+
+
+def test_datasets_operations_and_nodes_are_disjoint(folder):
+    for shards in (1, 2):  # one shard: nodes skip each other's rows; two: each node cuts only its photos
+        ds = training_stream(folder, mixture={"connection_verification": 1}, num_shards=shards)
+        # islice, not .take: datasets splits a .take(n) after split_dataset_by_node among the nodes
+        nodes = [[r["id"] for r in islice(split_dataset_by_node(ds, rank, 2), 15)] for rank in (0, 1)]
+        assert len(nodes[0]) == len(nodes[1]) == 15 and not set(nodes[0]) & set(nodes[1])
+        photos = [{i.split("/")[1] for i in ids} for ids in nodes]
+        assert shards == 1 or not photos[0] & photos[1]
+    mapped = take(ds.shuffle(seed=0, buffer_size=8).map(lambda r: {"n": len(r["images"])}), 5)
+    assert [r["n"] for r in mapped] == [2] * 5
+
+
+def test_an_evaluation_export_of_the_same_folder_is_refused_and_its_photos_excluded(folder, tmp_path):
+    export = tmp_path / "export"
+    build(export, source=folder, configs=["order_restoration"], cache_dir=str(tmp_path / "cache"))
+    with pytest.raises(UsageError, match="evaluation export"):
+        training_stream(folder, exclude=export)
+    grown = tmp_path / "grown"
+    shutil.copytree(folder, grown)
+    write_photos(grown, 12, start=500)
+    old = {s.source_id for s in curate(folder).accepted}
+    rows = take(training_stream(grown, exclude=export, mixture={"order_restoration": 1}), 40)
+    assert rows and not {r["source_id"] for r in rows} & old  # the evaluation photos never come back
+    first = rows[0]["source_id"]
+    rows = take(training_stream(grown, exclude=[first], mixture={"order_restoration": 1}), 40)
+    assert first not in {r["source_id"] for r in rows}
+
+
+def test_curriculum_by_schedule_and_by_reward(folder):
+    easy, hard = {"piece_localization_easy": 1.0}, {"piece_localization_hard": 1.0}
+    scheduled = training_stream(folder, curriculum=Curriculum([easy, hard], schedule=[5]))
+    configs = [r["config"] for r in take(scheduled, 10)]
+    assert configs == ["piece_localization_easy"] * 5 + ["piece_localization_hard"] * 5
+    adaptive = Curriculum([easy, hard], threshold=0.75, window=4)
+    it = iter(training_stream(folder, curriculum=adaptive))
+    assert next(it)["config"] == "piece_localization_easy"
+    assert adaptive.update([1, 0, 0, 1]) == 0  # mean 0.5: stays
+    assert adaptive.update([1, 1, 1, 1]) == 1  # mean 1.0 over the window: moves on
+    assert {next(it)["config"] for _ in range(3)} == {"piece_localization_hard"}
+
+
+def test_bad_mixtures_and_too_few_photos_are_one_line_errors(folder, tmp_path):
+    with pytest.raises(UsageError, match="cannot cut"):
+        training_stream(folder, mixture={"missing_piece_selection_hard": 1})
+    with pytest.raises(UsageError, match="positive"):
+        training_stream(folder, mixture={"order_generation": 0})
+    with pytest.raises(UsageError, match="schedule"):
+        Curriculum([{"order_generation": 1}], schedule=[3])
+    few = tmp_path / "few"
+    write_photos(few, 3)
+    with pytest.raises(UsageError, match="at least 4 training photos"):
+        training_stream(few)
