@@ -90,3 +90,17 @@ def test_never_raise_on_any_completion_and_bounded_on_a_megabyte_of_garbage():
 def test_a_malformed_reference_is_a_data_error():
     with pytest.raises(ValueError):
         call(exact_reward, ["B"], "[1, 1, 2, 3]", OG)
+
+
+def test_track_logs_per_config_and_feeds_a_curriculum():
+    from jigsaw_puzzles.rewards import track
+    from jigsaw_puzzles.stream import Curriculum
+
+    cur = Curriculum([{"order_generation": 1}, {"order_restoration": 1}], threshold=0.5, window=2)
+    logged = {}
+    fn = track(position_reward, cur)
+    out = fn(prompts=None, completions=[REF, "[2, 3, 4, 1]"], answer=[REF, REF], config=[OG, OG],
+             log_metric=lambda name, value: logged.setdefault(name, value))
+    assert out == [1.0, 0.5] and fn.__name__ == "position_reward"
+    assert logged == {"position_reward/order_generation": 0.75}
+    assert cur.stage == 1  # mean 0.75 over a window of 2 >= 0.5

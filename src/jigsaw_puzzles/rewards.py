@@ -38,7 +38,7 @@ from .extraction import PARSED, classify_response
 from .spec import ANOMALY, CHOICE, ORDER, config_from_id, get as get_spec, parse_reference
 from .training import completion_text
 
-__all__ = ["exact_reward", "position_reward", "adjacency_reward", "format_reward", "combine", "RewardFn"]
+__all__ = ["exact_reward", "position_reward", "adjacency_reward", "format_reward", "combine", "track", "RewardFn"]
 
 RewardFn = Callable[..., list[float]]
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>\s*\Z", re.S | re.I)
@@ -191,4 +191,30 @@ def combine(*weighted: tuple[RewardFn, float], name: str = "jigsaw_combined") ->
         return total
 
     reward.__name__ = reward.__qualname__ = name
+    return reward
+
+
+def track(fn: RewardFn, curriculum: Any = None, name: Optional[str] = None) -> RewardFn:
+    """``fn``, plus: its mean per config logged through TRL's ``log_metric`` reward argument (as
+    ``"<name>/<config>"``, next to TRL's own per-function mean), and its values fed to a reward-driven
+    :class:`jigsaw_puzzles.stream.Curriculum` (``curriculum.update``) when one is given."""
+    label = name or getattr(fn, "__name__", "reward")
+
+    def reward(prompts=None, completions=(), **kwargs) -> list[float]:
+        values = fn(prompts=prompts, completions=completions, **kwargs)
+        log_metric = kwargs.get("log_metric")
+        if callable(log_metric):
+            configs = kwargs.get("config")
+            if configs is None and kwargs.get("id") is not None:
+                configs = [config_from_id(i) for i in kwargs["id"]]
+            by_config: dict[str, list[float]] = {}
+            for cfg, value in zip(configs or [], values):
+                by_config.setdefault(cfg, []).append(value)
+            for cfg, vals in sorted(by_config.items()):
+                log_metric(f"{label}/{cfg}", sum(vals) / len(vals))
+        if curriculum is not None:
+            curriculum.update(values)
+        return values
+
+    reward.__name__ = reward.__qualname__ = label
     return reward
