@@ -13,7 +13,7 @@ from .extraction import Extraction, classify_response, extract_answer
 from .scoring import PAPER_TABLE2, chance_table, score, score_items
 from .sources import CurationRules, curate
 from .spec import SPLITS, config_from_id
-from .training import jigsaw_reward, make_compute_metrics, make_jigsaw_reward
+from .training import jigsaw_reward, make_compute_metrics, make_jigsaw_reward, to_messages, with_prompt
 from . import rewards
 from .stream import Curriculum, holdout, training_stream
 from .inference import evaluate_model  # torch/transformers are imported only when used
@@ -25,5 +25,5 @@ __all__ = ["METRIC_PATH", "CONFIGS", "SPLITS", "JigsawPuzzles", "JigsawPuzzlesCo
            "CurationRules", "curate", "spec", "ConfigUnavailable", "UserError", "Extraction",
            "classify_response", "config_from_id", "extract_answer", "PAPER_TABLE2", "chance_table", "score",
            "score_items", "jigsaw_reward", "make_compute_metrics", "make_jigsaw_reward", "evaluate_model",
-           "rewards", "training_stream", "Curriculum", "holdout",
+           "rewards", "training_stream", "to_messages", "with_prompt", "Curriculum", "holdout",
            "__version__"]

@@ -36,6 +36,7 @@ from .errors import UsageError
 from .rng import ItemRNG, stable_hash
 from .sources import curate, folder_fingerprint, load_normalised
 from .spec import CONFIGS
+from .training import to_prompt
 
 #: The configs the stream can cut without a whole-folder preparation step (the CLIP-mined hard config needs one).
 STREAM_CONFIGS = tuple(c for c in CONFIGS if c != "missing_piece_selection_hard")
@@ -160,11 +161,6 @@ def _pick(rng: ItemRNG, mixture: Mapping[str, float]) -> str:
     return names[-1]
 
 
-def to_prompt(images: Sequence[Any], question: str) -> list[dict]:
-    """One user turn: the images as content parts, in the order the question numbers them, then the text."""
-    return [{"role": "user", "content": [*({"type": "image"} for _ in images), {"type": "text", "text": question}]}]
-
-
 def _generate(shards: Sequence[int], num_shards: int, paths: Mapping[str, str], seed: int, curriculum: Curriculum,
               cache_size: int, passes: int | None) -> Iterator[dict]:
     from .tasks import TASKS, Context, TaskError
@@ -194,7 +190,7 @@ def _generate(shards: Sequence[int], num_shards: int, paths: Mapping[str, str], 
                    "question": item.question, "options": item.options, "answer": item.answer,
                    "metadata": json.dumps({"config": config, "seed": seed, "pass": p, "stage": curriculum.stage,
                                            **item.metadata}, sort_keys=True),
-                   "prompt": to_prompt(item.images, item.question)}
+                   "prompt": to_prompt(len(item.images), item.question)}
         p += 1
 
 

@@ -21,7 +21,38 @@ from .extraction import PARSED, classify_response
 from .scoring import score
 from .spec import ANOMALY, ORDER, config_from_id, get as get_spec, parse_reference
 
-__all__ = ["make_compute_metrics", "jigsaw_reward", "make_jigsaw_reward", "completion_text", "flatten_scores"]
+__all__ = ["make_compute_metrics", "jigsaw_reward", "make_jigsaw_reward", "completion_text", "flatten_scores",
+           "to_prompt", "to_messages", "with_prompt"]
+
+
+def to_prompt(num_images: int, question: str) -> list[dict]:
+    """TRL's conversational prompt: one user turn, one ``{"type": "image"}`` part per image (in the order the
+    question numbers them; TRL fills them from the row's ``images`` column), then the question."""
+    return [{"role": "user", "content": [*({"type": "image"} for _ in range(num_images)),
+                                         {"type": "text", "text": question}]}]
+
+
+def to_messages(row: dict, completion: bool = False) -> dict:
+    """``{"prompt": [...]}`` for one benchmark row (and ``"completion"``: the answer as the assistant turn)."""
+    out = {"prompt": to_prompt(len(row["images"]), row["question"])}
+    if completion:
+        out["completion"] = [{"role": "assistant", "content": [{"type": "text", "text": row["answer"]}]}]
+    return out
+
+
+def with_prompt(dataset, completion: bool = False, num_proc: Optional[int] = None):
+    """The dataset with TRL-ready columns: a conversational ``prompt`` (GRPO) and, with ``completion=True``, the
+    answer as an assistant ``completion`` (SFT, prompt-completion format), next to ``images``. Images are not
+    decoded (their count comes from the config), so this is quick on a built split."""
+    def add(ids, questions, answers):
+        counts = [get_spec(config_from_id(i)).num_images for i in ids]
+        out = {"prompt": [to_prompt(n, q) for n, q in zip(counts, questions)]}
+        if completion:
+            out["completion"] = [[{"role": "assistant", "content": [{"type": "text", "text": a}]}] for a in answers]
+        return out
+
+    return dataset.map(add, input_columns=["id", "question", "answer"], batched=True, num_proc=num_proc,
+                       desc="TRL prompt")
 
 
 def flatten_scores(result: dict, sep: str = "/") -> dict[str, float]:
