@@ -12,17 +12,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from importlib import resources
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from . import card
 from ._version import __version__
 from .builder import CONFIGS, make_builder
 from .errors import ConfigUnavailable, UsageError
 from .sources import folder_fingerprint
-from .spec import CITATION, GENERATOR_VERSION, LITE_FRACTION, SPLITS
-from .tasks import TASKS
+from .spec import GENERATOR_VERSION, SPLITS
 
 ROW_GROUP_SIZE = 64
 
@@ -33,48 +32,6 @@ def write_parquet(dataset, path: Path) -> None:
     tmp = path.with_suffix(".tmp")
     pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, compression="zstd")
     os.replace(tmp, path)
-
-
-def _yaml(configs: list[str], counts: dict | None = None) -> str:
-    lines = ["license: other", "license_name: mixed", "pretty_name: Jigsaw-Puzzles",
-             "task_categories:", "- visual-question-answering", "- image-text-to-text",
-             "language:", "- en", "tags:", "- spatial-reasoning", "- jigsaw-puzzles", "- benchmark",
-             "configs:"]
-    for config in configs:
-        lines.append(f"- config_name: {config}")
-        lines.append("  data_files:")
-        for split in SPLITS:
-            if counts is not None and not counts[config][split]:
-                continue  # no file for an empty split: stock datasets cannot read a split without rows
-            lines.append(f"  - split: {split}")
-            lines.append(f"    path: {config}/{split}-*.parquet")
-    return "\n".join(lines)
-
-
-def render_card(configs: list[str], counts: dict, report: dict, seed: int, repo: str) -> str:
-    template = (resources.files("jigsaw_puzzles") / "cards" / "dataset_card.md").read_text("utf-8")
-    credits_path = resources.files("jigsaw_puzzles") / "data" / "CREDITS.md"
-    curation = report["curation"]
-    default_source = curation.get("embedded", False)
-    credits = credits_path.read_text("utf-8") if default_source and credits_path.is_file() else (
-        "Source images come from the user's own folder; their licences are the user's to state.")
-    rules = ", ".join(f"{k}={v}" for k, v in curation["rules"].items())
-    summary = (f"{curation['accepted']} of {curation['accepted'] + curation['rejected']} files accepted "
-               f"by the automated curation rules ({rules}); every rejection and its reason is in "
-               f"`curation_report.json`.")
-    rows = "\n".join(f"| `{c}` | {TASKS[c].summary} | {counts[c]['test']} | {counts[c]['lite']} |"
-                     for c in configs)
-    task_rules = "\n\n".join(f"### `{c}`\n\n{TASKS[c].summary}.\n\n{TASKS[c].rules}" for c in configs)
-    for config in configs:
-        if not counts[config]["lite"]:
-            task_rules += (f"\n\n`{config}` has no `lite` split in this export: the task skipped every source of "
-                           f"the Lite subset (reasons in `curation_report.json`).")
-    for config, reason in report.get("skipped_configs", {}).items():
-        task_rules += f"\n\n### `{config}`\n\nNot included in this export: {reason.split('. ')[0]}."
-    return template.format(
-        yaml=_yaml(configs, counts), version=__version__, generator_version=GENERATOR_VERSION,
-        num_sources=curation["accepted"], seed=seed, repo=repo, config_rows=rows, lite_percent=round(LITE_FRACTION * 100), task_rules=task_rules,
-        curation_summary=summary, credits=credits, citation=CITATION.strip())
 
 
 def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
@@ -145,19 +102,24 @@ def _swap_into_place(staging: Path, out: Path) -> None:
 
 
 def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source, seed: int, num_proc, repo) -> dict:
-    counts, report = {}, {"configs": {}}
+    counts, sizes, report, tests = {}, {}, {"configs": {}}, {}
     for config in configs:
         builder = builders[config]
         builder.download_and_prepare(num_proc=num_proc)
-        counts[config] = {}
+        counts[config], sizes[config] = {}, {}
         for split in SPLITS:
             dataset = builder.as_dataset(split=split)
-            if len(dataset):  # an empty split has no file and no YAML entry (see _yaml)
-                write_parquet(dataset, out / config / f"{split}-00000-of-00001.parquet")
+            path = out / config / f"{split}-00000-of-00001.parquet"
+            if len(dataset):  # an empty split has no file and no YAML entry (see card.card_data)
+                write_parquet(dataset, path)
             counts[config][split] = len(dataset)
+            sizes[config][split] = path.stat().st_size if len(dataset) else 0
+        tests[config] = builder.as_dataset(split="test")
         builder_report = builder.report
         report["curation"] = builder_report["curation"]
         report["configs"][config] = {"task_skips": builder_report["task_skips"], **counts[config]}
+    # no path of the build machine in anything exported: the folder is named, never located
+    report["curation"]["folder"] = "<embedded photos>" if source is None else Path(str(source)).name
     report["curation"]["embedded"] = source is None
     report["skipped_configs"] = skipped
     report["seed"] = seed
@@ -165,5 +127,9 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
     report["generator_version"] = GENERATOR_VERSION
     report["fingerprint"] = folder_fingerprint(source)  # what a training stream refuses to train on
     (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
-    (out / "README.md").write_text(render_card(configs, counts, report, seed, repo), encoding="utf-8")
+    (out / card.LICENSE_FILE).write_text(card.credits_text(source is None), encoding="utf-8")
+    assets = card.write_assets(out, tests)
+    results = card.baseline_results(tests)
+    (out / "README.md").write_text(card.render_card(configs, counts, sizes, report, seed, repo, assets, results),
+                                   encoding="utf-8")
     return report

@@ -54,8 +54,10 @@ class WeightsSpec:
         return out
 
     def metadata(self) -> dict:
-        return {"clip_model": self.model_name, "clip_pretrained": self.pretrained,
-                "clip_weights": self.identity}
+        # a checkpoint file is named, never located (no path of the build machine in an export); its
+        # sha256 is the identity
+        pretrained = os.path.basename(self.pretrained) if self.kind == "file" and self.pretrained else self.pretrained
+        return {"clip_model": self.model_name, "clip_pretrained": pretrained, "clip_weights": self.identity}
 
 
 def _env_true(name: str) -> bool:

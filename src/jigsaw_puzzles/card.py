@@ -1,0 +1,146 @@
+"""The dataset card of an export: YAML made with ``huggingface_hub``'s card data, a body like the best benchmark
+cards (link bar, one example sheet per config, configs table, usage, results measured on this very export,
+curation, licences, citation), and the files it links to (``assets/``, ``CREDITS.md``).
+
+Everything it writes refers only to files inside the export and names no path of the build machine.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+
+from ._version import __version__
+from .spec import CITATION, CONFIGS, GENERATOR_VERSION, HOMEPAGE, LITE_FRACTION, SPLITS, features
+from .tasks import TASKS
+
+ASSETS = "assets"
+LICENSE_FILE = "CREDITS.md"
+
+
+def size_category(n: int) -> str:
+    """The Hub's ``size_categories`` bucket of ``n`` rows."""
+    for bound, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if n < bound:
+            return name
+    return "n>1M"
+
+
+def card_data(configs: list[str], counts: dict, sizes: dict):
+    """``huggingface_hub.DatasetCardData`` of the export: licence, tasks, configs, ``dataset_info``."""
+    import datasets
+    from huggingface_hub import DatasetCardData
+
+    info = []
+    for config in configs:
+        splits = datasets.SplitDict()
+        for split in SPLITS:
+            if counts[config][split]:
+                splits.add(datasets.SplitInfo(name=split, num_bytes=sizes[config][split],
+                                              num_examples=counts[config][split]))
+        entry = datasets.DatasetInfo(features=features(), splits=splits)._to_yaml_dict()
+        entry["download_size"] = entry["dataset_size"] = sum(sizes[config].values())
+        info.append({"config_name": config, **entry})
+    yaml_configs = [{"config_name": c, "data_files": [{"split": s, "path": f"{c}/{s}-*.parquet"}
+                                                      for s in SPLITS if counts[c][s]]} for c in configs]
+    total = sum(counts[c]["test"] for c in configs)
+    return DatasetCardData(
+        license="other", license_name="mixed", license_link=LICENSE_FILE, pretty_name="Jigsaw-Puzzles",
+        language=["en"], size_categories=[size_category(total)],
+        task_categories=["visual-question-answering", "image-text-to-text"],
+        task_ids=["visual-question-answering"],
+        tags=["spatial-reasoning", "jigsaw-puzzles", "benchmark", "vision-language-models"],
+        configs=yaml_configs, dataset_info=info)
+
+
+def _demote(markdown: str) -> str:
+    """Headings two levels down (``#`` -> ``###``), so included credits sit inside the card's structure."""
+    return re.sub(r"^(#{1,4}) ", lambda m: "##" + m.group(1) + " ", markdown, flags=re.M)
+
+
+def credits_text(embedded: bool) -> str:
+    path = resources.files("jigsaw_puzzles") / "data" / "CREDITS.md"
+    if embedded and path.is_file():
+        return path.read_text("utf-8")
+    return ("# Credits\n\nThe source images of this export come from the builder's own folder; their licences and "
+            "attributions are the publisher's to state here. Puzzles cut from an image are derived works of it.\n")
+
+
+def write_assets(out: Path, datasets_: dict) -> dict[str, str]:
+    """One example sheet per config (its first Lite item, else its first test item), answer shown:
+    ``assets/<config>.png``; returns ``{config: relative path}``."""
+    from .sheet import draw_item
+
+    (out / ASSETS).mkdir(exist_ok=True)
+    written = {}
+    for config, ds in datasets_.items():
+        if not len(ds):
+            continue
+        rel = f"{ASSETS}/{config}.png"
+        draw_item(ds[0], str(out / rel), show_answer=True)
+        written[config] = rel
+    return written
+
+
+def baseline_results(datasets_: dict) -> dict:
+    """The built-in baselines scored on the export's test items: ``{name: score() result}``."""
+    from .baselines import random_answer, solve
+    from .scoring import score
+
+    results = {}
+    for name, answer in (("Random (seed 0)", lambda row, c: random_answer(row, c, 0)),
+                         ("Classical solver (no weights)", lambda row, c: solve(row, c).text)):
+        preds, refs, cfgs, opts = [], [], [], []
+        for config, ds in datasets_.items():
+            for row in ds:
+                preds.append(answer(row, config))
+                refs.append(row["answer"])
+                cfgs.append(config)
+                opts.append(row["options"] or None)
+        results[name] = score(preds, refs, cfgs, opts) if preds else {}
+    return results
+
+
+def _results_table(configs: list[str], results: dict) -> str:
+    head = "| | " + " | ".join(f"`{c}`" for c in configs) + " |"
+    rule = "|---|" + "---:|" * len(configs)
+    first = next(iter(results.values()), {})
+    lines = [head, rule,
+             "| n (test items) | " + " | ".join(str(first.get(c, {}).get("n", "-")) for c in configs) + " |",
+             "| chance | " + " | ".join(f"{first[c]['chance']:.2f}" if c in first else "-" for c in configs) + " |",
+             "| ↑ chance, p < 0.05 | " + " | ".join(
+                 f"{first[c]['critical_value']:.2f}" if c in first and first[c]["critical_value"] ==
+                 first[c]["critical_value"] else "-" for c in configs) + " |"]
+    for name, res in results.items():
+        lines.append(f"| {name} | " + " | ".join(f"{res[c]['accuracy']:.2f}" if c in res else "-"
+                                                  for c in configs) + " |")
+    return "\n".join(lines)
+
+
+def render_card(configs: list[str], counts: dict, sizes: dict, report: dict, seed: int, repo: str,
+                assets: dict, results: dict) -> str:
+    template = (resources.files("jigsaw_puzzles") / "cards" / "dataset_card.md").read_text("utf-8")
+    curation = report["curation"]
+    rules = ", ".join(f"{k}={v}" for k, v in curation["rules"].items())
+    summary = (f"{curation['accepted']} of {curation['accepted'] + curation['rejected']} files accepted "
+               f"by the automated curation rules ({rules}); every rejection and its reason is in "
+               f"[`curation_report.json`](curation_report.json).")
+    rows = "\n".join(f"| `{c}` | {CONFIGS[c].title} | {'x'.join(map(str, CONFIGS[c].grid))} | "
+                     f"{CONFIGS[c].chance * 100:.2f}% | {counts[c]['test']} | {counts[c]['lite']} |" for c in configs)
+    examples = "\n\n".join(f"**`{c}`**\n\n![{c}: one item, answer shown]({assets[c]})" for c in configs if c in assets)
+    task_rules = "\n\n".join(f"### `{c}`\n\n{TASKS[c].summary}.\n\n{TASKS[c].rules}" for c in configs)
+    for config in configs:
+        if not counts[config]["lite"]:
+            task_rules += (f"\n\n`{config}` has no `lite` split in this export: the task skipped every source of "
+                           f"the Lite subset (reasons in `curation_report.json`).")
+    for config, reason in report.get("skipped_configs", {}).items():
+        task_rules += f"\n\n### `{config}`\n\nNot included in this export: {reason.split('. ')[0]}."
+    first = configs[0] if configs else "order_restoration"
+    return template.format(
+        yaml=card_data(configs, counts, sizes).to_yaml(), version=__version__, generator_version=GENERATOR_VERSION,
+        num_sources=curation["accepted"], seed=seed, repo=repo, config_rows=rows, examples=examples,
+        lite_percent=round(LITE_FRACTION * 100), task_rules=task_rules, first=first,
+        results=_results_table(configs, results), homepage=HOMEPAGE,
+        curation_summary=summary, credits=_demote(credits_text(curation.get("embedded", False))),
+        license_file=LICENSE_FILE, citation=CITATION.strip())

@@ -1,0 +1,83 @@
+"""The export's dataset card (issue #10 part 4): YAML valid for huggingface_hub offline, every relative link
+resolves inside the export, stock datasets loads it (streaming too), results measured on the export, no path
+of the build machine anywhere in it."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import datasets
+import pytest
+from huggingface_hub import DatasetCard, DatasetCardData
+
+from jigsaw_puzzles.export import build
+
+CONFIGS = ["order_restoration", "anomaly_detection"]
+
+
+@pytest.fixture(scope="module")
+def export(tmp_path_factory, photo_dir):
+    out = tmp_path_factory.mktemp("card") / "export"
+    build(out, source=photo_dir, configs=CONFIGS, cache_dir=str(tmp_path_factory.mktemp("cache")))
+    return out
+
+
+def test_yaml_is_valid_card_data_with_dataset_info(export):
+    card = DatasetCard((export / "README.md").read_text())
+    data = card.data.to_dict()
+    rebuilt = DatasetCardData(**data)  # the hub's own class accepts every key
+    assert rebuilt.to_dict() == data
+    assert data["license"] == "other" and data["license_link"] == "CREDITS.md" and data["license_name"]
+    assert data["size_categories"] == ["n<1K"] and data["pretty_name"] == "Jigsaw-Puzzles"
+    assert {"task_categories", "task_ids", "tags", "configs"} <= set(data)
+    info = {entry["config_name"]: entry for entry in data["dataset_info"]}
+    assert set(info) == set(CONFIGS)
+    report = json.loads((export / "curation_report.json").read_text())
+    for config in CONFIGS:
+        splits = {s["name"]: s for s in info[config]["splits"]}
+        assert splits["test"]["num_examples"] == report["configs"][config]["test"]
+        assert splits["test"]["num_bytes"] == (export / config / "test-00000-of-00001.parquet").stat().st_size
+        assert [f["name"] for f in info[config]["features"]][:3] == ["id", "source_id", "images"]
+
+
+def test_every_relative_link_exists_and_each_config_has_an_example_sheet(export):
+    text = (export / "README.md").read_text()
+    links = [link for link in re.findall(r"\]\(([^)\s]+)\)", text) if not re.match(r"[a-z]+://", link)]
+    assert links
+    for link in links:
+        assert (export / link.split("#")[0]).exists(), link
+    for config in CONFIGS:
+        assert f"assets/{config}.png" in links
+    assert text.count("\n# ") == 1  # one H1: the credits sit inside the card's structure
+
+
+def test_results_are_measured_on_this_export(export):
+    text = (export / "README.md").read_text()
+    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| ")}
+    report = json.loads((export / "curation_report.json").read_text())
+    assert [int(c) for c in rows["n (test items)"].split("|")[2:-1]] == [report["configs"][c]["test"] for c in CONFIGS]
+    for name in ("chance", "↑ chance, p < 0.05", "Random (seed 0)", "Classical solver (no weights)"):
+        cells = [c.strip() for c in rows[name].split("|")[2:-1]]
+        assert len(cells) == len(CONFIGS) and all(re.fullmatch(r"\d+\.\d\d", c) for c in cells), rows[name]
+    solver = [float(c) for c in rows["Classical solver (no weights)"].split("|")[2:-1]]
+    bound = [float(c) for c in rows["↑ chance, p < 0.05"].split("|")[2:-1]]
+    assert all(s > b for s, b in zip(solver, bound))  # the weight-free solver beats chance on these items
+
+
+def test_stock_datasets_loads_it_including_streaming(export):
+    for config in CONFIGS:
+        ds = datasets.load_dataset(str(export), config, split="test")
+        streamed = next(iter(datasets.load_dataset(str(export), config, split="test", streaming=True)))
+        assert streamed["id"] == ds[0]["id"] and streamed["answer"] == ds[0]["answer"]
+
+
+def test_no_path_of_the_build_machine_is_exported(export, photo_dir):
+    needles = {str(Path(photo_dir).resolve()), str(export.parent), str(Path.home()), "/tmp/", "/work/"}
+    for path in export.rglob("*"):
+        if path.is_file() and path.suffix in (".md", ".json"):
+            text = path.read_text()
+            assert not any(n in text for n in needles), (path.name, [n for n in needles if n in text])
+    for config in CONFIGS:
+        for meta in datasets.load_dataset(str(export), config, split="test")["metadata"]:
+            assert not any(n in meta for n in needles)
