@@ -1,0 +1,102 @@
+"""Jigsaw-Puzzles as VLMEvalKit datasets: one TSV per config, and a dataset class that scores with this package.
+
+VLMEvalKit (github.com/open-compass/VLMEvalKit, not on PyPI) reads a custom dataset from
+``$LMUData/<name>.tsv``. Its ``ImageMCQDataset.build_prompt`` (vlmeval/dataset/image_mcq.py) writes
+``Question: <question>``, then ``Options:`` with one ``<letter>. <text>`` line per option column ``A``, ``B``, ...
+and a closing instruction; ``ImageBaseDataset`` (vlmeval/dataset/image_base.py) takes several images per row as
+a list literal in ``image`` (base64) with the file names in ``image_path``.
+
+The TSV therefore carries, per row: ``index``, ``image``, ``image_path``, ``question`` (the paper's prompt
+*without* its option lines, so a stock multiple-choice reader does not print the options twice), the option
+columns (multiple-choice configs only; Anomaly Detection and Order Generation are not plain multiple choice and
+get none), ``answer``, ``category`` (the config), ``id`` and ``prompt`` (the paper's full prompt, exactly as
+``jigsaw-puzzles eval`` sends it). :data:`DATASET_CLASS_FILE` is a class to drop into VLMEvalKit that prompts
+with ``prompt`` and scores with :mod:`jigsaw_puzzles.scoring` (docs/integrations.md says how).
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import csv
+import io
+from pathlib import Path
+from typing import Iterable
+
+from ..prompts import option_lines
+from ..spec import CHOICE, CONFIGS, get as get_spec
+
+#: The file users copy into ``vlmeval/dataset/`` (see docs/integrations.md).
+DATASET_CLASS_FILE = Path(__file__).with_name("vlmevalkit_dataset.py")
+PREFIX = "JigsawPuzzles"
+
+
+def stem(question: str, options: list[str]) -> str:
+    """The question without its option lines (VLMEvalKit appends the options itself)."""
+    block = option_lines(options) + "\n"
+    if not options or block not in question:
+        return question
+    return question.replace(block, "", 1)
+
+
+def _b64(image) -> str:
+    buf = io.BytesIO()
+    image.convert("RGB").save(buf, format="PNG")
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def rows(dataset, config: str) -> Iterable[dict]:
+    """The TSV rows of one config's dataset."""
+    letters = get_spec(config).letters if get_spec(config).kind == CHOICE else ()
+    for index, row in enumerate(dataset):
+        names = [f"{row['id'].replace('/', '_')}_{k + 1}.png" for k in range(len(row["images"]))]
+        record = {"index": index, "image": str([_b64(im) for im in row["images"]]), "image_path": str(names),
+                  "question": stem(row["question"], row["options"]) if letters else row["question"]}
+        for letter, text in zip(letters, row["options"]):
+            record[letter] = text
+        record.update(answer=row["answer"], category=config, id=row["id"], prompt=row["question"])
+        yield record
+
+
+def write_tsv(dataset, config: str, path: Path) -> int:
+    """Write one config's TSV; returns the number of rows."""
+    letters = list(get_spec(config).letters) if get_spec(config).kind == CHOICE else []
+    fields = ["index", "image", "image_path", "question", *letters, "answer", "category", "id", "prompt"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    n = 0
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=fields, delimiter="\t", lineterminator="\n")
+        writer.writeheader()
+        for record in rows(dataset, config):
+            writer.writerow(record)
+            n += 1
+    return n
+
+
+def read_tsv(path: Path) -> list[dict]:
+    """The rows of a TSV written by :func:`write_tsv` (list columns parsed as literals, never evaluated)."""
+    limit = csv.field_size_limit()
+    csv.field_size_limit(1 << 30)  # a row holds its images as base64
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            out = list(csv.DictReader(f, delimiter="\t"))
+    finally:
+        csv.field_size_limit(limit)
+    for row in out:
+        row["image"] = ast.literal_eval(row["image"])
+        row["image_path"] = ast.literal_eval(row["image_path"])
+    return out
+
+
+def export(datasets_: dict, out: str | Path) -> dict[str, Path]:
+    """``{config: dataset}`` -> ``{config: <out>/JigsawPuzzles_<config>.tsv}``, and the dataset class file."""
+    out = Path(out)
+    written = {}
+    for config, ds in datasets_.items():
+        if config not in CONFIGS:
+            continue
+        path = out / f"{PREFIX}_{config}.tsv"
+        write_tsv(ds, config, path)
+        written[config] = path
+    (out / DATASET_CLASS_FILE.name).write_text(DATASET_CLASS_FILE.read_text(encoding="utf-8"), encoding="utf-8")
+    return written
