@@ -12,7 +12,6 @@ import json
 import signal
 import sys
 import threading
-from pathlib import Path
 
 from ._version import __version__
 from .errors import UsageError, UserError
@@ -76,9 +75,6 @@ EXAMPLES = {
   jigsaw-puzzles eval --model Qwen/Qwen2.5-VL-7B-Instruct --backend vllm --tensor-parallel-size 2
   jigsaw-puzzles eval --model gpt-4o --api-base https://api.openai.com/v1 --split lite   # key: $OPENAI_API_KEY
   (re-run the same command to resume; --overwrite starts again)""",
-    "export": """examples:
-  jigsaw-puzzles export vlmevalkit --out ~/LMUData --split lite
-  jigsaw-puzzles export vlmevalkit --out ~/LMUData --from-export ./jigsaw_puzzles""",
     "report": """examples:
   jigsaw-puzzles report runs/*                       # Markdown table, CSV and plots
   jigsaw-puzzles report runs/* --out report/""",
@@ -350,55 +346,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_eval_parser(sub)
     add_report_parser(sub)
-    add_export_parser(sub)
+    from .integrations.commands import add_parsers as add_integration_parsers
+
+    add_integration_parsers(sub, {"source": _add_source, "configs": _add_configs, "clip": _add_clip,
+                                  "clip_kwargs": _clip_kwargs, "bars": _labelled_bars})
     parser.epilog = EXAMPLES[None]
     for name, command in sub.choices.items():
-        command.epilog = command.epilog or EXAMPLES.get(name)
+        command.epilog = command.epilog or EXAMPLES.get(name)  # integration commands bring their own
     return parser
-
-
-def add_export_parser(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(
-        "export", help="write the benchmark in another harness's format (VLMEvalKit)",
-        description="Write one VLMEvalKit TSV per config (stem-only questions, options as columns, the paper's "
-                    "full prompt in `prompt`) and the dataset class that scores them with this package.")
-    p.add_argument("format", choices=["vlmevalkit"], help="the harness")
-    p.add_argument("--out", required=True, metavar="DIR", help="where to write (e.g. VLMEvalKit's $LMUData)")
-    p.add_argument("--from-export", default=None, metavar="DIR",
-                   help="a folder written by `jigsaw-puzzles build` (default: build from --source/--seed)")
-    p.add_argument("--split", choices=SPLITS, default="test", help="test (all items) or lite (the Lite subset)")
-    _add_source(p)
-    _add_configs(p)
-    _add_clip(p)
-    p.set_defaults(func=run_export)
-    return p
-
-
-def run_export(args) -> int:
-    from .integrations.vlmevalkit import export
-
-    _labelled_bars()
-    configs = args.configs or list(CONFIGS)
-    data = {}
-    if args.from_export:
-        import datasets
-
-        available = [c for c in configs if (Path(args.from_export) / c).is_dir()]
-        if not available:
-            raise UsageError(f"{args.from_export} holds none of the configs asked for (write it with "
-                             f"`jigsaw-puzzles build --out {args.from_export}`)")
-        data = {c: datasets.load_dataset(args.from_export, c, split=args.split) for c in available}
-    else:
-        from .inference.data import load_datasets
-
-        data, skipped = load_datasets(configs, bool(args.configs), args.split, args.source, args.seed, None,
-                                      dataset_kwargs={**_clip_kwargs(args), "progress": True})
-    written = export(data, args.out)
-    for config, path in written.items():
-        print(f"  {config:32s} {len(data[config]):5d} rows  {path}")
-    print(f"wrote {len(written)} VLMEvalKit TSVs and jigsaw_puzzles' dataset class to {args.out} "
-          f"(docs/integrations.md: how to register it)")
-    return 0
 
 
 def _terminate(signum, frame):  # SIGTERM ends a run like Ctrl-C: recorded as interrupted, resumable

@@ -1,0 +1,85 @@
+"""The CLI commands of the harness integrations: ``export vlmevalkit`` and ``lmms-eval``.
+
+Registered by :func:`jigsaw_puzzles.cli.build_parser`, which hands over its shared option helpers.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Callable, Mapping
+
+from ..errors import UsageError
+from ..spec import CONFIGS, SPLITS
+
+EXAMPLES = {
+    "export": """examples:
+  jigsaw-puzzles export vlmevalkit --out ~/LMUData --split lite
+  jigsaw-puzzles export vlmevalkit --out ~/LMUData --from-export ./jigsaw_puzzles""",
+    "lmms-eval": """examples:
+  jigsaw-puzzles build --out ./jigsaw_puzzles && jigsaw-puzzles lmms-eval --dataset ./jigsaw_puzzles --out tasks/
+  lmms-eval --include_path tasks/ --tasks jigsaw_puzzles_lite --model openai --model_args model_version=M,base_url=URL
+  jigsaw-puzzles lmms-eval --dataset USER/jigsaw-puzzles --out tasks/      # an export pushed to the Hub""",
+}
+
+
+def add_parsers(subparsers, helpers: Mapping[str, Callable]) -> None:
+    p = subparsers.add_parser(
+        "export", help="write the benchmark in another harness's format (VLMEvalKit)", epilog=EXAMPLES["export"],
+        description="Write one VLMEvalKit TSV per config (stem-only questions, options as columns, the paper's "
+                    "full prompt in `prompt`) and the dataset class that scores them with this package.")
+    p.add_argument("format", choices=["vlmevalkit"], help="the harness")
+    p.add_argument("--out", required=True, metavar="DIR", help="where to write (e.g. VLMEvalKit's $LMUData)")
+    p.add_argument("--from-export", default=None, metavar="DIR",
+                   help="a folder written by `jigsaw-puzzles build` (default: build from --source/--seed)")
+    p.add_argument("--split", choices=SPLITS, default="test", help="test (all items) or lite (the Lite subset)")
+    helpers["source"](p)
+    helpers["configs"](p)
+    helpers["clip"](p)
+    p.set_defaults(func=lambda args: run_export(args, helpers))
+
+    p = subparsers.add_parser(
+        "lmms-eval", help="write an lmms-eval task folder for a built export or a Hub repo", epilog=EXAMPLES["lmms-eval"],
+        description="Write one lmms-eval task per config and split (jigsaw_puzzles_<config>, "
+                    "jigsaw_puzzles_lite_<config>), the groups jigsaw_puzzles and jigsaw_puzzles_lite, and the "
+                    "hooks that score with this package. Then: lmms-eval --include_path OUT --tasks ...")
+    p.add_argument("--dataset", required=True, metavar="DIR|REPO",
+                   help="a folder written by `jigsaw-puzzles build`, or the Hub repo id it was pushed to")
+    p.add_argument("--out", required=True, metavar="DIR", help="the task folder to write")
+    p.add_argument("--max-new-tokens", type=int, default=256, metavar="N", help="generation length per item")
+    p.set_defaults(func=run_lmms_eval)
+
+
+def run_lmms_eval(args) -> int:
+    from .lmms_eval_tasks import write_tasks
+
+    groups = write_tasks(args.dataset, args.out, args.max_new_tokens)
+    for group, names in groups.items():
+        print(f"  {group:22s} {len(names)} tasks")
+    print(f"wrote {args.out}: run `lmms-eval --include_path {args.out} --tasks jigsaw_puzzles_lite ...`")
+    return 0
+
+
+def run_export(args: argparse.Namespace, helpers: Mapping[str, Callable]) -> int:
+    from .vlmevalkit import export
+
+    helpers["bars"]()
+    configs = args.configs or list(CONFIGS)
+    if args.from_export:
+        import datasets
+
+        available = [c for c in configs if (Path(args.from_export) / c).is_dir()]
+        if not available:
+            raise UsageError(f"{args.from_export} holds none of the configs asked for (write it with "
+                             f"`jigsaw-puzzles build --out {args.from_export}`)")
+        data = {c: datasets.load_dataset(args.from_export, c, split=args.split) for c in available}
+    else:
+        from ..inference.data import load_datasets
+
+        data, _ = load_datasets(configs, bool(args.configs), args.split, args.source, args.seed, None,
+                                dataset_kwargs={**helpers["clip_kwargs"](args), "progress": True})
+    written = export(data, args.out)
+    for config, path in written.items():
+        print(f"  {config:32s} {len(data[config]):5d} rows  {path}")
+    print(f"wrote {len(written)} VLMEvalKit TSVs and jigsaw_puzzles' dataset class to {args.out} "
+          f"(docs/integrations.md: how to register it)")
+    return 0

@@ -1,0 +1,75 @@
+"""lmms-eval task folders for Jigsaw-Puzzles, pointing at a built export folder or a Hub repo id.
+
+``write_tasks(dataset, out)`` writes, for every config the export holds, a task per split
+(``jigsaw_puzzles_<config>`` on ``test``, ``jigsaw_puzzles_lite_<config>`` on ``lite``), the groups
+``jigsaw_puzzles`` and ``jigsaw_puzzles_lite``, and the hooks (``utils.py``: images in question order, the
+paper's question, scoring through this package). Run with ``lmms-eval --include_path OUT --tasks
+jigsaw_puzzles_lite ...``.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from ..errors import UsageError
+from ..spec import CONFIGS
+
+HOOKS = Path(__file__).with_name("lmms_eval") / "utils.py"
+GROUPS = {"test": "jigsaw_puzzles", "lite": "jigsaw_puzzles_lite"}
+
+
+def _configs_in(dataset: str) -> list[str]:
+    folder = Path(dataset)
+    if folder.is_dir():
+        present = [c for c in CONFIGS if (folder / c).is_dir()]
+        if not present:
+            raise UsageError(f"{dataset} holds no Jigsaw-Puzzles config (write it with `jigsaw-puzzles build --out "
+                             f"{dataset}`)")
+        return present
+    return list(CONFIGS)  # a Hub repo id: every config (one missing there fails in lmms-eval, by name)
+
+
+def _task_yaml(name: str, dataset: str, config: str, split: str, max_new_tokens: int) -> str:
+    return "\n".join([
+        f"task: {name}",
+        f"dataset_path: {json.dumps(dataset)}",
+        f"dataset_name: {config}",
+        f"test_split: {split}",
+        "output_type: generate_until",
+        "doc_to_visual: !function utils.doc_to_visual",
+        "doc_to_text: !function utils.doc_to_text",
+        'doc_to_target: "answer"',
+        "process_results: !function utils.process_results",
+        "generation_kwargs:",
+        f"  max_new_tokens: {max_new_tokens}",
+        "  temperature: 0",
+        "  do_sample: false",
+        "metric_list:",
+        "  - metric: jigsaw_accuracy",
+        "    aggregation: !function utils.aggregate",
+        "    higher_is_better: true",
+        "metadata:",
+        "  - version: 1.0",
+        "",
+    ])
+
+
+def write_tasks(dataset: str, out: str | Path, max_new_tokens: int = 256) -> dict[str, list[str]]:
+    """Write the task folder; returns ``{group: [task names]}``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    dataset = str(Path(dataset).resolve()) if Path(dataset).is_dir() else dataset
+    groups: dict[str, list[str]] = {}
+    for split, group in GROUPS.items():
+        names = []
+        for config in _configs_in(dataset):
+            name = f"{group}_{config}"
+            (out / f"{name}.yaml").write_text(_task_yaml(name, dataset, config, split, max_new_tokens))
+            names.append(name)
+        (out / f"{group}.yaml").write_text("\n".join([f"group: {group}", "task:", *(f"  - {n}" for n in names),
+                                                       "aggregate_metric_list:", "  - metric: jigsaw_accuracy",
+                                                       "    aggregation: mean", "    weight_by_size: false", ""]))
+        groups[group] = names
+    shutil.copyfile(HOOKS, out / "utils.py")
+    return groups
