@@ -13,6 +13,8 @@ import re
 
 import numpy as np
 import pytest
+
+from jigsaw_puzzles.spec import features
 from PIL import Image
 
 from fixtures.rows import make_rows, strip_labels
@@ -72,7 +74,7 @@ def well_formed(text: str, config: str, options) -> bool:
 @pytest.mark.parametrize("config", CONFIGS)
 def test_synthetic_rows_follow_contract(config):
     for row in rows_for(config)[:5]:
-        assert set(row) == {"id", "source_id", "images", "question", "options", "answer", "metadata"}
+        assert set(row) == set(features())  # the row schema of spec.features()
         assert row["id"].startswith(config + "/") and len(row["source_id"]) == 16
         assert well_formed(row["answer"], config, row["options"]) or config == "order_generation"
         n_img = {"connection_verification": 2, "anomaly_detection": 1, "order_restoration": 4,

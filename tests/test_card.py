@@ -81,3 +81,31 @@ def test_no_path_of_the_build_machine_is_exported(export, photo_dir):
     for config in CONFIGS:
         for meta in datasets.load_dataset(str(export), config, split="test")["metadata"]:
             assert not any(n in meta for n in needles)
+
+
+def test_every_row_carries_its_own_licence(tmp_path, cache_dir):
+    from fixtures.photos import write_photos
+    from jigsaw_puzzles import load_dataset
+    from jigsaw_puzzles.licences import embedded_credits
+
+    credits = embedded_credits()
+    assert len(credits) == 57
+    rows = load_dataset("order_restoration", split="lite", cache_dir=cache_dir)
+    licences = {(r["source_license"], r["source_attribution"]) for r in rows}
+    assert ("unknown", "") not in licences and all(lic for lic, _ in licences)
+    assert all(r["source_url"].startswith("http") or r["source_url"] == "" for r in rows)
+
+    folder = tmp_path / "mine"
+    paths = write_photos(folder, 6)
+    (folder / "CREDITS.csv").write_text("file,license,attribution,url\n"
+                                        f"{paths[0].name},CC-BY-4.0,Ada Lovelace,https://example.org/a\n")
+    rows = load_dataset("connection_verification", source=folder, cache_dir=str(tmp_path / "c"))
+    from jigsaw_puzzles.sources import content_id
+    first = content_id(paths[0].read_bytes())
+    for r in rows:
+        if r["source_id"] == first:
+            assert (r["source_license"], r["source_attribution"], r["source_url"]) == \
+                   ("CC-BY-4.0", "Ada Lovelace", "https://example.org/a")
+        else:
+            assert (r["source_license"], r["source_attribution"], r["source_url"]) == ("unknown", "", "")
+    assert first in set(rows["source_id"])

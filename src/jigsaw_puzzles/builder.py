@@ -25,8 +25,9 @@ from .errors import ConfigUnavailable, UsageError
 from .geometry import encode_png
 from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN, lite_ids, plan_slots
 from .rng import item_rng
-from .sources import (DEFAULT_RULES, CurationRules, SourceError, curate, folder_fingerprint, load_normalised,
-                      resolve_folder)
+from .licences import source_terms
+from .sources import (DEFAULT_RULES, CurationRules, SourceError, curate, embedded_folder, folder_fingerprint,
+                      load_normalised, resolve_folder)
 from .spec import CITATION, GENERATOR_VERSION, HOMEPAGE, LITE_FRACTION, SPLITS, features
 from .tasks import TASKS, Context, TaskError
 
@@ -213,9 +214,13 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
         lite_set = set(plan["lite"])
         prepared = plan["prepared"]
 
-        def work(sources):  # prepared payloads travel as JSON text: picklable, and hashed stably
+        terms = source_terms(curation.folder, [(s.source_id, s.relpath) for s in feasible],
+                             embedded=Path(curation.folder) == embedded_folder().resolve())
+
+        def work(sources):  # prepared payloads and licences travel as JSON text: picklable, and hashed stably
             return [(s.source_id, s.path, slots[s.source_id],
-                     json.dumps(prepared[s.source_id]) if s.source_id in prepared else "")
+                     json.dumps(prepared[s.source_id]) if s.source_id in prepared else "",
+                     json.dumps(terms[s.source_id], sort_keys=True))
                     for s in sources]
 
         return [
@@ -235,7 +240,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
             return load_normalised(paths[source_id], rules, source_id)
 
         bar = tqdm(items, desc=f"{self.config.name} [{split}]", unit="item", disable=not self.progress)
-        for source_id, path, slot, prepared in bar:
+        for source_id, path, slot, prepared, terms in bar:
             image = load(source_id)
             rng = item_rng(self.config.seed, task.family, source_id)
             context = Context(source_id=source_id, pool_ids=pool_ids, load=load,
@@ -258,6 +263,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                 "options": item.options,
                 "answer": item.answer,
                 "metadata": json.dumps(metadata, sort_keys=True),
+                **{f"source_{k}": v for k, v in json.loads(terms).items()},
             }
 
 

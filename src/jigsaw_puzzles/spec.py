@@ -236,6 +236,9 @@ def features():
         "options": datasets.List(datasets.Value("string")),
         "answer": datasets.Value("string"),
         "metadata": datasets.Value("string"),
+        "source_license": datasets.Value("string"),
+        "source_attribution": datasets.Value("string"),
+        "source_url": datasets.Value("string"),
     })
 
 
