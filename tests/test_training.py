@@ -148,3 +148,42 @@ def test_metric_card_python_examples_run(capsys):
     finally:
         os.chdir(cwd)
     assert checked >= 9
+
+
+@pytest.mark.slow
+def test_compute_metrics_runs_inside_seq2seq_trainer_with_predict_with_generate(tmp_path, photo_dir, cache_dir):
+    """docs/scoring.md's Trainer example, on a tiny random T5: the labels are the tokenized answers (any
+    padding, -100 included); compute_metrics scores the generated ids against the `answer` column."""
+    transformers = pytest.importorskip("transformers")
+    from _tiny_vlm import build_tokenizer
+
+    from jigsaw_puzzles import load_dataset
+    from jigsaw_puzzles.extraction import config_from_id
+    from jigsaw_puzzles.scoring import score
+
+    tokenizer = build_tokenizer()
+    config = transformers.T5Config(vocab_size=len(tokenizer), d_model=16, d_ff=32, num_layers=1, num_heads=2,
+                                   d_kv=8, pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
+                                   decoder_start_token_id=tokenizer.pad_token_id)
+    transformers.set_seed(0)
+    model = transformers.T5ForConditionalGeneration(config)
+    eval_dataset = load_dataset("connection_verification", source=photo_dir, cache_dir=cache_dir)
+    features = eval_dataset.map(
+        lambda row: {**tokenizer(row["question"], truncation=True, max_length=64),
+                     "labels": tokenizer(row["answer"])["input_ids"]},
+        remove_columns=eval_dataset.column_names)
+    compute_metrics = make_compute_metrics(tokenizer, eval_dataset["answer"],
+                                           [config_from_id(i) for i in eval_dataset["id"]])
+    args = transformers.Seq2SeqTrainingArguments(output_dir=str(tmp_path), predict_with_generate=True,
+                                                 generation_max_length=8, per_device_eval_batch_size=4,
+                                                 report_to="none", use_cpu=True)
+    trainer = transformers.Seq2SeqTrainer(
+        model=model, args=args, eval_dataset=features, compute_metrics=compute_metrics,
+        data_collator=transformers.DataCollatorForSeq2Seq(tokenizer, model=model))
+    metrics = trainer.evaluate()
+    assert {"eval_accuracy", "eval_connection_verification/accuracy",
+            "eval_connection_verification/invalid_rate"} <= set(metrics)
+    generated = trainer.predict(features).predictions
+    texts = tokenizer.batch_decode(np.where(generated < 0, tokenizer.pad_token_id, generated), skip_special_tokens=True)
+    expected = score(texts, eval_dataset["answer"], ["connection_verification"] * len(texts))
+    assert metrics["eval_accuracy"] == pytest.approx(expected["connection_verification"]["accuracy"])
