@@ -77,7 +77,8 @@ EXAMPLES = {
   (re-run the same command to resume; --overwrite starts again)""",
     "report": """examples:
   jigsaw-puzzles report runs/*                       # Markdown table, CSV and plots
-  jigsaw-puzzles report runs/* --out report/""",
+  jigsaw-puzzles report runs/* --out report/
+  jigsaw-puzzles report runs/model-a runs/model-b --compare   # which differences are real""",
 }
 
 
@@ -298,6 +299,9 @@ def add_report_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--params", type=_kv, action="append", default=[], metavar="NAME=COUNT",
                    help="parameter count of a run (model name or run dir name), e.g. Qwen2.5-VL-7B=7B; repeatable")
     p.add_argument("--no-plots", action="store_true", help="write the table only")
+    p.add_argument("--compare", action="store_true",
+                   help="also compare every run with the first, paired on the same items: per config the "
+                        "difference with a bootstrap CI and McNemar's exact p; overall by paired bootstrap")
     p.set_defaults(func=run_report)
     return p
 
@@ -306,6 +310,10 @@ def run_report(args) -> int:
     from .report import make_report
 
     make_report(args.runs, out=args.out, params=dict(args.params), plots=not args.no_plots, stream=sys.stdout)
+    if args.compare:
+        from .compare import compare_runs
+
+        print(compare_runs(args.runs, out=args.out))
     return 0
 
 
