@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 from ..errors import UsageError
-from ..spec import CONFIGS
+from ..spec import CONFIGS, PAPER_CONFIGS
 
 HOOKS = Path(__file__).with_name("lmms_eval") / "utils.py"
 GROUPS = {"test": "jigsaw_puzzles", "lite": "jigsaw_puzzles_lite"}
@@ -46,7 +46,7 @@ def _task_yaml(name: str, dataset: str, config: str, split: str, max_new_tokens:
         "  temperature: 0",
         "  do_sample: false",
         "metric_list:",
-        "  - metric: jigsaw_accuracy",
+        f"  - metric: {'jigsaw_accuracy' if config in PAPER_CONFIGS else 'jigsaw_exact_match'}",
         "    aggregation: !function utils.aggregate",
         "    higher_is_better: true",
         "metadata:",
