@@ -100,8 +100,24 @@ def load_run(path: str | os.PathLike) -> RunSummary:
                       n_missing=int(res.get("n_missing") or 0), n_errors=int(res.get("n_errors") or 0))
 
 
+def _human_runs(path: str | os.PathLike) -> list[RunSummary]:
+    """A human test folder: one run per participant, then the pooled "Human" row (:mod:`.human.pool`)."""
+    from .human.pool import participant_dirs, pooled_metrics
+
+    people = [load_run(d) for d in participant_dirs(path)]
+    if not people:
+        raise UsageError(f"{path} is a human test without answers yet: run `jigsaw-puzzles human --out {path}` "
+                         "and answer at least one item")
+    pooled = RunSummary(path=Path(path), name="Human", model="human", backend="human", split=people[0].split,
+                        parameters=None, metrics=pooled_metrics([p.metrics for p in people]),
+                        complete=all(p.complete for p in people), n_missing=sum(p.n_missing for p in people))
+    return people + [pooled]
+
+
 def load_runs(paths: Iterable[str | os.PathLike], params: dict[str, str] | None = None) -> list[RunSummary]:
-    runs = [load_run(p) for p in paths]
+    from .human.pool import is_human_test
+
+    runs = [r for p in paths for r in (_human_runs(p) if is_human_test(p) else [load_run(p)])]
     names = [r.name for r in runs]
     for r in runs:  # disambiguate equal model names by run directory
         if names.count(r.name) > 1:
@@ -327,9 +343,15 @@ def make_report(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike | 
     """
     if stream is ...:
         stream = sys.stdout
+    from .human.pool import agreement, format_agreement, is_human_test
+
     runs = load_runs(run_dirs, params)
     rows = table_rows(runs)
     md = format_markdown(runs, rows)
+    humans = {str(p): agreement(p) for p in run_dirs if is_human_test(p)}
+    for where, agree in humans.items():
+        md += (f"\n### Human agreement ({where})\n\n" + format_agreement(agree) + "\nHuman = the mean of the "
+               "participants' accuracies; agreement over the items every participant of a config answered.\n")
     files, notes = {}, []
     if out is not None:
         out = Path(out)
@@ -338,6 +360,15 @@ def make_report(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike | 
         files["markdown"] = out / "report.md"
         write_csv(rows, out / "report.csv")
         files["csv"] = out / "report.csv"
+        if humans:
+            with open(out / "human_agreement.csv", "w", newline="", encoding="utf-8") as f:
+                w = csv.DictWriter(f, ["test", "config", "participants", "shared_items", "pairwise_agreement",
+                                       "fleiss_kappa", "median_response_s"])
+                w.writeheader()
+                for where, agree in humans.items():
+                    for r in agree:
+                        w.writerow({"test": where, **r})
+            files["human_agreement"] = out / "human_agreement.csv"
         if plots:
             files["task_bars"] = plot_task_bars(runs, out / "task_bars.png")
             p = plot_correlation(runs, out / "task_correlation.png")

@@ -1,0 +1,21 @@
+"""The human baseline: take the benchmark in a browser (``jigsaw-puzzles human``) and browse its items.
+
+:mod:`.session` (no Gradio): the test folder, each participant's seeded order, answers and response times written
+as a run directory of ``eval``'s format. :mod:`.pool`: the report's per-participant and pooled "Human" rows and
+the agreement between participants. :mod:`.app`: the Gradio pages (the ``[app]`` extra).
+"""
+from .session import HumanTest, Participant, answer_text, participant_order
+
+__all__ = ["HumanTest", "Participant", "answer_text", "participant_order", "test_app", "browse_app"]
+
+
+def test_app(test):
+    from .app import test_app as make
+
+    return make(test)
+
+
+def browse_app(datasets):
+    from .app import browse_app as make
+
+    return make(datasets)

@@ -1,0 +1,244 @@
+"""A human test: the items, one run directory per participant, and what each answer records.
+
+Layout of ``OUT`` (``jigsaw-puzzles human --out OUT``)::
+
+    OUT/human.json                       what the test is: split, seed, source, configs, dataset fingerprints
+    OUT/participants/<id>/run.json       a run directory in the format of ``eval`` (model "Human (<id>)",
+    OUT/participants/<id>/predictions.jsonl  backend "human"), so ``report`` and ``report --compare`` read it
+    OUT/participants/<id>/results.json   rewritten after every answer (``complete`` once every item is answered)
+
+A participant's item order is a shuffle of the sorted item ids seeded by (test seed, participant id), recorded
+in their run.json (``order``); an answer is one predictions line (the answer as the canonical text a model would
+write, its verdict by the package's own extraction, the response time), written and flushed at once, so a
+restart resumes at the first unanswered item of that order. Nothing here imports Gradio.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+import statistics
+import threading
+from pathlib import Path
+from typing import Mapping
+
+from .._version import __version__
+from ..errors import UserError
+from ..inference.data import dataset_fingerprint
+from ..inference.rundir import PredictionWriter, RunDir, atomic_write_json
+from ..inference.runner import stored_verdict, verdicts
+from ..inference.settings import GenerationSettings, RunIdentity
+from ..rng import ItemRNG
+from ..scoring import aggregate
+from ..spec import ANOMALY, CHOICE, CONFIGS, format_anomaly, format_order
+
+HUMAN_JSON = "human.json"
+PARTICIPANTS = "participants"
+BACKEND = "human"
+_PARTICIPANT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def check_participant(participant: str) -> str:
+    """The participant id, stripped; a ``UserError`` saying what is allowed otherwise (it names a folder)."""
+    pid = str(participant or "").strip()
+    if not _PARTICIPANT.fullmatch(pid):
+        raise UserError("a participant id is 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+    return pid
+
+
+def participant_order(item_ids, seed: int, participant: str) -> list[str]:
+    """The item order shown to ``participant``: the sorted ids shuffled by (seed, participant): the same on
+    every restart, different between participants, independent of the order the datasets list the items."""
+    order = sorted(item_ids)
+    ItemRNG("jigsaw-puzzles", int(seed), "human", participant).shuffle(order)
+    return order
+
+
+def answer_text(config: str, answer) -> str:
+    """A participant's answer as the canonical text a model would write: ``"B"``; the three anomaly lines from
+    ``(judgment, position, type)``; ``[2, 3, 1, 4]`` from a list. ``UserError`` if incomplete."""
+    kind = CONFIGS[config].kind
+    if kind == CHOICE:
+        letter = str(answer or "").strip().upper()
+        if letter not in CONFIGS[config].letters:
+            raise UserError(f"choose one of {', '.join(CONFIGS[config].letters)}")
+        return letter
+    if kind == ANOMALY:
+        judgment, position, type_ = (list(answer) + [None, None, None])[:3]
+        judgment = str(judgment or "")[:1].upper()
+        if judgment == "A":
+            return format_anomaly()
+        if judgment != "B":
+            raise UserError("answer the judgment first: A (correct) or B (incorrect)")
+        position, type_ = str(position or "")[:1].upper(), str(type_ or "")[:1].upper()
+        if position not in "ABCD" or not position or type_ not in "AB" or not type_:
+            raise UserError("an incorrect image needs the error position (A-D) and the error type (A or B)")
+        return format_anomaly(position, type_)
+    order = [int(x) for x in (answer or [])]
+    n = CONFIGS[config].order_length
+    if sorted(order) != list(range(1, n + 1)):
+        raise UserError(f"the order lists each of the {n} images once")
+    return format_order(order)
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+class HumanTest:
+    """The items of one human test and its folder ``OUT``; :meth:`participant` opens a participant's run."""
+
+    def __init__(self, out, datasets: Mapping, split: str, seed: int = 0, source: str | None = None,
+                 skipped: Mapping | None = None, max_items: int | None = None):
+        self.root = Path(out)
+        self.split, self.seed, self.source = split, int(seed), source
+        self.datasets = {c: ds for c, ds in datasets.items() if c in CONFIGS}
+        if not self.datasets:
+            raise UserError("no config to test: pass --configs with at least one config that builds here")
+        self.skipped = dict(skipped or {})
+        self.where: dict[str, tuple[str, int]] = {}
+        for c, ds in self.datasets.items():
+            n = len(ds) if max_items is None else min(len(ds), int(max_items))
+            for i, item_id in enumerate(ds.select_columns(["id"])["id"][:n]):
+                self.where[item_id] = (c, i)
+        self.fingerprints = {c: dataset_fingerprint(ds) for c, ds in self.datasets.items()}
+        self.manifest = {"kind": "human", "split": split, "seed": self.seed, "source": source,
+                         "configs": list(self.datasets), "max_items": max_items, "fingerprints": self.fingerprints,
+                         "skipped": self.skipped}
+        self._check_manifest()
+        self._participants: dict[str, Participant] = {}
+        self._lock = threading.Lock()
+
+    def _check_manifest(self) -> None:
+        path = self.root / HUMAN_JSON
+        if path.exists():
+            try:
+                old = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as err:
+                raise UserError(f"{path} is not valid JSON ({err}); use another --out") from None
+            keys = ("split", "seed", "source", "configs", "max_items", "fingerprints")
+            diffs = [k for k in keys if old.get(k) != self.manifest[k]]
+            if diffs:
+                raise UserError(f"{self.root} holds a human test with other {', '.join(diffs)}; use the same "
+                                "--split/--configs/--seed/--source/--max-items to go on with it, or another --out")
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(path, {**self.manifest, "package_version": __version__, "created_at": _now()})
+
+    @property
+    def item_ids(self) -> list[str]:
+        return list(self.where)
+
+    def row(self, item_id: str) -> dict:
+        config, i = self.where[item_id]
+        return self.datasets[config][i]
+
+    def config_of(self, item_id: str) -> str:
+        return self.where[item_id][0]
+
+    def participant(self, participant: str) -> "Participant":
+        pid = check_participant(participant)
+        with self._lock:
+            if pid not in self._participants:
+                self._participants[pid] = Participant(self, pid)
+            return self._participants[pid]
+
+    def close(self) -> None:
+        with self._lock:
+            for p in self._participants.values():
+                p.close()
+            self._participants.clear()
+
+
+class Participant:
+    """One participant's run directory: the recorded order, the answers so far, and :meth:`record`."""
+
+    def __init__(self, test: HumanTest, pid: str):
+        self.test, self.id = test, pid
+        self.rundir = RunDir(test.root / PARTICIPANTS / pid)
+        self.rundir.lock()  # one app at a time writes a participant (a second one is refused, naming the first)
+        try:
+            self.identity = RunIdentity(model=f"Human ({pid})", backend=BACKEND, split=test.split, seed=test.seed,
+                                        source=test.source, generation=GenerationSettings(seed=test.seed))
+            old = self.rundir.read_run() or {}
+            self.order = list(old.get("order") or participant_order(test.item_ids, test.seed, pid))
+            if sorted(self.order) != sorted(test.item_ids):
+                raise UserError(f"{self.rundir.path} was recorded for other items; use another --out")
+            details = {"participant": pid, "order": self.order, "package": "jigsaw-puzzles",
+                       "package_version": __version__, "configs": list(test.datasets), "skipped": test.skipped,
+                       "dataset": {"split": test.split, "seed": test.seed, "source": test.source,
+                                   "sizes": {c: len(ds) for c, ds in test.datasets.items()},
+                                   "selected": {c: sum(1 for v in test.where.values() if v[0] == c)
+                                                for c in test.datasets}}}
+            self.run = self.rundir.start(self.identity, test.fingerprints, details)
+            self.answers = self.rundir.load_predictions(repair=True)
+            self._writer = PredictionWriter(self.rundir.predictions)
+        except BaseException:
+            self.rundir.unlock()
+            raise
+        self._lock = threading.Lock()
+        self._write_results()
+
+    # ---- progress
+    @property
+    def done(self) -> int:
+        return sum(1 for i in self.order if i in self.answers)
+
+    @property
+    def total(self) -> int:
+        return len(self.order)
+
+    def next_item(self) -> str | None:
+        """The first item of the recorded order without an answer (None when the test is finished)."""
+        return next((i for i in self.order if i not in self.answers), None)
+
+    # ---- answers
+    def record(self, item_id: str, answer, response_time_s: float | None) -> dict | None:
+        """Record the answer to ``item_id``, the item on screen. A second answer to an answered item (a double
+        click) is ignored (None); an incomplete answer raises ``UserError`` and records nothing."""
+        with self._lock:
+            if item_id in self.answers or item_id not in self.test.where:
+                return None
+            config = self.test.config_of(item_id)
+            row = self.test.row(item_id)
+            output = answer_text(config, answer)
+            verdict = verdicts([{"output": output, "config": config}], [row])[0]
+            rt = None
+            try:
+                rt = round(float(response_time_s), 3) if response_time_s not in (None, "") else None
+            except (TypeError, ValueError):
+                rt = None
+            rec = {"id": item_id, "config": config, "output": output, "answer": row["answer"], **verdict,
+                   "participant": self.id, "response_time_s": rt, "latency_s": rt,
+                   "position": self.order.index(item_id), "answered_at": _now()}
+            self._writer.write(rec)  # one line, flushed at once
+            self._writer.sync()
+            self.answers[item_id] = rec
+            self._write_results()
+            return rec
+
+    def _write_results(self) -> None:
+        ids = [i for i in self.order if i in self.answers]
+        recs = [self.answers[i] for i in ids]
+        metrics = aggregate([stored_verdict(r) for r in recs], [r["answer"] for r in recs],
+                            [r["config"] for r in recs]) if recs else {}
+        times: dict[str, list[float]] = {}
+        for r in recs:
+            if r.get("response_time_s") is not None:
+                times.setdefault(r["config"], []).append(float(r["response_time_s"]))
+        for c, ts in times.items():
+            metrics.setdefault(c, {})["median_response_s"] = round(statistics.median(ts), 3)
+        complete = len(ids) == self.total
+        self.rundir.write_results({
+            "model": self.identity.model, "backend": BACKEND, "split": self.test.split,
+            "participant": self.id, "complete": complete, "n_items": len(ids), "n_missing": self.total - len(ids),
+            "n_errors": 0, "metrics": metrics, "skipped": self.test.skipped, "parameters": None,
+            "package_version": __version__, "time": _now()})
+        if complete and self.run.get("status") != "complete":
+            self.rundir.end(self.run, "complete")
+
+    def close(self) -> None:
+        if self.run.get("status") == "running":
+            self.rundir.end(self.run, "incomplete")
+        self._writer.close()
+        self.rundir.unlock()

@@ -1,0 +1,145 @@
+"""The human baseline without a browser: seeded orders, answers as run directories, resume, the report's rows."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import jigsaw_puzzles as jp
+from jigsaw_puzzles.cli import main
+from jigsaw_puzzles.errors import UserError
+from jigsaw_puzzles.human import HumanTest, answer_text, participant_order
+from jigsaw_puzzles.human.pool import agreement, fleiss_kappa, pairwise_agreement, pooled_metrics
+from jigsaw_puzzles.inference.rundir import RunLocked
+from jigsaw_puzzles.report import make_report
+
+CONFIGS = ("piece_localization_easy", "anomaly_detection", "order_generation")
+
+
+@pytest.fixture(scope="module")
+def data():
+    return {c: jp.load_dataset(c, split="lite").select(range(4)) for c in CONFIGS}
+
+
+def _right(row):
+    """The reference as the answer a participant enters through the controls."""
+    config = row["id"].split("/")[0]
+    if config == "anomaly_detection":
+        lines = [line.split(":", 1)[1].strip() for line in row["answer"].splitlines()]
+        return tuple(v or None for v in lines)
+    if config == "order_generation":
+        return json.loads(row["answer"])
+    return row["answer"]
+
+
+def _wrong(row):
+    config = row["id"].split("/")[0]
+    if config == "anomaly_detection":
+        return ("A",) if "Judgment: B" in row["answer"] else ("B", "A", "A")
+    if config == "order_generation":
+        order = json.loads(row["answer"])
+        return order[1:] + order[:1]
+    return "B" if row["answer"] == "A" else "A"
+
+
+def test_order_is_seeded_by_participant_and_independent_of_listing():
+    ids = [f"c/{i:02d}" for i in range(30)]
+    a = participant_order(ids, 0, "p01")
+    assert a == participant_order(list(reversed(ids)), 0, "p01")  # not the datasets' order
+    assert sorted(a) == sorted(ids) and a != sorted(ids)
+    assert a != participant_order(ids, 0, "p02") and a != participant_order(ids, 1, "p01")
+
+
+def test_answer_text_is_the_canonical_answer_or_a_clear_refusal():
+    assert answer_text("piece_localization_hard", "c") == "C"
+    assert answer_text("anomaly_detection", ("A", "C", "B")) == jp.spec.format_anomaly()
+    assert answer_text("anomaly_detection", ("B", "C", "B")) == jp.spec.format_anomaly("C", "B")
+    assert answer_text("order_generation", [3, 1, 4, 2]) == "[3, 1, 4, 2]"
+    for config, bad in [("piece_localization_easy", "C"), ("anomaly_detection", (None,)),
+                        ("anomaly_detection", ("B", "C", None)), ("order_generation", [1, 1, 2, 3]),
+                        ("order_generation", [1, 2])]:
+        with pytest.raises(UserError):
+            answer_text(config, bad)
+
+
+def test_answers_are_a_run_directory_that_resumes(tmp_path, data):
+    test = HumanTest(tmp_path / "h", data, "lite", 0)
+    p = test.participant("p01")
+    assert p.total == 12 and p.done == 0
+    first = p.next_item()
+    assert first == p.order[0] == participant_order(test.item_ids, 0, "p01")[0]
+    row = test.row(first)
+    rec = p.record(first, _right(row), 2.5)
+    assert rec["correct"] and rec["response_time_s"] == 2.5 and rec["participant"] == "p01"
+    assert p.record(first, _wrong(row), 1.0) is None  # a double click: the first answer stands
+    second = p.next_item()
+    if test.config_of(second) == "anomaly_detection":
+        with pytest.raises(UserError):
+            p.record(second, ("B", None, None), 1.0)  # incomplete: nothing recorded
+    p.record(second, _wrong(test.row(second)), "not a number")  # a response time the browser could not give
+    lines = (tmp_path / "h/participants/p01/predictions.jsonl").read_text().splitlines()
+    assert [json.loads(x)["id"] for x in lines] == [first, second]
+    assert json.loads(lines[1])["correct"] is False and json.loads(lines[1])["response_time_s"] is None
+    res = json.loads((tmp_path / "h/participants/p01/results.json").read_text())
+    assert res["n_items"] == 2 and res["n_missing"] == 10 and not res["complete"]
+    run = json.loads((tmp_path / "h/participants/p01/run.json").read_text())
+    assert run["order"] == p.order and run["backend"] == "human" and run["model"] == "Human (p01)"
+
+    with pytest.raises(RunLocked):  # a second app on the same participant is refused
+        HumanTest(tmp_path / "h", data, "lite", 0).participant("p01")
+    test.close()
+
+    again = HumanTest(tmp_path / "h", data, "lite", 0).participant("p01")  # restart: resume
+    assert again.done == 2 and again.next_item() == again.order[2] and again.order == p.order
+    with pytest.raises(UserError):
+        HumanTest(tmp_path / "h", data, "lite", 1)  # another seed into the same folder
+    with pytest.raises(UserError):
+        again.test.participant("../evil")
+
+
+def test_report_has_participants_a_pooled_human_row_and_agreement(tmp_path, data):
+    test = HumanTest(tmp_path / "h", data, "lite", 0)
+    ids = sorted(test.item_ids)
+    wrong_for_p2 = set(ids[::3])  # p2 errs on every third item, p1 on none
+    for pid in ("p1", "p2"):
+        p = test.participant(pid)
+        while (item := p.next_item()) is not None:
+            row = test.row(item)
+            p.record(item, _wrong(row) if pid == "p2" and item in wrong_for_p2 else _right(row), 3.0)
+    test.close()
+    rep = make_report([tmp_path / "h"], out=tmp_path / "rep", stream=None)
+    rows = {r["name"]: r for r in rep["rows"] if r["kind"] == "run"}
+    assert set(rows) == {"Human (p1)", "Human (p2)", "Human"}
+    for c in CONFIGS:
+        n_wrong = sum(1 for i in wrong_for_p2 if i.startswith(c + "/"))
+        assert rows["Human (p1)"][c] == 100.0
+        assert rows["Human (p2)"][c] == pytest.approx(100 * (4 - n_wrong) / 4)
+        assert rows["Human"][c] == pytest.approx((100 + 100 * (4 - n_wrong) / 4) / 2)
+    agree = {r["config"]: r for r in agreement(tmp_path / "h")}
+    for c in CONFIGS:
+        n_wrong = sum(1 for i in wrong_for_p2 if i.startswith(c + "/"))
+        assert agree[c]["shared_items"] == 4 and agree[c]["participants"] == 2
+        assert agree[c]["pairwise_agreement"] == pytest.approx(100 * (4 - n_wrong) / 4)
+        assert agree[c]["median_response_s"] == 3.0
+    md = (tmp_path / "rep/report.md").read_text()
+    assert "Human agreement" in md and "| Human |" in md
+    assert (tmp_path / "rep/human_agreement.csv").read_text().count("\n") == 1 + len(CONFIGS)
+
+
+def test_fleiss_kappa_matches_the_textbook_example():
+    # Fleiss (1971) as worked on Wikipedia: 10 items, 14 raters, 5 categories -> kappa 0.210, P-bar 0.378
+    table = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+             [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+    ratings = [[str(k) for k, n in enumerate(counts) for _ in range(n)] for counts in table]
+    assert fleiss_kappa(ratings) == pytest.approx(0.210, abs=5e-4)
+    assert pairwise_agreement(ratings) == pytest.approx(37.8, abs=0.05)
+    assert fleiss_kappa([["A", "A"], ["A", "A"]]) is None  # one category: undefined, not 1 or 0
+    assert pooled_metrics([{"cv": {}}]) == {}
+
+
+def test_cli_refuses_without_out_and_with_a_bad_item_cap(capsys):
+    assert main(["human"]) == 2
+    assert main(["human", "--out", "x", "--max-items", "0"]) == 2
+    assert main(["human", "--out", "x", "--dataset", "y"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(line.startswith("jigsaw-puzzles: error:") for line in err)
