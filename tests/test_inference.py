@@ -218,7 +218,8 @@ def test_a_record_with_a_trailing_space_answer_has_one_verdict(tmp_path, monkeyp
 
     configs = ["piece_localization_hard", "anomaly_detection", "order_generation"]
     data = {c: ds.map(lambda row: {"answer": row["answer"] + "  \n"}) for c, ds in make_data(configs, 6).items()}
-    monkeypatch.setattr(baselines, "random_answer", lambda row, config, seed=0: row["answer"].strip())
+    answers = {row["id"]: row["answer"].strip() for ds in data.values() for row in ds}  # baselines never see it
+    monkeypatch.setattr(baselines, "random_answer", lambda row, config, seed=0: answers[row["id"]])
     res = evaluate_model("random", data=data, out=tmp_path / "run", progress=False)
     recs = lines(tmp_path / "run")
     assert len(recs) == 18 and all(r["correct"] and r["status"] == "parsed" for r in recs)

@@ -14,6 +14,7 @@ import sys
 import threading
 
 from ._version import __version__
+from .variants import INPUT_FORMATS, PROMPT_STYLES
 from .errors import UsageError, UserError
 from .inference.openai_backend import DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, DEFAULT_TIMEOUT
 from .inference.registry import BACKENDS
@@ -202,6 +203,13 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
                    help="items per generate call / concurrent requests (openai) (default: "
                         + ", ".join(f"{name} {entry.default_batch_size}" for name, entry in BACKENDS.items()) + ")")
     p.add_argument("--tensor-parallel-size", type=int, default=1, metavar="N", help="vllm: GPUs per model replica")
+    g = p.add_argument_group("variants (recorded in run.json and in the report's row name; scored alike)")
+    g.add_argument("--prompt-style", choices=PROMPT_STYLES, default="paper",
+                   help="paper: Appendix B verbatim; cot: reason step by step, then 'Final answer:' in the format")
+    g.add_argument("--input-format", choices=INPUT_FORMATS, default="pieces",
+                   help="pieces: separate images (paper); composite: one sheet with the images labelled Image 1..n")
+    g.add_argument("--blind", action="store_true",
+                   help="the question without any image: a language-prior baseline (above chance = a leak)")
     g = p.add_argument_group("endpoint (openai backend)")
     g.add_argument("--api-base", default=None, metavar="URL",
                    help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (default: $OPENAI_BASE_URL)")
@@ -260,6 +268,7 @@ def run_eval(args) -> int:
         max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_p=args.top_p, dtype=args.dtype,
         system_prompt=args.system_prompt, num_proc=args.num_proc, trust_remote_code=args.trust_remote_code,
         overwrite=args.overwrite, progress=not args.no_progress, backend_kwargs=backend_kwargs or None,
+        prompt_style=args.prompt_style, input_format=args.input_format, blind=args.blind,
         dataset_kwargs={**_clip_kwargs(args), **({"cache_dir": args.cache_dir} if args.cache_dir else {}),
                         "progress": not args.no_progress})
     if dist_info()[0] != 0:

@@ -21,6 +21,7 @@ from typing import Iterable, Sequence
 from .errors import UsageError
 from .inference.rundir import RunDir
 from .spec import CONFIGS, PAPER_CONFIGS
+from .variants import Variant
 
 TABLE_CONFIGS = PAPER_CONFIGS
 OPEN_ENDED = tuple(c for c in CONFIGS if c not in PAPER_CONFIGS)  # reported after "Overall"
@@ -92,6 +93,7 @@ def load_run(path: str | os.PathLike) -> RunSummary:
     metrics = res.get("metrics", res)  # tolerate a bare metric dict
     model = res.get("model") or run.get("model") or path.name
     name = Path(model).name if (os.sep in model and Path(model).exists()) else model
+    name += Variant.from_dict(run.get("variant")).tag  # e.g. "qwen [cot]": variants of one model side by side
     params = run.get("parameters", res.get("parameters"))
     return RunSummary(path=path, name=name, model=model, backend=res.get("backend") or run.get("backend"),
                       split=res.get("split") or run.get("split"), parameters=params or None,

@@ -21,6 +21,7 @@ from typing import Mapping, Sequence
 from .._version import __version__
 from ..errors import UsageError
 from ..extraction import Extraction
+from ..variants import Variant
 from ..scoring import aggregate, score_items
 from .backends import BUILTIN_MODELS, Request, dist_info
 from .data import dataset_fingerprint, dataset_options, load_datasets, select_configs
@@ -108,6 +109,9 @@ def evaluate_model(
     data: dict | None = None,
     backend_kwargs: dict | None = None,
     dataset_kwargs: dict | None = None,
+    prompt_style: str = "paper",
+    input_format: str = "pieces",
+    blind: bool = False,
 ) -> dict:
     """Evaluate ``model`` on Jigsaw-Puzzles and return the content of ``results.json`` (+ ``run_dir``).
 
@@ -130,6 +134,9 @@ def evaluate_model(
         data: ``{config: datasets.Dataset}`` to evaluate instead of building the datasets (custom data, tests).
         dataset_kwargs: the tasks' options and settings for the builder (``clip_model``, ``clip_pretrained``,
             ``clip_cache_dir`` for the hard config); the options that shape items are recorded in run.json.
+        prompt_style / input_format / blind: how items are presented (:class:`~jigsaw_puzzles.variants.Variant`:
+            ``"paper"``/``"cot"``, ``"pieces"``/``"composite"``, no image), recorded in run.json and in the
+            report's row name; the items and the scoring are the same.
         backend_kwargs: extra keyword arguments for the backend constructor (e.g. ``device_map``,
             ``max_model_len``, ``timeout``, ``max_retries``, ``retry_budget``, ``retry_base_delay``).
     """
@@ -138,9 +145,10 @@ def evaluate_model(
         raise UsageError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     if model in BUILTIN_MODELS and backend != "builtin":
         raise UsageError(f"--model {model} is a built-in baseline; it runs with the builtin backend")
+    variant = Variant(prompt_style, input_format, blind)
     configs, explicit = select_configs(configs, data)
     rank, world, _ = dist_info()
-    rundir = RunDir(out if out else Path("runs") / f"{slug(model)}-{split}")
+    rundir = RunDir(out if out else Path("runs") / "-".join([slug(model), split, *variant.labels]))
     if rank == 0:
         rundir.lock()  # before any work: a second run into the directory is refused at once
     try:
@@ -150,7 +158,8 @@ def evaluate_model(
             generation=GenerationSettings(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
                                           seed=seed, dtype=dtype, system_prompt=system_prompt),
             api_base=resolve_api_base(api_base) if backend == "openai" else None,
-            dataset_options=dataset_options(configs, dataset_kwargs))
+            dataset_options=dataset_options(configs, dataset_kwargs),
+            variant=None if variant.is_default else variant.to_dict())
         if not overwrite:  # a resume with another seed, model, ... is refused before anything is built
             rundir.check_identity(identity, {})
         datasets_, skipped = load_datasets(configs, explicit, split, source, seed, num_proc, data, dataset_kwargs,
@@ -213,7 +222,9 @@ def _generate(rundir, run, session, datasets_, pending, identity, backend_args, 
     n_pending = sum(len(v) for v in pending.values())
     if not n_pending:
         return
-    max_images = max((len(ds[0]["images"]) for c, ds in datasets_.items() if pending[c]), default=1)
+    variant = Variant.from_dict(identity.variant)
+    max_images = max((max(1, len(variant.apply("", ds[0]["images"])[1])) for c, ds in datasets_.items() if pending[c]),
+                     default=1)
     backend_obj = make_backend(identity.backend, identity.model, identity.generation, max_images=max_images,
                                **backend_args)
     try:
@@ -233,7 +244,7 @@ def _generate(rundir, run, session, datasets_, pending, identity, backend_args, 
                 bar.set_postfix_str(c)
                 for s in range(0, len(idx), chunk):
                     rows = {row["id"]: row for row in (ds[i] for i in idx[s:s + chunk])}
-                    reqs = [Request(rid, c, row["question"], list(row["images"]), row) for rid, row in rows.items()]
+                    reqs = [presented(rid, c, row, variant) for rid, row in rows.items()]
                     for g in backend_obj.generate(reqs):  # each item written as soon as it is answered
                         writer.write(_record(g, c, rows[g.id]))
                         session["new_items"] += 1
@@ -244,6 +255,17 @@ def _generate(rundir, run, session, datasets_, pending, identity, backend_args, 
         if rank == 0:
             run["backend_info"] = backend_obj.info()
         backend_obj.close()
+
+
+def presented(rid: str, config: str, row: dict, variant: Variant) -> Request:
+    """The request for one item under ``variant``: its question and images as sent. ``Request.row`` is what a
+    built-in baseline may read: the images as sent (a composite sheet with the boxes of its panels; none when
+    blind), never the answer or the metadata."""
+    question, images, boxes = variant.apply(row["question"], row["images"])
+    seen = {"id": rid, "question": question, "images": images, "options": row.get("options")}
+    if boxes is not None:
+        seen["panel_boxes"] = boxes
+    return Request(rid, config, question, images, seen)
 
 
 def _record(g, config: str, row: dict) -> dict:

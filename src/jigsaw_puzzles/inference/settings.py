@@ -59,18 +59,24 @@ class RunIdentity:
     generation: GenerationSettings
     api_base: str | None = None  # the endpoint (openai backend): another server may serve other weights
     dataset_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # config -> its Task.options
+    variant: Mapping[str, Any] | None = None  # jigsaw_puzzles.variants.Variant.to_dict(); None = the paper's setting
 
     def to_dict(self) -> dict:
         """The run.json keys of this identity."""
         return {"model": self.model, "backend": self.backend, "split": self.split, "seed": int(self.seed),
                 "source": self.source, "generation": self.generation.to_dict(), "api_base": self.api_base,
-                "dataset_options": {c: dict(o) for c, o in self.dataset_options.items()}}
+                "dataset_options": {c: dict(o) for c, o in self.dataset_options.items()},
+                **({"variant": dict(self.variant)} if self.variant else {})}
 
     def differences(self, recorded: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
         """``{key: (recorded value, this value)}`` for every key where ``recorded`` (a run.json) disagrees."""
         mine = self.to_dict()
         diffs = {}
+        if not _same(recorded.get("variant"), mine.get("variant")):  # a paper run and a variant never mix
+            diffs["variant"] = (recorded.get("variant"), mine.get("variant"))
         for key, value in mine.items():
+            if key == "variant":
+                continue
             old = recorded.get(key)
             if key == "dataset_options":
                 old = old if isinstance(old, Mapping) else {}
