@@ -93,6 +93,7 @@ def test_baselines_under_variants_and_the_report_names(tmp_path, lite):
     data = {c: ds for c, ds in lite.items()}
     paper = evaluate_model("solver", data=data, out=tmp_path / "paper", progress=False)
     comp = evaluate_model("solver", data=data, out=tmp_path / "comp", progress=False, input_format="composite")
+    assert comp["complete"]
     # the solver reads the panels back from the sheet: the same answers as from separate images
     by_id = lambda d: {r["id"]: r["output"] for r in map(json.loads, (d / "predictions.jsonl").read_text().splitlines())}
     assert by_id(tmp_path / "paper") == by_id(tmp_path / "comp")

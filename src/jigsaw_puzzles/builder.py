@@ -28,8 +28,8 @@ from .rng import item_rng
 from .licences import source_terms
 from .sources import (DEFAULT_RULES, CurationRules, SourceError, curate, embedded_folder, folder_fingerprint,
                       load_normalised, resolve_folder)
-from .spec import CITATION, GENERATOR_VERSION, HOMEPAGE, LITE_FRACTION, SPLITS, features
-from .tasks import TASKS, Context, TaskError
+from .spec import CITATION, GENERATOR_VERSION, HOMEPAGE, LITE_FRACTION, SPLITS, features, grid_config, is_config
+from .tasks import TASKS, Context, TaskError, get_task
 
 logger = datasets.logging.get_logger(__name__)
 
@@ -72,6 +72,15 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
     answer_plan: str = DEFAULT_ANSWER_PLAN
 
 
+class _Configs(dict):
+    """The builder's configs: the paper's, and a grid config (``order_generation_3x3``) made on first use."""
+
+    def get(self, name, default=None):
+        if name not in self and isinstance(name, str) and is_config(name):
+            self[name] = JigsawPuzzlesConfig(name=name, version=_VERSION, description=get_task(name).summary)
+        return super().get(name, default)
+
+
 class JigsawPuzzles(datasets.GeneratorBasedBuilder):
     """Jigsaw-Puzzles items generated on demand from a folder of photographs."""
 
@@ -79,6 +88,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
     BUILDER_CONFIG_CLASS = JigsawPuzzlesConfig
     BUILDER_CONFIGS = [JigsawPuzzlesConfig(name=name, version=_VERSION, description=task.summary)
                        for name, task in TASKS.items()]
+    builder_configs = _Configs((c.name, c) for c in BUILDER_CONFIGS)
     DEFAULT_WRITER_BATCH_SIZE = 64  # rows of several PNGs each: keep writer memory small
     rules: CurationRules = DEFAULT_RULES
 
@@ -102,7 +112,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
 
     @property
     def task(self):
-        return TASKS[self.config.name]
+        return get_task(self.config.name)
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
@@ -272,12 +282,16 @@ _KNOWN_OPTIONS = {k for task in TASKS.values() for k in (*task.options, *task.se
 
 
 def make_builder(config: str, source: str | os.PathLike | None = None, seed: int = 0,
-                 cache_dir: str | None = None, **kwargs) -> JigsawPuzzles:
+                 cache_dir: str | None = None, grid: tuple[int, int] | str | None = None, **kwargs) -> JigsawPuzzles:
     """The builder of ``config``; ``kwargs`` may hold any task's options and settings (each config
-    keeps its own and ignores the others') and ``datasets`` builder arguments."""
-    if config not in TASKS:
-        raise UsageError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}")
-    task = TASKS[config]
+    keeps its own and ignores the others') and ``datasets`` builder arguments. ``grid`` (``(3, 3)`` or
+    ``"3x3"``) cuts an order config on another grid: ``order_generation`` with ``grid=(3, 3)`` is the config
+    ``order_generation_3x3``."""
+    config = with_grid(config, grid)
+    if not is_config(config):
+        raise UsageError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}, or a grid config such as "
+                         "order_generation_3x3")
+    task = get_task(config)
     options = {k: kwargs.pop(k, default) for k, default in task.options.items()}
     settings = {k: kwargs.pop(k, default) for k, default in task.settings.items()}
     for key in _KNOWN_OPTIONS:
@@ -289,8 +303,21 @@ def make_builder(config: str, source: str | os.PathLike | None = None, seed: int
                          **kwargs)
 
 
+def with_grid(config: str, grid: tuple[int, int] | str | None) -> str:
+    """``config`` cut on ``grid`` (``(3, 3)``, ``"3x3"``): its grid config name; ``config`` when ``grid`` is None.
+    ``UsageError`` for a config without grids or a grid out of range."""
+    if grid is None:
+        return config
+    try:
+        rows, cols = (int(v) for v in (grid.lower().split("x") if isinstance(grid, str) else grid))
+        return grid_config(config, rows, cols)
+    except ValueError as err:
+        raise UsageError(f"--grid {grid}: {err}") from None
+
+
 def load_dataset(config: str, split: str | None = "test", source: str | os.PathLike | None = None,
                  seed: int = 0, num_proc: int | None = None, cache_dir: str | None = None,
+                 grid: tuple[int, int] | str | None = None,
                  **kwargs) -> datasets.Dataset | datasets.DatasetDict:
     """Build (or reload from the ``datasets`` cache) one config of the benchmark.
 
@@ -299,6 +326,6 @@ def load_dataset(config: str, split: str | None = "test", source: str | os.PathL
     """
     if split is not None and split not in SPLITS:
         raise UsageError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
-    builder = make_builder(config, source, seed, cache_dir, **kwargs)
+    builder = make_builder(config, source, seed, cache_dir, grid, **kwargs)
     builder.download_and_prepare(num_proc=num_proc)
     return builder.as_dataset(split=split)

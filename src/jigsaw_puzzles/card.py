@@ -12,8 +12,8 @@ from importlib import resources
 from pathlib import Path
 
 from ._version import __version__
-from .spec import CITATION, CONFIGS, GENERATOR_VERSION, HOMEPAGE, LITE_FRACTION, SPLITS, features
-from .tasks import TASKS
+from .spec import CITATION, CONFIGS, GENERATOR_VERSION, HOMEPAGE, LITE_FRACTION, SPLITS, features, get as get_spec
+from .tasks import get_task
 
 ASSETS = "assets"
 LICENSE_FILE = "CREDITS.md"
@@ -126,10 +126,14 @@ def render_card(configs: list[str], counts: dict, sizes: dict, report: dict, see
     summary = (f"{curation['accepted']} of {curation['accepted'] + curation['rejected']} files accepted "
                f"by the automated curation rules ({rules}); every rejection and its reason is in "
                f"[`curation_report.json`](curation_report.json).")
-    rows = "\n".join(f"| `{c}` | {CONFIGS[c].title} | {'x'.join(map(str, CONFIGS[c].grid))} | "
-                     f"{CONFIGS[c].chance * 100:.2f}% | {counts[c]['test']} | {counts[c]['lite']} |" for c in configs)
+    rows = "\n".join(f"| `{c}` | {get_spec(c).title} | {'x'.join(map(str, get_spec(c).grid))} | "
+                     f"{get_spec(c).chance * 100:.2f}% | {counts[c]['test']} | {counts[c]['lite']} |"
+                     for c in sorted(configs, key=lambda c: c not in CONFIGS))  # the paper's first
+    if any(c not in CONFIGS for c in configs):  # grid configs, apart from the paper's
+        first_grid = next(c for c in sorted(configs, key=lambda c: c not in CONFIGS) if c not in CONFIGS)
+        rows = rows.replace(f"| `{first_grid}` |", "| *beyond the paper:* | | | | | |\n| `" + first_grid + "` |", 1)
     examples = "\n\n".join(f"**`{c}`**\n\n![{c}: one item, answer shown]({assets[c]})" for c in configs if c in assets)
-    task_rules = "\n\n".join(f"### `{c}`\n\n{TASKS[c].summary}.\n\n{TASKS[c].rules}" for c in configs)
+    task_rules = "\n\n".join(f"### `{c}`\n\n{get_task(c).summary}.\n\n{get_task(c).rules}" for c in configs)
     for config in configs:
         if not counts[config]["lite"]:
             task_rules += (f"\n\n`{config}` has no `lite` split in this export: the task skipped every source of "

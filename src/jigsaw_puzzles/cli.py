@@ -93,11 +93,48 @@ def _add_source(p: argparse.ArgumentParser) -> None:
                         "points); balanced: exactly balanced letters and Lite size, for a frozen folder")
 
 
+def _config_name(text: str) -> str:
+    from .spec import is_config
+
+    if not is_config(text):
+        raise argparse.ArgumentTypeError(f"unknown config {text!r}; choose from {', '.join(CONFIGS)}, or a grid "
+                                         "config such as order_generation_3x3")
+    return text
+
+
+def _grid(text: str) -> str:
+    from .builder import with_grid
+
+    try:
+        with_grid("order_generation", text)
+    except UserError as err:
+        raise argparse.ArgumentTypeError(str(err).split(": ", 1)[-1]) from None
+    return text
+
+
 def _add_configs(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--configs", nargs="+", choices=list(CONFIGS), default=None, metavar="CONFIG",
+    p.add_argument("--configs", nargs="+", type=_config_name, default=None, metavar="CONFIG",
                    help=f"configs to use (default: all, skipping any that cannot be built here; one named here "
                         f"that cannot be built is an error): "
-                        f"{', '.join(CONFIGS)}")
+                        f"{', '.join(CONFIGS)}; beyond the paper, the order tasks on any grid: "
+                        f"order_restoration_RxC, order_generation_RxC (e.g. order_generation_3x3)")
+    p.add_argument("--grid", type=_grid, default=None, metavar="RxC",
+                   help="cut the order tasks on this grid (e.g. 3x3, 4x4, 2x3; 1-8 a side): --configs "
+                        "order_generation --grid 3x3 is order_generation_3x3; without --configs, both order tasks")
+
+
+def apply_grid(args) -> None:
+    """``--grid RxC``: the order configs asked for (both when none is) on that grid; other configs unchanged."""
+    grid = getattr(args, "grid", None)
+    if not grid:
+        return
+    from .builder import with_grid
+    from .spec import GRID_BASES
+
+    asked = args.configs or list(GRID_BASES)
+    if not any(c in GRID_BASES for c in asked):
+        raise UsageError(f"--grid applies to {', '.join(GRID_BASES)}; none of --configs is one of them")
+    args.configs = [with_grid(c, grid) if c in GRID_BASES else c for c in asked]
 
 
 def _add_clip(p: argparse.ArgumentParser) -> None:
@@ -389,6 +426,7 @@ def main(argv: list[str] | None = None) -> int:
         else None
     try:
         args = build_parser().parse_args(argv)
+        apply_grid(args)
         return args.func(args)
     except UserError as err:
         print(f"{PROG}: error: {' '.join(str(err).split())}", file=sys.stderr)

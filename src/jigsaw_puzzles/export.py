@@ -21,7 +21,7 @@ from ._version import __version__
 from .builder import CONFIGS, make_builder
 from .errors import ConfigUnavailable, UsageError
 from .sources import folder_fingerprint
-from .spec import GENERATOR_VERSION, SPLITS
+from .spec import GENERATOR_VERSION, SPLITS, is_config
 
 ROW_GROUP_SIZE = 64
 
@@ -47,9 +47,10 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     out = Path(out)
     explicit = configs is not None
     configs = list(configs or CONFIGS)
-    unknown = [c for c in configs if c not in CONFIGS]
+    unknown = [c for c in configs if not is_config(c)]
     if unknown:
-        raise UsageError(f"unknown config(s) {', '.join(unknown)}; choose from {', '.join(CONFIGS)}")
+        raise UsageError(f"unknown config(s) {', '.join(unknown)}; choose from {', '.join(CONFIGS)}, or a grid "
+                         "config such as order_generation_3x3")
     if (out / f"{out.name}.py").exists():
         raise UsageError(f"{out}/{out.name}.py exists: datasets >= 4 refuses such a folder; choose another --out")
     if out.exists() and not out.is_dir():

@@ -106,3 +106,41 @@ def option_lines(options: list[str]) -> str:
     """``A. first\\nB. second ...`` as the templates lay options out."""
     return "\n".join(f"{LETTERS[i]}. {text}" for i, text in enumerate(options))
 
+
+
+# ----------------------------------------------------------------------------------- grids beyond the paper
+# The order templates for an R x C grid (configs such as ``order_generation_3x3``): the paper's wording with
+# the grid said in words and the regions numbered row by row. The paper's own 2x2 configs keep the templates
+# above, verbatim.
+_GRID_INTRO = (
+    "Question: You are given {images} that are cropped from an original full image. The full image was "
+    "divided into {rows} rows and {cols} columns of equal size ({n} regions). The {n} cropped images have been "
+    "shuffled. Based on the visual content of each cropped image, determine the correct order that "
+    "reconstructs the original full image. The order lists the regions row by row: from left to right within "
+    "a row, and the rows from top to bottom (the first region is the top-left one, the last the bottom-right "
+    "one). "
+)
+ORDER_RESTORATION_GRID = (
+    _GRID_INTRO
+    + "Choose the most appropriate option based on the mapping below:\n"
+    "{options}\n"
+    "Each number corresponds to the index of the shuffled images you received. Please respond only "
+    "with {letters}, without any additional explanation or description."
+)
+ORDER_GENERATION_GRID = (
+    _GRID_INTRO
+    + "Please respond only with a Python-style list of {n} integers indicating the correct order of "
+    "the shuffled images, like {example}. Each number corresponds to the index of the shuffled "
+    "images you received. Please Do not provide any explanation or description."
+)
+
+
+def image_list(n: int) -> str:
+    """``<image 1>, <image 2>, ..., <image n>`` as the templates name the images."""
+    return ", ".join(f"<image {k}>" for k in range(1, n + 1))
+
+
+def letter_list(k: int) -> str:
+    """``"A", "B", "C", or "D"`` (``"A" or "B"`` for two)."""
+    quoted = [f'"{LETTERS[i]}"' for i in range(k)]
+    return " or ".join(quoted) if k == 2 else ", ".join(quoted[:-1]) + ", or " + quoted[-1]

@@ -20,13 +20,23 @@ from typing import Iterable, Sequence
 
 from .errors import UsageError
 from .inference.rundir import RunDir
-from .spec import CONFIGS, PAPER_CONFIGS
+from .spec import CONFIGS, PAPER_CONFIGS, get as get_spec, is_config
 from .variants import Variant
 
 TABLE_CONFIGS = PAPER_CONFIGS
 OPEN_ENDED = tuple(c for c in CONFIGS if c not in PAPER_CONFIGS)  # reported after "Overall"
 ORDER_GENERATION = "order_generation"
 COLUMNS = TABLE_CONFIGS + ("overall",) + OPEN_ENDED
+
+
+def columns(runs: Sequence["RunSummary"]) -> tuple[str, ...]:
+    """The table's columns: the paper's, then any grid config a run answered (beyond the paper)."""
+    extra = sorted({c for r in runs for c in r.metrics if c not in COLUMNS and is_config(c)})
+    return COLUMNS + tuple(extra)
+
+
+def label(col: str) -> str:
+    return LABELS.get(col) or get_spec(col).short
 LABELS = {**{c: s.short for c, s in CONFIGS.items()}, "overall": "Overall"}
 # Fig. 5 abbreviations (initials, _e / _h for Easy / Hard)
 SHORT = {c: s.short.replace(" Easy", "_e").replace(" Hard", "_h") for c, s in CONFIGS.items()}
@@ -150,6 +160,7 @@ def _baseline_value(runs: Sequence[RunSummary], col: str, key: str) -> float | N
 def table_rows(runs: Sequence[RunSummary]) -> list[dict]:
     """Rows of the table: per split, Random + p < 0.05 rows, then the runs (in the order given)."""
     rows = []
+    cols = columns(runs)
     splits = list(dict.fromkeys(r.split for r in runs))
     for split in splits:
         group = [r for r in runs if r.split == split]
@@ -158,14 +169,14 @@ def table_rows(runs: Sequence[RunSummary]) -> list[dict]:
                       if "overall" in r.metrics), len(TABLE_CONFIGS))
         note = {"overall_note": f"over {ncols} of {len(TABLE_CONFIGS)} tasks"} if ncols < len(TABLE_CONFIGS) else {}
         rows.append({"name": f"Random Guessing{tag}", "kind": "baseline", "split": split,
-                     **{c: _baseline_value(group, c, "chance") for c in COLUMNS}, **note})
+                     **{c: _baseline_value(group, c, "chance") for c in cols}, **note})
         rows.append({"name": f"↑ Random (p < 0.05){tag}", "kind": "baseline", "split": split,
-                     **{c: _baseline_value(group, c, "critical_value") for c in COLUMNS}, **note})
+                     **{c: _baseline_value(group, c, "critical_value") for c in cols}, **note})
     for r in runs:
         row = {"name": r.name, "kind": "run", "split": r.split, "model": r.model, "backend": r.backend,
                "parameters": r.parameters, "run_dir": str(r.path), "complete": r.complete,
                "n_missing": r.n_missing, "n_errors": r.n_errors}
-        for c in COLUMNS:
+        for c in cols:
             row[c] = "skipped" if c in r.skipped else r.acc(c)
         if r.overall_tasks() < len(TABLE_CONFIGS) and row["overall"] is not None:
             row["overall_note"] = f"over {r.overall_tasks()} of {len(TABLE_CONFIGS)} tasks"
@@ -190,12 +201,13 @@ def _incomplete(row: dict) -> str:
 
 def format_markdown(runs: Sequence[RunSummary], rows: list[dict] | None = None) -> str:
     rows = rows if rows is not None else table_rows(runs)
-    head = ["Model"] + [LABELS[c] for c in COLUMNS]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * len(COLUMNS)) + "|"]
+    cols = columns(runs)
+    head = ["Model"] + [label(c) for c in cols]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * len(cols)) + "|"]
     notes = []
     for row in rows:
         cells = [row["name"] + _incomplete(row)]
-        for c in COLUMNS:
+        for c in cols:
             s = _fmt(row.get(c))
             if c == "overall" and row.get("overall_note"):
                 s += "†"
@@ -211,21 +223,22 @@ def format_markdown(runs: Sequence[RunSummary], rows: list[dict] | None = None) 
                          f"To enable: {why.get('enable', '')} (full reason in {where})")
     splits = sorted({str(r.split) for r in runs})
     notes.append("Accuracy in % (exact match). Overall = mean of the seven Table-2 tasks; OG = Order Generation "
-                 f"(open-ended, not in Overall). Split: {', '.join(splits)}.")
+                 "(open-ended, not in Overall)"
+                 + ("; columns after OG are grid configs beyond the paper (e.g. OR 3x3 = order_restoration_3x3)"
+                    if len(cols) > len(COLUMNS) else "") + f". Split: {', '.join(splits)}.")
     return "\n".join(lines) + "\n\n" + "\n\n".join(notes) + "\n"
 
 
 def write_csv(rows: list[dict], path: str | os.PathLike) -> None:
-    cols = ["name", "kind", "split", "model", "backend", "parameters", "complete", "n_missing", "n_errors"] \
-        + [LABELS[c] for c in COLUMNS] \
-        + ["run_dir"]
+    configs = list(COLUMNS) + sorted({k for r in rows for k in r if k not in COLUMNS and is_config(k)})
+    meta = ["name", "kind", "split", "model", "backend", "parameters", "complete", "n_missing", "n_errors"]
+    keys = meta + configs + ["run_dir"]
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(cols)
+        w.writerow(meta + [label(c) for c in configs] + ["run_dir"])
         for row in rows:
             rec = []
-            for c in cols:
-                key = next((k for k, lab in LABELS.items() if lab == c), c)
+            for key in keys:
                 v = row.get(key)
                 rec.append("" if v is None else (f"{v:.4f}" if isinstance(v, float) else v))
             w.writerow(rec)
@@ -245,7 +258,7 @@ def plot_task_bars(runs: Sequence[RunSummary], path, rows: list[dict] | None = N
     import numpy as np
 
     plt = _plt()
-    cols = [c for c in COLUMNS if any(isinstance(r.acc(c), float) for r in runs)]
+    cols = [c for c in columns(runs) if any(isinstance(r.acc(c), float) for r in runs)]
     x = np.arange(len(cols))
     width = 0.8 / max(1, len(runs))
     fig, ax = plt.subplots(figsize=(max(7, 1.1 * len(cols) + 0.25 * len(runs) * len(cols)), 4.5))
@@ -261,7 +274,7 @@ def plot_task_bars(runs: Sequence[RunSummary], path, rows: list[dict] | None = N
         if cv is not None:
             ax.hlines(cv, i - 0.45, i + 0.45, colors="r", linestyles=":", linewidth=1,
                       label="Random (p < 0.05)" if i == 0 else None)
-    ax.set_xticks(x, [LABELS[c] for c in cols])
+    ax.set_xticks(x, [label(c) for c in cols])
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 100)
     ax.set_title("Jigsaw-Puzzles: accuracy per task")

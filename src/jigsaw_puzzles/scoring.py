@@ -23,7 +23,7 @@ from typing import Any, Iterable, Optional, Sequence, Union
 import numpy as np
 
 from .extraction import AMBIGUOUS, PARSED, Extraction, classify_response
-from .spec import (ANOMALY, ANOMALY_CHANCE_ALTERED, ANOMALY_CHANCE_UNCHANGED, CONFIGS, PAPER_CONFIGS, format_anomaly,
+from .spec import (ANOMALY, ANOMALY_CHANCE_ALTERED, ANOMALY_CHANCE_UNCHANGED, CONFIGS, ORDER, PAPER_CONFIGS, format_anomaly,
                    get as get_spec, parse_reference)
 
 __all__ = [
@@ -213,7 +213,7 @@ def _column(config: str, refs: list[str], items: list[tuple[Extraction, bool]]) 
     }
     if config == "anomaly_detection":
         res.update(_anomaly_extras(refs, items))
-    elif config == "order_generation":
+    elif get_spec(config).kind == ORDER:  # order_generation, and its grid configs
         res.update(_order_extras(refs, items))
     return res
 
@@ -243,8 +243,8 @@ def _order_extras(refs: list[str], items: list[tuple[Extraction, bool]]) -> dict
     for ref, (ex, _) in zip(refs, items):
         true = tuple(int(x) for x in ref.strip("[]").split(","))
         pred = (ex.parts or {}).get("order")
-        if pred and len(pred) == 4:
-            slots += sum(a == b for a, b in zip(pred, true)) / 4
+        if pred and len(pred) == len(true):
+            slots += sum(a == b for a, b in zip(pred, true)) / len(true)
         if ex.status == PARSED and pred:
             taus += kendall_tau(pred, true)  # an unreadable answer counts as tau = 0 (a random guess's mean)
     n = len(items)
@@ -331,7 +331,7 @@ def aggregate(items: Sequence[tuple[Extraction, bool]], references: Sequence[str
         by_cfg.setdefault(cfg, []).append(i)
     result: dict[str, dict[str, float]] = {}
     nulls: dict[str, np.ndarray] = {}
-    for cfg in CONFIGS:  # table order
+    for cfg in [*CONFIGS, *(c for c in by_cfg if c not in CONFIGS)]:  # table order, then grid configs
         idx = by_cfg.get(cfg)
         if not idx:
             continue

@@ -29,6 +29,7 @@ __all__ = [
     "LITE_FRACTION", "ANOMALY_CHANCE_UNCHANGED", "ANOMALY_CHANCE_ALTERED", "ANOMALY_MIX",
     "format_choice", "format_anomaly", "anomaly_answers", "format_order", "parse_reference", "answer_space",
     "config_from_id", "get", "select_configs", "features", "CITATION", "HOMEPAGE", "GENERATOR_VERSION",
+    "GRID_BASES", "MAX_GRID_SIDE", "grid_config", "is_config", "is_answer",
 ]
 
 #: Option letters, in order: option ``k`` (0-based) is ``LETTERS[k]``.
@@ -121,18 +122,72 @@ CONFIGS: dict[str, ConfigSpec] = {c.name: c for c in _ALL}
 PAPER_CONFIGS: tuple[str, ...] = tuple(c.name for c in _ALL if c.in_overall)
 
 
+#: Configs beyond the paper: ``<base>_<R>x<C>`` cuts a base config's task on an R x C grid (R, C in 1..8, at
+#: least 2 cells; 2x2 is the paper's own config). They are never part of Table 2 or "Overall".
+GRID_BASES = ("order_restoration", "order_generation")
+MAX_GRID_SIDE = 8
+_GRID_NAME = re.compile(r"(" + "|".join(GRID_BASES) + r")_(\d+)x(\d+)")
+_GRID_SPECS: dict[str, ConfigSpec] = {}
+
+
+def grid_config(base: str, rows: int, cols: int) -> str:
+    """The name of ``base`` cut on ``rows`` x ``cols`` (``"order_generation_3x3"``); the paper's config for its
+    own grid. ``ValueError`` for a base without grids or a grid out of range."""
+    if base not in GRID_BASES:
+        raise ValueError(f"{base!r} takes no grid; grids exist for {', '.join(GRID_BASES)}")
+    rows, cols = int(rows), int(cols)
+    if not (1 <= rows <= MAX_GRID_SIDE and 1 <= cols <= MAX_GRID_SIDE) or rows * cols < 2:
+        raise ValueError(f"grid {rows}x{cols}: rows and columns are 1-{MAX_GRID_SIDE}, with at least 2 cells")
+    return base if (rows, cols) == CONFIGS[base].grid else f"{base}_{rows}x{cols}"
+
+
+def _grid_spec(config: str) -> ConfigSpec | None:
+    m = _GRID_NAME.fullmatch(config) if type(config) is str else None
+    if m is None:
+        return None
+    spec = _GRID_SPECS.get(config)
+    if spec is None:
+        base, rows, cols = m.group(1), int(m.group(2)), int(m.group(3))
+        if grid_config(base, rows, cols) != config:  # out of range, or the paper's own grid under another name
+            raise ValueError(f"{config!r}: use {grid_config(base, rows, cols)!r}")
+        paper = CONFIGS[base]
+        tag = f"{rows}x{cols}"
+        n_orders = 1
+        for k in range(2, rows * cols + 1):
+            n_orders *= k
+        spec = _GRID_SPECS[config] = ConfigSpec(
+            config, f"order_{tag}", f"{paper.title} ({tag})", f"{paper.short} {tag}", paper.kind,
+            min(paper.num_options, n_orders),
+            rows * cols, (rows, cols), in_overall=False)
+    return spec
+
+
 def get(config: str) -> ConfigSpec:
-    """The spec of ``config``; a clear ``ValueError`` for an unknown name."""
+    """The spec of ``config`` (a paper config or a grid config such as ``order_generation_3x3``); a clear
+    ``ValueError`` for an unknown name."""
     try:
         return CONFIGS[config]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}") from None
+        pass
+    spec = _grid_spec(config)
+    if spec is None:
+        raise ValueError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}, or a grid config "
+                         f"<{'|'.join(GRID_BASES)}>_<R>x<C>")
+    return spec
+
+
+def is_config(config: str) -> bool:
+    try:
+        get(config)
+        return True
+    except ValueError:
+        return False
 
 
 def config_from_id(row_id: str) -> str:
     """``"order_restoration/3f2a9c0d1e4b5a67"`` -> ``"order_restoration"`` (row ids are ``config/source``)."""
     config = str(row_id).split("/", 1)[0]
-    if config not in CONFIGS:
+    if not is_config(config):
         raise ValueError(f"cannot derive a config from id {row_id!r}")
     return config
 
@@ -174,10 +229,22 @@ def answer_space(config: str) -> frozenset[str]:
             space = frozenset(spec.letters)
         elif spec.kind == ANOMALY:
             space = frozenset(anomaly_answers(spec.num_options))
-        else:
+        elif spec.order_length <= 6:
             space = frozenset(format_order(p) for p in permutations(range(1, spec.order_length + 1)))
+        else:
+            raise ValueError(f"{config}: {spec.order_length}! orders are too many to list; use is_answer()")
         _SPACES[config] = space
     return space
+
+
+def is_answer(answer: str, config: str) -> bool:
+    """Whether ``answer`` is a canonical answer of ``config`` (an order: any permutation of 1..n)."""
+    spec = get(config)
+    if spec.kind == ORDER and spec.order_length > 6:
+        m = _ORDER_BODY.fullmatch(answer)
+        return m is not None and format_order(m.group(1).split(",")) == answer and \
+            sorted(int(v) for v in m.group(1).split(",")) == list(range(1, spec.order_length + 1))
+    return answer in answer_space(config)
 
 
 _LINE_SPACE = re.compile(r"[ \t\r\f\v]+")
@@ -215,7 +282,7 @@ def parse_reference(reference: object, config: str) -> str:
     else:
         m = _ORDER_BODY.fullmatch(text.strip())
         ref = format_order(m.group(1).split(",")) if m else text.strip()
-    if ref not in answer_space(config):
+    if not is_answer(ref, config):
         raise ValueError(f"reference {reference!r} is not a valid {config} answer (see the README, 'Row schema')")
     if key is not None:
         if len(_REFERENCES) >= _REFERENCES_MAX:
@@ -254,10 +321,12 @@ CITATION = """\
 
 
 def select_configs(configs: Sequence[str] | None = None) -> list[str]:
-    """``configs`` in table order (all when ``None``), with a clear error for unknown names."""
+    """``configs`` in table order, grid configs after them in the order given (all paper configs when
+    ``None``), with a clear error for unknown names."""
     if configs is None:
         return list(CONFIGS)
-    unknown = [c for c in configs if c not in CONFIGS]
+    unknown = [c for c in configs if not is_config(c)]
     if unknown:
-        raise ValueError(f"unknown config(s) {', '.join(map(str, unknown))}; choose from {', '.join(CONFIGS)}")
-    return [c for c in CONFIGS if c in set(configs)]
+        raise ValueError(f"unknown config(s) {', '.join(map(str, unknown))}; choose from {', '.join(CONFIGS)}, or "
+                         f"a grid config <{'|'.join(GRID_BASES)}>_<R>x<C>")
+    return [c for c in CONFIGS if c in set(configs)] + list(dict.fromkeys(c for c in configs if c not in CONFIGS))

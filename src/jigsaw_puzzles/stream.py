@@ -35,7 +35,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from .errors import UsageError
 from .rng import ItemRNG, stable_hash
 from .sources import curate, folder_fingerprint, load_normalised
-from .spec import CONFIGS
+from .spec import CONFIGS, is_config
 from .training import to_prompt
 
 #: The configs the stream can cut without a whole-folder preparation step (the CLIP-mined hard config needs one).
@@ -97,9 +97,10 @@ class Curriculum:
 
 
 def _check_mixture(mixture: Mapping[str, float]) -> None:
-    bad = [c for c in mixture if c not in STREAM_CONFIGS]
+    bad = [c for c in mixture if c not in STREAM_CONFIGS and not (c not in CONFIGS and is_config(c))]
     if bad:
-        raise UsageError(f"the training stream cannot cut {', '.join(bad)}; choose from {', '.join(STREAM_CONFIGS)}")
+        raise UsageError(f"the training stream cannot cut {', '.join(bad)}; choose from {', '.join(STREAM_CONFIGS)}, "
+                         "or a grid config such as order_generation_3x3")
     if not mixture or any(w < 0 for w in mixture.values()) or not sum(mixture.values()) > 0:
         raise UsageError("a mixture needs non-negative weights with a positive sum")
 
@@ -163,7 +164,7 @@ def _pick(rng: ItemRNG, mixture: Mapping[str, float]) -> str:
 
 def _generate(shards: Sequence[int], num_shards: int, paths: Mapping[str, str], seed: int, curriculum: Curriculum,
               cache_size: int, passes: int | None) -> Iterator[dict]:
-    from .tasks import TASKS, Context, TaskError
+    from .tasks import Context, TaskError, get_task
 
     sources = _Sources(paths, cache_size)
     mine = sorted(s for s in paths if int(stable_hash("shard", s), 16) % num_shards in set(shards))
@@ -175,7 +176,7 @@ def _generate(shards: Sequence[int], num_shards: int, paths: Mapping[str, str], 
         for sid in order:
             mixture = curriculum.mixture(served)
             config = _pick(ItemRNG("stream config", seed, p, sid), mixture)
-            task = TASKS[config]
+            task = get_task(config)
             rng = ItemRNG("stream", seed, p, task.family, sid)
             image = sources.load(sid)
             if task.check(image) is not None:

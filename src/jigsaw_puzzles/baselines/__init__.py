@@ -7,8 +7,19 @@
 Both are pure functions of a dataset row (dict with ``id``, ``images``, ``options``; the
 solver never reads ``answer`` or ``metadata``).
 """
+from ..spec import get as _get
+from .placer import solve_grid
 from .random_baseline import CHANCE, answer_rng, random_answer
-from .solver import THRESHOLDS, SolverAnswer, solve
+from .solver import CONFIGS as _PAPER, THRESHOLDS, SolverAnswer, solve as _solve_paper
+
+
+def solve(row: dict, config: str) -> SolverAnswer:
+    """The solver's answer to ``row`` of ``config``: the paper's configs by :mod:`.solver`, a grid config
+    (``order_generation_3x3``) by the any-grid placer (:func:`.placer.solve_grid`)."""
+    if config not in _PAPER:
+        return solve_grid(row, *_get(config).grid)  # ValueError for an unknown config
+    return _solve_paper(row, config)
+
 
 BASELINES = ("random", "solver")
 

@@ -132,3 +132,27 @@ def place(pieces: Sequence, rows: int, cols: int) -> Placement:
     if rows * cols <= EXHAUSTIVE_MAX:
         return _exhaustive(H, V, rows, cols)
     return _greedy(H, V, rows, cols)
+
+
+def solve_grid(row: dict, rows: int, cols: int):
+    """The solver's answer to a grid order item (``order_generation_3x3``, ``order_restoration_4x4``, ...):
+    the placed order, or for a choice item the option whose layout has the lowest seam cost."""
+    import re
+
+    from ..spec import LETTERS, format_order
+    from .solver import SolverAnswer
+
+    pieces = list(row["images"])
+    if not row.get("options"):
+        placed = place(pieces, rows, cols)
+        return SolverAnswer(format_order(placed.order), placed.margin, {"cost": placed.cost})
+    H, V = _pairwise([_Piece(_image(p)) for p in pieces])
+    costs = {}
+    for j, option in enumerate(row["options"]):
+        order = [int(x) for x in re.findall(r"\d+", str(option))]
+        ok = sorted(order) == list(range(1, rows * cols + 1))
+        costs[LETTERS[j]] = _layout_cost(H, V, [i - 1 for i in order], rows, cols) if ok else np.inf
+    ranked = sorted(costs.values())
+    margin = float(np.clip(1 - ranked[0] / ranked[1], 0, 1)) if len(ranked) > 1 and np.isfinite(ranked[1]) \
+        and ranked[1] > 0 else 0.0
+    return SolverAnswer(min(costs, key=costs.get), margin, {"costs": costs})

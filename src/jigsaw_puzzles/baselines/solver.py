@@ -331,4 +331,4 @@ def solve(row: dict, config: str) -> SolverAnswer:
         return _anomaly(row)
     if config in ("order_restoration", "order_generation"):
         return _order(row, config)
-    raise ValueError(f"unknown config {config!r}; expected one of {CONFIGS}")
+    raise ValueError(f"unknown config {config!r}; expected one of {CONFIGS} (grid configs: baselines.solve)")

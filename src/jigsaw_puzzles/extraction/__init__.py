@@ -124,7 +124,10 @@ def _fast(text: str, config: str) -> Optional[Extraction]:
     """The cascade's result for a short, complete answer in its commonest forms, else ``None``."""
     if len(text) > 64 or not text.isascii():
         return None
-    kind, letters, desc = _INFO[config]
+    info = _INFO.get(config)
+    if info is None:  # a grid config (order_generation_3x3): the full cascade
+        return None
+    kind, letters, desc = info
     if kind == CHOICE:
         m = _FAST_LETTER.fullmatch(text)
         if m is None:
@@ -196,7 +199,7 @@ def _cascade(text: Any, spec, config: str, options: Optional[Sequence[str]] = No
     if spec.kind == CHOICE:
         return _choice(t, strict, spec, options, config)
     if spec.kind == ORDER:
-        return _order(t, strict)
+        return _order(t, strict, spec.order_length, spec.grid == (2, 2))
     return _anomaly(t, strict)
 
 

@@ -16,6 +16,18 @@ _SEP = r"(?:\s*(?:,|;|->|-)\s*|\s+)"
 _ITEM = r"(?:<?image\s?|img\s?|#)?\d+>?"
 _LIST_BRACKET = re.compile(r"[\[(]\s?(" + _ITEM + r"(?:" + _SEP + _ITEM + r")*)\s?[\])]", re.I)
 _BARE_SEQ = re.compile(r"([1-9])(?<![\d.\w][1-9])" + (_SEP + r"([1-9])") * 3 + r"(?![\d\w]|\.\d)")
+_BARE_SEQS: dict[int, re.Pattern] = {4: _BARE_SEQ}
+
+
+def _bare_seq(n: int) -> re.Pattern | None:
+    """An unbracketed sequence of ``n`` single digits ("2 3 1 4"); None past 9 pieces (two-digit numbers must
+    come bracketed: a bare "1 2 10" is not read)."""
+    if n > 9:
+        return None
+    if n not in _BARE_SEQS:
+        _BARE_SEQS[n] = re.compile(r"([1-9])(?<![\d.\w][1-9])" + (_SEP + r"([1-9])") * (n - 1)
+                                   + r"(?![\d\w]|\.\d)")
+    return _BARE_SEQS[n]
 # Line-bounded like the letter markers: a list on the next line only counts after a colon ("Order:\n[2, 3, 1, 4]").
 # Each branch starts with a literal letter and then checks that no letter precedes it (see common._lowered).
 _ORDER_MARKER = _caseless(
@@ -48,14 +60,14 @@ def _ints(s: str) -> tuple[int, ...]:
     return nums
 
 
-def _order_result(nums: tuple[int, ...], rule: str) -> Extraction:
-    parts = {"order": nums} if len(nums) == 4 else {}
-    if len(nums) == 4 and sorted(nums) == [1, 2, 3, 4]:
+def _order_result(nums: tuple[int, ...], rule: str, n: int = 4) -> Extraction:
+    parts = {"order": nums} if len(nums) == n else {}
+    if len(nums) == n and sorted(nums) == list(range(1, n + 1)):
         return Extraction(format_order(nums), PARSED, rule, "", parts)
-    return Extraction(None, INVALID, rule, f"{list(nums)} is not a permutation of 1-4", parts)
+    return Extraction(None, INVALID, rule, f"{list(nums)[:70]} is not a permutation of 1-{n}", parts)
 
 
-def _affirmed_list(frag: str) -> Optional[tuple[int, ...]]:
+def _affirmed_list(frag: str, n: int = 4) -> Optional[tuple[int, ...]]:
     """The last list in ``frag`` that is not negated (bracketed, else a bare 4-number sequence outside the
     brackets): "[1, 2, 3, 4] is wrong, [2, 3, 1, 4]" -> (2, 3, 1, 4); "Not [1, 2, 3, 4]." -> None."""
     last = None
@@ -67,7 +79,8 @@ def _affirmed_list(frag: str) -> Optional[tuple[int, ...]]:
     if last is not None:
         return last
     i = 0
-    for m in _BARE_SEQ.finditer(frag):  # both in text order: one pointer skips the bracket spans
+    bare = _bare_seq(n)
+    for m in (bare.finditer(frag) if bare is not None else ()):  # in text order: one pointer skips the brackets
         while i < len(spans) and spans[i][1] <= m.start():
             i += 1
         inside = i < len(spans) and spans[i][0] <= m.start()  # part of a (negated) bracket list
@@ -76,14 +89,15 @@ def _affirmed_list(frag: str) -> Optional[tuple[int, ...]]:
     return last
 
 
-def _order_from_fragment(frag: str) -> Optional[tuple[int, ...]]:
-    return _affirmed_list(frag.strip())
+def _order_from_fragment(frag: str, n: int = 4) -> Optional[tuple[int, ...]]:
+    return _affirmed_list(frag.strip(), n)
 
 
-def _order_marker_cand(t: str, m: re.Match) -> Optional[tuple[int, tuple[int, ...]]]:
+def _order_marker_cand(t: str, m: re.Match, n: int = 4) -> Optional[tuple[int, tuple[int, ...]]]:
     """(end, numbers) of the list an _ORDER_MARKER match introduces, or ``None`` (no list, or a negated one)."""
-    tail = t[m.end(): m.end() + 60]
-    b = _LIST_BRACKET.match(tail) or _BARE_SEQ.match(tail)
+    tail = t[m.end(): m.end() + 60 + 5 * n]
+    bare = _bare_seq(n)
+    b = _LIST_BRACKET.match(tail) or (bare.match(tail) if bare is not None else None)
     if b is None or _negated(t, m.end(), m.end() + b.end()):  # "The order [1, 2, 3, 4] is wrong"
         return None
     nums = _ints(b.group(1)) if b.re is _LIST_BRACKET else tuple(int(g) for g in b.groups())
@@ -93,7 +107,7 @@ def _order_marker_cand(t: str, m: re.Match) -> Optional[tuple[int, tuple[int, ..
 _END_PUNCT = frozenset(" .!*\"'")  # may follow a final list without another candidate ending later
 
 
-def _last_line_order(t: str, tl: str) -> Optional[tuple[int, tuple[int, ...]]]:
+def _last_line_order(t: str, tl: str, n: int = 4) -> Optional[tuple[int, tuple[int, ...]]]:
     """Step 1 decided by the last line or sentence alone ("... The order is [2, 3, 1, 4]."), or ``None``;
     exact for the reasons given in choice._last_line_marker (a list ends with a digit or bracket)."""
     ls = _last_segment(t)
@@ -101,7 +115,7 @@ def _last_line_order(t: str, tl: str) -> Optional[tuple[int, tuple[int, ...]]]:
         return None
     cand = None
     for m in _ORDER_MARKER[1].finditer(tl, ls):
-        c = _order_marker_cand(t, m)
+        c = _order_marker_cand(t, m, n)
         if c is not None:
             cand = c
     if cand is None or not _END_PUNCT.issuperset(t[cand[0]:]):
@@ -109,20 +123,22 @@ def _last_line_order(t: str, tl: str) -> Optional[tuple[int, tuple[int, ...]]]:
     return cand
 
 
-def _order(t: str, strict: bool) -> Extraction:
+def _order(t: str, strict: bool, n: int = 4, regions: bool = True) -> Extraction:
+    """The order list of ``n`` pieces in ``t``; ``regions``: the 2x2 region names ("top-left: 3") count too."""
+    bare = _bare_seq(n)
     cands: list[tuple[int, str, tuple[int, ...]]] = []
     boxed = _last_boxed(t)  # only the box ending last can win
     if boxed is not None:
         end, content = boxed
-        nums = _order_from_fragment(_clean(content))
+        nums = _order_from_fragment(_clean(content), n)
         cands.append((end, "boxed", nums if nums is not None else ()))
     tl = _lowered(t)
     if tl is not None and len(t) > 64:
-        quick = _last_line_order(t, tl)
+        quick = _last_line_order(t, tl, n)
         if quick is not None and (boxed is None or boxed[0] < quick[0]):
-            return _order_result(quick[1], "marker")
+            return _order_result(quick[1], "marker", n)
     for m in _finditer(_ORDER_MARKER, t, tl, _start(tl, _ORDER_KEYS, 0)):
-        cand = _order_marker_cand(t, m)
+        cand = _order_marker_cand(t, m, n)
         if cand is not None:
             cands.append((cand[0], "marker", cand[1]))
     if "print" in t:
@@ -132,31 +148,31 @@ def _order(t: str, strict: bool) -> Extraction:
         end, rule, nums = max(cands, key=lambda c: c[0])
         if not nums:
             return Extraction(None, INVALID, rule, "unreadable final answer")
-        return _order_result(nums, rule)
+        return _order_result(nums, rule, n)
     if strict:
         return Extraction(None, INVALID, "none", "unterminated <think> block without a final answer")
     stripped = t.strip().strip(".")
-    whole = _LIST_BRACKET.fullmatch(stripped) or _BARE_SEQ.fullmatch(stripped)
+    whole = _LIST_BRACKET.fullmatch(stripped) or (bare.fullmatch(stripped) if bare is not None else None)
     if whole:
-        return _order_result(_ints(stripped), "short")
+        return _order_result(_ints(stripped), "short", n)
     lines = [ln for ln in t.splitlines() if ln.strip()]
     if lines:
         # The last affirmed list of the last line wins; a negated one never does.
-        nums = _affirmed_list(lines[-1].strip())
+        nums = _affirmed_list(lines[-1].strip(), n)
         if nums is not None:
-            return _order_result(nums, "last_line")
-    regions = []
-    for rx in _REGION_RX:
+            return _order_result(nums, "last_line", n)
+    named = []
+    for rx in _REGION_RX if regions else ():
         found = rx.findall(t)
-        regions.append(int(found[-1]) if found else None)
-    if all(r is not None for r in regions):
-        return _order_result(tuple(regions), "option_text")
+        named.append(int(found[-1]) if found else None)
+    if named and all(r is not None for r in named):
+        return _order_result(tuple(named), "option_text", n)
     lists = [m for m in _LIST_BRACKET.finditer(t) if not _negated(t, m.start(), m.end())]
     if lists:
-        return _order_result(_ints(lists[-1].group(1)), "mention")
-    seqs = [m for m in _BARE_SEQ.finditer(t) if not _negated(t, m.start(), m.end())]
+        return _order_result(_ints(lists[-1].group(1)), "mention", n)
+    seqs = [m for m in bare.finditer(t) if not _negated(t, m.start(), m.end())] if bare is not None else []
     if seqs:
-        return _order_result(tuple(int(g) for g in seqs[-1].groups()), "mention")
-    if _LIST_BRACKET.search(t) or _BARE_SEQ.search(t):
+        return _order_result(tuple(int(g) for g in seqs[-1].groups()), "mention", n)
+    if _LIST_BRACKET.search(t) or (bare is not None and bare.search(t)):
         return Extraction(None, AMBIGUOUS, "negation", "every order list in the response is ruled out")
     return Extraction(None, INVALID, "none", "no order list found")

@@ -13,7 +13,7 @@ import sys
 from typing import Mapping, Sequence
 
 from ..errors import ConfigUnavailable, UsageError
-from ..spec import CONFIGS, SPLITS
+from ..spec import CONFIGS, SPLITS, is_config
 from ..tasks import TASKS
 
 _FP_COLUMNS = ("id", "source_id", "question", "options", "answer", "metadata")
@@ -24,7 +24,7 @@ def select_configs(configs: Sequence[str] | None, data: Mapping | None) -> tuple
     known = list(CONFIGS)
     explicit = bool(configs)
     configs = list(configs) if configs else ([c for c in known if c in data] if data else known)
-    unknown = [c for c in configs if c not in known and not (data and c in data)]
+    unknown = [c for c in configs if not is_config(c) and not (data and c in data)]
     if unknown:
         raise UsageError(f"unknown config(s) {', '.join(unknown)}; choose from {', '.join(known)}")
     return configs, explicit

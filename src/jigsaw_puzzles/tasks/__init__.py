@@ -11,7 +11,7 @@ differ only in distractors.
 
 from __future__ import annotations
 
-from ..spec import CONFIGS
+from ..spec import CONFIGS, get as get_spec
 from . import (anomaly_detection, connection_verification, missing_piece_selection, order_generation,
                order_restoration, piece_localization)
 from .base import Context, Item, Preparation, Task, TaskError
@@ -24,5 +24,19 @@ if set(_DECLARED) != set(CONFIGS):  # a config is one spec entry plus one task r
 
 #: config -> how its items are made, in the spec's (paper's table) order.
 TASKS: dict[str, Task] = {name: _DECLARED[name] for name in CONFIGS}
+_GRID_TASKS: dict[str, Task] = {}
 
-__all__ = ["TASKS", "Task", "Context", "Item", "Preparation", "TaskError"]
+
+def get_task(config: str) -> Task:
+    """The task of a paper config or of a grid config (``order_generation_3x3``: made on first use)."""
+    task = TASKS.get(config)
+    if task is None:
+        task = _GRID_TASKS.get(config)
+    if task is None:
+        base = get_spec(config).name.rsplit("_", 1)[0]  # ValueError for an unknown name
+        task = _GRID_TASKS[config] = {"order_restoration": order_restoration,
+                                      "order_generation": order_generation}[base].grid_task(config)
+    return task
+
+
+__all__ = ["TASKS", "Task", "Context", "Item", "Preparation", "TaskError", "get_task"]

@@ -2,6 +2,8 @@
 
 The open-ended version of Order Restoration: the very same shuffle (same rng
 key) with no options, so the two configs differ only in the answer format.
+``order_generation_<R>x<C>`` does the same on an R x C grid, sharing the shuffle of
+``order_restoration_<R>x<C>`` (the grid rules are Order Restoration's).
 """
 
 from __future__ import annotations
@@ -10,26 +12,43 @@ from PIL import Image
 
 from .. import prompts
 from ..rng import ItemRNG
-from ..spec import format_order
+from ..spec import format_order, get as get_spec
 from .base import Context, Item, Task
-from .order_restoration import check, shuffle  # noqa: F401  (same well-posedness rule)
+from .order_restoration import check, grid_check, shuffle  # noqa: F401  (same well-posedness rule)
 
 NUM_SLOTS = 1
 
 
-def make_item(image: Image.Image, rng: ItemRNG, slot: int = 0) -> Item:
-    order, pieces = shuffle(image, rng)
+def make_item(image: Image.Image, rng: ItemRNG, slot: int = 0, rows: int = 2, cols: int = 2) -> Item:
+    order, pieces = shuffle(image, rng, rows, cols)
+    if (rows, cols) == (2, 2):
+        question = prompts.ORDER_GENERATION
+    else:
+        n = len(pieces)
+        question = prompts.ORDER_GENERATION_GRID.format(images=prompts.image_list(n), rows=rows, cols=cols, n=n,
+                                                        example=format_order(list(range(2, n + 1)) + [1]))
     return Item(
         images=pieces,
-        question=prompts.ORDER_GENERATION,
+        question=question,
         options=[],
         answer=format_order(order),
-        metadata={"grid": [2, 2], "order": order},
+        metadata={"grid": [rows, cols], "order": order},
     )
 
 
 def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
     return make_item(image, rng, slot)
+
+
+def grid_task(config: str) -> Task:
+    """The task record of ``order_generation_<R>x<C>``."""
+    rows, cols = get_spec(config).grid
+
+    def build_grid(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        return make_item(image, rng, slot, rows, cols)
+
+    return Task(config, NUM_SLOTS, grid_check(rows, cols), build_grid,
+                f"Order Generation on a {rows}x{cols} grid: write the order of {rows * cols} shuffled cells", __name__)
 
 
 TASKS = [Task("order_generation", NUM_SLOTS, check, build,

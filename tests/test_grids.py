@@ -1,0 +1,117 @@
+"""Grids beyond the paper: the order tasks on any R x C grid (#11 part 1, order family)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import jigsaw_puzzles as jp
+from fixtures.photos import make_photo
+from jigsaw_puzzles import spec
+from jigsaw_puzzles.cli import main
+from jigsaw_puzzles.extraction import classify_response
+from jigsaw_puzzles.rewards import position_reward
+from jigsaw_puzzles.rng import item_rng
+from jigsaw_puzzles.tasks import Context, get_task
+from jigsaw_puzzles.tasks.order_restoration import MIN_CELL
+
+GRIDS = [(1, 2), (2, 1), (1, 3), (2, 3), (3, 3), (3, 4), (4, 4), (6, 6)]
+
+
+def _assemble(pieces, order, rows, cols) -> Image.Image:
+    w, h = pieces[0].size
+    sheet = Image.new(pieces[0].mode, (w * cols, h * rows))
+    for region, k in enumerate(order):
+        sheet.paste(pieces[k - 1], ((region % cols) * w, (region // cols) * h))
+    return sheet
+
+
+def test_grid_names_and_specs():
+    assert spec.grid_config("order_generation", 3, 3) == "order_generation_3x3"
+    assert spec.grid_config("order_generation", 2, 2) == "order_generation"  # the paper's own grid
+    s = spec.get("order_restoration_2x3")
+    assert (s.grid, s.num_images, s.num_options, s.in_overall, s.family) == ((2, 3), 6, 4, False, "order_2x3")
+    assert spec.get("order_restoration_1x2").letters == "AB"  # only two orders exist
+    assert spec.get("order_generation_3x3").chance == pytest.approx(1 / 362880)
+    for bad in ("order_generation_2x2", "order_generation_9x9", "order_generation_1x1", "anomaly_detection_3x3"):
+        assert not spec.is_config(bad)
+    with pytest.raises(ValueError):
+        spec.grid_config("piece_localization_easy", 3, 3)
+    big = "order_generation_6x6"  # 36! orders are checked structurally, never listed
+    ref = spec.format_order(list(range(36, 0, -1)))
+    assert spec.parse_reference(ref.replace(" ", ""), big) == ref
+    with pytest.raises(ValueError):
+        spec.parse_reference(spec.format_order([1] * 36), big)
+    assert spec.select_configs(["order_generation_3x3", "order_restoration"]) == ["order_restoration",
+                                                                                 "order_generation_3x3"]
+
+
+@pytest.mark.parametrize("rows,cols", GRIDS)
+def test_every_grid_item_is_verified_from_pixels(rows, cols):
+    photo = make_photo(3, (480, 360))
+    og = get_task(spec.grid_config("order_generation", rows, cols))
+    orr = get_task(spec.grid_config("order_restoration", rows, cols)) if rows * cols > 2 else None
+    assert og.check(photo) is None
+    rng = item_rng(0, og.family, "src")
+    item = og.build(photo, rng, 0, Context("src"))
+    order = json.loads(item.answer)
+    assert len(item.images) == rows * cols and sorted(order) == list(range(1, rows * cols + 1))
+    cw, ch = 480 // cols, 360 // rows
+    truth = photo.crop((0, 0, cw * cols, ch * rows))
+    assert np.array_equal(np.asarray(_assemble(item.images, order, rows, cols)), np.asarray(truth))
+    assert f"{rows} rows and {cols} columns" in item.question and f"<image {rows * cols}>" in item.question
+    if orr is not None and (rows, cols) != (2, 2):
+        for slot in range(orr.num_slots):
+            r_item = orr.build(photo, item_rng(0, orr.family, "src"), slot, Context("src"))
+            assert r_item.images == item.images  # one family: the same shuffle
+            assert r_item.answer == spec.LETTERS[slot] and r_item.options[slot] == item.answer
+            assert len(set(r_item.options)) == orr.num_slots  # distinct options
+
+
+def test_small_cells_and_repeated_cells_are_refused_with_a_reason():
+    task = get_task("order_generation_8x8")
+    reason = task.check(make_photo(1, (200, 160)))
+    assert reason and f"minimum of {MIN_CELL} px" in reason
+    flat = Image.new("RGB", (480, 360), (90, 120, 60))
+    assert "near-identical" in get_task("order_generation_3x3").check(flat)
+
+
+def test_extraction_reads_orders_of_any_length():
+    c9 = "order_generation_3x3"
+    assert classify_response("[5, 3, 2, 6, 7, 4, 8, 1, 9]", c9).answer == "[5, 3, 2, 6, 7, 4, 8, 1, 9]"
+    assert classify_response("5 3 2 6 7 4 8 1 9", c9).answer == "[5, 3, 2, 6, 7, 4, 8, 1, 9]"
+    cot = "Maybe [1, 2, 3, 4, 5, 6, 7, 8, 9]? No, the sky is in 5.\nFinal answer: [5, 3, 2, 6, 7, 4, 8, 1, 9]"
+    assert classify_response(cot, c9).answer == "[5, 3, 2, 6, 7, 4, 8, 1, 9]"
+    assert classify_response("[5, 3, 2, 6]", c9).status == "invalid"  # four of nine
+    assert classify_response("[2, 3, 1, 4]", "order_generation").answer == "[2, 3, 1, 4]"  # the paper's, as ever
+    c16 = "order_generation_4x4"
+    order = spec.format_order([16, *range(1, 16)])
+    assert classify_response(f"The order is {order}.", c16).answer == order
+    assert classify_response("16 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15", c16).status != "parsed"  # bare 2-digit: unread
+    ref = spec.format_order(range(1, 10))
+    half = spec.format_order([1, 2, 3, 4, 5, 9, 7, 8, 6])  # 7 of 9 in place
+    assert position_reward(completions=[half], answer=[ref], config=[c9]) == [pytest.approx(7 / 9)]
+
+
+@pytest.mark.slow
+def test_build_eval_and_report_a_grid(tmp_path, capsys):
+    ds = jp.load_dataset("order_generation", split="lite", grid=(3, 3))
+    assert ds[0]["id"].startswith("order_generation_3x3/") and len(ds[0]["images"]) == 9
+    assert json.loads(ds[0]["metadata"])["grid"] == [3, 3]
+    ors = jp.load_dataset("order_restoration_3x3", split="lite")
+    assert [json.loads(r["metadata"])["order"] for r in ors] == [json.loads(r["answer"]) for r in ds]
+    out = tmp_path / "run"
+    assert main(["eval", "--model", "solver", "--split", "lite", "--grid", "3x3", "--out", str(out),
+                 "--no-progress"]) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert set(res["metrics"]) == {"order_restoration_3x3", "order_generation_3x3"}  # no "overall": not Table 2
+    assert res["metrics"]["order_generation_3x3"]["accuracy"] >= 75  # solvable from pixels
+    assert res["metrics"]["order_generation_3x3"]["p_value"] < 1e-6
+    assert "OG 3x3" in capsys.readouterr().out
+    assert main(["build", "--grid", "9x9", "--out", str(tmp_path / "x")]) == 2
+    assert main(["build", "--configs", "anomaly_detection", "--grid", "3x3", "--out", str(tmp_path / "x")]) == 2
+    stream = jp.training_stream(mixture={"order_generation_3x3": 1, "order_restoration_2x3": 1}, passes=1)
+    rows = list(stream.take(6))
+    assert {len(r["images"]) for r in rows} <= {6, 9} and all(r["config"].endswith(("3x3", "2x3")) for r in rows)
