@@ -14,7 +14,7 @@ from fixtures.photos import make_photo
 from jigsaw_puzzles import spec
 from jigsaw_puzzles.analysis import analyze, answer_bias, item_cells, item_features, self_correction, stated_orders
 from jigsaw_puzzles.analysis.bias import bias_test
-from jigsaw_puzzles.analysis.error_model import fit_error_model
+from jigsaw_puzzles.analysis.error_model import design_matrix, fit_error_model
 from jigsaw_puzzles.cli import main
 from jigsaw_puzzles.errors import UserError
 from jigsaw_puzzles.inference import RunDir, evaluate_model
@@ -165,13 +165,23 @@ def test_errors_on_blurry_items_are_predicted_by_sharpness(or_items, or_features
     assert again["models"] == res["models"]  # seeded folds and permutations
 
 
-def test_errors_independent_of_the_features_give_chance_auc(or_items, tmp_path):
+def test_errors_independent_of_the_features_give_chance_auc(or_items, or_features, tmp_path):
     wrong = np.random.default_rng(7).permutation(np.arange(N_ITEMS) % 2).astype(bool)
     outputs = [wrong_letter(or_items[i]["answer"]) if wrong[i] else or_items[i]["answer"] for i in range(N_ITEMS)]
     run = write_run(tmp_path / "coin", {OR: or_items}, {OR: outputs}, model="coin")
     res = analyze([run], tmp_path / "out", data={OR: or_items}, progress=False)["error_model"]["coin"]
     for model in ("logistic", "hgb"):
         assert 0.35 <= res["models"][model]["auc_mean"] <= 0.65, res["models"][model]
+    # one draw of coin-flip errors scatters around 0.5 (sd ~0.07 at 96 items); the mean of eight draws is close
+    X, _, columns, _ = design_matrix([{"config": OR, "id": or_items[i]["id"]} for i in range(N_ITEMS)],
+                                     lambda rec: or_features[int(rec["id"].split("/")[1], 16)])
+    aucs = {"logistic": [], "hgb": []}
+    for seed in range(8):
+        y = np.random.default_rng(seed).permutation(np.arange(N_ITEMS) % 2)
+        for model, r in fit_error_model(X, y, columns, seed=seed, n_repeats=1)["models"].items():
+            aucs[model].append(r["auc_mean"])
+    for model, values in aucs.items():
+        assert 0.42 <= np.mean(values) <= 0.58, (model, values)
 
 
 def test_small_or_one_class_runs_are_skipped_with_a_reason():
@@ -215,6 +225,38 @@ def test_self_correction_is_counted_exactly(or_items, tmp_path):
     assert expected == 6
     assert len((tmp_path / "out" / "self_correction.csv").read_text().splitlines()) == 1 + expected
     assert self_correction([{"config": "anomaly_detection", "id": "x"}], lambda i: []) is None
+
+
+def test_order_items_are_paired_by_photo():
+    from jigsaw_puzzles.analysis.paper import paired_orders
+
+    pattern = {"s1": (True, True), "s2": (True, False), "s3": (True, False), "s4": (False, True), "s5": (False, False)}
+    recs = [{"config": c, "id": f"{c}/{s}", "correct": ok[k]} for s, ok in pattern.items()
+            for k, c in enumerate((OR, "order_generation"))]
+    recs.append({"config": OR, "id": f"{OR}/s6", "correct": True})  # no OG partner: not paired
+    assert paired_orders(recs) == {"n_pairs": 5, "both": 1, "or_only": 2, "og_only": 1, "neither": 1}
+    assert paired_orders([r for r in recs if r["config"] == OR]) is None
+
+
+def test_paper_figures_reuse_the_report(tmp_path):
+    from jigsaw_puzzles.analysis.paper import paper_figures
+    from jigsaw_puzzles.report import RunSummary
+
+    accs = [(30.0, 5.0, 40.0), (50.0, 10.0, 45.0), (80.0, 35.0, 70.0), (60.0, 20.0, 42.0)]
+    runs = [RunSummary(path=tmp_path, name=f"m{k}", model=f"m{k}", backend=None, split="test",
+                       parameters=[1e9, 7e9, 7.2e10, None][k],
+                       metrics={OR: {"accuracy": a}, "order_generation": {"accuracy": b},
+                                "anomaly_detection": {"accuracy": c}}) for k, (a, b, c) in enumerate(accs)]
+    files, notes = paper_figures(runs, tmp_path)
+    assert set(files) == {"task_correlation", "task_correlation_csv", "accuracy_vs_params", "or_vs_og"} and not notes
+    with open(files["task_correlation_csv"], newline="") as f:
+        table = list(csv.reader(f))
+    assert table[0] == ["", "AD", "OR", "OG"]
+    expected = np.corrcoef(np.array(accs)[:, [2, 0, 1]], rowvar=False)
+    assert np.allclose([[float(v) for v in row[1:]] for row in table[1:]], expected, atol=1e-4)
+    (tmp_path / "one").mkdir()
+    files, notes = paper_figures(runs[:1], tmp_path / "one")
+    assert set(files) == {"accuracy_vs_params", "or_vs_og"} and "Fig. 5" in notes[0]
 
 
 # ------------------------------------------------------------------------------------------------ checks and errors

@@ -84,9 +84,8 @@ def skip_reason(y: np.ndarray) -> str | None:
 def fit_error_model(X: np.ndarray, y: np.ndarray, columns: Sequence[str], seed: int = 0, n_repeats: int = 10,
                     models: Sequence[str] = MODELS) -> dict:
     """Cross-validated AUC and held-out permutation importance of each model (see the module docstring)."""
-    from sklearn.inspection import permutation_importance
-    from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold
+    from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
     out = {"n": int(len(y)), "n_errors": int(y.sum()), "columns": list(columns), "models": {}}
     reason = skip_reason(y)
@@ -98,27 +97,36 @@ def fit_error_model(X: np.ndarray, y: np.ndarray, columns: Sequence[str], seed: 
     folds = min(FOLDS, int(y.sum()), int(len(y) - y.sum()))
     out["folds"] = folds
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    for model in models:
-        aucs, imps = [], []
-        for k, (train, test) in enumerate(splitter.split(X, y)):
-            est = _make(model, seed)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # convergence / all-NaN-in-fold notices: the AUC says enough
-                est.fit(X[train], y[train])
-                aucs.append(roc_auc_score(y[test], est.predict_proba(X[test])[:, 1]))
-                imp = permutation_importance(est, X[test], y[test], scoring="roc_auc", n_repeats=n_repeats,
-                                             random_state=seed + k)
-            imps.append(imp.importances)  # (features, repeats)
-        allimp = np.concatenate(imps, axis=1)
-        mean = allimp.mean(axis=1)
-        order = sorted(range(len(columns)), key=lambda j: (-mean[j], columns[j]))
-        out["models"][model] = {
-            "auc_mean": float(np.mean(aucs)), "auc_sd": float(np.std(aucs, ddof=1)) if len(aucs) > 1 else 0.0,
-            "auc_folds": [float(a) for a in aucs],
-            "importance": {columns[j]: {"mean": float(mean[j]), "sd": float(allimp[j].std(ddof=1))} for j in order},
-            "top": columns[order[0]],
-        }
+    with threadpool_limits(1):  # a few hundred rows: threads only contend (and one thread is reproducible)
+        for model in models:
+            out["models"][model] = _cross_validate(model, X, y, columns, splitter, seed, n_repeats)
     return out
+
+
+def _cross_validate(model: str, X, y, columns, splitter, seed: int, n_repeats: int) -> dict:
+    """One model's held-out AUC per fold and permutation importance over folds and repeats."""
+    from sklearn.inspection import permutation_importance
+    from sklearn.metrics import roc_auc_score
+
+    aucs, imps = [], []
+    for k, (train, test) in enumerate(splitter.split(X, y)):
+        est = _make(model, seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence / all-NaN-in-fold notices: the AUC says enough
+            est.fit(X[train], y[train])
+            aucs.append(roc_auc_score(y[test], est.predict_proba(X[test])[:, 1]))
+            imp = permutation_importance(est, X[test], y[test], scoring="roc_auc", n_repeats=n_repeats,
+                                         random_state=seed + k)
+        imps.append(imp.importances)  # (features, repeats)
+    allimp = np.concatenate(imps, axis=1)
+    mean = allimp.mean(axis=1)
+    order = sorted(range(len(columns)), key=lambda j: (-mean[j], columns[j]))
+    return {
+        "auc_mean": float(np.mean(aucs)), "auc_sd": float(np.std(aucs, ddof=1)) if len(aucs) > 1 else 0.0,
+        "auc_folds": [float(a) for a in aucs],
+        "importance": {columns[j]: {"mean": float(mean[j]), "sd": float(allimp[j].std(ddof=1))} for j in order},
+        "top": columns[order[0]],
+    }
 
 
 def plot_importance(result: dict, path, title: str) -> object | None:

@@ -81,7 +81,11 @@ def plot_or_vs_og(runs: Sequence[RunSummary], path) -> Path | None:
         if chance is not None:
             line(chance, color="k", linestyle="--", linewidth=0.8)
     ax.scatter([p[0] for p in pts], [p[1] for p in pts], zorder=3)
-    for x, y, name in pts:
+    labels: dict[tuple, list[str]] = {}
+    for x, y, name in pts:  # runs on the same point share one label
+        labels.setdefault((round(x, 6), round(y, 6)), []).append(name)
+    for (x, y), names in labels.items():
+        name = ", ".join(names)
         right = x > 80
         ax.annotate(name, (x, y), textcoords="offset points", xytext=(-4 if right else 4, -10 if y > 90 else 4),
                     ha="right" if right else "left", fontsize=8)
