@@ -125,7 +125,9 @@ def plot_bias(results: dict[str, list[dict]], path) -> object | None:
     plt = _plt()
     ncols = min(4, len(configs))
     nrows = math.ceil(len(configs) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols + 1.8, 3.0 * nrows + 0.6), squeeze=False)
+    legend_rows = math.ceil((len(results) + 1) / min(4, len(results) + 1))
+    height = 3.0 * nrows + 0.7 + 0.25 * legend_rows
+    fig, axes = plt.subplots(nrows, ncols, figsize=(max(3.6 * ncols, 6.0), height), squeeze=False)
     names = list(results)
     width = 0.8 / (len(names) + 1)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -157,10 +159,10 @@ def plot_bias(results: dict[str, list[dict]], path) -> object | None:
     for ax in axes.ravel()[len(configs):]:
         ax.axis("off")
     handles, labels = axes.ravel()[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper right", fontsize=8, bbox_to_anchor=(1.0, 1.0))
-    fig.suptitle("Share of each answer per config: the references (hatched) and each run's answers "
-                 "(a red title: position bias flagged)", fontsize=10, x=0.02, ha="left")
-    fig.tight_layout(rect=(0, 0, 1 - 1.6 / (3.6 * ncols + 1.8), 0.95))
-    fig.savefig(path, dpi=130)
+    fig.legend(handles, labels, loc="lower center", fontsize=8, ncol=min(4, len(labels)), frameon=False)
+    fig.suptitle("Share of each answer: references (hatched) vs each run\n(red title: position bias flagged)",
+                 fontsize=10)
+    fig.tight_layout(rect=(0, (0.25 * legend_rows + 0.1) / height, 1, 1))
+    fig.savefig(path, dpi=130, bbox_inches="tight")
     plt.close(fig)
     return path

@@ -68,7 +68,8 @@ def _summary_from_predictions(path: Path, run: dict, records: list[dict]) -> Run
         by_config.setdefault(rec["config"], []).append(bool(rec.get("correct")))
     metrics = {c: {"accuracy": 100.0 * sum(v) / len(v), "n": len(v)} for c, v in by_config.items()}
     model = run.get("model") or path.name
-    return RunSummary(path=path, name=Path(model).name if os.sep in model else model, model=model,
+    name = Path(model).name if (os.sep in model and Path(model).exists()) else model  # as report.load_run
+    return RunSummary(path=path, name=name, model=model,
                       backend=run.get("backend"), split=run.get("split"), parameters=run.get("parameters") or None,
                       metrics=metrics, skipped=run.get("skipped") or {}, complete=False)
 
