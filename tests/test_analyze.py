@@ -266,6 +266,25 @@ def test_items_that_differ_from_the_run_are_refused(or_items, tmp_path):
         analyze([run], tmp_path / "out", data={OR: or_items}, progress=False)
 
 
+def test_items_from_an_export_folder(or_items, tmp_path):
+    from jigsaw_puzzles.export import write_parquet
+
+    folder = tmp_path / "export"
+    write_parquet(or_items, folder / OR / "test-00000-of-00001.parquet")
+    (folder / "README.md").write_text("---\nconfigs:\n- config_name: order_restoration\n  data_files:\n"
+                                      "  - split: test\n    path: order_restoration/test-*.parquet\n---\n")
+    run = write_run(tmp_path / "r", {OR: or_items}, {OR: ["A"] * 24})
+    res = analyze([run], tmp_path / "out", from_export=folder, dataset_kwargs={"cache_dir": str(tmp_path / "hf")},
+                  progress=False)
+    assert res["error_model"]["model"]["n"] == 24 and not any("unchecked" in n for n in res["notes"])
+    other = RunDir(tmp_path / "g")
+    other.write_run({"model": "m", "split": "test", "seed": 0})
+    other.predictions.write_text(json.dumps({"id": "order_generation/0", "config": "order_generation",
+                                             "output": "[1, 2, 3, 4]", "answer": "[1, 2, 3, 4]"}) + "\n")
+    with pytest.raises(UserError, match="holds no order_generation"):
+        analyze([str(other.path)], tmp_path / "out2", from_export=folder, progress=False)
+
+
 def test_cli_errors_are_one_line(tmp_path, capsys, monkeypatch, or_items):
     assert main(["analyze", str(tmp_path / "nope"), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()

@@ -89,7 +89,8 @@ class ItemSource:
                 if not (Path(self.from_export) / config).is_dir():
                     raise UserError(f"{self.from_export} holds no {config} (write it with `jigsaw-puzzles build "
                                     f"--out {self.from_export}`)")
-                self._built[key] = datasets.load_dataset(str(self.from_export), config, split=run.split)
+                self._built[key] = datasets.load_dataset(str(self.from_export), config, split=run.split or "test",
+                                                         cache_dir=self.dataset_kwargs.get("cache_dir"))
             return self._built[key], f"the export {self.from_export}"
         if run.split is None or run.seed is None:
             raise UserError(f"{run.path}: run.json does not record the split and seed its items were made with, "
