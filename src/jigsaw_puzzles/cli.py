@@ -1,4 +1,4 @@
-"""``jigsaw-puzzles`` command line: build, show, curate, eval, report (one module; choices from the spec).
+"""``jigsaw-puzzles`` command line: build, show, curate, eval, report, analyze (one module; choices from the spec).
 
 Expected errors (bad input, a config that cannot be built here, an endpoint that refuses the run, a run
 directory held by another process or made with other settings) are one line on stderr and exit code 2;
@@ -80,6 +80,10 @@ EXAMPLES = {
   jigsaw-puzzles report runs/*                       # Markdown table, CSV and plots
   jigsaw-puzzles report runs/* --out report/
   jigsaw-puzzles report runs/model-a runs/model-b --compare   # which differences are real""",
+    "analyze": """examples:
+  jigsaw-puzzles analyze runs/* --out analysis/                    # analysis.md, CSVs and plots
+  jigsaw-puzzles analyze runs/model-a runs/model-b --params model-a=7B --params model-b=72B
+  jigsaw-puzzles analyze runs/model-a --from-export ./jigsaw_puzzles  # the items from a built export""",
 }
 
 
@@ -400,6 +404,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_eval_parser(sub)
     add_report_parser(sub)
+    from .analysis.command import add_parser as add_analysis_parser
+
+    add_analysis_parser(sub, _kv)
     from .integrations.commands import add_parsers as add_integration_parsers
 
     add_integration_parsers(sub, {"source": _add_source, "configs": _add_configs, "clip": _add_clip,

@@ -129,7 +129,11 @@ def _human_runs(path: str | os.PathLike) -> list[RunSummary]:
 def load_runs(paths: Iterable[str | os.PathLike], params: dict[str, str] | None = None) -> list[RunSummary]:
     from .human.pool import is_human_test
 
-    runs = [r for p in paths for r in (_human_runs(p) if is_human_test(p) else [load_run(p)])]
+    return name_runs([r for p in paths for r in (_human_runs(p) if is_human_test(p) else [load_run(p)])], params)
+
+
+def name_runs(runs: list[RunSummary], params: dict[str, str] | None = None) -> list[RunSummary]:
+    """Disambiguate equal model names by run directory and set the ``params`` (``NAME=7B``) given for runs."""
     names = [r.name for r in runs]
     for r in runs:  # disambiguate equal model names by run directory
         if names.count(r.name) > 1:
@@ -324,6 +328,20 @@ def plot_correlation(runs: Sequence[RunSummary], path) -> Path | None:
     return Path(path)
 
 
+def write_correlation_csv(runs: Sequence[RunSummary], path) -> Path | None:
+    """The Fig. 5 matrix as CSV (task abbreviations as row and column names); None if < 3 runs."""
+    tc = task_correlation(runs)
+    if tc is None:
+        return None
+    tasks, corr = tc
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow([""] + [SHORT[t] for t in tasks])
+        for t, line in zip(tasks, corr):
+            w.writerow([SHORT[t]] + [f"{v:.4f}" for v in line])
+    return Path(path)
+
+
 def plot_params(runs: Sequence[RunSummary], path) -> Path | None:
     pts = [(float(r.parameters), r.acc("overall"), r.name) for r in runs
            if r.parameters and r.parameters > 0 and r.acc("overall") is not None]
@@ -389,13 +407,7 @@ def make_report(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike | 
             p = plot_correlation(runs, out / "task_correlation.png")
             if p:
                 files["task_correlation"] = p
-                tasks, corr = task_correlation(runs)
-                with open(out / "task_correlation.csv", "w", newline="") as f:
-                    w = csv.writer(f)
-                    w.writerow([""] + [SHORT[t] for t in tasks])
-                    for t, line in zip(tasks, corr):
-                        w.writerow([SHORT[t]] + [f"{v:.4f}" for v in line])
-                files["task_correlation_csv"] = out / "task_correlation.csv"
+                files["task_correlation_csv"] = write_correlation_csv(runs, out / "task_correlation.csv")
             else:
                 notes.append("task_correlation.png not written: needs >= 3 runs sharing >= 2 tasks")
             p = plot_params(runs, out / "accuracy_vs_params.png")
