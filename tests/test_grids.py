@@ -99,7 +99,10 @@ def test_extraction_reads_orders_of_any_length():
 def test_build_eval_and_report_a_grid(tmp_path, capsys):
     ds = jp.load_dataset("order_generation", split="lite", grid=(3, 3))
     assert ds[0]["id"].startswith("order_generation_3x3/") and len(ds[0]["images"]) == 9
-    assert json.loads(ds[0]["metadata"])["grid"] == [3, 3]
+    meta = [json.loads(r["metadata"]) for r in ds]
+    assert all(m["grid"] == [3, 3] and 0 <= m["solver_margin"] <= 1 for m in meta)  # a difficulty signal
+    assert len({m["solver_margin"] for m in meta}) > 1
+    assert "solver_margin" not in json.loads(jp.load_dataset("order_generation", split="lite")[0]["metadata"])
     ors = jp.load_dataset("order_restoration_3x3", split="lite")
     assert [json.loads(r["metadata"])["order"] for r in ors] == [json.loads(r["answer"]) for r in ds]
     out = tmp_path / "run"
@@ -115,3 +118,4 @@ def test_build_eval_and_report_a_grid(tmp_path, capsys):
     stream = jp.training_stream(mixture={"order_generation_3x3": 1, "order_restoration_2x3": 1}, passes=1)
     rows = list(stream.take(6))
     assert {len(r["images"]) for r in rows} <= {6, 9} and all(r["config"].endswith(("3x3", "2x3")) for r in rows)
+    assert not any("solver_margin" in json.loads(r["metadata"]) for r in rows)  # the stream skips it: speed

@@ -263,7 +263,8 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                                    f"the slot; please report this)") from err
             metadata = {"config": self.config.name, "seed": self.config.seed, "slot": slot,
                          "generator_version": GENERATOR_VERSION,
-                        "source_size": list(image.size), **item.metadata}
+                        "source_size": list(image.size), **item.metadata,
+                        **(task.annotate(item) if task.annotate is not None else {})}
             key = f"{self.config.name}/{source_id}"
             yield key, {
                 "id": key,

@@ -83,6 +83,7 @@ class Task:
     settings: builder options that only steer how (device, cache), never what; not in the cache key.
     preparer: ``(options, settings) -> Preparation``; raises ``ConfigUnavailable`` when the
         config cannot be built here. Resolved before any work.
+    annotate: ``item -> dict`` of extra metadata the builder records (not the stream).
     """
 
     config: str
@@ -96,6 +97,9 @@ class Task:
     preparer: Callable[[Mapping[str, Any], Mapping[str, Any]], Preparation] | None = None
     configure: Callable[[dict], dict] | None = None
     min_sources: int = 1
+    #: metadata the builder adds to each built item (e.g. the solver's margin, a difficulty signal); the
+    #: training stream leaves it out, for speed.
+    annotate: Callable[[Item], dict] | None = None
 
     @property
     def spec(self) -> ConfigSpec:

@@ -14,7 +14,7 @@ from .. import prompts
 from ..rng import ItemRNG
 from ..spec import format_order, get as get_spec
 from .base import Context, Item, Task
-from .order_restoration import check, grid_check, shuffle  # noqa: F401  (same well-posedness rule)
+from .order_restoration import check, grid_check, shuffle, solver_margin  # noqa: F401  (same rules)
 
 NUM_SLOTS = 1
 
@@ -48,7 +48,8 @@ def grid_task(config: str) -> Task:
         return make_item(image, rng, slot, rows, cols)
 
     return Task(config, NUM_SLOTS, grid_check(rows, cols), build_grid,
-                f"Order Generation on a {rows}x{cols} grid: write the order of {rows * cols} shuffled cells", __name__)
+                f"Order Generation on a {rows}x{cols} grid: write the order of {rows * cols} shuffled cells", __name__,
+                annotate=solver_margin(rows, cols))
 
 
 TASKS = [Task("order_generation", NUM_SLOTS, check, build,

@@ -10,7 +10,8 @@ Beyond the paper, ``order_restoration_<R>x<C>`` cuts an R x C grid (regions numb
 cropped at its right and bottom edge to a multiple of the grid, a cell narrower or lower than
 :data:`MIN_CELL` pixels is refused (it carries too little to place), and so is a source with two
 near-identical cells; the wrong options are distinct random orders (all of the others when fewer than four
-orders exist, e.g. two options on a 1x2 grid).
+orders exist, e.g. two options on a 1x2 grid). Built items record ``solver_margin``, the any-grid placer's
+margin on their pieces (a difficulty signal; the training stream leaves it out).
 """
 
 from __future__ import annotations
@@ -109,6 +110,16 @@ def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
     return make_item(image, rng, slot)
 
 
+def solver_margin(rows: int, cols: int):
+    """``item -> {"solver_margin": m}``: the any-grid placer's margin on the item's pieces, in [0, 1] (how
+    clearly the best layout beats the next; a per-item difficulty signal). Recorded by the builder."""
+    def annotate(item: Item) -> dict:
+        from ..baselines.placer import place
+
+        return {"solver_margin": round(place(item.images, rows, cols).margin, 4)}
+    return annotate
+
+
 def grid_task(config: str) -> Task:
     """The task record of ``order_restoration_<R>x<C>``."""
     spec = get_spec(config)
@@ -119,7 +130,7 @@ def grid_task(config: str) -> Task:
 
     return Task(config, spec.num_options, grid_check(rows, cols), build_grid,
                 f"Order Restoration on a {rows}x{cols} grid: choose the order of {rows * cols} shuffled cells",
-                __name__)
+                __name__, annotate=solver_margin(rows, cols))
 
 
 TASKS = [Task("order_restoration", NUM_SLOTS, check, build,
