@@ -35,7 +35,8 @@ def test_grid_names_and_specs():
     assert (s.grid, s.num_images, s.num_options, s.in_overall, s.family) == ((2, 3), 6, 4, False, "order_2x3")
     assert spec.get("order_restoration_1x2").letters == "AB"  # only two orders exist
     assert spec.get("order_generation_3x3").chance == pytest.approx(1 / 362880)
-    for bad in ("order_generation_2x2", "order_generation_9x9", "order_generation_1x1", "anomaly_detection_3x3"):
+    for bad in ("order_generation_2x2", "order_generation_9x9", "order_generation_1x1", "anomaly_detection_3x3",
+                "connection_verification_1x3", "connection_verification_2x2"):
         assert not spec.is_config(bad)
     with pytest.raises(ValueError):
         spec.grid_config("piece_localization_easy", 3, 3)
@@ -68,6 +69,28 @@ def test_every_grid_item_is_verified_from_pixels(rows, cols):
             assert r_item.images == item.images  # one family: the same shuffle
             assert r_item.answer == spec.LETTERS[slot] and r_item.options[slot] == item.answer
             assert len(set(r_item.options)) == orr.num_slots  # distinct options
+
+
+@pytest.mark.parametrize("rows,cols", [(2, 3), (3, 3), (4, 4), (3, 5)])
+def test_connection_verification_on_a_grid_is_verified_from_pixels(rows, cols):
+    photo = make_photo(5, (480, 360))
+    config = spec.grid_config("connection_verification", rows, cols)
+    task = get_task(config)
+    cw, ch = 480 // cols, 360 // rows
+    cells = [np.asarray(photo.crop((c * cw, r * ch, (c + 1) * cw, (r + 1) * ch)))
+             for r in range(rows) for c in range(cols)]
+    for slot in range(3):
+        for source in ("a", "b", "c"):
+            item = task.build(photo, item_rng(0, task.family, source), slot, Context(source))
+            first, second = json.loads(json.dumps(item.metadata))["cells"]
+            assert np.array_equal(np.asarray(item.images[0]), cells[first])
+            assert np.array_equal(np.asarray(item.images[1]), cells[second])
+            (r1, c1), (r2, c2) = divmod(first, cols), divmod(second, cols)
+            relation = "horizontal" if r1 == r2 and abs(c1 - c2) == 1 else \
+                "vertical" if c1 == c2 and abs(r1 - r2) == 1 else "not adjacent"
+            assert item.metadata["relation"] == relation and item.answer == "ABC"[slot]
+            assert relation == ("horizontal", "vertical", "not adjacent")[slot]
+    assert f"{rows} rows and {cols} columns" in item.question
 
 
 def test_small_cells_and_repeated_cells_are_refused_with_a_reason():
@@ -109,7 +132,9 @@ def test_build_eval_and_report_a_grid(tmp_path, capsys):
     assert main(["eval", "--model", "solver", "--split", "lite", "--grid", "3x3", "--out", str(out),
                  "--no-progress"]) == 0
     res = json.loads((out / "results.json").read_text())
-    assert set(res["metrics"]) == {"order_restoration_3x3", "order_generation_3x3"}  # no "overall": not Table 2
+    assert set(res["metrics"]) == {"order_restoration_3x3", "order_generation_3x3",  # no "overall": not Table 2
+                                   "connection_verification_3x3"}
+    assert res["metrics"]["connection_verification_3x3"]["p_value"] < 0.01
     assert res["metrics"]["order_generation_3x3"]["accuracy"] >= 75  # solvable from pixels
     assert res["metrics"]["order_generation_3x3"]["p_value"] < 1e-6
     assert "OG 3x3" in capsys.readouterr().out

@@ -120,11 +120,12 @@ def _add_configs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--configs", nargs="+", type=_config_name, default=None, metavar="CONFIG",
                    help=f"configs to use (default: all, skipping any that cannot be built here; one named here "
                         f"that cannot be built is an error): "
-                        f"{', '.join(CONFIGS)}; beyond the paper, the order tasks on any grid: "
-                        f"order_restoration_RxC, order_generation_RxC (e.g. order_generation_3x3)")
+                        f"{', '.join(CONFIGS)}; beyond the paper, on any grid: order_restoration_RxC, "
+                        f"order_generation_RxC, connection_verification_RxC (e.g. order_generation_3x3)")
     p.add_argument("--grid", type=_grid, default=None, metavar="RxC",
-                   help="cut the order tasks on this grid (e.g. 3x3, 4x4, 2x3; 1-8 a side): --configs "
-                        "order_generation --grid 3x3 is order_generation_3x3; without --configs, both order tasks")
+                   help="cut the grid-capable tasks on this grid (e.g. 3x3, 4x4, 2x3; 1-8 a side): --configs "
+                        "order_generation --grid 3x3 is order_generation_3x3; without --configs, Order "
+                        "Restoration, Order Generation and Connection Verification (at least 2x2)")
 
 
 def apply_grid(args) -> None:

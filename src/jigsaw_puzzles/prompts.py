@@ -144,3 +144,12 @@ def letter_list(k: int) -> str:
     """``"A", "B", "C", or "D"`` (``"A" or "B"`` for two)."""
     quoted = [f'"{LETTERS[i]}"' for i in range(k)]
     return " or ".join(quoted) if k == 2 else ", ".join(quoted[:-1]) + ", or " + quoted[-1]
+
+CONNECTION_VERIFICATION_GRID = (
+    "Question: You are given <image 1>, <image 2>, each cropped from an original full image. The full "
+    "image was divided into {rows} rows and {cols} columns of equal size ({n} regions). Two regions are "
+    "randomly selected. Based on the spatial relationship of these two regions in the original image, choose "
+    "the most appropriate option and respond only with the corresponding letter (A, B, or C):\n"
+    "{options}\n"
+    'Please respond with only "A", "B", or "C" and no additional text.'
+)

@@ -124,7 +124,9 @@ PAPER_CONFIGS: tuple[str, ...] = tuple(c.name for c in _ALL if c.in_overall)
 
 #: Configs beyond the paper: ``<base>_<R>x<C>`` cuts a base config's task on an R x C grid (R, C in 1..8, at
 #: least 2 cells; 2x2 is the paper's own config). They are never part of Table 2 or "Overall".
-GRID_BASES = ("order_restoration", "order_generation")
+GRID_BASES = ("order_restoration", "order_generation", "connection_verification")
+#: Smallest grid side per base (Connection Verification needs a horizontal and a vertical neighbour pair).
+_MIN_SIDE = {"connection_verification": 2}
 MAX_GRID_SIDE = 8
 _GRID_NAME = re.compile(r"(" + "|".join(GRID_BASES) + r")_(\d+)x(\d+)")
 _GRID_SPECS: dict[str, ConfigSpec] = {}
@@ -138,6 +140,9 @@ def grid_config(base: str, rows: int, cols: int) -> str:
     rows, cols = int(rows), int(cols)
     if not (1 <= rows <= MAX_GRID_SIDE and 1 <= cols <= MAX_GRID_SIDE) or rows * cols < 2:
         raise ValueError(f"grid {rows}x{cols}: rows and columns are 1-{MAX_GRID_SIDE}, with at least 2 cells")
+    low = _MIN_SIDE.get(base, 1)
+    if min(rows, cols) < low:
+        raise ValueError(f"grid {rows}x{cols}: {base} needs at least {low} rows and {low} columns")
     return base if (rows, cols) == CONFIGS[base].grid else f"{base}_{rows}x{cols}"
 
 
@@ -155,10 +160,11 @@ def _grid_spec(config: str) -> ConfigSpec | None:
         n_orders = 1
         for k in range(2, rows * cols + 1):
             n_orders *= k
+        order = paper.kind == ORDER or paper.family == "order"
         spec = _GRID_SPECS[config] = ConfigSpec(
-            config, f"order_{tag}", f"{paper.title} ({tag})", f"{paper.short} {tag}", paper.kind,
-            min(paper.num_options, n_orders),
-            rows * cols, (rows, cols), in_overall=False)
+            config, f"order_{tag}" if order else f"{base}_{tag}", f"{paper.title} ({tag})", f"{paper.short} {tag}",
+            paper.kind, min(paper.num_options, n_orders) if order else paper.num_options,
+            rows * cols if order else paper.num_images, (rows, cols), in_overall=False)
     return spec
 
 

@@ -34,8 +34,8 @@ def get_task(config: str) -> Task:
         task = _GRID_TASKS.get(config)
     if task is None:
         base = get_spec(config).name.rsplit("_", 1)[0]  # ValueError for an unknown name
-        task = _GRID_TASKS[config] = {"order_restoration": order_restoration,
-                                      "order_generation": order_generation}[base].grid_task(config)
+        task = _GRID_TASKS[config] = {"order_restoration": order_restoration, "order_generation": order_generation,
+                                      "connection_verification": connection_verification}[base].grid_task(config)
     return task
 
 

@@ -4,6 +4,11 @@ A = horizontal neighbours, B = vertical neighbours, C = not adjacent (diagonal).
 Cells: 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right; the pair for the
 planned relation and its order are drawn at random.  A source with two
 near-identical 2x2 cells is skipped: the shown pair could stand for another pair.
+
+Beyond the paper, ``connection_verification_<R>x<C>`` (at least 2x2) cuts the grid as the order grid configs
+do (cropped to a multiple of the grid, cells of at least 32 px, no two near-identical cells); the pair is drawn
+from every horizontal neighbour pair (A), vertical neighbour pair (B) or non-adjacent pair (C: diagonal or
+farther apart) of the grid, and the question names the grid.
 """
 
 from __future__ import annotations
@@ -12,8 +17,9 @@ from PIL import Image
 
 from .. import geometry, prompts
 from ..rng import ItemRNG
-from ..spec import format_choice
+from ..spec import format_choice, get as get_spec
 from .base import Context, Item, Task, require_distinct
+from .order_restoration import grid_cells, grid_check
 
 NUM_SLOTS = 3
 PAIRS = {0: ((0, 1), (2, 3)), 1: ((0, 2), (1, 3)), 2: ((0, 3), (1, 2))}
@@ -43,6 +49,42 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int) -> Item:
 
 def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
     return make_item(image, rng, slot)
+
+
+def grid_pairs(rows: int, cols: int) -> dict[int, list[tuple[int, int]]]:
+    """Slot -> the cell pairs (row-major ids, i < j) of that relation on the grid: horizontal neighbours,
+    vertical neighbours, not adjacent."""
+    out = {0: [], 1: [], 2: []}
+    for i in range(rows * cols):
+        for j in range(i + 1, rows * cols):
+            (ri, ci), (rj, cj) = divmod(i, cols), divmod(j, cols)
+            out[0 if ri == rj and cj == ci + 1 else 1 if ci == cj and rj == ri + 1 else 2].append((i, j))
+    return out
+
+
+def grid_task(config: str) -> Task:
+    """The task record of ``connection_verification_<R>x<C>``."""
+    rows, cols = get_spec(config).grid
+    pairs = grid_pairs(rows, cols)
+
+    def build_grid(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        cells = grid_cells(image, rows, cols)
+        first, second = rng.child("pair").choice(pairs[slot])
+        if rng.child("order").randbelow(2):
+            first, second = second, first
+        return Item(
+            images=[cells[first], cells[second]],
+            question=prompts.CONNECTION_VERIFICATION_GRID.format(
+                rows=rows, cols=cols, n=rows * cols, options=prompts.option_lines(prompts.CONNECTION_OPTIONS)),
+            options=list(prompts.CONNECTION_OPTIONS),
+            answer=format_choice(slot),
+            metadata={"grid": [rows, cols], "cells": [first, second],
+                      "positions": [list(divmod(first, cols)), list(divmod(second, cols))],
+                      "relation": RELATIONS[slot]},
+        )
+
+    return Task(config, NUM_SLOTS, grid_check(rows, cols), build_grid,
+                f"Connection Verification on a {rows}x{cols} grid: horizontal / vertical / not adjacent", __name__)
 
 
 TASKS = [Task("connection_verification", NUM_SLOTS, check, build,
