@@ -140,6 +140,15 @@ class _Sources:
 
     def __init__(self, paths: Mapping[str, str], cache_size: int):
         self.paths, self.cache_size, self.cache = dict(paths), cache_size, OrderedDict()
+        self.verdicts: dict[tuple[str, str], str | None] = {}  # (config, source id) -> its task's check
+
+    def check(self, task, source_id: str) -> str | None:
+        """``task.check`` of a photo, once per (config, photo): a pure function of the normalised image, so a
+        later pass reuses it (a few bytes per pair, unbounded like the id list itself)."""
+        key = (task.config, source_id)
+        if key not in self.verdicts:
+            self.verdicts[key] = task.check(self.load(source_id))
+        return self.verdicts[key]
 
     def load(self, source_id: str):
         image = self.cache.pop(source_id, None)
@@ -178,9 +187,9 @@ def _generate(shards: Sequence[int], num_shards: int, paths: Mapping[str, str], 
             config = _pick(ItemRNG("stream config", seed, p, sid), mixture)
             task = get_task(config)
             rng = ItemRNG("stream", seed, p, task.family, sid)
-            image = sources.load(sid)
-            if task.check(image) is not None:
+            if sources.check(task, sid) is not None:
                 continue  # this photo cannot carry this task; the next pass may draw another config
+            image = sources.load(sid)
             try:
                 item = task.build(image, rng, rng.child("slot").randbelow(task.num_slots),
                                   Context(source_id=sid, pool_ids=pool, load=sources.load))
