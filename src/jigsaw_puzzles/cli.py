@@ -121,11 +121,13 @@ def _add_configs(p: argparse.ArgumentParser) -> None:
                    help=f"configs to use (default: all, skipping any that cannot be built here; one named here "
                         f"that cannot be built is an error): "
                         f"{', '.join(CONFIGS)}; beyond the paper, on any grid: order_restoration_RxC, "
-                        f"order_generation_RxC, connection_verification_RxC (e.g. order_generation_3x3)")
+                        f"order_generation_RxC, connection_verification_RxC, piece_localization_RxC[_kK] (K "
+                        f"masks; e.g. order_generation_3x3, piece_localization_4x4_k8)")
     p.add_argument("--grid", type=_grid, default=None, metavar="RxC",
                    help="cut the grid-capable tasks on this grid (e.g. 3x3, 4x4, 2x3; 1-8 a side): --configs "
                         "order_generation --grid 3x3 is order_generation_3x3; without --configs, Order "
-                        "Restoration, Order Generation and Connection Verification (at least 2x2)")
+                        "Restoration, Order Generation, Connection Verification (at least 2x2) and Piece "
+                        "Localization (4 masks)")
 
 
 def apply_grid(args) -> None:
@@ -136,10 +138,11 @@ def apply_grid(args) -> None:
     from .builder import with_grid
     from .spec import GRID_BASES
 
+    capable = (*GRID_BASES, "piece_localization_easy", "piece_localization_hard")
     asked = args.configs or list(GRID_BASES)
-    if not any(c in GRID_BASES for c in asked):
-        raise UsageError(f"--grid applies to {', '.join(GRID_BASES)}; none of --configs is one of them")
-    args.configs = [with_grid(c, grid) if c in GRID_BASES else c for c in asked]
+    if not any(c in capable for c in asked):
+        raise UsageError(f"--grid applies to {', '.join(capable[:-2])}; none of --configs is one of them")
+    args.configs = list(dict.fromkeys(with_grid(c, grid) if c in capable else c for c in asked))
 
 
 def _add_clip(p: argparse.ArgumentParser) -> None:

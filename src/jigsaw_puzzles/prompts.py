@@ -114,7 +114,7 @@ def option_lines(options: list[str]) -> str:
 # above, verbatim.
 _GRID_INTRO = (
     "Question: You are given {images} that are cropped from an original full image. The full image was "
-    "divided into {rows} rows and {cols} columns of equal size ({n} regions). The {n} cropped images have been "
+    "divided into {grid_words} of equal size ({n} regions). The {n} cropped images have been "
     "shuffled. Based on the visual content of each cropped image, determine the correct order that "
     "reconstructs the original full image. The order lists the regions row by row: from left to right within "
     "a row, and the rows from top to bottom (the first region is the top-left one, the last the bottom-right "
@@ -147,9 +147,26 @@ def letter_list(k: int) -> str:
 
 CONNECTION_VERIFICATION_GRID = (
     "Question: You are given <image 1>, <image 2>, each cropped from an original full image. The full "
-    "image was divided into {rows} rows and {cols} columns of equal size ({n} regions). Two regions are "
+    "image was divided into {grid_words} of equal size ({n} regions). Two regions are "
     "randomly selected. Based on the spatial relationship of these two regions in the original image, choose "
     "the most appropriate option and respond only with the corresponding letter (A, B, or C):\n"
     "{options}\n"
     'Please respond with only "A", "B", or "C" and no additional text.'
 )
+
+PIECE_LOCALIZATION_GRID = (
+    "Question: <image 1> is divided into {grid_words} of equal size and has {k} masked "
+    "areas labeled {labels}. <image 2> shows the content from one masked area. Determine if it corresponds "
+    "to {choices}. Answer only {quoted}."
+)
+
+
+def and_list(items, last: str = "and") -> str:
+    """``A, B, and C`` (``A and B`` for two)."""
+    items = list(items)
+    return f" {last} ".join(items) if len(items) == 2 else ", ".join(items[:-1]) + f", {last} " + items[-1]
+
+
+def grid_words(rows: int, cols: int) -> str:
+    """``3 rows and 3 columns``, ``1 row and 3 columns``."""
+    return f"{rows} row{'s' * (rows != 1)} and {cols} column{'s' * (cols != 1)}"

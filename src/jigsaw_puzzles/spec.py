@@ -124,17 +124,23 @@ PAPER_CONFIGS: tuple[str, ...] = tuple(c.name for c in _ALL if c.in_overall)
 
 #: Configs beyond the paper: ``<base>_<R>x<C>`` cuts a base config's task on an R x C grid (R, C in 1..8, at
 #: least 2 cells; 2x2 is the paper's own config). They are never part of Table 2 or "Overall".
-GRID_BASES = ("order_restoration", "order_generation", "connection_verification")
+GRID_BASES = ("order_restoration", "order_generation", "connection_verification", "piece_localization")
 #: Smallest grid side per base (Connection Verification needs a horizontal and a vertical neighbour pair).
 _MIN_SIDE = {"connection_verification": 2}
 MAX_GRID_SIDE = 8
-_GRID_NAME = re.compile(r"(" + "|".join(GRID_BASES) + r")_(\d+)x(\d+)")
+_GRID_NAME = re.compile(r"(" + "|".join(GRID_BASES) + r")_(\d+)x(\d+)(?:_k(\d+))?")
+#: Piece Localization on a grid masks this many cells unless the name says ``_k<K>`` (2 to min(26, cells - 1)).
+DEFAULT_MASKS = 4
 _GRID_SPECS: dict[str, ConfigSpec] = {}
 
 
-def grid_config(base: str, rows: int, cols: int) -> str:
+def grid_config(base: str, rows: int, cols: int, masks: int | None = None) -> str:
     """The name of ``base`` cut on ``rows`` x ``cols`` (``"order_generation_3x3"``); the paper's config for its
-    own grid. ``ValueError`` for a base without grids or a grid out of range."""
+    own grid. ``masks``: Piece Localization's number of masked cells (``piece_localization_4x4_k6``; default
+    :data:`DEFAULT_MASKS`, or every cell of a smaller grid). ``ValueError`` for a base without grids or a grid
+    out of range."""
+    if base in ("piece_localization_easy", "piece_localization_hard"):
+        base = "piece_localization"
     if base not in GRID_BASES:
         raise ValueError(f"{base!r} takes no grid; grids exist for {', '.join(GRID_BASES)}")
     rows, cols = int(rows), int(cols)
@@ -143,6 +149,19 @@ def grid_config(base: str, rows: int, cols: int) -> str:
     low = _MIN_SIDE.get(base, 1)
     if min(rows, cols) < low:
         raise ValueError(f"grid {rows}x{cols}: {base} needs at least {low} rows and {low} columns")
+    if base == "piece_localization":  # at least one cell stays unmasked: the piece needs a context
+        most = min(26, rows * cols - 1)
+        default = min(DEFAULT_MASKS, most)
+        k = default if masks is None else int(masks)
+        if not 2 <= k <= most:
+            raise ValueError(f"{k} masks: Piece Localization masks 2 to {max(2, most)} cells of a {rows}x{cols} "
+                             "grid, leaving at least one cell unmasked")
+        for paper in ("piece_localization_easy", "piece_localization_hard"):
+            if (rows, cols) == CONFIGS[paper].grid and k == CONFIGS[paper].num_options:
+                return paper
+        return f"{base}_{rows}x{cols}" + ("" if k == default else f"_k{k}")
+    if masks is not None:
+        raise ValueError(f"{base} takes no number of masks")
     return base if (rows, cols) == CONFIGS[base].grid else f"{base}_{rows}x{cols}"
 
 
@@ -153,17 +172,22 @@ def _grid_spec(config: str) -> ConfigSpec | None:
     spec = _GRID_SPECS.get(config)
     if spec is None:
         base, rows, cols = m.group(1), int(m.group(2)), int(m.group(3))
-        if grid_config(base, rows, cols) != config:  # out of range, or the paper's own grid under another name
-            raise ValueError(f"{config!r}: use {grid_config(base, rows, cols)!r}")
-        paper = CONFIGS[base]
+        masks = int(m.group(4)) if m.group(4) else None
+        if grid_config(base, rows, cols, masks) != config:  # out of range, or a paper config under another name
+            raise ValueError(f"{config!r}: use {grid_config(base, rows, cols, masks)!r}")
+        paper = CONFIGS["piece_localization_hard" if base == "piece_localization" else base]
         tag = f"{rows}x{cols}"
         n_orders = 1
         for k in range(2, rows * cols + 1):
             n_orders *= k
         order = paper.kind == ORDER or paper.family == "order"
+        options = min(paper.num_options, n_orders) if order else paper.num_options
+        title, short = f"{paper.title} ({tag})", f"{paper.short} {tag}"
+        if base == "piece_localization":
+            options = masks or min(DEFAULT_MASKS, rows * cols - 1)
+            title, short = f"Piece Localization ({tag}, {options} masks)", f"PL {tag}" + (f" k{masks}" if masks else "")
         spec = _GRID_SPECS[config] = ConfigSpec(
-            config, f"order_{tag}" if order else f"{base}_{tag}", f"{paper.title} ({tag})", f"{paper.short} {tag}",
-            paper.kind, min(paper.num_options, n_orders) if order else paper.num_options,
+            config, f"order_{tag}" if order else config, title, short, paper.kind, options,
             rows * cols if order else paper.num_images, (rows, cols), in_overall=False)
     return spec
 

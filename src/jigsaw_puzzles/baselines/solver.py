@@ -115,18 +115,20 @@ def _confidence(costs) -> float:
     return float(np.clip(1.0 - c[0] / c[1], 0.0, 1.0))
 
 
-def _neighbours(k: int, g: int):
-    """(neighbour index, side of the neighbour that faces cell k) for the 4-neighbourhood."""
-    r, c = divmod(k, g)
+def _neighbours(k: int, g: int, cols: int | None = None):
+    """(neighbour index, side of the neighbour that faces cell k) for the 4-neighbourhood of a ``g`` x ``cols``
+    grid (square when ``cols`` is None)."""
+    rows, cols = g, cols or g
+    r, c = divmod(k, cols)
     out = []
     if r > 0:
-        out.append(((r - 1) * g + c, "bottom"))
-    if r < g - 1:
-        out.append(((r + 1) * g + c, "top"))
+        out.append(((r - 1) * cols + c, "bottom"))
+    if r < rows - 1:
+        out.append(((r + 1) * cols + c, "top"))
     if c > 0:
-        out.append((r * g + c - 1, "right"))
-    if c < g - 1:
-        out.append((r * g + c + 1, "left"))
+        out.append((r * cols + c - 1, "right"))
+    if c < cols - 1:
+        out.append((r * cols + c + 1, "left"))
     return out
 
 
@@ -168,20 +170,24 @@ def _missing_piece(row) -> SolverAnswer:
 def _piece_localization(row, config: str) -> SolverAnswer:
     n_masks = len(row["options"]) or (2 if config.endswith("easy") else 4)
     if config.endswith("easy"):
-        g = 2
+        g = cols = 2
     elif config.endswith("hard"):
-        g = 3
+        g = cols = 3
+    elif config.startswith("piece_localization_"):  # a grid config: piece_localization_4x4[_k6]
+        from ..spec import get
+
+        g, cols = get(config).grid
     else:
-        g = 2 if n_masks == 2 else 3
+        g = cols = 2 if n_masks == 2 else 3
     big = _image(row["images"][0])
-    cells = split_array(big, g, g)
+    cells = split_array(big, g, cols)
     grey = np.array([_fraction_equal(c, GREY) for c in cells])
     masked = sorted(int(i) for i in np.argsort(-grey, kind="stable")[:n_masks])  # reading order
     h, w = cells[0].shape[:2]
     piece = _Piece(_resize_to(_image(row["images"][1]), (h, w)))
     costs, evidence = {}, {}
     for j, m in enumerate(masked):
-        sides = [(n, side) for n, side in _neighbours(m, g) if n not in masked]
+        sides = [(n, side) for n, side in _neighbours(m, g, cols) if n not in masked]
         evidence[LETTERS[j]] = len(sides)
         if sides:
             costs[LETTERS[j]] = float(np.mean([_nd(_Piece(cells[n]), side, piece) for n, side in sides]))

@@ -33,9 +33,11 @@ def get_task(config: str) -> Task:
     if task is None:
         task = _GRID_TASKS.get(config)
     if task is None:
-        base = get_spec(config).name.rsplit("_", 1)[0]  # ValueError for an unknown name
-        task = _GRID_TASKS[config] = {"order_restoration": order_restoration, "order_generation": order_generation,
-                                      "connection_verification": connection_verification}[base].grid_task(config)
+        get_spec(config)  # ValueError for an unknown name
+        module = next(m for base, m in (("order_restoration", order_restoration), ("order_generation",
+                      order_generation), ("connection_verification", connection_verification),
+                      ("piece_localization", piece_localization)) if config.startswith(base + "_"))
+        task = _GRID_TASKS[config] = module.grid_task(config)
     return task
 
 

@@ -75,7 +75,8 @@ def grid_task(config: str) -> Task:
         return Item(
             images=[cells[first], cells[second]],
             question=prompts.CONNECTION_VERIFICATION_GRID.format(
-                rows=rows, cols=cols, n=rows * cols, options=prompts.option_lines(prompts.CONNECTION_OPTIONS)),
+                grid_words=prompts.grid_words(rows, cols), n=rows * cols,
+                options=prompts.option_lines(prompts.CONNECTION_OPTIONS)),
             options=list(prompts.CONNECTION_OPTIONS),
             answer=format_choice(slot),
             metadata={"grid": [rows, cols], "cells": [first, second],

@@ -25,7 +25,8 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int = 0, rows: int = 2, co
         question = prompts.ORDER_GENERATION
     else:
         n = len(pieces)
-        question = prompts.ORDER_GENERATION_GRID.format(images=prompts.image_list(n), rows=rows, cols=cols, n=n,
+        question = prompts.ORDER_GENERATION_GRID.format(images=prompts.image_list(n), n=n,
+                                                        grid_words=prompts.grid_words(rows, cols),
                                                         example=format_order(list(range(2, n + 1)) + [1]))
     return Item(
         images=pieces,

@@ -95,7 +95,7 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int, rows: int = 2, cols: 
         question = prompts.ORDER_RESTORATION.format(options=prompts.option_lines(options))
     else:
         question = prompts.ORDER_RESTORATION_GRID.format(
-            images=prompts.image_list(len(pieces)), rows=rows, cols=cols, n=len(pieces),
+            images=prompts.image_list(len(pieces)), grid_words=prompts.grid_words(rows, cols), n=len(pieces),
             options=prompts.option_lines(options), letters=prompts.letter_list(len(options)))
     return Item(
         images=pieces,

@@ -6,6 +6,13 @@ letter outlined in white; labels follow the reading order of the masked cells.
 Image 2 is the original content of the masked cell whose label is the answer.
 The masked cells are drawn among the sets whose cells are pairwise distinct
 (mean absolute difference >= 8 grey levels), so the piece fits exactly one mask.
+
+Beyond the paper, ``piece_localization_<R>x<C>`` masks 4 cells (all but one of a smaller grid) of an R x C
+grid, and ``piece_localization_<R>x<C>_k<K>`` masks K (2-26; at least one cell stays unmasked: the piece
+needs a context); the grid is cut as the order grid configs cut
+it (cells of at least 32 px). The K masked cells are the first K pairwise-distinct cells of a seeded shuffle
+of the grid (a photo without K pairwise-distinct cells that way is refused), labelled A, B, ... in reading
+order; the question names the grid and the labels.
 """
 
 from __future__ import annotations
@@ -14,8 +21,9 @@ from PIL import Image
 
 from .. import geometry, prompts
 from ..rng import ItemRNG
-from ..spec import LETTERS
-from .base import Context, Item, Task, TaskError, distinct_subsets
+from ..spec import LETTERS, get as get_spec
+from .base import MIN_DISTINCT, Context, Item, Task, TaskError, distinct_subsets, pairwise_differences
+from .order_restoration import grid_cells
 
 LEVELS = {"easy": (2, 2, prompts.PIECE_LOCALIZATION_EASY),
           "hard": (3, 4, prompts.PIECE_LOCALIZATION_HARD)}
@@ -64,6 +72,60 @@ def _task(level: str, summary: str) -> Task:
         return check(image, level)
 
     return Task(f"piece_localization_{level}", num_slots(level), check_level, build, summary, __name__)
+
+
+def distinct_pick(cells: list[Image.Image], k: int, order: list[int]) -> list[int] | None:
+    """The first ``k`` cells in ``order`` that are pairwise distinct from those taken before (sorted), or
+    None: linear in the grid, where listing every k-subset of a large grid is not."""
+    diffs = pairwise_differences(cells)
+    taken: list[int] = []
+    for i in order:
+        if all(diffs[i, j] >= MIN_DISTINCT for j in taken):
+            taken.append(i)
+            if len(taken) == k:
+                return sorted(taken)
+    return None
+
+
+def grid_task(config: str) -> Task:
+    """The task record of ``piece_localization_<R>x<C>[_k<K>]``."""
+    spec = get_spec(config)
+    rows, cols = spec.grid
+    k = spec.num_options
+
+    def check_grid(image: Image.Image) -> str | None:
+        try:
+            cells = grid_cells(image, rows, cols)
+        except TaskError as err:
+            return str(err)
+        if distinct_pick(cells, k, list(range(len(cells)))) is None:
+            return f"{config}: no {k} pairwise-distinct cells to mask"
+        return None
+
+    def build_grid(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        cells = grid_cells(image, rows, cols)
+        order = list(range(len(cells)))
+        rng.child("masked cells").shuffle(order)
+        masked = distinct_pick(cells, k, order)
+        if masked is None:
+            raise TaskError(f"{config}: no {k} pairwise-distinct cells to mask")
+        width, height = cells[0].size
+        board = image.crop((0, 0, width * cols, height * rows))
+        boxes = geometry.grid_boxes(board.size, rows, cols)
+        for letter, cell in zip(LETTERS, masked):
+            geometry.fill(board, boxes[cell], geometry.MASK_GREY)
+            geometry.draw_label(board, boxes[cell], letter)
+        labels = list(LETTERS[:k])
+        question = prompts.PIECE_LOCALIZATION_GRID.format(
+            grid_words=prompts.grid_words(rows, cols), k=k, labels=prompts.and_list(labels),
+            choices=prompts.and_list(labels, "or"),
+            quoted=prompts.and_list([f'"{x}"' for x in labels], "or"))
+        return Item(images=[board, cells[masked[slot]]], question=question, options=labels, answer=labels[slot],
+                    metadata={"grid": [rows, cols], "masked_cells": masked, "labels": dict(zip(labels, masked)),
+                              "piece_cell": masked[slot]})
+
+    return Task(config, k, check_grid, build_grid,
+                f"Piece Localization on a {rows}x{cols} grid: {k} masks", __name__)
 
 
 TASKS = [_task("easy", "Piece Localization (easy): 2x2 grid, two masks"),
