@@ -20,7 +20,7 @@ from .session import HumanTest
 MAX_LETTERS = max(s.num_options for s in CONFIGS.values() if s.kind == CHOICE)
 MAX_PIECES = 9
 
-HEAD = """<script>
+HEAD = r"""<script>
 window.jpT0 = null; window.jpShown = null;
 window.jpElapsed = () => {
   const box = document.querySelector('.jp-item');
