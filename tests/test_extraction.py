@@ -2,7 +2,7 @@
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import assume, HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jigsaw_puzzles.extraction import (
@@ -248,8 +248,19 @@ _OG_WRAPS = ["{}", "{bare}", "{spaced}", "The order is {}.", "\\boxed{{{}}}", "p
 )
 def test_choice_answer_read_back_in_any_style(config, data, wrap, prose):
     letter = data.draw(st.sampled_from(TASKS[config].letters))
+    # prose that itself names another option ("not adjacent" before "A") contradicts the letter: ambiguous,
+    # tested in test_option_text_and_a_final_letter_that_disagree_are_ambiguous
+    assume(extract_answer(prose, config) in (None, letter))
     text = prose.strip() + "\n" + wrap.format(letter) if prose.strip() else wrap.format(letter)
     assert extract_answer(text, config) == letter, text
+
+
+def test_option_text_and_a_final_letter_that_disagree_are_ambiguous():
+    cv = "connection_verification"
+    for text in ("not adjacent\nA", "they are adjacent horizontally\nB"):
+        ex = classify_response(text, cv)
+        assert ex.status == AMBIGUOUS and ex.answer is None, text
+    assert extract_answer("not adjacent\nC", cv) == "C"  # text and letter agree
 
 
 @SETTINGS

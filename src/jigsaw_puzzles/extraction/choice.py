@@ -391,6 +391,10 @@ def _choice(t: str, strict: bool, spec: ConfigSpec, options, config: str) -> Ext
     lines = t.strip().split("\n")
     # Step 2: the whole (short) response is a decorated answer.
     letter, status, detail = _letter_in_fragment(t, spec, options, config, allow_text=len(lines) <= 3)
+    if status == PARSED and len(lines) > 1:  # "not adjacent\nA": option text, then another letter on its own
+        m = _SHORT_CHOICE.match(lines[-1])
+        if m is not None and m.group("letter").upper() in letters and m.group("letter").upper() != letter:
+            return Extraction(None, AMBIGUOUS, "mention", "letter and option text disagree")
     if status == PARSED or (status and len(lines) == 1):
         return Extraction(letter, status, "short", detail)
     # Step 3: the last non-empty line.
