@@ -35,11 +35,11 @@ def test_grid_names_and_specs():
     assert (s.grid, s.num_images, s.num_options, s.in_overall, s.family) == ((2, 3), 6, 4, False, "order_2x3")
     assert spec.get("order_restoration_1x2").letters == "AB"  # only two orders exist
     assert spec.get("order_generation_3x3").chance == pytest.approx(1 / 362880)
-    for bad in ("order_generation_2x2", "order_generation_9x9", "order_generation_1x1", "anomaly_detection_3x3",
-                "connection_verification_1x3", "connection_verification_2x2"):
+    for bad in ("order_generation_2x2", "order_generation_9x9", "order_generation_1x1", "anomaly_detection_2x2",
+                "connection_verification_1x3", "connection_verification_2x2", "missing_piece_selection_easy_4x4"):
         assert not spec.is_config(bad)
     with pytest.raises(ValueError):
-        spec.grid_config("anomaly_detection", 3, 3)
+        spec.grid_config("missing_piece_selection_easy", 3, 3)
     assert spec.grid_config("piece_localization_easy", 3, 3) == "piece_localization_hard"  # 3x3, 4 masks
     assert spec.grid_config("piece_localization_easy", 3, 3, 6) == "piece_localization_3x3_k6"
     big = "order_generation_6x6"  # 36! orders are checked structurally, never listed
@@ -120,6 +120,43 @@ def test_piece_localization_on_a_grid_is_verified_from_pixels(name, rows, cols, 
         assert not spec.is_config(bad)  # all cells masked, or a paper config under another name
 
 
+@pytest.mark.parametrize("rows,cols", [(2, 3), (3, 3), (1, 4)])
+def test_anomaly_detection_on_a_grid_is_verified_from_pixels(rows, cols):
+    from jigsaw_puzzles import geometry
+
+    photo = make_photo(11, (480, 360))
+    config = spec.grid_config("anomaly_detection", rows, cols)
+    task, n = get_task(config), rows * cols
+    assert task.num_slots == 4 * n and spec.get(config).letters == "" and spec.get(config).num_options == n
+    assert spec.get(config).chance == pytest.approx((1 / 2 + 1 / (4 * n)) / 2)
+    cw, ch = 480 // cols, 360 // rows
+    cells = [photo.crop((c * cw, r * ch, (c + 1) * cw, (r + 1) * ch)) for r in range(rows) for c in range(cols)]
+    seen = set()
+    for slot in range(task.num_slots):
+        item = task.build(photo, item_rng(0, task.family, "s"), slot, Context("s"))
+        stitched = np.asarray(item.images[0])
+        assert len(item.options) == 1 + 2 * n and item.answer in item.options
+        assert classify_response(item.answer, config).answer == item.answer
+        for i, cell in enumerate(cells):
+            box = stitched[(i // cols) * ch:(i // cols + 1) * ch, (i % cols) * cw:(i % cols + 1) * cw]
+            meta = item.metadata
+            want = geometry.transform(cell, meta["transform"]) if meta["altered"] and meta["cell"] == i else cell
+            assert np.array_equal(box, np.asarray(want))
+        if item.metadata["altered"]:
+            assert item.answer == spec.format_anomaly(spec.LETTERS[item.metadata["cell"]], item.metadata["type"])
+            seen.add((item.metadata["position"], item.metadata["type"]))
+        else:
+            assert item.answer == spec.format_anomaly() and slot % 2 == 0
+    assert len(seen) == 2 * n  # every (position, kind) pair in one cycle of slots
+    last = spec.LETTERS[n - 1]
+    assert f"Error Position: {'/'.join(spec.LETTERS[:n])}" in item.question and f"{last}. Row {rows}" in item.question
+    beyond = spec.LETTERS[n]
+    assert classify_response(f"Judgment: B\nError Position: {beyond}\nError Type: A", config).status == "invalid"
+    assert classify_response(f"Judgment: B\nError Position: {last}\nError Type: A", config).status == "parsed"
+    assert classify_response("Judgment: B\nError Position: E\nError Type: A", "anomaly_detection").status == "invalid"
+    assert not spec.is_config("anomaly_detection_6x6")  # 36 cells: more than 26 letters
+
+
 def test_small_cells_and_repeated_cells_are_refused_with_a_reason():
     task = get_task("order_generation_8x8")
     reason = task.check(make_photo(1, (200, 160)))
@@ -161,14 +198,20 @@ def test_build_eval_and_report_a_grid(tmp_path, capsys):
     res = json.loads((out / "results.json").read_text())
     # every grid-capable task on 3x3; Piece Localization with 4 masks on 3x3 is the paper's own hard config
     assert set(res["metrics"]) - {"overall"} == {"order_restoration_3x3", "order_generation_3x3",
-                                                 "connection_verification_3x3", "piece_localization_hard"}
+                                                 "connection_verification_3x3", "piece_localization_hard",
+                                                 "anomaly_detection_3x3"}
     assert res["metrics"]["overall"]["n_columns"] == 1  # Overall counts the paper config alone
     assert res["metrics"]["connection_verification_3x3"]["p_value"] < 0.01
     assert res["metrics"]["order_generation_3x3"]["accuracy"] >= 75  # solvable from pixels
     assert res["metrics"]["order_generation_3x3"]["p_value"] < 1e-6
     assert "OG 3x3" in capsys.readouterr().out
+    ad = tmp_path / "ad"
+    assert main(["eval", "--model", "solver", "--split", "lite", "--configs", "anomaly_detection", "--grid", "2x3",
+                 "--out", str(ad), "--no-progress"]) == 0
+    ad_res = json.loads((ad / "results.json").read_text())["metrics"]["anomaly_detection_2x3"]
+    assert ad_res["accuracy"] >= 75 and ad_res["p_value"] < 1e-3
     assert main(["build", "--grid", "9x9", "--out", str(tmp_path / "x")]) == 2
-    assert main(["build", "--configs", "anomaly_detection", "--grid", "3x3", "--out", str(tmp_path / "x")]) == 2
+    assert main(["build", "--configs", "missing_piece_selection_easy", "--grid", "3x3", "--out", str(tmp_path / "x")]) == 2
     stream = jp.training_stream(mixture={"order_generation_3x3": 1, "order_restoration_2x3": 1}, passes=1)
     rows = list(stream.take(6))
     assert {len(r["images"]) for r in rows} <= {6, 9} and all(r["config"].endswith(("3x3", "2x3")) for r in rows)

@@ -55,7 +55,10 @@ def test_answer_text_is_the_canonical_answer_or_a_clear_refusal():
     assert answer_text("anomaly_detection", ("A", "C", "B")) == jp.spec.format_anomaly()
     assert answer_text("anomaly_detection", ("B", "C", "B")) == jp.spec.format_anomaly("C", "B")
     assert answer_text("order_generation", [3, 1, 4, 2]) == "[3, 1, 4, 2]"
+    assert answer_text("anomaly_detection_3x3", ("B", "i", "A")) == jp.spec.format_anomaly("I", "A")  # grid configs
+    assert answer_text("piece_localization_4x4_k8", "h") == "H"
     for config, bad in [("piece_localization_easy", "C"), ("anomaly_detection", (None,)),
+                        ("anomaly_detection", ("B", "E", "A")),
                         ("anomaly_detection", ("B", "C", None)), ("order_generation", [1, 1, 2, 3]),
                         ("order_generation", [1, 2])]:
         with pytest.raises(UserError):

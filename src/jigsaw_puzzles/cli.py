@@ -122,12 +122,12 @@ def _add_configs(p: argparse.ArgumentParser) -> None:
                         f"that cannot be built is an error): "
                         f"{', '.join(CONFIGS)}; beyond the paper, on any grid: order_restoration_RxC, "
                         f"order_generation_RxC, connection_verification_RxC, piece_localization_RxC[_kK] (K "
-                        f"masks; e.g. order_generation_3x3, piece_localization_4x4_k8)")
+                        f"masks), anomaly_detection_RxC (e.g. order_generation_3x3, piece_localization_4x4_k8)")
     p.add_argument("--grid", type=_grid, default=None, metavar="RxC",
                    help="cut the grid-capable tasks on this grid (e.g. 3x3, 4x4, 2x3; 1-8 a side): --configs "
                         "order_generation --grid 3x3 is order_generation_3x3; without --configs, Order "
-                        "Restoration, Order Generation, Connection Verification (at least 2x2) and Piece "
-                        "Localization (4 masks)")
+                        "Restoration, Order Generation, Connection Verification (at least 2x2), Piece "
+                        "Localization (4 masks) and Anomaly Detection (up to 26 cells)")
 
 
 def apply_grid(args) -> None:

@@ -170,3 +170,31 @@ def and_list(items, last: str = "and") -> str:
 def grid_words(rows: int, cols: int) -> str:
     """``3 rows and 3 columns``, ``1 row and 3 columns``."""
     return f"{rows} row{'s' * (rows != 1)} and {cols} column{'s' * (cols != 1)}"
+
+ANOMALY_DETECTION_GRID = (
+    "Question: You are given an image that is created by cutting a full image into {grid_words} of equal "
+    "size ({n} sub-images) and stitching them back together. The sub-images are labelled row by row, from left "
+    "to right and from the top row to the bottom row:\n"
+    "{positions}\n"
+    "Note: These positions refer to the current stitched image you are looking at. Exactly one of the "
+    "{n} sub-images may have been rotated or mirrored, or all sub-images may be completely normal. There "
+    "is at most one abnormal sub-image in each stitched image.\n"
+    "Your tasks:\n"
+    "1. Decide whether the stitched image is correct. Options: A. Correct B. Incorrect\n"
+    "2. If incorrect, answer: Which sub-image is abnormal? Options: {letters} What kind of change has "
+    "occurred? Options: A. Rotation, B. Mirroring\n"
+    "Output format (exactly 3 lines):\n"
+    "Judgment: A or B\n"
+    "Error Position: {letters} (or leave blank)\n"
+    "Error Type: A/B (or leave blank)\n"
+    "Do not add any explanations or extra text.\n"
+    "Example if incorrect (error in sub-image B, rotated):\n"
+    "Judgment: B\nError Position: B\nError Type: A\n"
+    "Example if correct:\n"
+    "Judgment: A\nError Position:\nError Type:"
+)
+
+
+def position_lines(rows: int, cols: int) -> str:
+    """``A. Row 1, column 1`` ... one line per sub-image, row by row."""
+    return "\n".join(f"{LETTERS[r * cols + c]}. Row {r + 1}, column {c + 1}" for r in range(rows) for c in range(cols))

@@ -24,7 +24,7 @@ import numpy as np
 
 from .extraction import AMBIGUOUS, PARSED, Extraction, classify_response
 from .spec import (ANOMALY, ANOMALY_CHANCE_ALTERED, ANOMALY_CHANCE_UNCHANGED, CONFIGS, ORDER, PAPER_CONFIGS, format_anomaly,
-                   get as get_spec, parse_reference)
+                   anomaly_chance_altered, get as get_spec, parse_reference)
 
 __all__ = [
     "score",
@@ -78,7 +78,7 @@ def item_chance(reference: str, config: str) -> float:
     spec = get_spec(config)
     if spec.kind == ANOMALY:
         unchanged = parse_reference(reference, config) == format_anomaly()
-        return ANOMALY_CHANCE_UNCHANGED if unchanged else ANOMALY_CHANCE_ALTERED
+        return ANOMALY_CHANCE_UNCHANGED if unchanged else anomaly_chance_altered(spec.num_options)
     return float(spec.chance)
 
 

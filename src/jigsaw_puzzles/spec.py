@@ -51,6 +51,11 @@ GENERATOR_VERSION = "2.0.0"
 #: right with probability 1/2 on an unchanged item and 1/2 * 1/4 * 1/2 on an altered one.
 ANOMALY_CHANCE_UNCHANGED = 1 / 2
 ANOMALY_CHANCE_ALTERED = 1 / 16
+def anomaly_chance_altered(positions: int = 4) -> float:
+    """Uniform guessing on an altered item: judgment B, then the position, then the type (1/16 on 2x2)."""
+    return 1 / 2 * 1 / positions * 1 / 2
+
+
 #: The generator's unchanged : altered mix (2 : 1 rotated : 1 mirrored = 1 : 1).
 ANOMALY_MIX = (1, 1)
 
@@ -98,7 +103,8 @@ class ConfigSpec:
                 n *= k
             return 1 / n
         unchanged, altered = ANOMALY_MIX
-        return (unchanged * ANOMALY_CHANCE_UNCHANGED + altered * ANOMALY_CHANCE_ALTERED) / (unchanged + altered)
+        return (unchanged * ANOMALY_CHANCE_UNCHANGED + altered * anomaly_chance_altered(self.num_options)) / \
+            (unchanged + altered)
 
 
 _ALL = [
@@ -124,7 +130,8 @@ PAPER_CONFIGS: tuple[str, ...] = tuple(c.name for c in _ALL if c.in_overall)
 
 #: Configs beyond the paper: ``<base>_<R>x<C>`` cuts a base config's task on an R x C grid (R, C in 1..8, at
 #: least 2 cells; 2x2 is the paper's own config). They are never part of Table 2 or "Overall".
-GRID_BASES = ("order_restoration", "order_generation", "connection_verification", "piece_localization")
+GRID_BASES = ("order_restoration", "order_generation", "connection_verification", "piece_localization",
+              "anomaly_detection")
 #: Smallest grid side per base (Connection Verification needs a horizontal and a vertical neighbour pair).
 _MIN_SIDE = {"connection_verification": 2}
 MAX_GRID_SIDE = 8
@@ -162,6 +169,9 @@ def grid_config(base: str, rows: int, cols: int, masks: int | None = None) -> st
         return f"{base}_{rows}x{cols}" + ("" if k == default else f"_k{k}")
     if masks is not None:
         raise ValueError(f"{base} takes no number of masks")
+    if base == "anomaly_detection" and rows * cols > len(LETTERS):
+        raise ValueError(f"grid {rows}x{cols}: Anomaly Detection names each cell by a letter, so at most "
+                         f"{len(LETTERS)} cells")
     return base if (rows, cols) == CONFIGS[base].grid else f"{base}_{rows}x{cols}"
 
 
@@ -183,6 +193,8 @@ def _grid_spec(config: str) -> ConfigSpec | None:
         order = paper.kind == ORDER or paper.family == "order"
         options = min(paper.num_options, n_orders) if order else paper.num_options
         title, short = f"{paper.title} ({tag})", f"{paper.short} {tag}"
+        if base == "anomaly_detection":
+            options = rows * cols  # the error positions: one letter per cell
         if base == "piece_localization":
             options = masks or min(DEFAULT_MASKS, rows * cols - 1)
             title, short = f"Piece Localization ({tag}, {options} masks)", f"PL {tag}" + (f" k{masks}" if masks else "")

@@ -23,6 +23,10 @@ def solve(row: dict, config: str) -> SolverAnswer:
         return _solve_paper(row, "connection_verification")
     if spec.family.startswith("piece_localization"):
         return _solve_paper(row, config)  # the masks are found from the image, on any grid
+    if spec.family.startswith("anomaly_detection"):
+        from .solver import _anomaly
+
+        return _anomaly(row, *spec.grid)
     return solve_grid(row, *spec.grid)
 
 

@@ -242,14 +242,17 @@ def _undo_transforms(square: bool):
     return ts
 
 
-def _anomaly(row) -> SolverAnswer:
+def _anomaly(row, rows: int = 2, cols: int = 2) -> SolverAnswer:
     big = _image(row["images"][0])
-    cells = split_array(big, 2, 2)
+    cells = split_array(big, rows, cols)
     pieces = [_Piece(c) for c in cells]
     square = cells[0].shape[0] == cells[0].shape[1]
     # seams touching each cell: (neighbour, side of *this* cell facing it)
-    touching = {0: [(1, "right"), (2, "bottom")], 1: [(0, "left"), (3, "bottom")],
-                2: [(3, "right"), (0, "top")], 3: [(2, "left"), (1, "top")]}
+    if (rows, cols) == (2, 2):
+        touching = {0: [(1, "right"), (2, "bottom")], 1: [(0, "left"), (3, "bottom")],
+                    2: [(3, "right"), (0, "top")], 3: [(2, "left"), (1, "top")]}
+    else:
+        touching = {k: [(n, SIDES[side]) for n, side in _neighbours(k, rows, cols)] for k in range(rows * cols)}
 
     def cell_cost(p: _Piece, k: int) -> float:
         vals = []
@@ -260,9 +263,9 @@ def _anomaly(row) -> SolverAnswer:
                 vals.append(_nd(pieces[n], SIDES[side], p))
         return float(np.mean(vals))
 
-    before = [cell_cost(pieces[k], k) for k in range(4)]
+    before = [cell_cost(pieces[k], k) for k in range(len(cells))]
     hyp = {}
-    for k in range(4):
+    for k in range(len(cells)):
         for name, fn, typ in _undo_transforms(square):
             t = fn(cells[k])
             if t.shape != cells[k].shape:

@@ -200,7 +200,7 @@ def _cascade(text: Any, spec, config: str, options: Optional[Sequence[str]] = No
         return _choice(t, strict, spec, options, config)
     if spec.kind == ORDER:
         return _order(t, strict, spec.order_length, spec.grid == (2, 2))
-    return _anomaly(t, strict)
+    return _anomaly(t, strict, spec.num_options)
 
 
 def extract_answer(text: Any, config: str, options: Optional[Sequence[str]] = None) -> Optional[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ..spec import anomaly_answers, format_anomaly
+from ..spec import LETTERS, anomaly_answers, format_anomaly
 from .common import (AMBIGUOUS, INVALID, PARSED, Extraction, _OR_OTHER, _caseless, _clean, _finditer, _last_boxed,
                      _lowered)
 
@@ -17,8 +17,8 @@ _JUDG = _caseless(  # starts with a literal letter (see common._lowered)
     r"j(?<![A-Za-z]j)udge?ment\s*[:=\-]?\s*[(\[]?\s*"
     r"(?P<val>[ABab](?![A-Za-z0-9])|correct|incorrect|normal|abnormal|anomalous|not\s+correct|yes|no)"
 )
-_POS = re.compile(
-    r"(?<![A-Za-z])(?:error\s*)?position\s*[:=\-]?[ \t]*[(\[]?[ \t]*(?P<val>" + _BLANK + r"(?![A-Za-z])|[A-D](?![A-Za-z0-9])|"
+_POS = re.compile(  # any letter: one outside the item's positions makes the answer invalid (_anomaly_answer)
+    r"(?<![A-Za-z])(?:error\s*)?position\s*[:=\-]?[ \t]*[(\[]?[ \t]*(?P<val>" + _BLANK + r"(?![A-Za-z])|[A-Z](?![A-Za-z0-9])|"
     r"(?:top|upper|bottom|lower)[ \t-]*(?:left|right))?",
     re.I,
 )
@@ -28,7 +28,7 @@ _TYPE = re.compile(
     re.I,
 )
 _UNLABELLED_1 = re.compile(r"^\W*(?P<j>[AB])\W*$")
-_UNLABELLED_3 = re.compile(r"^\W*(?P<j>B)[\s,;/|.)]+(?P<p>[A-D])[\s,;/|.)]+(?P<t>[AB])\W*$")
+_UNLABELLED_3 = re.compile(r"^\W*(?P<j>B)[\s,;/|.)]+(?P<p>[A-Z])[\s,;/|.)]+(?P<t>[AB])\W*$")
 _POS_WORDS = {"topleft": "A", "upperleft": "A", "topright": "B", "upperright": "B",
               "bottomleft": "C", "lowerleft": "C", "bottomright": "D", "lowerright": "D"}
 
@@ -65,8 +65,11 @@ def _norm_type(v: Optional[str]) -> Optional[str]:
     return "B"  # mirror / flip / reflect
 
 
-def _anomaly_answer(j: Optional[str], p: Optional[str], ty: Optional[str], rule: str) -> Extraction:
+def _anomaly_answer(j: Optional[str], p: Optional[str], ty: Optional[str], rule: str,
+                    positions: int = 4) -> Extraction:
     parts = {"judgment": j, "position": p, "type": ty}
+    if p is not None and p not in LETTERS[:positions]:
+        return Extraction(None, INVALID, rule, f"error position {p} is not one of A-{LETTERS[positions - 1]}", parts)
     if j == "A":
         if p or ty:
             return Extraction(None, INVALID, rule, "Judgment A (correct) but an error position/type was given", parts)
@@ -78,7 +81,7 @@ def _anomaly_answer(j: Optional[str], p: Optional[str], ty: Optional[str], rule:
     return Extraction(None, INVALID, rule, "no judgment found", parts)
 
 
-def _anomaly_block(t: str) -> Optional[tuple[int, Extraction]]:
+def _anomaly_block(t: str, positions: int = 4) -> Optional[tuple[int, Extraction]]:
     m = None
     for m in _finditer(_JUDG, t, _lowered(t)):
         pass
@@ -95,7 +98,7 @@ def _anomaly_block(t: str) -> Optional[tuple[int, Extraction]]:
     p = _norm_position(pm.group("val")) if pm else None
     ty = _norm_type(tm.group("val")) if tm else None
     end = m.end() + max(pm.end() if pm else 0, tm.end() if tm else 0)
-    return end, _anomaly_answer(j, p, ty, "marker")
+    return end, _anomaly_answer(j, p, ty, "marker", positions)
 
 
 _BLOCKS: dict[str, Extraction] = {}  # each labelled answer block (3 lines or 1) -> what _anomaly_block reads
@@ -116,8 +119,8 @@ def _final_block(t: str) -> Optional[Extraction]:
     return None if ex is None else Extraction(ex.answer, ex.status, ex.rule, ex.detail, dict(ex.parts))
 
 
-def _anomaly(t: str, strict: bool) -> Extraction:
-    if len(t) > 64 and "}" not in t:
+def _anomaly(t: str, strict: bool, positions: int = 4) -> Extraction:
+    if len(t) > 64 and "}" not in t and positions == 4:
         ex = _final_block(t)
         if ex is not None:
             return ex
@@ -126,36 +129,36 @@ def _anomaly(t: str, strict: bool) -> Extraction:
     if boxed is not None:
         end, content = boxed
         c = _clean(content.replace("\\\\", "\n"))
-        blk = _anomaly_block(c)
-        ex = blk[1] if blk else _anomaly_short(c, "boxed")
+        blk = _anomaly_block(c, positions)
+        ex = blk[1] if blk else _anomaly_short(c, "boxed", positions)
         ex.rule = "boxed"
         if ex.detail == "no answer found":
             ex.detail = f"unreadable \\boxed{{{content[:40]}}}"
         cands.append((end, ex))
-    blk = _anomaly_block(t)
+    blk = _anomaly_block(t, positions)
     if blk is not None:
         cands.append(blk)
     if cands:
         return max(cands, key=lambda c: c[0])[1]
     if strict:
         return Extraction(None, INVALID, "none", "unterminated <think> block without a final answer")
-    ex = _anomaly_short(t, "short")
+    ex = _anomaly_short(t, "short", positions)
     if ex.detail != "no answer found":
         return ex
     lines = t.strip().split("\n")
     if len(lines) > 1:
-        ex = _anomaly_short(lines[-1], "last_line")
+        ex = _anomaly_short(lines[-1], "last_line", positions)
         if ex.detail != "no answer found":
             return ex
     return Extraction(None, INVALID, "none", "no answer found")
 
 
-def _anomaly_short(t: str, rule: str) -> Extraction:
+def _anomaly_short(t: str, rule: str, positions: int = 4) -> Extraction:
     s = " ".join(t.split())
     m = _UNLABELLED_3.match(s)
     if m:
-        return _anomaly_answer("B", m.group("p"), m.group("t"), rule)
+        return _anomaly_answer("B", m.group("p"), m.group("t"), rule, positions)
     m = _UNLABELLED_1.match(s)
     if m:
-        return _anomaly_answer(m.group("j"), None, None, rule)
+        return _anomaly_answer(m.group("j"), None, None, rule, positions)
     return Extraction(None, INVALID, rule, "no answer found")

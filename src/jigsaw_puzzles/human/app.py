@@ -14,11 +14,11 @@ import json
 import re
 
 from ..errors import UserError
-from ..spec import ANOMALY, CHOICE, CONFIGS, ORDER
+from ..spec import ANOMALY, CHOICE, CONFIGS, LETTERS, ORDER, get as get_spec, is_config
 from .session import HumanTest
 
-MAX_LETTERS = max(s.num_options for s in CONFIGS.values() if s.kind == CHOICE)
-MAX_PIECES = 9
+MAX_LETTERS = len(LETTERS)  # Piece Localization on a grid may mask up to 26 cells
+MAX_PIECES = 64  # an 8x8 order grid; keys type 1-9, larger numbers are clicked
 
 HEAD = r"""<script>
 window.jpT0 = null; window.jpShown = null;
@@ -109,6 +109,14 @@ def images_html(row: dict, item_id: str) -> str:
     return f'<div class="jp-item" data-item="{html.escape(item_id, quote=True)}">' + "".join(figs) + "</div>"
 
 
+def position_choices(rows: int, cols: int) -> list[tuple[str, str]]:
+    """Anomaly Detection's error positions as the question names them (the paper's four corners on 2x2)."""
+    if (rows, cols) == (2, 2):
+        return [("A. Top-left", "A"), ("B. Top-right", "B"), ("C. Bottom-left", "C"), ("D. Bottom-right", "D")]
+    return [(f"{LETTERS[r * cols + c]}. Row {r + 1}, column {c + 1}", LETTERS[r * cols + c])
+            for r in range(rows) for c in range(cols)]
+
+
 def order_numbers(text: str) -> list[int] | None:
     """The order editor's ``[3, 2, _, _]`` as numbers; None while a slot is empty (the answer is refused)."""
     return None if "_" in str(text) else [int(v) for v in re.findall(r"\d+", str(text or ""))]
@@ -138,7 +146,7 @@ def test_app(test: HumanTest):
         gr.Markdown("## Jigsaw-Puzzles: human baseline")
         with gr.Column(visible=True) as intro:
             gr.Markdown(f"You will see {len(test.item_ids)} puzzles ({test.split} split, "
-                        f"{', '.join(CONFIGS[c].title for c in test.datasets)}), one at a time, exactly as a model "
+                        f"{', '.join(get_spec(c).title for c in test.datasets)}), one at a time, exactly as a model "
                         "sees them. Answer each as well and as quickly as you can; the time from the moment the "
                         "images appear to your answer is recorded. Click an image to zoom. You can stop at any "
                         "time: entering the same id later resumes where you stopped.")
@@ -151,7 +159,7 @@ def test_app(test: HumanTest):
             question = gr.HTML(elem_id="jp-question")
             with gr.Row(visible=False) as choice_row:
                 letters = [gr.Button(L, elem_classes=[f"jp-key-{L}", "jp-letter"], min_width=80)
-                           for L in "ABCDEFGHI"[:MAX_LETTERS]]
+                           for L in LETTERS[:MAX_LETTERS]]
             with gr.Column(visible=False) as anomaly_box:
                 judgment = gr.Radio([("A. Correct", "A"), ("B. Incorrect", "B")], label="1. Judgment",
                                     elem_id="jp-judgment")
@@ -195,14 +203,16 @@ def test_app(test: HumanTest):
                 return [hide, hide, gr.update(visible=True), "", "", "", "", hide, *[hide] * len(letters), hide,
                         None, None, None, hide, "", *[hide] * len(digits), "", done, None, pid]
             config = test.config_of(item_id)
-            spec, row = CONFIGS[config], test.row(item_id)
+            spec, row = get_spec(config), test.row(item_id)
             n = len(row["images"])
             head = (f"**Item {part.done + 1} of {part.total}** · participant `{pid}` · {spec.title} · "
                     f"{keys_help[spec.kind]}")
             return [hide, gr.update(visible=True), hide, "", head, images_html(row, item_id),
                     question_html(row["question"]), gr.update(visible=spec.kind == CHOICE),
                     *[gr.update(visible=spec.kind == CHOICE and k < spec.num_options) for k in range(len(letters))],
-                    gr.update(visible=spec.kind == ANOMALY), None, None, None, gr.update(visible=spec.kind == ORDER),
+                    gr.update(visible=spec.kind == ANOMALY), None,
+                    gr.update(value=None, choices=position_choices(*spec.grid)), None,
+                    gr.update(visible=spec.kind == ORDER),
                     empty_order(n), *[gr.update(visible=spec.kind == ORDER and k < n)
                                          for k in range(len(digits))], note, "", item_id, pid]
 
@@ -225,7 +235,7 @@ def test_app(test: HumanTest):
 
         start.click(on_start, [pid_box], item_outputs).then(None, js=PAINTED)
         pid_box.submit(on_start, [pid_box], item_outputs).then(None, js=PAINTED)
-        for L, button in zip("ABCDEFGHI", letters):
+        for L, button in zip(LETTERS, letters):
             button.click(lambda pid, item, rt, L=L: answer(pid, item, L, rt), [pid_state, item_state,
                          gr.Textbox(visible=False)], item_outputs, js=WITH_TIME).then(None, js=PAINTED)
         ad_submit.click(lambda pid, item, j, p, t, rt: answer(pid, item, (j, p, t), rt),
@@ -246,7 +256,7 @@ def test_app(test: HumanTest):
 def browse_app(datasets: dict):
     """Items with their answers and metadata, filterable by config: ``{config: datasets.Dataset}``."""
     gr = _gr()
-    configs = [c for c in CONFIGS if c in datasets]
+    configs = [c for c in CONFIGS if c in datasets] + [c for c in datasets if c not in CONFIGS and is_config(c)]
     index = [(c, i) for c in configs for i in range(len(datasets[c]))]
 
     def subset(config):
@@ -265,7 +275,7 @@ def browse_app(datasets: dict):
                                         row.get("source_url")) if v)
         fields = json.loads(row["metadata"]) if row.get("metadata") else {}
         meta = "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in fields.items()) + "\n}"
-        head = f"**{CONFIGS[c].title}** · item {k + 1} of {len(items)} · `{row['id']}`" + \
+        head = f"**{get_spec(c).title}** · item {k + 1} of {len(items)} · `{row['id']}`" + \
                (f"  \nsource: {html.escape(credit)}" if credit else "")
         return head, images_html(row, row["id"]), question_html(row["question"]), answer, meta, \
             gr.update(maximum=len(items) - 1, value=k)
@@ -273,7 +283,7 @@ def browse_app(datasets: dict):
     with gr.Blocks(title="Jigsaw-Puzzles: browse") as demo:
         gr.Markdown("## Jigsaw-Puzzles: browse the items (with their answers)")
         with gr.Row():
-            config = gr.Dropdown([("all configs", "all")] + [(CONFIGS[c].title, c) for c in configs], value="all",
+            config = gr.Dropdown([("all configs", "all")] + [(get_spec(c).title, c) for c in configs], value="all",
                                  label="Config", elem_id="jp-config")
             slider = gr.Slider(0, max(0, len(index) - 1), step=1, value=0, label="Item", elem_id="jp-index")
         with gr.Row():

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..inference.rundir import RunDir
-from ..spec import CONFIGS, PAPER_CONFIGS
+from ..spec import CONFIGS, PAPER_CONFIGS, get as get_spec, is_config
 from .session import HUMAN_JSON, PARTICIPANTS
 
 
@@ -68,7 +68,8 @@ def agreement(root) -> list[dict]:
     median response time (s) over all answers."""
     answers = {p.name: RunDir(p).load_predictions() for p in participant_dirs(root)}
     rows = []
-    for config in CONFIGS:
+    present = {r.get("config") for recs in answers.values() for r in recs.values()}
+    for config in [*CONFIGS, *sorted(c for c in present if c not in CONFIGS and is_config(c))]:
         who = {pid: {i: r for i, r in recs.items() if r.get("config") == config} for pid, recs in answers.items()}
         who = {pid: recs for pid, recs in who.items() if recs}
         if not who:
@@ -88,7 +89,8 @@ def pooled_metrics(participant_metrics: Sequence[dict]) -> dict:
     """The "Human" row: per config the mean accuracy over the participants who answered it (with their count),
     chance and critical value as the participants' (same items); Overall the mean over the Table-2 configs."""
     pooled = {}
-    for config in CONFIGS:
+    present = {c for m in participant_metrics for c in m if c != "overall" and is_config(c)}
+    for config in [*CONFIGS, *sorted(present - set(CONFIGS))]:
         ms = [m[config] for m in participant_metrics if isinstance(m.get(config), dict)
               and m[config].get("accuracy") is not None]
         if not ms:
@@ -112,7 +114,7 @@ def format_agreement(rows: list[dict]) -> str:
     lines = ["| Config | Participants | Items all answered | Pairwise agreement (%) | Fleiss' kappa | "
              "Median response (s) |", "|---|---:|---:|---:|---:|---:|"]
     for r in rows:
-        lines.append(f"| {CONFIGS[r['config']].short} | {r['participants']} | {r['shared_items']} | "
+        lines.append(f"| {get_spec(r['config']).short} | {r['participants']} | {r['shared_items']} | "
                      f"{f(r['pairwise_agreement'], '.1f')} | {f(r['fleiss_kappa'], '.2f')} | "
                      f"{f(r['median_response_s'], '.1f')} |")
     return "\n".join(lines) + "\n"

@@ -30,7 +30,7 @@ from ..inference.runner import stored_verdict, verdicts
 from ..inference.settings import GenerationSettings, RunIdentity
 from ..rng import ItemRNG
 from ..scoring import aggregate
-from ..spec import ANOMALY, CHOICE, CONFIGS, format_anomaly, format_order
+from ..spec import ANOMALY, CHOICE, LETTERS, format_anomaly, format_order, get as get_spec, is_config
 
 HUMAN_JSON = "human.json"
 PARTICIPANTS = "participants"
@@ -57,11 +57,11 @@ def participant_order(item_ids, seed: int, participant: str) -> list[str]:
 def answer_text(config: str, answer) -> str:
     """A participant's answer as the canonical text a model would write: ``"B"``; the three anomaly lines from
     ``(judgment, position, type)``; ``[2, 3, 1, 4]`` from a list. ``UserError`` if incomplete."""
-    kind = CONFIGS[config].kind
+    kind = get_spec(config).kind
     if kind == CHOICE:
         letter = str(answer or "").strip().upper()
-        if letter not in CONFIGS[config].letters:
-            raise UserError(f"choose one of {', '.join(CONFIGS[config].letters)}")
+        if letter not in get_spec(config).letters:
+            raise UserError(f"choose one of {', '.join(get_spec(config).letters)}")
         return letter
     if kind == ANOMALY:
         judgment, position, type_ = (list(answer) + [None, None, None])[:3]
@@ -71,11 +71,13 @@ def answer_text(config: str, answer) -> str:
         if judgment != "B":
             raise UserError("answer the judgment first: A (correct) or B (incorrect)")
         position, type_ = str(position or "")[:1].upper(), str(type_ or "")[:1].upper()
-        if position not in "ABCD" or not position or type_ not in "AB" or not type_:
-            raise UserError("an incorrect image needs the error position (A-D) and the error type (A or B)")
+        letters = LETTERS[:get_spec(config).num_options]
+        if position not in letters or not position or type_ not in "AB" or not type_:
+            raise UserError(f"an incorrect image needs the error position (A-{letters[-1]}) and the error type "
+                            "(A or B)")
         return format_anomaly(position, type_)
     order = [int(x) for x in (answer or [])]
-    n = CONFIGS[config].order_length
+    n = get_spec(config).order_length
     if sorted(order) != list(range(1, n + 1)):
         raise UserError(f"the order lists each of the {n} images once")
     return format_order(order)
@@ -92,7 +94,7 @@ class HumanTest:
                  skipped: Mapping | None = None, max_items: int | None = None):
         self.root = Path(out)
         self.split, self.seed, self.source = split, int(seed), source
-        self.datasets = {c: ds for c, ds in datasets.items() if c in CONFIGS}
+        self.datasets = {c: ds for c, ds in datasets.items() if is_config(c)}
         if not self.datasets:
             raise UserError("no config to test: pass --configs with at least one config that builds here")
         self.skipped = dict(skipped or {})

@@ -8,6 +8,11 @@ and every position is altered equally often; random guessing then scores
 A transform is only used if it visibly changes its cell (symmetric content
 would make the "altered" item look correct) and cannot be mistaken for the
 other kind of change (a 180-degree turn of a mirror-symmetric cell equals a flip).
+
+Beyond the paper, ``anomaly_detection_<R>x<C>`` (at most 26 cells, one letter each) stitches an R x C grid cut
+as the order grid configs cut it; the sub-images are labelled A, B, ... row by row, slots run in cycles of 4n
+(n cells: unchanged on even slots, the 2n (position, kind) pairs on odd ones), and every cell must admit a
+visible rotation and a visible mirroring. Chance: 1/2 * 1/2 + 1/2 * 1/2 * 1/n * 1/2.
 """
 
 from __future__ import annotations
@@ -16,19 +21,20 @@ from PIL import Image
 
 from .. import geometry, prompts
 from ..rng import ItemRNG
-from ..spec import LETTERS, anomaly_answers, format_anomaly
+from ..spec import LETTERS, anomaly_answers, format_anomaly, get as get_spec
 from .base import MIN_DISTINCT, Context, Item, Task, TaskError
+from .order_restoration import grid_cells
 
 NUM_SLOTS = 16
 KINDS = {"A": ("rotation", geometry.ROTATIONS), "B": ("mirroring", geometry.MIRRORS)}
 
 
-def slot_meaning(slot: int) -> tuple[str | None, str | None]:
+def slot_meaning(slot: int, cells: int = 4) -> tuple[str | None, str | None]:
     """``(position letter, kind letter)``, or ``(None, None)`` for an unchanged image."""
     if slot % 2 == 0:
         return None, None
     index = slot // 2
-    return LETTERS[index % 4], "AB"[index // 4]
+    return LETTERS[index % cells], "AB"[index // cells]
 
 
 def valid_transforms(cell: Image.Image, kind: str) -> list[str]:
@@ -49,7 +55,11 @@ def valid_transforms(cell: Image.Image, kind: str) -> list[str]:
 
 
 def check(image: Image.Image) -> str | None:
-    for i, cell in enumerate(geometry.split(image, 2, 2)):
+    return check_cells(geometry.split(image, 2, 2))
+
+
+def check_cells(cells: list[Image.Image]) -> str | None:
+    for i, cell in enumerate(cells):
         for kind, (kind_name, _) in KINDS.items():
             if not valid_transforms(cell, kind):
                 return (f"anomaly_detection: no {kind_name} visibly changes cell {i} "
@@ -81,6 +91,45 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int) -> Item:
 
 def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
     return make_item(image, rng, slot)
+
+
+def grid_task(config: str) -> Task:
+    """The task record of ``anomaly_detection_<R>x<C>``."""
+    rows, cols = get_spec(config).grid
+    n = rows * cols
+
+    def check_grid(image: Image.Image) -> str | None:
+        try:
+            return check_cells(grid_cells(image, rows, cols))
+        except TaskError as err:
+            return str(err)
+
+    def build_grid(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        cells = grid_cells(image, rows, cols)
+        position, kind = slot_meaning(slot, n)
+        metadata = {"grid": [rows, cols], "altered": position is not None}
+        if position is not None:
+            index = LETTERS.index(position)
+            choices = valid_transforms(cells[index], kind)
+            if not choices:
+                raise TaskError(check_cells(cells))
+            name = rng.child("transform").choice(choices)
+            cells[index] = geometry.transform(cells[index], name)
+            metadata.update({"position": position, "cell": index, "type": kind,
+                             "kind": KINDS[kind][0], "transform": name})
+        letters = "/".join(LETTERS[:n])
+        return Item(
+            images=[geometry.stitch(cells, rows, cols)],
+            question=prompts.ANOMALY_DETECTION_GRID.format(grid_words=prompts.grid_words(rows, cols), n=n,
+                                                           positions=prompts.position_lines(rows, cols),
+                                                           letters=letters),
+            options=anomaly_answers(n),
+            answer=format_anomaly(position, kind),
+            metadata=metadata,
+        )
+
+    return Task(config, 4 * n, check_grid, build_grid,
+                f"Anomaly Detection on a {rows}x{cols} grid: one of {n} cells rotated, mirrored, or none", __name__)
 
 
 TASKS = [Task("anomaly_detection", NUM_SLOTS, check, build,
