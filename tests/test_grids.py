@@ -157,6 +157,39 @@ def test_anomaly_detection_on_a_grid_is_verified_from_pixels(rows, cols):
     assert not spec.is_config("anomaly_detection_6x6")  # 36 cells: more than 26 letters
 
 
+@pytest.mark.parametrize("rows,cols", [(2, 2), (3, 3), (2, 4)])
+def test_eight_direction_connection_verification_is_verified_from_pixels(rows, cols):
+    from jigsaw_puzzles.tasks.connection_verification import STEPS
+
+    config = spec.grid_config("connection_verification", rows, cols, eight=True)
+    assert config == f"connection_verification_{rows}x{cols}_8dir" and spec.get(config).letters == "ABCDEFGH"
+    photo = make_photo(13, (480, 360))
+    task = get_task(config)
+    cw, ch = 480 // cols, 360 // rows
+    cells = [np.asarray(photo.crop((c * cw, r * ch, (c + 1) * cw, (r + 1) * ch)))
+             for r in range(rows) for c in range(cols)]
+    for slot, direction in enumerate(spec.DIRECTIONS):
+        for source in ("a", "b"):
+            item = task.build(photo, item_rng(0, task.family, source), slot, Context(source))
+            first, second = item.metadata["cells"]
+            (r1, c1), (r2, c2) = divmod(first, cols), divmod(second, cols)
+            assert (r2 - r1, c2 - c1) == STEPS[direction] and item.metadata["relation"] == direction
+            assert np.array_equal(np.asarray(item.images[0]), cells[first])
+            assert np.array_equal(np.asarray(item.images[1]), cells[second])
+            assert item.answer == spec.LETTERS[slot] and direction.split()[-1] in item.options[slot]
+    for bad in ("connection_verification_1x3_8dir", "order_generation_3x3_8dir"):
+        assert not spec.is_config(bad)
+
+
+@pytest.mark.slow
+def test_the_solver_reads_eight_directions_above_chance():
+    from jigsaw_puzzles.baselines import solve
+
+    ds = jp.load_dataset("connection_verification_3x3_8dir", split="test")
+    right = sum(solve(r, "connection_verification_3x3_8dir").text == r["answer"] for r in ds)
+    assert right / len(ds) >= 0.6  # chance 1/8; edges are read from seams, diagonals from touching corners
+
+
 def test_small_cells_and_repeated_cells_are_refused_with_a_reason():
     task = get_task("order_generation_8x8")
     reason = task.check(make_photo(1, (200, 160)))

@@ -121,8 +121,9 @@ def _add_configs(p: argparse.ArgumentParser) -> None:
                    help=f"configs to use (default: all, skipping any that cannot be built here; one named here "
                         f"that cannot be built is an error): "
                         f"{', '.join(CONFIGS)}; beyond the paper, on any grid: order_restoration_RxC, "
-                        f"order_generation_RxC, connection_verification_RxC, piece_localization_RxC[_kK] (K "
-                        f"masks), anomaly_detection_RxC (e.g. order_generation_3x3, piece_localization_4x4_k8)")
+                        f"order_generation_RxC, connection_verification_RxC[_8dir] (8 directions), "
+                        f"piece_localization_RxC[_kK] (K masks), anomaly_detection_RxC (e.g. order_generation_3x3, "
+                        f"piece_localization_4x4_k8, connection_verification_2x2_8dir)")
     p.add_argument("--grid", type=_grid, default=None, metavar="RxC",
                    help="cut the grid-capable tasks on this grid (e.g. 3x3, 4x4, 2x3; 1-8 a side): --configs "
                         "order_generation --grid 3x3 is order_generation_3x3; without --configs, Order "

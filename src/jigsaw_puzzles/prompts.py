@@ -198,3 +198,19 @@ ANOMALY_DETECTION_GRID = (
 def position_lines(rows: int, cols: int) -> str:
     """``A. Row 1, column 1`` ... one line per sub-image, row by row."""
     return "\n".join(f"{LETTERS[r * cols + c]}. Row {r + 1}, column {c + 1}" for r in range(rows) for c in range(cols))
+
+CONNECTION_VERIFICATION_8DIR = (
+    "Question: You are given <image 1>, <image 2>, each cropped from an original full image. The full "
+    "image was divided into {grid_words} of equal size ({n} regions). The two regions are neighbours: they "
+    "share an edge or a corner. Where is <image 2> relative to <image 1> in the original image? Choose the "
+    "most appropriate option and respond only with the corresponding letter:\n"
+    "{options}\n"
+    "Please respond with only one letter ({letters}) and no additional text."
+)
+
+
+def direction_options(directions) -> list[str]:
+    """``<image 2> is to the right of <image 1>``, ... for Connection Verification's 8 directions."""
+    words = {"right": "directly to the right of", "left": "directly to the left of", "above": "directly above",
+             "below": "directly below"}
+    return [f"<image 2> is {words.get(d, 'diagonally to the ' + d + ' of')} <image 1>" for d in directions]

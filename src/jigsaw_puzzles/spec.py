@@ -135,13 +135,15 @@ GRID_BASES = ("order_restoration", "order_generation", "connection_verification"
 #: Smallest grid side per base (Connection Verification needs a horizontal and a vertical neighbour pair).
 _MIN_SIDE = {"connection_verification": 2}
 MAX_GRID_SIDE = 8
-_GRID_NAME = re.compile(r"(" + "|".join(GRID_BASES) + r")_(\d+)x(\d+)(?:_k(\d+))?")
+_GRID_NAME = re.compile(r"(" + "|".join(GRID_BASES) + r")_(\d+)x(\d+)(?:_k(\d+))?(_8dir)?")
+#: Connection Verification's 8-direction variant (Jigsaw-R1): where <image 2> lies among <image 1>'s 8 neighbours.
+DIRECTIONS = ("right", "left", "above", "below", "upper right", "upper left", "lower right", "lower left")
 #: Piece Localization on a grid masks this many cells unless the name says ``_k<K>`` (2 to min(26, cells - 1)).
 DEFAULT_MASKS = 4
 _GRID_SPECS: dict[str, ConfigSpec] = {}
 
 
-def grid_config(base: str, rows: int, cols: int, masks: int | None = None) -> str:
+def grid_config(base: str, rows: int, cols: int, masks: int | None = None, eight: bool = False) -> str:
     """The name of ``base`` cut on ``rows`` x ``cols`` (``"order_generation_3x3"``); the paper's config for its
     own grid. ``masks``: Piece Localization's number of masked cells (``piece_localization_4x4_k6``; default
     :data:`DEFAULT_MASKS`, or every cell of a smaller grid). ``ValueError`` for a base without grids or a grid
@@ -167,6 +169,12 @@ def grid_config(base: str, rows: int, cols: int, masks: int | None = None) -> st
             if (rows, cols) == CONFIGS[paper].grid and k == CONFIGS[paper].num_options:
                 return paper
         return f"{base}_{rows}x{cols}" + ("" if k == default else f"_k{k}")
+    if eight:
+        if base != "connection_verification":
+            raise ValueError(f"{base} has no 8-direction variant (Connection Verification has)")
+        if min(rows, cols) < 2:
+            raise ValueError(f"grid {rows}x{cols}: the 8-direction variant needs at least 2 rows and 2 columns")
+        return f"{base}_{rows}x{cols}_8dir"
     if masks is not None:
         raise ValueError(f"{base} takes no number of masks")
     if base == "anomaly_detection" and rows * cols > len(LETTERS):
@@ -183,8 +191,9 @@ def _grid_spec(config: str) -> ConfigSpec | None:
     if spec is None:
         base, rows, cols = m.group(1), int(m.group(2)), int(m.group(3))
         masks = int(m.group(4)) if m.group(4) else None
-        if grid_config(base, rows, cols, masks) != config:  # out of range, or a paper config under another name
-            raise ValueError(f"{config!r}: use {grid_config(base, rows, cols, masks)!r}")
+        eight = bool(m.group(5))
+        if grid_config(base, rows, cols, masks, eight) != config:  # out of range, or a paper config renamed
+            raise ValueError(f"{config!r}: use {grid_config(base, rows, cols, masks, eight)!r}")
         paper = CONFIGS["piece_localization_hard" if base == "piece_localization" else base]
         tag = f"{rows}x{cols}"
         n_orders = 1
@@ -195,6 +204,9 @@ def _grid_spec(config: str) -> ConfigSpec | None:
         title, short = f"{paper.title} ({tag})", f"{paper.short} {tag}"
         if base == "anomaly_detection":
             options = rows * cols  # the error positions: one letter per cell
+        if eight:
+            options = len(DIRECTIONS)
+            title, short = f"Connection Verification, 8 directions ({tag})", f"CV8 {tag}"
         if base == "piece_localization":
             options = masks or min(DEFAULT_MASKS, rows * cols - 1)
             title, short = f"Piece Localization ({tag}, {options} masks)", f"PL {tag}" + (f" k{masks}" if masks else "")

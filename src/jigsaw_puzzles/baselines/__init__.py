@@ -19,6 +19,10 @@ def solve(row: dict, config: str) -> SolverAnswer:
     if config in _PAPER:
         return _solve_paper(row, config)
     spec = _get(config)  # ValueError for an unknown config
+    if config.endswith("_8dir"):
+        from .solver import _direction
+
+        return _direction(row)
     if spec.family.startswith("connection_verification"):  # two pieces, whatever the grid: the paper's solver
         return _solve_paper(row, "connection_verification")
     if spec.family.startswith("piece_localization"):

@@ -198,6 +198,33 @@ def _piece_localization(row, config: str) -> SolverAnswer:
                         {"costs": costs, "masked_cells": masked, "n_sides": evidence})
 
 
+_CORNERS = {"upper right": ((0, -1), (-1, 0)), "upper left": ((0, 0), (-1, -1)),
+            "lower right": ((-1, -1), (0, 0)), "lower left": ((-1, 0), (0, -1))}
+
+
+def _direction(row) -> SolverAnswer:
+    """Connection Verification with 8 directions: where <image 2> lies around <image 1>. The adjacency score of
+    :func:`_connection` tells an edge neighbour from a corner one; an edge neighbour takes the best-fitting of
+    the four edges, a corner one the diagonal whose touching corners (4x4 pixels) differ least."""
+    a, b = (_Piece(_image(im)) for im in row["images"][:2])
+    edges = {"right": _nd(a, "right", b), "left": _nd(b, "right", a),
+             "below": _nd(a, "bottom", b), "above": _nd(b, "bottom", a)}
+    h, v = min(edges["right"], edges["left"]), min(edges["below"], edges["above"])
+    m, M = min(h, v), max(h, v)
+    adjacency = m * np.sqrt((m + 0.05) / (M + 0.05))
+    k = 4
+    patch = {0: slice(0, k), -1: slice(-k, None)}
+    diagonals = {name: float(np.abs(a.arr[patch[ra], patch[ca]].astype(np.float32)
+                                    - b.arr[patch[rb], patch[cb]].astype(np.float32)).mean())
+                 for name, ((ra, ca), (rb, cb)) in _CORNERS.items()}
+    edge = adjacency <= THRESHOLDS["cv_not_adjacent"]
+    pool = edges if edge else diagonals
+    best = min(pool, key=pool.get)
+    names = ("right", "left", "above", "below", "upper right", "upper left", "lower right", "lower left")
+    return SolverAnswer(LETTERS[names.index(best)], _confidence(pool.values()),
+                        {"edges": edges, "corners": diagonals, "adjacency_score": float(adjacency)})
+
+
 def _cv_relation(option: str, j: int) -> str:
     t = option.lower()
     if "not adjacent" in t or "non-adjacent" in t or "not" in t.split():

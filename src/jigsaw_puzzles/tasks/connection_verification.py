@@ -8,7 +8,10 @@ near-identical 2x2 cells is skipped: the shown pair could stand for another pair
 Beyond the paper, ``connection_verification_<R>x<C>`` (at least 2x2) cuts the grid as the order grid configs
 do (cropped to a multiple of the grid, cells of at least 32 px, no two near-identical cells); the pair is drawn
 from every horizontal neighbour pair (A), vertical neighbour pair (B) or non-adjacent pair (C: diagonal or
-farther apart) of the grid, and the question names the grid.
+farther apart) of the grid, and the question names the grid. ``connection_verification_<R>x<C>_8dir`` is the
+8-direction variant (Jigsaw-R1's): two neighbouring cells (sharing an edge or a corner), and the answer is where
+<image 2> lies relative to <image 1>: right, left, above, below, upper right, upper left, lower right, lower
+left (A-H; the slot is the direction, the pair is drawn among the grid's pairs in that direction).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from PIL import Image
 
 from .. import geometry, prompts
 from ..rng import ItemRNG
-from ..spec import format_choice, get as get_spec
+from ..spec import DIRECTIONS, LETTERS, format_choice, get as get_spec
 from .base import Context, Item, Task, require_distinct
 from .order_restoration import grid_cells, grid_check
 
@@ -62,8 +65,50 @@ def grid_pairs(rows: int, cols: int) -> dict[int, list[tuple[int, int]]]:
     return out
 
 
+#: (row, column) step from <image 1> to <image 2> for each of :data:`DIRECTIONS`.
+STEPS = {"right": (0, 1), "left": (0, -1), "above": (-1, 0), "below": (1, 0), "upper right": (-1, 1),
+         "upper left": (-1, -1), "lower right": (1, 1), "lower left": (1, -1)}
+
+
+def direction_pairs(rows: int, cols: int) -> dict[int, list[tuple[int, int]]]:
+    """Slot (direction index) -> the (first, second) cells with the second in that direction of the first."""
+    out = {}
+    for slot, name in enumerate(DIRECTIONS):
+        dr, dc = STEPS[name]
+        out[slot] = [(r * cols + c, (r + dr) * cols + c + dc) for r in range(rows) for c in range(cols)
+                     if 0 <= r + dr < rows and 0 <= c + dc < cols]
+    return out
+
+
+def eight_task(config: str) -> Task:
+    """The task record of ``connection_verification_<R>x<C>_8dir``."""
+    rows, cols = get_spec(config).grid
+    pairs = direction_pairs(rows, cols)
+    options = prompts.direction_options(DIRECTIONS)
+
+    def build_eight(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        cells = grid_cells(image, rows, cols)
+        first, second = rng.child("pair").choice(pairs[slot])
+        return Item(
+            images=[cells[first], cells[second]],
+            question=prompts.CONNECTION_VERIFICATION_8DIR.format(
+                grid_words=prompts.grid_words(rows, cols), n=rows * cols, options=prompts.option_lines(options),
+                letters=", ".join(LETTERS[:len(options)])),
+            options=list(options),
+            answer=format_choice(slot),
+            metadata={"grid": [rows, cols], "cells": [first, second],
+                      "positions": [list(divmod(first, cols)), list(divmod(second, cols))],
+                      "relation": DIRECTIONS[slot]},
+        )
+
+    return Task(config, len(DIRECTIONS), grid_check(rows, cols), build_eight,
+                f"Connection Verification, 8 directions, on a {rows}x{cols} grid", __name__)
+
+
 def grid_task(config: str) -> Task:
-    """The task record of ``connection_verification_<R>x<C>``."""
+    """The task record of ``connection_verification_<R>x<C>`` (and of its ``_8dir`` variant)."""
+    if config.endswith("_8dir"):
+        return eight_task(config)
     rows, cols = get_spec(config).grid
     pairs = grid_pairs(rows, cols)
 
