@@ -36,10 +36,11 @@ def test_grid_names_and_specs():
     assert spec.get("order_restoration_1x2").letters == "AB"  # only two orders exist
     assert spec.get("order_generation_3x3").chance == pytest.approx(1 / 362880)
     for bad in ("order_generation_2x2", "order_generation_9x9", "order_generation_1x1", "anomaly_detection_2x2",
-                "connection_verification_1x3", "connection_verification_2x2", "missing_piece_selection_easy_4x4"):
+                "connection_verification_1x3", "connection_verification_2x2", "missing_piece_selection_easy_3x3",
+                "missing_piece_selection_hard_4x4"):
         assert not spec.is_config(bad)
     with pytest.raises(ValueError):
-        spec.grid_config("missing_piece_selection_easy", 3, 3)
+        spec.grid_config("missing_piece_selection_hard", 3, 3)
     assert spec.grid_config("piece_localization_easy", 3, 3) == "piece_localization_hard"  # 3x3, 4 masks
     assert spec.grid_config("piece_localization_easy", 3, 3, 6) == "piece_localization_3x3_k6"
     big = "order_generation_6x6"  # 36! orders are checked structurally, never listed
@@ -190,6 +191,35 @@ def test_the_solver_reads_eight_directions_above_chance():
     assert right / len(ds) >= 0.6  # chance 1/8; edges are read from seams, diagonals from touching corners
 
 
+@pytest.mark.parametrize("name,rows,cols,k", [("missing_piece_selection_easy_2x2", 2, 2, 4),
+                                              ("missing_piece_selection_easy_4x4", 4, 4, 4),
+                                              ("missing_piece_selection_easy_2x3_k6", 2, 3, 6)])
+def test_missing_piece_on_a_grid_is_verified_from_pixels(name, rows, cols, k):
+    photos = {f"s{i}": make_photo(20 + i, (480, 360)) for i in range(k + 2)}
+    task = get_task(name)
+    assert task.num_slots == k and spec.get(name).num_images == k + 1
+    cw, ch = 480 // cols, 360 // rows
+    for slot in range(k):
+        ctx = Context("s0", pool_ids=sorted(photos), load=photos.__getitem__)
+        item = task.build(photos["s0"], item_rng(0, task.family, "s0"), slot, ctx)
+        region = item.metadata["region"]
+        r, c = divmod(region, cols)
+        box = (c * cw, r * ch, (c + 1) * cw, (r + 1) * ch)
+        assert item.metadata["box"] == list(box) and len(item.images) == k + 1 and item.answer == spec.LETTERS[slot]
+        blank = np.asarray(item.images[0])
+        assert (blank[box[1]:box[3], box[0]:box[2]] == 255).all()
+        assert np.array_equal(np.asarray(item.images[1 + slot]), np.asarray(photos["s0"].crop(box)))
+        others = [d for d in item.metadata["distractors"]]
+        assert len(others) == k - 1 and "s0" not in {d["source_id"] for d in others}
+        for j, d in enumerate(others):
+            dr, dc = divmod(d["cell"], cols)
+            want = photos[d["source_id"]].crop((dc * cw, dr * ch, (dc + 1) * cw, (dr + 1) * ch))
+            shown = item.images[1 + j + (j >= slot)]
+            assert np.array_equal(np.asarray(shown), np.asarray(want))
+        assert f"<image {k + 1}>" in item.question and prompts.grid_words(rows, cols) in item.question
+    assert spec.grid_config("missing_piece_selection_easy", 3, 3) == "missing_piece_selection_easy"
+
+
 def test_small_cells_and_repeated_cells_are_refused_with_a_reason():
     task = get_task("order_generation_8x8")
     reason = task.check(make_photo(1, (200, 160)))
@@ -229,11 +259,11 @@ def test_build_eval_and_report_a_grid(tmp_path, capsys):
     assert main(["eval", "--model", "solver", "--split", "lite", "--grid", "3x3", "--out", str(out),
                  "--no-progress"]) == 0
     res = json.loads((out / "results.json").read_text())
-    # every grid-capable task on 3x3; Piece Localization with 4 masks on 3x3 is the paper's own hard config
+    # every grid-capable task on 3x3; PL with 4 masks and MPS easy with 4 candidates on 3x3 are paper configs
     assert set(res["metrics"]) - {"overall"} == {"order_restoration_3x3", "order_generation_3x3",
                                                  "connection_verification_3x3", "piece_localization_hard",
-                                                 "anomaly_detection_3x3"}
-    assert res["metrics"]["overall"]["n_columns"] == 1  # Overall counts the paper config alone
+                                                 "anomaly_detection_3x3", "missing_piece_selection_easy"}
+    assert res["metrics"]["overall"]["n_columns"] == 2  # Overall counts the paper configs alone
     assert res["metrics"]["connection_verification_3x3"]["p_value"] < 0.01
     assert res["metrics"]["order_generation_3x3"]["accuracy"] >= 75  # solvable from pixels
     assert res["metrics"]["order_generation_3x3"]["p_value"] < 1e-6
@@ -244,7 +274,7 @@ def test_build_eval_and_report_a_grid(tmp_path, capsys):
     ad_res = json.loads((ad / "results.json").read_text())["metrics"]["anomaly_detection_2x3"]
     assert ad_res["accuracy"] >= 75 and ad_res["p_value"] < 1e-3
     assert main(["build", "--grid", "9x9", "--out", str(tmp_path / "x")]) == 2
-    assert main(["build", "--configs", "missing_piece_selection_easy", "--grid", "3x3", "--out", str(tmp_path / "x")]) == 2
+    assert main(["build", "--configs", "missing_piece_selection_hard", "--grid", "4x4", "--out", str(tmp_path / "x")]) == 2
     stream = jp.training_stream(mixture={"order_generation_3x3": 1, "order_restoration_2x3": 1}, passes=1)
     rows = list(stream.take(6))
     assert {len(r["images"]) for r in rows} <= {6, 9} and all(r["config"].endswith(("3x3", "2x3")) for r in rows)

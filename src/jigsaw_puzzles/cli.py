@@ -122,13 +122,15 @@ def _add_configs(p: argparse.ArgumentParser) -> None:
                         f"that cannot be built is an error): "
                         f"{', '.join(CONFIGS)}; beyond the paper, on any grid: order_restoration_RxC, "
                         f"order_generation_RxC, connection_verification_RxC[_8dir] (8 directions), "
-                        f"piece_localization_RxC[_kK] (K masks), anomaly_detection_RxC (e.g. order_generation_3x3, "
+                        f"piece_localization_RxC[_kK] (K masks), anomaly_detection_RxC, "
+                        f"missing_piece_selection_easy_RxC[_kK] (K candidates) (e.g. order_generation_3x3, "
                         f"piece_localization_4x4_k8, connection_verification_2x2_8dir)")
     p.add_argument("--grid", type=_grid, default=None, metavar="RxC",
                    help="cut the grid-capable tasks on this grid (e.g. 3x3, 4x4, 2x3; 1-8 a side): --configs "
                         "order_generation --grid 3x3 is order_generation_3x3; without --configs, Order "
                         "Restoration, Order Generation, Connection Verification (at least 2x2), Piece "
-                        "Localization (4 masks) and Anomaly Detection (up to 26 cells)")
+                        "Localization (4 masks), Anomaly Detection (up to 26 cells) and Missing Piece Selection "
+                        "(easy, 4 candidates)")
 
 
 def apply_grid(args) -> None:
@@ -139,7 +141,7 @@ def apply_grid(args) -> None:
     from .builder import with_grid
     from .spec import GRID_BASES
 
-    capable = (*GRID_BASES, "piece_localization_easy", "piece_localization_hard")
+    capable = (*GRID_BASES, "piece_localization_easy", "piece_localization_hard")  # PL easy/hard: one base
     asked = args.configs or list(GRID_BASES)
     if not any(c in capable for c in asked):
         raise UsageError(f"--grid applies to {', '.join(capable[:-2])}; none of --configs is one of them")

@@ -214,3 +214,16 @@ def direction_options(directions) -> list[str]:
     words = {"right": "directly to the right of", "left": "directly to the left of", "above": "directly above",
              "below": "directly below"}
     return [f"<image 2> is {words.get(d, 'diagonally to the ' + d + ' of')} <image 1>" for d in directions]
+
+MISSING_PIECE_SELECTION_GRID = (
+    "Question: You are given {images}: The first image is a large image with a missing region, represented by "
+    "a white blank area; the image is divided into {grid_words} of equal size and the missing region is one of "
+    "them. The other {k} images are candidate patches. Among these {k} candidate images, exactly one can "
+    "accurately fill the white blank area in the first image, seamlessly restoring its visual appearance. Your "
+    "task is: Carefully observe the large image with the missing region; Compare the contents of the {k} "
+    "candidate images and select the one that best visually completes the missing area of the first image.\n"
+    "The option mapping is as follows:\n"
+    "{options}\n"
+    "Please select the option you believe is correct and output only the corresponding letter "
+    "({letters}), without providing any explanation or analysis."
+)

@@ -131,7 +131,7 @@ PAPER_CONFIGS: tuple[str, ...] = tuple(c.name for c in _ALL if c.in_overall)
 #: Configs beyond the paper: ``<base>_<R>x<C>`` cuts a base config's task on an R x C grid (R, C in 1..8, at
 #: least 2 cells; 2x2 is the paper's own config). They are never part of Table 2 or "Overall".
 GRID_BASES = ("order_restoration", "order_generation", "connection_verification", "piece_localization",
-              "anomaly_detection")
+              "anomaly_detection", "missing_piece_selection_easy")
 #: Smallest grid side per base (Connection Verification needs a horizontal and a vertical neighbour pair).
 _MIN_SIDE = {"connection_verification": 2}
 MAX_GRID_SIDE = 8
@@ -146,8 +146,8 @@ _GRID_SPECS: dict[str, ConfigSpec] = {}
 def grid_config(base: str, rows: int, cols: int, masks: int | None = None, eight: bool = False) -> str:
     """The name of ``base`` cut on ``rows`` x ``cols`` (``"order_generation_3x3"``); the paper's config for its
     own grid. ``masks``: Piece Localization's number of masked cells (``piece_localization_4x4_k6``; default
-    :data:`DEFAULT_MASKS`, or every cell of a smaller grid). ``ValueError`` for a base without grids or a grid
-    out of range."""
+    :data:`DEFAULT_MASKS`, or all cells but one of a smaller grid), or Missing Piece Selection's number of
+    candidates. ``ValueError`` for a base without grids or a grid out of range."""
     if base in ("piece_localization_easy", "piece_localization_hard"):
         base = "piece_localization"
     if base not in GRID_BASES:
@@ -169,6 +169,13 @@ def grid_config(base: str, rows: int, cols: int, masks: int | None = None, eight
             if (rows, cols) == CONFIGS[paper].grid and k == CONFIGS[paper].num_options:
                 return paper
         return f"{base}_{rows}x{cols}" + ("" if k == default else f"_k{k}")
+    if base == "missing_piece_selection_easy":  # K candidates: the true cell and K - 1 random distractors
+        k = DEFAULT_MASKS if masks is None else int(masks)
+        if not 2 <= k <= len(LETTERS):
+            raise ValueError(f"{k} candidates: Missing Piece Selection shows 2 to {len(LETTERS)} candidates")
+        if (rows, cols) == CONFIGS[base].grid and k == CONFIGS[base].num_options:
+            return base
+        return f"{base}_{rows}x{cols}" + ("" if k == DEFAULT_MASKS else f"_k{k}")
     if eight:
         if base != "connection_verification":
             raise ValueError(f"{base} has no 8-direction variant (Connection Verification has)")
@@ -204,6 +211,10 @@ def _grid_spec(config: str) -> ConfigSpec | None:
         title, short = f"{paper.title} ({tag})", f"{paper.short} {tag}"
         if base == "anomaly_detection":
             options = rows * cols  # the error positions: one letter per cell
+        if base == "missing_piece_selection_easy":
+            options = masks or DEFAULT_MASKS
+            title = f"Missing Piece Selection (easy, {tag}, {options} candidates)"
+            short = f"MPS {tag}" + (f" k{masks}" if masks else "")
         if eight:
             options = len(DIRECTIONS)
             title, short = f"Connection Verification, 8 directions ({tag})", f"CV8 {tag}"
@@ -212,7 +223,8 @@ def _grid_spec(config: str) -> ConfigSpec | None:
             title, short = f"Piece Localization ({tag}, {options} masks)", f"PL {tag}" + (f" k{masks}" if masks else "")
         spec = _GRID_SPECS[config] = ConfigSpec(
             config, f"order_{tag}" if order else config, title, short, paper.kind, options,
-            rows * cols if order else paper.num_images, (rows, cols), in_overall=False)
+            rows * cols if order else options + 1 if base == "missing_piece_selection_easy" else paper.num_images,
+            (rows, cols), in_overall=False)
     return spec
 
 

@@ -27,6 +27,10 @@ def solve(row: dict, config: str) -> SolverAnswer:
         return _solve_paper(row, "connection_verification")
     if spec.family.startswith("piece_localization"):
         return _solve_paper(row, config)  # the masks are found from the image, on any grid
+    if spec.family.startswith("missing_piece_selection"):
+        from .solver import _missing_piece
+
+        return _missing_piece(row, *spec.grid)
     if spec.family.startswith("anomaly_detection"):
         from .solver import _anomaly
 

@@ -151,13 +151,13 @@ def _parse_order(text: str):
 
 
 # --------------------------------------------------------------------------- tasks
-def _missing_piece(row) -> SolverAnswer:
+def _missing_piece(row, rows: int = 3, cols: int = 3) -> SolverAnswer:
     big = _image(row["images"][0])
-    cells = split_array(big, 3, 3)
+    cells = split_array(big, rows, cols)
     white = [_fraction_equal(c, WHITE) for c in cells]
     k = int(np.argmax(white))
     h, w = cells[k].shape[:2]
-    neigh = [(_Piece(cells[n]), side) for n, side in _neighbours(k, 3)]
+    neigh = [(_Piece(cells[n]), side) for n, side in _neighbours(k, rows, cols)]
     n_opts = len(row["options"]) or len(row["images"]) - 1
     costs = {}
     for j, img in enumerate(row["images"][1:1 + n_opts]):

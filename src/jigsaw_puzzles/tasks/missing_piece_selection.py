@@ -12,6 +12,11 @@ cells by cosine similarity (ties: smaller region id), excluding near-duplicates
 and hard share the region, the answer letter and everything else but the
 distractors, because both derive their randomness from the key
 ``missing_piece_selection``.
+
+Beyond the paper, ``missing_piece_selection_easy_<R>x<C>`` blanks one cell of an R x C grid (cut as the order
+grid configs cut it) and shows 4 candidates, ``..._k<K>`` K candidates (2-26): the true cell and K - 1 random
+distractors drawn as for easy (rendezvous order over the other sources, the same pixel rule), resized to the
+blank's size.
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ from PIL import Image
 from .. import geometry, prompts
 from ..errors import ConfigUnavailable
 from ..rng import ItemRNG, item_rng, stable_hash
-from ..spec import format_choice
+from ..spec import LETTERS, format_choice, get as get_spec
 from .base import MIN_DISTINCT, Context, Item, PatchGetter, Task, TaskError
+from .order_restoration import grid_cells
 
 NUM_SLOTS = 4
 GRID = 3
@@ -67,7 +73,8 @@ def acceptable(patch: Image.Image, truth: Image.Image, chosen: Sequence[Distract
 
 
 def random_distractors(rng: ItemRNG, source_id: str, pool_ids: Sequence[str], truth: Image.Image,
-                       get_patch: PatchGetter) -> list[Distractor]:
+                       get_patch: PatchGetter, count: int = NUM_DISTRACTORS,
+                       cells: int = GRID * GRID) -> list[Distractor]:
     """Three random cells of three distinct other sources (easy difficulty).
 
     The other sources are tried in rendezvous order: each one's rank and cell are seeded hashes of (this item,
@@ -75,18 +82,18 @@ def random_distractors(rng: ItemRNG, source_id: str, pool_ids: Sequence[str], tr
     whose distractor it becomes or was; every other item keeps its distractors.
     """
     others = [s for s in pool_ids if s != source_id]
-    if len(others) < NUM_DISTRACTORS:
-        raise TaskError(f"missing_piece_selection needs at least {NUM_DISTRACTORS + 1} accepted sources")
+    if len(others) < count:
+        raise TaskError(f"missing_piece_selection needs at least {count + 1} accepted sources")
     draw = rng.child("random distractors")
     chosen: list[Distractor] = []
     for other in sorted(others, key=lambda o: (draw.token("rank", o), o)):
-        cell = draw.child("cell", other).randbelow(GRID * GRID)
+        cell = draw.child("cell", other).randbelow(cells)
         patch = get_patch(other, cell, truth.size)
         if acceptable(patch, truth, chosen):
             chosen.append(Distractor(other, cell, patch))
-            if len(chosen) == NUM_DISTRACTORS:
+            if len(chosen) == count:
                 return chosen
-    raise TaskError("missing_piece_selection: fewer than 3 distinct distractors in the pool")
+    raise TaskError(f"missing_piece_selection: fewer than {count} distinct distractors in the pool")
 
 
 def chosen_distractors(candidates: Sequence[tuple[str, int, float]], truth: Image.Image,
@@ -215,6 +222,50 @@ class HardPreparation:
 def _clip_defaults() -> dict:
     from ..clip.weights import DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED  # constants: torch loads lazily
     return {"clip_model": DEFAULT_CLIP_MODEL, "clip_pretrained": DEFAULT_CLIP_PRETRAINED}
+
+
+def grid_task(config: str) -> Task:
+    """The task record of ``missing_piece_selection_easy_<R>x<C>[_k<K>]``."""
+    spec = get_spec(config)
+    rows, cols = spec.grid
+    k = spec.num_options
+
+    def check_grid(image: Image.Image) -> str | None:
+        try:
+            grid_cells(image, rows, cols)
+        except TaskError as err:
+            return str(err)
+        return None
+
+    def other_cell(ctx: Context) -> PatchGetter:
+        return lambda source_id, cell, size: _resized(grid_cells(ctx.load(source_id), rows, cols)[cell], size)
+
+    def build_grid(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        cells = grid_cells(image, rows, cols)
+        region = rng.child("region").randbelow(rows * cols)
+        truth = cells[region]
+        distractors = random_distractors(rng, ctx.source_id, ctx.pool_ids, truth, other_cell(ctx), k - 1,
+                                         rows * cols)
+        box = geometry.grid_boxes((truth.width * cols, truth.height * rows), rows, cols)[region]
+        blanked = image.crop((0, 0, truth.width * cols, truth.height * rows))
+        geometry.fill(blanked, box, geometry.WHITE)
+        candidates = [d.patch for d in distractors]
+        candidates.insert(slot, truth)
+        options = [f"Candidate {j + 1} (<image {j + 2}>)" for j in range(k)]
+        question = prompts.MISSING_PIECE_SELECTION_GRID.format(
+            images=prompts.image_list(k + 1), grid_words=prompts.grid_words(rows, cols), k=k,
+            options=prompts.option_lines(options), letters=prompts.and_list(list(LETTERS[:k]), "or"))
+        return Item(images=[blanked] + candidates, question=question, options=options, answer=format_choice(slot),
+                    metadata={"grid": [rows, cols], "region": region, "box": list(box), "difficulty": "easy",
+                              "distractors": [{"source_id": d.source_id, "cell": d.cell, "similarity": None}
+                                              for d in distractors]})
+
+    return Task(config, k, check_grid, build_grid,
+                f"Missing Piece Selection (easy) on a {rows}x{cols} grid: {k} candidates", __name__, min_sources=k)
+
+
+def _resized(patch: Image.Image, size) -> Image.Image:
+    return patch if patch.size == tuple(size) else patch.resize(tuple(size), Image.Resampling.LANCZOS)
 
 
 TASKS = [
