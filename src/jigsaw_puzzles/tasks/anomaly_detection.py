@@ -23,7 +23,7 @@ from .. import geometry, prompts
 from ..rng import ItemRNG
 from ..spec import LETTERS, anomaly_answers, format_anomaly, get as get_spec
 from .base import MIN_DISTINCT, Context, Item, Task, TaskError
-from .order_restoration import grid_cells
+from .order_restoration import grid_cells, grid_reason
 
 NUM_SLOTS = 16
 KINDS = {"A": ("rotation", geometry.ROTATIONS), "B": ("mirroring", geometry.MIRRORS)}
@@ -67,19 +67,25 @@ def check_cells(cells: list[Image.Image]) -> str | None:
     return None
 
 
-def make_item(image: Image.Image, rng: ItemRNG, slot: int) -> Item:
-    cells = geometry.split(image, 2, 2)
-    position, kind = slot_meaning(slot)
-    metadata = {"grid": [2, 2], "altered": position is not None}
+def alter(cells: list[Image.Image], rng: ItemRNG, slot: int, grid: tuple[int, int]):
+    """Apply the slot's change to ``cells`` in place: ``(position, kind, metadata)`` (position None: unchanged)."""
+    position, kind = slot_meaning(slot, len(cells))
+    metadata = {"grid": list(grid), "altered": position is not None}
     if position is not None:
         index = LETTERS.index(position)
         choices = valid_transforms(cells[index], kind)
         if not choices:
-            raise TaskError(check(image))
+            raise TaskError(check_cells(cells))
         name = rng.child("transform").choice(choices)
         cells[index] = geometry.transform(cells[index], name)
         metadata.update({"position": position, "cell": index, "type": kind,
                          "kind": KINDS[kind][0], "transform": name})
+    return position, kind, metadata
+
+
+def make_item(image: Image.Image, rng: ItemRNG, slot: int) -> Item:
+    cells = geometry.split(image, 2, 2)
+    position, kind, metadata = alter(cells, rng, slot, (2, 2))
     return Item(
         images=[geometry.stitch(cells, 2, 2)],
         question=prompts.ANOMALY_DETECTION,
@@ -99,24 +105,11 @@ def grid_task(config: str) -> Task:
     n = rows * cols
 
     def check_grid(image: Image.Image) -> str | None:
-        try:
-            return check_cells(grid_cells(image, rows, cols))
-        except TaskError as err:
-            return str(err)
+        return grid_reason(image, rows, cols, check_cells)
 
     def build_grid(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
         cells = grid_cells(image, rows, cols)
-        position, kind = slot_meaning(slot, n)
-        metadata = {"grid": [rows, cols], "altered": position is not None}
-        if position is not None:
-            index = LETTERS.index(position)
-            choices = valid_transforms(cells[index], kind)
-            if not choices:
-                raise TaskError(check_cells(cells))
-            name = rng.child("transform").choice(choices)
-            cells[index] = geometry.transform(cells[index], name)
-            metadata.update({"position": position, "cell": index, "type": kind,
-                             "kind": KINDS[kind][0], "transform": name})
+        position, kind, metadata = alter(cells, rng, slot, (rows, cols))
         letters = "/".join(LETTERS[:n])
         return Item(
             images=[geometry.stitch(cells, rows, cols)],

@@ -32,7 +32,7 @@ from ..errors import ConfigUnavailable
 from ..rng import ItemRNG, item_rng, stable_hash
 from ..spec import LETTERS, format_choice, get as get_spec
 from .base import MIN_DISTINCT, Context, Item, PatchGetter, Task, TaskError
-from .order_restoration import grid_cells
+from .order_restoration import grid_cells, grid_reason
 
 NUM_SLOTS = 4
 GRID = 3
@@ -231,11 +231,7 @@ def grid_task(config: str) -> Task:
     k = spec.num_options
 
     def check_grid(image: Image.Image) -> str | None:
-        try:
-            grid_cells(image, rows, cols)
-        except TaskError as err:
-            return str(err)
-        return None
+        return grid_reason(image, rows, cols)
 
     def other_cell(ctx: Context) -> PatchGetter:
         return lambda source_id, cell, size: _resized(grid_cells(ctx.load(source_id), rows, cols)[cell], size)

@@ -46,13 +46,19 @@ def grid_cells(image: Image.Image, rows: int, cols: int) -> list[Image.Image]:
     return geometry.split(image.crop((0, 0, cw * cols, ch * rows)), rows, cols)
 
 
+def grid_reason(image: Image.Image, rows: int, cols: int, check_cells=None) -> str | None:
+    """Why ``image`` cannot be cut on the grid (cells under :data:`MIN_CELL`), else ``check_cells(cells)``'s
+    reason (None: well-posed). The grid configs' checks, one place."""
+    try:
+        cells = grid_cells(image, rows, cols)
+    except TaskError as err:
+        return str(err)
+    return check_cells(cells) if check_cells is not None else None
+
+
 def grid_check(rows: int, cols: int):
-    def check_grid(image: Image.Image) -> str | None:
-        try:
-            return require_distinct(grid_cells(image, rows, cols), "order")
-        except TaskError as err:
-            return str(err)
-    return check_grid
+    """The grid check of the order and Connection Verification configs: no two near-identical cells."""
+    return lambda image: grid_reason(image, rows, cols, lambda cells: require_distinct(cells, "order"))
 
 
 def shuffle(image: Image.Image, rng: ItemRNG, rows: int = 2, cols: int = 2) -> tuple[list[int], list[Image.Image]]:

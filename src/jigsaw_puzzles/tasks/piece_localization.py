@@ -23,7 +23,7 @@ from .. import geometry, prompts
 from ..rng import ItemRNG
 from ..spec import LETTERS, get as get_spec
 from .base import MIN_DISTINCT, Context, Item, Task, TaskError, distinct_subsets, pairwise_differences
-from .order_restoration import grid_cells
+from .order_restoration import grid_cells, grid_reason
 
 LEVELS = {"easy": (2, 2, prompts.PIECE_LOCALIZATION_EASY),
           "hard": (3, 4, prompts.PIECE_LOCALIZATION_HARD)}
@@ -94,13 +94,8 @@ def grid_task(config: str) -> Task:
     k = spec.num_options
 
     def check_grid(image: Image.Image) -> str | None:
-        try:
-            cells = grid_cells(image, rows, cols)
-        except TaskError as err:
-            return str(err)
-        if distinct_pick(cells, k, list(range(len(cells)))) is None:
-            return f"{config}: no {k} pairwise-distinct cells to mask"
-        return None
+        return grid_reason(image, rows, cols, lambda cells: None if distinct_pick(cells, k, list(range(len(cells))))
+                           is not None else f"{config}: no {k} pairwise-distinct cells to mask")
 
     def build_grid(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
         cells = grid_cells(image, rows, cols)
