@@ -236,3 +236,43 @@ def test_browse_shows_items_with_their_answers(tmp_path, browser, references):
         _shoot(page, dirs, "browse")
     finally:
         app.stop()
+
+
+def test_rotated_order_editor(tmp_path, browser):
+    """The ``_rot`` configs: the order editor plus a turn for each placed image (keys Q/W/E/R), Backspace taking
+    back the last turn first."""
+    config = "order_generation_2x2_rot"
+    refs = {r["id"]: r for r in jp.load_dataset(config, split="lite").select(range(2))}
+    out, dirs = tmp_path / "rot", _screens(tmp_path)
+    app = App(["--split", "lite", "--configs", config, "--max-items", "2", "--out", str(out)], tmp_path / "rot.log")
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(app.url)
+        page.locator("#jp-participant textarea, #jp-participant input").first.fill("p02")
+        page.locator("#jp-start").click()
+        for k in range(2):
+            item = _item_on_page(page)
+            assert "Q/W/E/R" in page.locator("#jp-progress").inner_text()
+            order, turns = jp.spec.parse_oriented(refs[item]["answer"])
+            page.wait_for_timeout(300)
+            for i in order:
+                page.keyboard.press(str(i))
+            if k == 1:  # a wrong turn, seen on the page (as a person sees it), then taken back
+                page.keyboard.press("QWER"[(turns[0] // 90 + 1) % 4])
+                page.wait_for_function("() => !document.querySelector('#jp-turns textarea, #jp-turns input')"
+                                       ".value.startsWith('[_')")
+                page.keyboard.press("Backspace")
+            for r in turns:
+                page.keyboard.press("QWER"[r // 90])
+            page.wait_for_function("() => !document.querySelector('#jp-turns textarea, #jp-turns input')"
+                                   ".value.includes('_')")
+            if k == 0:
+                _shoot(page, dirs, config)
+            page.keyboard.press("Enter")
+            _next(page, item)
+        page.locator("#jp-done").wait_for()
+    finally:
+        app.stop()
+    recs = [json.loads(x) for x in (out / "participants" / "p02" / "predictions.jsonl").read_text().splitlines()]
+    assert len(recs) == 2 and all(r["correct"] for r in recs)
+    assert all(r["output"] == refs[r["id"]]["answer"] for r in recs)

@@ -28,7 +28,8 @@ from .rng import item_rng
 from .licences import source_terms
 from .sources import (DEFAULT_RULES, CurationRules, SourceError, curate, embedded_folder, folder_fingerprint,
                       load_normalised, resolve_folder)
-from .spec import CITATION, GENERATOR_VERSION, HOMEPAGE, LITE_FRACTION, SPLITS, features, grid_config, is_config
+from .spec import CITATION, GENERATOR_VERSION, HOMEPAGE, LITE_FRACTION, SPLITS, features, get as get_spec, \
+    grid_config, is_config
 from .tasks import TASKS, Context, TaskError, get_task
 
 logger = datasets.logging.get_logger(__name__)
@@ -283,12 +284,15 @@ _KNOWN_OPTIONS = {k for task in TASKS.values() for k in (*task.options, *task.se
 
 
 def make_builder(config: str, source: str | os.PathLike | None = None, seed: int = 0,
-                 cache_dir: str | None = None, grid: tuple[int, int] | str | None = None, **kwargs) -> JigsawPuzzles:
+                 cache_dir: str | None = None, grid: tuple[int, int] | str | None = None, rotated: bool = False,
+                 **kwargs) -> JigsawPuzzles:
     """The builder of ``config``; ``kwargs`` may hold any task's options and settings (each config
     keeps its own and ignores the others') and ``datasets`` builder arguments. ``grid`` (``(3, 3)`` or
     ``"3x3"``) cuts an order config on another grid: ``order_generation`` with ``grid=(3, 3)`` is the config
-    ``order_generation_3x3``."""
-    config = with_grid(config, grid)
+    ``order_generation_3x3``; ``rotated=True`` turns the pieces too (``order_generation_3x3_rot``)."""
+    if rotated and grid is None and is_config(config):  # the config's own grid, pieces turned
+        grid = get_spec(config).grid
+    config = with_grid(config, grid, rotated)
     if not is_config(config):
         raise UsageError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}, or a grid config such as "
                          "order_generation_3x3")
@@ -304,21 +308,22 @@ def make_builder(config: str, source: str | os.PathLike | None = None, seed: int
                          **kwargs)
 
 
-def with_grid(config: str, grid: tuple[int, int] | str | None) -> str:
-    """``config`` cut on ``grid`` (``(3, 3)``, ``"3x3"``): its grid config name; ``config`` when ``grid`` is None.
-    ``UsageError`` for a config without grids or a grid out of range."""
+def with_grid(config: str, grid: tuple[int, int] | str | None, rotated: bool = False) -> str:
+    """``config`` cut on ``grid`` (``(3, 3)``, ``"3x3"``): its grid config name, its ``_rot`` variant when
+    ``rotated``; ``config`` when ``grid`` is None. ``UsageError`` for a config without grids or a grid out of
+    range."""
     if grid is None:
         return config
     try:
         rows, cols = (int(v) for v in (grid.lower().split("x") if isinstance(grid, str) else grid))
-        return grid_config(config, rows, cols)
+        return grid_config(config, rows, cols, rotated=rotated)
     except ValueError as err:
         raise UsageError(f"--grid {grid}: {err}") from None
 
 
 def load_dataset(config: str, split: str | None = "test", source: str | os.PathLike | None = None,
                  seed: int = 0, num_proc: int | None = None, cache_dir: str | None = None,
-                 grid: tuple[int, int] | str | None = None,
+                 grid: tuple[int, int] | str | None = None, rotated: bool = False,
                  **kwargs) -> datasets.Dataset | datasets.DatasetDict:
     """Build (or reload from the ``datasets`` cache) one config of the benchmark.
 
@@ -327,6 +332,6 @@ def load_dataset(config: str, split: str | None = "test", source: str | os.PathL
     """
     if split is not None and split not in SPLITS:
         raise UsageError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
-    builder = make_builder(config, source, seed, cache_dir, grid, **kwargs)
+    builder = make_builder(config, source, seed, cache_dir, grid, rotated, **kwargs)
     builder.download_and_prepare(num_proc=num_proc)
     return builder.as_dataset(split=split)

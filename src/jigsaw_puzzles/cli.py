@@ -121,7 +121,8 @@ def _add_configs(p: argparse.ArgumentParser) -> None:
                    help=f"configs to use (default: all, skipping any that cannot be built here; one named here "
                         f"that cannot be built is an error): "
                         f"{', '.join(CONFIGS)}; beyond the paper, on any grid: order_restoration_RxC, "
-                        f"order_generation_RxC, connection_verification_RxC[_8dir] (8 directions), "
+                        f"order_generation_RxC, each with _rot (pieces turned too: order_generation_3x3_rot), "
+                        f"connection_verification_RxC[_8dir] (8 directions), "
                         f"piece_localization_RxC[_kK] (K masks), anomaly_detection_RxC, "
                         f"missing_piece_selection_easy_RxC[_kK] (K candidates) (e.g. order_generation_3x3, "
                         f"piece_localization_4x4_k8, connection_verification_2x2_8dir)")

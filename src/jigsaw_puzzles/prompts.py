@@ -135,6 +135,26 @@ ORDER_GENERATION_GRID = (
 )
 
 
+# Unknown orientation (``_rot``): the grid wording plus the rotations, and the answer as (image, degrees) pairs.
+_ROT_INTRO = (
+    _GRID_INTRO
+    + "Each cropped image has also been rotated by 0, 90, 180 or 270 degrees, so you must also find how much "
+    "each one has to be turned clockwise to be upright. An answer is a Python-style list of {n} pairs "
+    "(image, rotation), one per region in that order: image is the index of the shuffled image that belongs in "
+    "the region, and rotation is how many degrees (0, 90, 180 or 270) it must be turned clockwise. "
+)
+ORDER_RESTORATION_ROT = (
+    _ROT_INTRO
+    + "Choose the most appropriate option based on the mapping below:\n"
+    "{options}\n"
+    "Please respond only with {letters}, without any additional explanation or description."
+)
+ORDER_GENERATION_ROT = (
+    _ROT_INTRO
+    + "Please respond only with that list, like {example}. Please do not provide any explanation or description."
+)
+
+
 def image_list(n: int) -> str:
     """``<image 1>, <image 2>, ..., <image n>`` as the templates name the images."""
     return ", ".join(f"<image {k}>" for k in range(1, n + 1))

@@ -9,12 +9,15 @@ as keyword arguments (``answer`` is required; the config comes from a ``config``
 reward                      range      what earns it
 ==========================  =========  ==========================================================
 :func:`exact_reward`        {0, 1}     the final answer equals the reference
-:func:`position_reward`     [0, 1]     orders: the share of positions right (Jigsaw-R1); anomaly
+:func:`position_reward`     [0, 1]     orders: the share of positions right (Jigsaw-R1; rotated
+                                       orders: the right image turned right); anomaly
                                        detection: the share of its three fields; others: exact
 :func:`adjacency_reward`    [0, 1]     orders: the share of the true neighbour pairs (left-right and
-                                       top-bottom) that the answer also puts side by side; others: exact
+                                       top-bottom) that the answer also puts side by side (rotated
+                                       orders: each piece turned right too); others: exact
 :func:`format_reward`       {0, 1}     the response *is* an answer in the requested format (a letter
-                                       alone, ``[2, 3, 1, 4]``, the three anomaly lines), optionally
+                                       alone, ``[2, 3, 1, 4]``, ``[(2, 90), ...]``, the three anomaly
+                                       lines), optionally
                                        inside ``<answer>...</answer>`` after reasoning; right or wrong
 ==========================  =========  ==========================================================
 
@@ -35,7 +38,7 @@ import re
 from typing import Any, Callable, Optional, Sequence
 
 from .extraction import PARSED, classify_response
-from .spec import ANOMALY, CHOICE, ORDER, config_from_id, get as get_spec, parse_reference
+from .spec import ANOMALY, CHOICE, ORDER, ORIENTED, config_from_id, get as get_spec, parse_oriented, parse_reference
 from .training import completion_text
 
 __all__ = ["exact_reward", "position_reward", "adjacency_reward", "format_reward", "combine", "track", "RewardFn"]
@@ -84,6 +87,20 @@ def _order(text: str) -> list[int]:
     return [int(x) for x in text.strip("[] ").split(",")]
 
 
+def _placed(ref: str, kind: str, parts: Optional[dict]) -> tuple[list, Optional[list]]:
+    """(true layout, answered layout) per region: image numbers, or (image, rotation) pairs for a rotated
+    order; the answered one ``None`` unless it is a complete layout of the same pieces."""
+    parts = parts or {}
+    if kind == ORIENTED:
+        true = list(zip(*parse_oriented(ref)))
+        got = list(zip(parts["order"], parts["rotations"])) if parts.get("rotations") else None
+        valid = got is not None and sorted(i for i, _ in got) == sorted(i for i, _ in true)
+    else:
+        true, got = _order(ref), parts.get("order")
+        valid = got is not None and sorted(got) == sorted(true)
+    return true, (list(got) if valid else None)
+
+
 def _exact(text: str, ref: str, cfg: str, options) -> tuple[float, Any]:
     ex = classify_response(text, cfg, options)
     return (1.0 if ex.status == PARSED and ex.answer == ref else 0.0), ex
@@ -104,10 +121,9 @@ def position_reward(prompts=None, completions=(), answer=(), config=None, **kwar
         kind = get_spec(cfg).kind
         if value == 1.0 or kind == CHOICE:
             out.append(value)
-        elif kind == ORDER:
-            got, true = (ex.parts or {}).get("order"), _order(ref)
-            valid = got is not None and sorted(got) == sorted(true)
-            out.append(sum(a == b for a, b in zip(got, true)) / len(true) if valid else 0.0)
+        elif kind in (ORDER, ORIENTED):
+            true, got = _placed(ref, kind, ex.parts)
+            out.append(sum(a == b for a, b in zip(got, true)) / len(true) if got is not None else 0.0)
         else:  # ANOMALY
             fields = [line.split(":", 1)[1].strip() or None for line in ref.split("\n")]
             parts = ex.parts or {}
@@ -133,17 +149,18 @@ def _pairs(order: Sequence[int], rows: int, cols: int) -> set[tuple[int, int, st
 def adjacency_reward(prompts=None, completions=(), answer=(), config=None, **kwargs) -> list[float]:
     """Orders: the share of the true layout's neighbour pairs (left-right and top-bottom, with their
     direction) that the answered layout also has, so a correct block placed in the wrong corner still
-    earns credit. The grid comes from the row's ``metadata`` (``"grid": [rows, cols]``), else a square
-    grid is assumed. Other tasks: exact."""
+    earns credit. The grid comes from the row's ``metadata`` (``"grid": [rows, cols]``), else from the
+    config. Rotated orders: a pair counts when both pieces are also turned right. Other tasks: exact."""
     out = []
     for text, ref, cfg, options, grid in _rows(completions, answer, config, kwargs):
         value, ex = _exact(text, ref, cfg, options)
-        if value == 1.0 or get_spec(cfg).kind != ORDER:
+        kind = get_spec(cfg).kind
+        if value == 1.0 or kind not in (ORDER, ORIENTED):
             out.append(value)
             continue
-        true, got = _order(ref), (ex.parts or {}).get("order")
-        rows, cols = grid or (round(len(true) ** 0.5),) * 2
-        if got is None or sorted(got) != sorted(true) or rows * cols != len(true):
+        true, got = _placed(ref, kind, ex.parts)
+        rows, cols = grid or get_spec(cfg).grid
+        if got is None or rows * cols != len(true):
             out.append(0.0)
             continue
         want = _pairs(true, rows, cols)

@@ -23,7 +23,7 @@ from typing import Any, Iterable, Optional, Sequence, Union
 import numpy as np
 
 from .extraction import AMBIGUOUS, PARSED, Extraction, classify_response
-from .spec import (ANOMALY, ANOMALY_CHANCE_ALTERED, ANOMALY_CHANCE_UNCHANGED, CONFIGS, ORDER, PAPER_CONFIGS, format_anomaly,
+from .spec import (ANOMALY, ANOMALY_CHANCE_ALTERED, ANOMALY_CHANCE_UNCHANGED, CONFIGS, ORDER, ORIENTED, PAPER_CONFIGS, format_anomaly,
                    anomaly_chance_altered, get as get_spec, parse_reference)
 
 __all__ = [
@@ -215,6 +215,8 @@ def _column(config: str, refs: list[str], items: list[tuple[Extraction, bool]]) 
         res.update(_anomaly_extras(refs, items))
     elif get_spec(config).kind == ORDER:  # order_generation, and its grid configs
         res.update(_order_extras(refs, items))
+    elif get_spec(config).kind == ORIENTED:  # order_generation_<R>x<C>_rot
+        res.update(_oriented_extras(refs, items))
     return res
 
 
@@ -249,6 +251,28 @@ def _order_extras(refs: list[str], items: list[tuple[Extraction, bool]]) -> dict
             taus += kendall_tau(pred, true)  # an unreadable answer counts as tau = 0 (a random guess's mean)
     n = len(items)
     return {"position_accuracy": 100.0 * slots / n, "kendall_tau": taus / n}
+
+
+def _oriented_extras(refs: list[str], items: list[tuple[Extraction, bool]]) -> dict[str, float]:
+    """Rotated orders: the share of regions with the right image turned right (``position_accuracy``), the
+    share of answers whose order alone is right (``order_accuracy``) and the share of images given their
+    right rotation wherever they were placed (``rotation_accuracy``); unreadable answers count as wrong."""
+    from .spec import parse_oriented
+
+    slots = orders = turns = 0.0
+    for ref, (ex, _) in zip(refs, items):
+        true_order, true_turns = parse_oriented(ref)
+        parts = ex.parts or {}
+        order, rotations = parts.get("order"), parts.get("rotations")
+        if not order or len(order) != len(true_order):
+            continue
+        slots += sum(a == b for a, b in zip(zip(order, rotations), zip(true_order, true_turns))) / len(true_order)
+        orders += list(order) == true_order
+        truth = dict(zip(true_order, true_turns))
+        turns += sum(truth.get(i) == r for i, r in zip(order, rotations)) / len(true_order)
+    n = len(items)
+    return {"position_accuracy": 100.0 * slots / n, "order_accuracy": 100.0 * orders / n,
+            "rotation_accuracy": 100.0 * turns / n}
 
 
 def _overall(columns: dict[str, dict], nulls: dict[str, np.ndarray]) -> dict[str, float]:

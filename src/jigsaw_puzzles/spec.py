@@ -29,14 +29,18 @@ __all__ = [
     "LITE_FRACTION", "ANOMALY_CHANCE_UNCHANGED", "ANOMALY_CHANCE_ALTERED", "ANOMALY_MIX",
     "format_choice", "format_anomaly", "anomaly_answers", "format_order", "parse_reference", "answer_space",
     "config_from_id", "get", "select_configs", "features", "CITATION", "HOMEPAGE", "GENERATOR_VERSION",
-    "GRID_BASES", "MAX_GRID_SIDE", "grid_config", "is_config", "is_answer",
+    "GRID_BASES", "MAX_GRID_SIDE", "grid_config", "is_config", "is_answer", "ORIENTED", "ROTATIONS",
+    "format_oriented", "parse_oriented",
 ]
 
 #: Option letters, in order: option ``k`` (0-based) is ``LETTERS[k]``.
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-#: Answer kinds: one option letter; the three-line anomaly block; a permutation list.
-CHOICE, ANOMALY, ORDER = "choice", "anomaly", "order"
+#: Answer kinds: one option letter; the three-line anomaly block; a permutation list; a permutation with each
+#: piece's rotation (the ``_rot`` order configs beyond the paper: ``[(2, 90), (3, 0), (1, 270), (4, 180)]``).
+CHOICE, ANOMALY, ORDER, ORIENTED = "choice", "anomaly", "order", "oriented_order"
+#: The rotations of the ``_rot`` configs: clockwise degrees that turn a shown piece upright.
+ROTATIONS = (0, 90, 180, 270)
 
 SPLITS = ("test", "lite")
 LITE_FRACTION = 0.2  # 220 of the paper's 1,100 images
@@ -82,6 +86,8 @@ class ConfigSpec:
     num_images: int
     grid: tuple[int, int]
     in_overall: bool = True
+    #: pieces shown turned by a multiple of 90 degrees, the answer naming each one's rotation (``_rot``)
+    rotated: bool = False
 
     @property
     def letters(self) -> str:
@@ -97,10 +103,12 @@ class ConfigSpec:
         """Accuracy (fraction) of uniform guessing; Anomaly Detection for :data:`ANOMALY_MIX`."""
         if self.kind == CHOICE:
             return 1 / self.num_options
-        if self.kind == ORDER:
+        if self.kind in (ORDER, ORIENTED):
             n = 1
             for k in range(2, self.order_length + 1):
                 n *= k
+            if self.rotated:
+                n *= len(ROTATIONS) ** self.order_length
             return 1 / n
         unchanged, altered = ANOMALY_MIX
         return (unchanged * ANOMALY_CHANCE_UNCHANGED + altered * anomaly_chance_altered(self.num_options)) / \
@@ -135,7 +143,9 @@ GRID_BASES = ("order_restoration", "order_generation", "connection_verification"
 #: Smallest grid side per base (Connection Verification needs a horizontal and a vertical neighbour pair).
 _MIN_SIDE = {"connection_verification": 2}
 MAX_GRID_SIDE = 8
-_GRID_NAME = re.compile(r"(" + "|".join(GRID_BASES) + r")_(\d+)x(\d+)(?:_k(\d+))?(_8dir)?")
+_GRID_NAME = re.compile(r"(" + "|".join(GRID_BASES) + r")_(\d+)x(\d+)(?:_k(\d+))?(_8dir)?(_rot)?")
+#: The bases that take unknown orientation (``_rot``): each piece also turned by 0, 90, 180 or 270 degrees.
+ROTATION_BASES = ("order_restoration", "order_generation")
 #: Connection Verification's 8-direction variant (Jigsaw-R1): where <image 2> lies among <image 1>'s 8 neighbours.
 DIRECTIONS = ("right", "left", "above", "below", "upper right", "upper left", "lower right", "lower left")
 #: Piece Localization on a grid masks this many cells unless the name says ``_k<K>`` (2 to min(26, cells - 1)).
@@ -143,11 +153,21 @@ DEFAULT_MASKS = 4
 _GRID_SPECS: dict[str, ConfigSpec] = {}
 
 
-def grid_config(base: str, rows: int, cols: int, masks: int | None = None, eight: bool = False) -> str:
+def grid_config(base: str, rows: int, cols: int, masks: int | None = None, eight: bool = False,
+                rotated: bool = False) -> str:
     """The name of ``base`` cut on ``rows`` x ``cols`` (``"order_generation_3x3"``); the paper's config for its
     own grid. ``masks``: Piece Localization's number of masked cells (``piece_localization_4x4_k6``; default
     :data:`DEFAULT_MASKS`, or all cells but one of a smaller grid), or Missing Piece Selection's number of
-    candidates. ``ValueError`` for a base without grids or a grid out of range."""
+    candidates. ``rotated``: unknown orientation (``order_generation_3x3_rot``, 2x2 included), for the
+    :data:`ROTATION_BASES`. ``ValueError`` for a base without grids or a grid out of range."""
+    if rotated:
+        if base not in ROTATION_BASES:
+            raise ValueError(f"{base} has no rotated variant (unknown orientation exists for "
+                             f"{' and '.join(ROTATION_BASES)})")
+        if masks is not None or eight:
+            raise ValueError(f"{base} takes no number of masks and no 8 directions")
+        return grid_config(base, rows, cols) + ("" if (rows, cols) != CONFIGS[base].grid else f"_{rows}x{cols}") \
+            + "_rot"
     if base in ("piece_localization_easy", "piece_localization_hard"):
         base = "piece_localization"
     if base not in GRID_BASES:
@@ -198,9 +218,9 @@ def _grid_spec(config: str) -> ConfigSpec | None:
     if spec is None:
         base, rows, cols = m.group(1), int(m.group(2)), int(m.group(3))
         masks = int(m.group(4)) if m.group(4) else None
-        eight = bool(m.group(5))
-        if grid_config(base, rows, cols, masks, eight) != config:  # out of range, or a paper config renamed
-            raise ValueError(f"{config!r}: use {grid_config(base, rows, cols, masks, eight)!r}")
+        eight, rotated = bool(m.group(5)), bool(m.group(6))
+        if grid_config(base, rows, cols, masks, eight, rotated) != config:  # out of range, or a paper config renamed
+            raise ValueError(f"{config!r}: use {grid_config(base, rows, cols, masks, eight, rotated)!r}")
         paper = CONFIGS["piece_localization_hard" if base == "piece_localization" else base]
         tag = f"{rows}x{cols}"
         n_orders = 1
@@ -221,10 +241,16 @@ def _grid_spec(config: str) -> ConfigSpec | None:
         if base == "piece_localization":
             options = masks or min(DEFAULT_MASKS, rows * cols - 1)
             title, short = f"Piece Localization ({tag}, {options} masks)", f"PL {tag}" + (f" k{masks}" if masks else "")
+        kind = paper.kind
+        if rotated:  # the order answers name each piece's rotation too: 4**n times as many
+            n_orders *= len(ROTATIONS) ** (rows * cols)
+            options = min(paper.num_options, n_orders) if paper.kind == CHOICE else 0
+            kind = ORIENTED if paper.kind == ORDER else CHOICE
+            title, short, tag = f"{paper.title} ({tag}, rotated pieces)", f"{paper.short} {tag} rot", f"{tag}_rot"
         spec = _GRID_SPECS[config] = ConfigSpec(
-            config, f"order_{tag}" if order else config, title, short, paper.kind, options,
+            config, f"order_{tag}" if order else config, title, short, kind, options,
             rows * cols if order else options + 1 if base == "missing_piece_selection_easy" else paper.num_images,
-            (rows, cols), in_overall=False)
+            (rows, cols), in_overall=False, rotated=rotated)
     return spec
 
 
@@ -238,7 +264,7 @@ def get(config: str) -> ConfigSpec:
     spec = _grid_spec(config)
     if spec is None:
         raise ValueError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}, or a grid config "
-                         f"<{'|'.join(GRID_BASES)}>_<R>x<C>")
+                         f"<{'|'.join(GRID_BASES)}>_<R>x<C>[_rot]")
     return spec
 
 
@@ -278,6 +304,25 @@ def format_order(order: Iterable[int]) -> str:
     return "[" + ", ".join(str(int(i)) for i in order) + "]"
 
 
+def format_oriented(order: Iterable[int], rotations: Iterable[int]) -> str:
+    """``[(2, 90), (3, 0), (1, 270), (4, 180)]``: per region (row by row), the 1-based index of the shuffled
+    image that belongs there and the clockwise degrees that turn it upright (the ``_rot`` configs)."""
+    return "[" + ", ".join(f"({int(i)}, {int(r)})" for i, r in zip(order, rotations)) + "]"
+
+
+_PAIR = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
+_ORIENTED_BODY = re.compile(r"\[\s*(\(\s*\d+\s*,\s*\d+\s*\)(?:\s*,\s*\(\s*\d+\s*,\s*\d+\s*\))*)\s*\]")
+
+
+def parse_oriented(answer: str) -> tuple[list[int], list[int]] | None:
+    """``(order, rotations)`` of a canonical (or whitespace-varied) oriented order, else ``None``."""
+    m = _ORIENTED_BODY.fullmatch(answer.strip()) if type(answer) is str else None
+    if m is None:
+        return None
+    pairs = [(int(i), int(r)) for i, r in _PAIR.findall(m.group(1))]
+    return [i for i, _ in pairs], [r for _, r in pairs]
+
+
 def anomaly_answers(positions: int = 4) -> list[str]:
     """The Anomaly Detection answers in option order: unchanged, then (position, type) pairs."""
     return [format_anomaly()] + [format_anomaly(p, t) for p in LETTERS[:positions] for t in "AB"]
@@ -295,10 +340,10 @@ def answer_space(config: str) -> frozenset[str]:
             space = frozenset(spec.letters)
         elif spec.kind == ANOMALY:
             space = frozenset(anomaly_answers(spec.num_options))
-        elif spec.order_length <= 6:
+        elif spec.kind == ORDER and spec.order_length <= 6:
             space = frozenset(format_order(p) for p in permutations(range(1, spec.order_length + 1)))
         else:
-            raise ValueError(f"{config}: {spec.order_length}! orders are too many to list; use is_answer()")
+            raise ValueError(f"{config}: too many answers to list; use is_answer()")
         _SPACES[config] = space
     return space
 
@@ -306,6 +351,10 @@ def answer_space(config: str) -> frozenset[str]:
 def is_answer(answer: str, config: str) -> bool:
     """Whether ``answer`` is a canonical answer of ``config`` (an order: any permutation of 1..n)."""
     spec = get(config)
+    if spec.kind == ORIENTED:
+        parsed = parse_oriented(answer)
+        return parsed is not None and format_oriented(*parsed) == answer and \
+            sorted(parsed[0]) == list(range(1, spec.order_length + 1)) and all(r in ROTATIONS for r in parsed[1])
     if spec.kind == ORDER and spec.order_length > 6:
         m = _ORDER_BODY.fullmatch(answer)
         return m is not None and format_order(m.group(1).split(",")) == answer and \
@@ -345,6 +394,9 @@ def parse_reference(reference: object, config: str) -> str:
             fixed.append(f"{head.strip().title()}:" + (f" {value.strip().upper()}" if value.strip() else "")
                          if sep else line)
         ref = "\n".join(fixed)
+    elif spec.kind == ORIENTED:
+        parsed = parse_oriented(text)
+        ref = format_oriented(*parsed) if parsed else text.strip()
     else:
         m = _ORDER_BODY.fullmatch(text.strip())
         ref = format_order(m.group(1).split(",")) if m else text.strip()
@@ -394,5 +446,5 @@ def select_configs(configs: Sequence[str] | None = None) -> list[str]:
     unknown = [c for c in configs if not is_config(c)]
     if unknown:
         raise ValueError(f"unknown config(s) {', '.join(map(str, unknown))}; choose from {', '.join(CONFIGS)}, or "
-                         f"a grid config <{'|'.join(GRID_BASES)}>_<R>x<C>")
+                         f"a grid config <{'|'.join(GRID_BASES)}>_<R>x<C>[_rot]")
     return [c for c in CONFIGS if c in set(configs)] + list(dict.fromkeys(c for c in configs if c not in CONFIGS))

@@ -19,7 +19,7 @@ import numpy as np
 
 from .extraction import PARSED, classify_response
 from .scoring import score
-from .spec import ANOMALY, ORDER, config_from_id, get as get_spec, parse_reference
+from .spec import ANOMALY, ORDER, ORIENTED, config_from_id, get as get_spec, parse_oriented, parse_reference
 
 __all__ = ["make_compute_metrics", "jigsaw_reward", "make_jigsaw_reward", "completion_text", "flatten_scores",
            "to_prompt", "to_messages", "with_prompt"]
@@ -212,6 +212,9 @@ def _partial(parts: dict, ref: str, cfg: str) -> float:
     if kind == ORDER and parts.get("order"):
         true = [int(x) for x in ref.strip("[] ").split(",")]
         return sum(a == b for a, b in zip(parts["order"], true)) / len(true)
+    if kind == ORIENTED and parts.get("rotations"):
+        true = list(zip(*parse_oriented(ref)))
+        return sum(a == b for a, b in zip(zip(parts["order"], parts["rotations"]), true)) / len(true)
     if kind == ANOMALY:
         fields = [ln.split(":", 1)[1].strip() or None for ln in ref.strip().split("\n")]
         got = [parts.get("judgment"), parts.get("position"), parts.get("type")]

@@ -35,7 +35,7 @@ def solve(row: dict, config: str) -> SolverAnswer:
         from .solver import _anomaly
 
         return _anomaly(row, *spec.grid)
-    return solve_grid(row, *spec.grid)
+    return solve_grid(row, *spec.grid, rotated=spec.rotated)
 
 
 BASELINES = ("random", "solver")

@@ -15,7 +15,8 @@ Answer spaces (the row schema of the README):
 from __future__ import annotations
 
 from ..rng import ItemRNG
-from ..spec import ANOMALY, CONFIGS, LETTERS, ORDER, format_anomaly, format_order, get as get_spec
+from ..spec import ANOMALY, CONFIGS, LETTERS, ORDER, ORIENTED, ROTATIONS, format_anomaly, format_order, \
+    format_oriented, get as get_spec
 
 __all__ = ["random_answer", "answer_rng", "CHANCE"]
 
@@ -36,9 +37,11 @@ def random_answer(row: dict, config: str, seed: int = 0) -> str:
         if rng.randbelow(2) == 0:
             return format_anomaly()
         return format_anomaly(LETTERS[rng.randbelow(spec.num_options)], "AB"[rng.randbelow(2)])
-    if spec.kind == ORDER:
+    if spec.kind in (ORDER, ORIENTED):
         perm = list(range(1, spec.order_length + 1))
         rng.shuffle(perm)
+        if spec.kind == ORIENTED:
+            return format_oriented(perm, [ROTATIONS[rng.randbelow(4)] for _ in perm])
         return format_order(perm)
     n = len(row.get("options") or ()) or spec.num_options
     return LETTERS[rng.randbelow(n)]

@@ -38,7 +38,8 @@ Cascade (first step that yields something wins)
 2. **Short response.** The whole response is an answer in a decorated form:
    ``B``, ``B.``, ``(B)``, ``**B**``, ``[B]``, ``Option B``, ``B) Candidate 2``,
    ``B. Candidate 2 (the third input image)``; a bare list ``2 3 1 4``;
-   anomaly answers on one line (``B C A``) or three.
+   anomaly answers on one line (``B C A``) or three. (The ``_rot`` configs' oriented orders,
+   ``[(2, 90), (3, 0), ...]``, follow the same steps: see :mod:`.oriented`.)
 3. **Last line.** The last non-empty line alone is such a short answer (a trace
    that ends with the answer on its own line); for orders, the last list on it
    that is not negated.
@@ -81,11 +82,12 @@ from __future__ import annotations
 import re
 from typing import Any, Optional, Sequence
 
-from ..spec import ANOMALY, CHOICE, CONFIGS, ORDER, anomaly_answers, config_from_id, get as _spec
+from ..spec import ANOMALY, CHOICE, CONFIGS, ORDER, ORIENTED, anomaly_answers, config_from_id, get as _spec
 from .anomaly import _anomaly
 from .choice import _choice
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, _clean, _region
 from .order import _order, _order_result
+from .oriented import _oriented
 
 #: Only the last this many characters of the answer region are read (linear, bounded work per response).
 MAX_CHARS = 16_384
@@ -200,6 +202,8 @@ def _cascade(text: Any, spec, config: str, options: Optional[Sequence[str]] = No
         return _choice(t, strict, spec, options, config)
     if spec.kind == ORDER:
         return _order(t, strict, spec.order_length, spec.grid == (2, 2))
+    if spec.kind == ORIENTED:
+        return _oriented(t, strict, spec.order_length)
     return _anomaly(t, strict, spec.num_options)
 
 

@@ -14,7 +14,7 @@ import json
 import re
 
 from ..errors import UserError
-from ..spec import ANOMALY, CHOICE, CONFIGS, LETTERS, ORDER, get as get_spec, is_config
+from ..spec import ANOMALY, CHOICE, CONFIGS, LETTERS, ORDER, ORIENTED, ROTATIONS, get as get_spec, is_config
 from .session import HumanTest
 
 MAX_LETTERS = len(LETTERS)  # Piece Localization on a grid may mask up to 26 cells
@@ -39,6 +39,10 @@ window.jpOrderUndo = (o) => {
   return window.jpJoin(s);
 };
 window.jpOrderClear = (o) => window.jpJoin(window.jpSlots(o).map(() => '_'));
+window.jpTurnAdd = (o, r) => {
+  const s = window.jpSlots(o), i = s.indexOf('_');
+  return i < 0 ? o : (s[i] = String(r), window.jpJoin(s));
+};
 window.jpPainted = async () => {
   const sleep = (ms) => new Promise(r => setTimeout(r, ms));
   for (let k = 0; k < 150; k++) {  // wait for the new item's markup (up to 3 s)
@@ -139,7 +143,8 @@ def test_app(test: HumanTest):
     """The human test as a ``gradio.Blocks``: participant id, then every item in that participant's order."""
     gr = _gr()
     keys_help = {CHOICE: "keys: the option letter", ANOMALY: "keys: Enter submits",
-                 ORDER: "keys: 1-9 add an image, Backspace undoes, Enter submits"}
+                 ORDER: "keys: 1-9 add an image, Backspace undoes, Enter submits",
+                 ORIENTED: "keys: 1-9 add an image, Q/W/E/R its clockwise turn 0/90/180/270, Enter submits"}
 
     with gr.Blocks(title="Jigsaw-Puzzles: human baseline") as demo:
         pid_state, item_state = gr.State(None), gr.State(None)
@@ -176,6 +181,12 @@ def test_app(test: HumanTest):
                 with gr.Row():
                     digits = [gr.Button(str(k), elem_classes=[f"jp-key-{k}", "jp-digit"], min_width=60)
                               for k in range(1, MAX_PIECES + 1)]
+                with gr.Column(visible=False) as turn_group:  # the _rot configs: each image's clockwise turn
+                    turn_box = gr.Textbox(label="Your rotations: clockwise degrees that turn each placed image "
+                                                "upright, in the same order", interactive=False, elem_id="jp-turns")
+                    with gr.Row():
+                        turns = [gr.Button(f"{r}° ({key})", elem_classes=[f"jp-key-{key}", "jp-turn"], min_width=80)
+                                 for r, key in zip(ROTATIONS, "QWER")]
                 with gr.Row():
                     undo = gr.Button("Undo (Backspace)", elem_classes=["jp-key-BACKSPACE"], elem_id="jp-undo")
                     clear = gr.Button("Clear", elem_id="jp-clear")
@@ -186,8 +197,8 @@ def test_app(test: HumanTest):
             done_md = gr.Markdown(elem_id="jp-done")
 
         item_outputs = [intro, page, finished, intro_msg, progress, images, question, choice_row, *letters,
-                        anomaly_box, judgment, position, etype, order_group, order_box, *digits, message, done_md,
-                        item_state, pid_state]
+                        anomaly_box, judgment, position, etype, order_group, order_box, *digits, turn_group, turn_box,
+                        message, done_md, item_state, pid_state]
 
         def empty_order(n):
             return "[" + ", ".join(["_"] * n) + "]"
@@ -201,7 +212,7 @@ def test_app(test: HumanTest):
                 done = (f"### Thank you, {pid}.\n\nAll {part.total} items are answered and saved in "
                         f"`{part.rundir.path}`. You may close this page.")
                 return [hide, hide, gr.update(visible=True), "", "", "", "", hide, *[hide] * len(letters), hide,
-                        None, None, None, hide, "", *[hide] * len(digits), "", done, None, pid]
+                        None, None, None, hide, "", *[hide] * len(digits), hide, "", "", done, None, pid]
             config = test.config_of(item_id)
             spec, row = get_spec(config), test.row(item_id)
             n = len(row["images"])
@@ -212,9 +223,10 @@ def test_app(test: HumanTest):
                     *[gr.update(visible=spec.kind == CHOICE and k < spec.num_options) for k in range(len(letters))],
                     gr.update(visible=spec.kind == ANOMALY), None,
                     gr.update(value=None, choices=position_choices(*spec.grid)), None,
-                    gr.update(visible=spec.kind == ORDER),
-                    empty_order(n), *[gr.update(visible=spec.kind == ORDER and k < n)
-                                         for k in range(len(digits))], note, "", item_id, pid]
+                    gr.update(visible=spec.kind in (ORDER, ORIENTED)),
+                    empty_order(n), *[gr.update(visible=spec.kind in (ORDER, ORIENTED) and k < n)
+                                      for k in range(len(digits))],
+                    gr.update(visible=spec.kind == ORIENTED), empty_order(n), note, "", item_id, pid]
 
         def on_start(pid_text):
             try:
@@ -241,15 +253,26 @@ def test_app(test: HumanTest):
         ad_submit.click(lambda pid, item, j, p, t, rt: answer(pid, item, (j, p, t), rt),
                         [pid_state, item_state, judgment, position, etype, gr.Textbox(visible=False)], item_outputs,
                         js=WITH_TIME).then(None, js=PAINTED)
-        og_submit.click(lambda pid, item, order, rt: answer(pid, item, order_numbers(order), rt),
-                        [pid_state, item_state, order_box, gr.Textbox(visible=False)], item_outputs,
+        def submit_order(pid, item, order, turned, rt):
+            rotated = bool(item) and get_spec(test.config_of(item)).kind == ORIENTED
+            return answer(pid, item, (order_numbers(order), order_numbers(turned)) if rotated else
+                          order_numbers(order), rt)
+
+        og_submit.click(submit_order, [pid_state, item_state, order_box, turn_box, gr.Textbox(visible=False)],
+                        item_outputs,
                         js=WITH_TIME).then(None, js=PAINTED)
+        for r, button in zip(ROTATIONS, turns):
+            button.click(None, [turn_box], [turn_box], js=f"(o) => window.jpTurnAdd(o, {r})", trigger_mode="multiple")
 
         for k, button in enumerate(digits, 1):  # the order editor runs in the page: no key press is lost
             button.click(None, [order_box], [order_box], js=f"(o) => window.jpOrderAdd(o, {k})",
                          trigger_mode="multiple")
-        undo.click(None, [order_box], [order_box], js="(o) => window.jpOrderUndo(o)", trigger_mode="multiple")
-        clear.click(None, [order_box], [order_box], js="(o) => window.jpOrderClear(o)", trigger_mode="multiple")
+        # Undo takes back the last turn when there is one, else the last image; Clear empties both.
+        undo.click(None, [order_box, turn_box], [order_box, turn_box], trigger_mode="multiple",
+                   js="(o, t) => window.jpSlots(t).some(v => v !== '_') ? [o, window.jpOrderUndo(t)] "
+                      ": [window.jpOrderUndo(o), t]")
+        clear.click(None, [order_box, turn_box], [order_box, turn_box], trigger_mode="multiple",
+                    js="(o, t) => [window.jpOrderClear(o), window.jpOrderClear(t)]")
     return demo
 
 

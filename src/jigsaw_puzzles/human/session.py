@@ -30,7 +30,8 @@ from ..inference.runner import stored_verdict, verdicts
 from ..inference.settings import GenerationSettings, RunIdentity
 from ..rng import ItemRNG
 from ..scoring import aggregate
-from ..spec import ANOMALY, CHOICE, LETTERS, format_anomaly, format_order, get as get_spec, is_config
+from ..spec import (ANOMALY, CHOICE, LETTERS, ORIENTED, ROTATIONS, format_anomaly, format_order, format_oriented,
+                    get as get_spec, is_config)
 
 HUMAN_JSON = "human.json"
 PARTICIPANTS = "participants"
@@ -56,7 +57,7 @@ def participant_order(item_ids, seed: int, participant: str) -> list[str]:
 
 def answer_text(config: str, answer) -> str:
     """A participant's answer as the canonical text a model would write: ``"B"``; the three anomaly lines from
-    ``(judgment, position, type)``; ``[2, 3, 1, 4]`` from a list. ``UserError`` if incomplete."""
+    ``(judgment, position, type)``; ``[2, 3, 1, 4]`` from a list; ``[(2, 90), ...]`` from ``(order, rotations)``. ``UserError`` if incomplete."""
     kind = get_spec(config).kind
     if kind == CHOICE:
         letter = str(answer or "").strip().upper()
@@ -76,8 +77,15 @@ def answer_text(config: str, answer) -> str:
             raise UserError(f"an incorrect image needs the error position (A-{letters[-1]}) and the error type "
                             "(A or B)")
         return format_anomaly(position, type_)
-    order = [int(x) for x in (answer or [])]
     n = get_spec(config).order_length
+    if kind == ORIENTED:  # (order, rotations)
+        order, rotations = (list(answer or ()) + [None, None])[:2]
+        order, rotations = [int(x) for x in (order or [])], [int(x) for x in (rotations or [])]
+        if sorted(order) != list(range(1, n + 1)) or len(rotations) != n or not set(rotations) <= set(ROTATIONS):
+            raise UserError(f"the answer lists each of the {n} images once, each with its rotation (0, 90, 180 or "
+                            "270 degrees clockwise)")
+        return format_oriented(order, rotations)
+    order = [int(x) for x in (answer or [])]
     if sorted(order) != list(range(1, n + 1)):
         raise UserError(f"the order lists each of the {n} images once")
     return format_order(order)

@@ -3,7 +3,8 @@
 The open-ended version of Order Restoration: the very same shuffle (same rng
 key) with no options, so the two configs differ only in the answer format.
 ``order_generation_<R>x<C>`` does the same on an R x C grid, sharing the shuffle of
-``order_restoration_<R>x<C>`` (the grid rules are Order Restoration's).
+``order_restoration_<R>x<C>`` (the grid rules are Order Restoration's). ``order_generation_<R>x<C>_rot``
+writes each piece's rotation too (``[(2, 90), (3, 0), (1, 270), (4, 180)]``; see Order Restoration's rules).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from .. import prompts
 from ..rng import ItemRNG
 from ..spec import format_order, get as get_spec
 from .base import Context, Item, Task
-from .order_restoration import check, grid_check, shuffle, solver_margin  # noqa: F401  (same rules)
+from .order_restoration import check, grid_check, rotated_task, shuffle, solver_margin  # noqa: F401  (same rules)
 
 NUM_SLOTS = 1
 
@@ -42,7 +43,10 @@ def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
 
 
 def grid_task(config: str) -> Task:
-    """The task record of ``order_generation_<R>x<C>``."""
+    """The task record of ``order_generation_<R>x<C>`` (and of its ``_rot`` variant: the rotated Order
+    Restoration's shuffle and rules, :func:`.order_restoration.rotated_task`)."""
+    if get_spec(config).rotated:
+        return rotated_task(config)
     rows, cols = get_spec(config).grid
 
     def build_grid(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
