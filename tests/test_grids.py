@@ -37,10 +37,12 @@ def test_grid_names_and_specs():
     assert spec.get("order_generation_3x3").chance == pytest.approx(1 / 362880)
     for bad in ("order_generation_2x2", "order_generation_9x9", "order_generation_1x1", "anomaly_detection_2x2",
                 "connection_verification_1x3", "connection_verification_2x2", "missing_piece_selection_easy_3x3",
-                "missing_piece_selection_hard_4x4"):
+                "missing_piece_selection_hard_3x3", "missing_piece_selection_hard_4x4_k1"):
         assert not spec.is_config(bad)
-    with pytest.raises(ValueError):
-        spec.grid_config("missing_piece_selection_hard", 3, 3)
+    assert spec.grid_config("missing_piece_selection_hard", 3, 3) == "missing_piece_selection_hard"  # the paper's
+    hard = spec.get(spec.grid_config("missing_piece_selection_hard", 4, 4, 6))
+    assert (hard.name, hard.family, hard.num_options, hard.num_images, hard.short) == (
+        "missing_piece_selection_hard_4x4_k6", "missing_piece_selection_easy_4x4_k6", 6, 7, "MPS Hard 4x4 k6")
     assert spec.grid_config("piece_localization_easy", 3, 3) == "piece_localization_hard"  # 3x3, 4 masks
     assert spec.grid_config("piece_localization_easy", 3, 3, 6) == "piece_localization_3x3_k6"
     big = "order_generation_6x6"  # 36! orders are checked structurally, never listed
@@ -274,7 +276,7 @@ def test_build_eval_and_report_a_grid(tmp_path, capsys):
     ad_res = json.loads((ad / "results.json").read_text())["metrics"]["anomaly_detection_2x3"]
     assert ad_res["accuracy"] >= 75 and ad_res["p_value"] < 1e-3
     assert main(["build", "--grid", "9x9", "--out", str(tmp_path / "x")]) == 2
-    assert main(["build", "--configs", "missing_piece_selection_hard", "--grid", "4x4", "--out", str(tmp_path / "x")]) == 2
+    assert main(["build", "--configs", "connection_verification", "--grid", "1x4", "--out", str(tmp_path / "x")]) == 2
     stream = jp.training_stream(mixture={"order_generation_3x3": 1, "order_restoration_2x3": 1}, passes=1)
     rows = list(stream.take(6))
     assert {len(r["images"]) for r in rows} <= {6, 9} and all(r["config"].endswith(("3x3", "2x3")) for r in rows)

@@ -147,3 +147,58 @@ def test_cli_build_and_eval_hard(photo_dir, clip_cache, tmp_path, monkeypatch, c
     assert results["metrics"]["missing_piece_selection_hard"]["n"] == 16
     assert json.loads((run / "run.json").read_text())["dataset_options"] == {
         "missing_piece_selection_hard": {"clip_model": "ViT-S-32", "clip_pretrained": "random-init"}}
+
+
+def test_hard_on_any_grid(photo_dir, cache_dir, clip_cache, tmp_path, monkeypatch):
+    """missing_piece_selection_hard_<R>x<C>_k<K>: the easy grid item with the K - 1 nearest cells of the other
+    sources' R x C grids (under the mining model), through the builder and the CLI's --grid."""
+    import datasets
+
+    from jigsaw_puzzles.cli import main
+    from jigsaw_puzzles.clip import ClipMiner
+    from jigsaw_puzzles.spec import get as get_spec
+    from jigsaw_puzzles.tasks.order_restoration import grid_cells
+    from jigsaw_puzzles.tasks.missing_piece_selection import acceptable, Distractor
+
+    hard = load_dataset("missing_piece_selection_hard_2x3_k5", source=photo_dir, cache_dir=cache_dir,
+                        clip_cache_dir=clip_cache, **CLIP)
+    easy = {r["source_id"]: r for r in load_dataset("missing_piece_selection_easy_2x3_k5", source=photo_dir,
+                                                    cache_dir=cache_dir)}
+    assert get_spec("missing_piece_selection_hard_2x3_k5").family == "missing_piece_selection_easy_2x3_k5"
+    assert len(hard) == len(easy) == 16
+    miner = ClipMiner("ViT-S-32", None, allow_random_init=True, progress=False, rows=2, cols=3)
+    photos = {sid: builder_image for sid, builder_image in _normalised(photo_dir)}
+    bank = miner.embed_sources(photos)
+    for row in hard:
+        twin, m = easy[row["source_id"]], json.loads(row["metadata"])
+        e = json.loads(twin["metadata"])
+        assert (row["answer"], m["region"], m["box"], m["grid"], row["question"]) == (
+            twin["answer"], e["region"], e["box"], e["grid"], twin["question"])
+        assert m["difficulty"] == "hard" and len(row["images"]) == 6 and len(m["distractors"]) == 4
+        assert row["images"][0].tobytes() == twin["images"][0].tobytes()  # the same blanked image
+        truth_at = "ABCDE".index(row["answer"]) + 1
+        assert row["images"][truth_at].tobytes() == twin["images"][truth_at].tobytes()
+        # the distractors are the nearest admissible cells, in order: re-mine this item's blank and replay the rule
+        mined = miner.mine(bank, [(row["source_id"], *divmod(m["region"], 3))], k=8, strict=False)[0]
+        truth, chosen = row["images"][truth_at], []
+        for c in mined.distractors:
+            patch = grid_cells(photos[c.source_id], 2, 3)[c.row * 3 + c.col].resize(truth.size)
+            if acceptable(patch, truth, chosen):
+                chosen.append(Distractor(c.source_id, c.row * 3 + c.col, patch, c.similarity))
+        assert [(d["source_id"], d["cell"], d["similarity"]) for d in m["distractors"]] == \
+            [(d.source_id, d.cell, d.similarity) for d in chosen[:4]]
+        assert row["source_id"] not in {d["source_id"] for d in m["distractors"]}
+    assert main(["build", "--configs", "missing_piece_selection_hard", "--grid", "2x3", "--source", str(photo_dir),
+                 "--out", str(tmp_path / "x"), "--cache-dir", str(tmp_path / "hf"), "--clip-model", "ViT-S-32",
+                 "--clip-random-init", "--clip-cache-dir", clip_cache]) == 0
+    built = datasets.load_dataset(str(tmp_path / "x"), "missing_piece_selection_hard_2x3", split="test")
+    assert len(built) == 16 and {len(json.loads(r)["distractors"]) for r in built["metadata"]} == {3}
+    import jigsaw_puzzles as jp
+    with pytest.raises(ValueError, match="cannot cut"):  # the stream has no whole-folder mining step
+        jp.training_stream(mixture={"missing_piece_selection_hard_2x3": 1})
+
+
+def _normalised(folder):
+    from jigsaw_puzzles.sources import curate, read_source
+
+    return [(s.source_id, read_source(s.path)[1]) for s in curate(folder).accepted]

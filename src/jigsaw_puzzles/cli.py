@@ -131,7 +131,7 @@ def _add_configs(p: argparse.ArgumentParser) -> None:
                         "order_generation --grid 3x3 is order_generation_3x3; without --configs, Order "
                         "Restoration, Order Generation, Connection Verification (at least 2x2), Piece "
                         "Localization (4 masks), Anomaly Detection (up to 26 cells) and Missing Piece Selection "
-                        "(easy, 4 candidates)")
+                        "(easy, 4 candidates; the CLIP-mined hard one when named in --configs)")
 
 
 def apply_grid(args) -> None:
@@ -143,7 +143,8 @@ def apply_grid(args) -> None:
     from .spec import GRID_BASES
 
     capable = (*GRID_BASES, "piece_localization_easy", "piece_localization_hard")  # PL easy/hard: one base
-    asked = args.configs or list(GRID_BASES)
+    # without --configs, every grid-capable task but the CLIP-mined one, which needs weights: it is asked by name
+    asked = args.configs or [b for b in GRID_BASES if b != "missing_piece_selection_hard"]
     if not any(c in capable for c in asked):
         raise UsageError(f"--grid applies to {', '.join(capable[:-2])}; none of --configs is one of them")
     args.configs = list(dict.fromkeys(with_grid(c, grid) if c in capable else c for c in asked))

@@ -139,7 +139,8 @@ PAPER_CONFIGS: tuple[str, ...] = tuple(c.name for c in _ALL if c.in_overall)
 #: Configs beyond the paper: ``<base>_<R>x<C>`` cuts a base config's task on an R x C grid (R, C in 1..8, at
 #: least 2 cells; 2x2 is the paper's own config). They are never part of Table 2 or "Overall".
 GRID_BASES = ("order_restoration", "order_generation", "connection_verification", "piece_localization",
-              "anomaly_detection", "missing_piece_selection_easy")
+              "anomaly_detection", "missing_piece_selection_easy", "missing_piece_selection_hard")
+_MPS = ("missing_piece_selection_easy", "missing_piece_selection_hard")
 #: Smallest grid side per base (Connection Verification needs a horizontal and a vertical neighbour pair).
 _MIN_SIDE = {"connection_verification": 2}
 MAX_GRID_SIDE = 8
@@ -189,7 +190,7 @@ def grid_config(base: str, rows: int, cols: int, masks: int | None = None, eight
             if (rows, cols) == CONFIGS[paper].grid and k == CONFIGS[paper].num_options:
                 return paper
         return f"{base}_{rows}x{cols}" + ("" if k == default else f"_k{k}")
-    if base == "missing_piece_selection_easy":  # K candidates: the true cell and K - 1 random distractors
+    if base in _MPS:  # K candidates: the true cell and K - 1 distractors (random / CLIP-mined)
         k = DEFAULT_MASKS if masks is None else int(masks)
         if not 2 <= k <= len(LETTERS):
             raise ValueError(f"{k} candidates: Missing Piece Selection shows 2 to {len(LETTERS)} candidates")
@@ -231,10 +232,14 @@ def _grid_spec(config: str) -> ConfigSpec | None:
         title, short = f"{paper.title} ({tag})", f"{paper.short} {tag}"
         if base == "anomaly_detection":
             options = rows * cols  # the error positions: one letter per cell
-        if base == "missing_piece_selection_easy":
+        family = None
+        if base in _MPS:
             options = masks or DEFAULT_MASKS
-            title = f"Missing Piece Selection (easy, {tag}, {options} candidates)"
-            short = f"MPS {tag}" + (f" k{masks}" if masks else "")
+            level = base.rsplit("_", 1)[1]
+            title = f"Missing Piece Selection ({level}, {tag}, {options} candidates)"
+            short = f"MPS{' Hard' if level == 'hard' else ''} {tag}" + (f" k{masks}" if masks else "")
+            # hard shares the easy config's randomness (region, letter), as the paper's two configs do
+            family = grid_config("missing_piece_selection_easy", rows, cols, masks)
         if eight:
             options = len(DIRECTIONS)
             title, short = f"Connection Verification, 8 directions ({tag})", f"CV8 {tag}"
@@ -248,8 +253,8 @@ def _grid_spec(config: str) -> ConfigSpec | None:
             kind = ORIENTED if paper.kind == ORDER else CHOICE
             title, short, tag = f"{paper.title} ({tag}, rotated pieces)", f"{paper.short} {tag} rot", f"{tag}_rot"
         spec = _GRID_SPECS[config] = ConfigSpec(
-            config, f"order_{tag}" if order else config, title, short, kind, options,
-            rows * cols if order else options + 1 if base == "missing_piece_selection_easy" else paper.num_images,
+            config, family or (f"order_{tag}" if order else config), title, short, kind, options,
+            rows * cols if order else options + 1 if base in _MPS else paper.num_images,
             (rows, cols), in_overall=False, rotated=rotated)
     return spec
 

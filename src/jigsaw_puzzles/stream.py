@@ -38,7 +38,8 @@ from .sources import curate, folder_fingerprint, load_normalised
 from .spec import CONFIGS, is_config
 from .training import to_prompt
 
-#: The configs the stream can cut without a whole-folder preparation step (the CLIP-mined hard config needs one).
+#: The configs the stream can cut without a whole-folder preparation step (the CLIP-mined hard configs, the paper's
+#: and its grid ones, need one).
 STREAM_CONFIGS = tuple(c for c in CONFIGS if c != "missing_piece_selection_hard")
 _SCALE = 1 << 256
 
@@ -97,7 +98,8 @@ class Curriculum:
 
 
 def _check_mixture(mixture: Mapping[str, float]) -> None:
-    bad = [c for c in mixture if c not in STREAM_CONFIGS and not (c not in CONFIGS and is_config(c))]
+    bad = [c for c in mixture if c not in STREAM_CONFIGS and not (c not in CONFIGS and is_config(c)
+                                                                   and not c.startswith("missing_piece_selection_hard"))]
     if bad:
         raise UsageError(f"the training stream cannot cut {', '.join(bad)}; choose from {', '.join(STREAM_CONFIGS)}, "
                          "or a grid config such as order_generation_3x3")

@@ -5,7 +5,8 @@ CLIP (Radford et al., 2021) similarity to closely resemble the ground-truth
 patch".  This module turns that sentence into a reproducible procedure:
 
 * **Pool.**  Every accepted, normalised source image is cut into its 3x3 grid
-  (row-major, cells ``w/3 x h/3``; see :func:`grid_cells`, the tasks' own cut).  A *region* is
+  (row-major, cells ``w/3 x h/3``; see :func:`grid_cells`, the tasks' own cut; the grid configs
+  ``missing_piece_selection_hard_<R>x<C>`` cut R x C, ``ClipMiner(rows=, cols=)``).  A *region* is
   ``(source_id, row, col)`` and its pool id is ``"<source_id>/r<row>c<col>"``.
   Every cell of every source is embedded once, at its native size, through the
   model's own validation transform, and the L2-normalised float32 embeddings

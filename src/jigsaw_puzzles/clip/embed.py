@@ -1,4 +1,4 @@
-"""Cells and their CLIP embeddings: 3x3 cells of a source, pixel digests, the batched embedder, the bank."""
+"""Cells and their CLIP embeddings: a source's grid cells (3x3 by default), pixel digests, the embedder, the bank."""
 
 from __future__ import annotations
 
@@ -20,8 +20,10 @@ GRID_COLS = 3
 
 
 def grid_cells(image: Image.Image, rows: int = GRID_ROWS, cols: int = GRID_COLS) -> list[Image.Image]:
-    """A normalised source's grid, row-major (index = row * cols + col): the tasks' own cut."""
-    return split(image, rows, cols)
+    """A normalised source's grid, row-major (index = row * cols + col): the tasks' own cut (the image cropped at
+    its right and bottom edge to a multiple of the grid; a no-op for 3x3, which normalised sources divide by)."""
+    w, h = image.size
+    return split(image.crop((0, 0, w - w % cols, h - h % rows)) if w % cols or h % rows else image, rows, cols)
 
 
 def pixel_digest(patch: Image.Image) -> str:

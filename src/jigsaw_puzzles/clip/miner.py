@@ -12,7 +12,7 @@ import numpy as np
 from PIL import Image
 
 from .cache import EmbeddingCache
-from .embed import EmbedStats, PatchBank, PatchEmbedder, grid_cells, pixel_digest, region_id
+from .embed import GRID_COLS, GRID_ROWS, EmbedStats, PatchBank, PatchEmbedder, grid_cells, pixel_digest, region_id
 from .search import DEFAULT_MAX_SIMILARITY, duplicate_source_groups, nearest_neighbours
 from .weights import (DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED, RANDOM_INIT_SEED, _build_model, _resolve_device,
                       resolve_clip_weights)
@@ -20,7 +20,7 @@ from .weights import (DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED, RANDOM_INIT_S
 
 @dataclasses.dataclass(frozen=True)
 class Candidate:
-    """A mined candidate cell (its 3x3 row/col in ``source_id``), most similar first."""
+    """A mined candidate cell (its grid row/col in ``source_id``), most similar first."""
 
     source_id: str
     row: int
@@ -44,6 +44,8 @@ class MinedDistractors:
 class ClipMiner:
     """Resolve weights, embed source grids (cached), mine hard distractors.
 
+    ``rows`` x ``cols``: the grid whose cells are embedded and mined (3x3, the paper's, by default).
+
     Construction resolves the weights (raising :class:`ClipWeightsUnavailable` or
     ``ValueError`` before any work); the model itself is only built when some
     embedding actually has to be computed.
@@ -63,6 +65,8 @@ class ClipMiner:
         hf_cache_dir: str | None = None,
         progress: bool = True,
         random_init_seed: int = RANDOM_INIT_SEED,
+        rows: int = GRID_ROWS,
+        cols: int = GRID_COLS,
     ):
         self.spec = resolve_clip_weights(model_name, pretrained, allow_random_init=allow_random_init,
                                          hf_cache_dir=hf_cache_dir, random_init_seed=random_init_seed)
@@ -73,7 +77,7 @@ class ClipMiner:
         self.batch_size = batch_size
         self.num_workers = num_workers
         self.progress = progress
-        self.cache = EmbeddingCache(cache_dir, self.spec, precision)
+        self.cache = EmbeddingCache(cache_dir, self.spec, precision, rows, cols)
         self._embedder: PatchEmbedder | None = None
         self.patches_computed = 0  # cumulative over this miner's life
 
@@ -88,9 +92,9 @@ class ClipMiner:
 
     def embed_sources(self, sources: Mapping[str, Image.Image] | Iterable[tuple[str, Image.Image]]
                       ) -> PatchBank:
-        """Embed all 3x3 cells of every source (normalised PIL images), using the cache.
+        """Embed all grid cells of every source (normalised PIL images), using the cache.
 
-        Sources are processed in sorted source_id order; a source's 9 cells are
+        Sources are processed in sorted source_id order; a source's cells are
         written to the cache as soon as they are computed, so an interrupted run
         keeps everything finished so far.
         """

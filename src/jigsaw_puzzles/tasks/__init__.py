@@ -37,7 +37,8 @@ def get_task(config: str) -> Task:
         module = next(m for base, m in (("order_restoration", order_restoration), ("order_generation",
                       order_generation), ("connection_verification", connection_verification),
                       ("piece_localization", piece_localization), ("anomaly_detection", anomaly_detection),
-                      ("missing_piece_selection_easy", missing_piece_selection))
+                      ("missing_piece_selection_easy", missing_piece_selection),
+                      ("missing_piece_selection_hard", missing_piece_selection))
                       if config.startswith(base + "_"))
         task = _GRID_TASKS[config] = module.grid_task(config)
     return task

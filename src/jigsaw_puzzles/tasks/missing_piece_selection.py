@@ -16,11 +16,15 @@ distractors, because both derive their randomness from the key
 Beyond the paper, ``missing_piece_selection_easy_<R>x<C>`` blanks one cell of an R x C grid (cut as the order
 grid configs cut it) and shows 4 candidates, ``..._k<K>`` K candidates (2-26): the true cell and K - 1 random
 distractors drawn as for easy (rendezvous order over the other sources, the same pixel rule), resized to the
-blank's size.
+blank's size.  ``missing_piece_selection_hard_<R>x<C>[_k<K>]`` is the same item (same region, same letter: it
+shares the easy grid config's randomness) with the K - 1 most CLIP-similar cells of the other sources' R x C
+grids instead, mined as for the paper's hard config (the first of 2(K - 1) mined candidates that pass the
+pixel rule).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
@@ -97,17 +101,17 @@ def random_distractors(rng: ItemRNG, source_id: str, pool_ids: Sequence[str], tr
 
 
 def chosen_distractors(candidates: Sequence[tuple[str, int, float]], truth: Image.Image,
-                       get_patch: PatchGetter) -> list[Distractor]:
-    """The first three mined candidates ``(source_id, cell, similarity)``, most similar first,
+                       get_patch: PatchGetter, count: int = NUM_DISTRACTORS) -> list[Distractor]:
+    """The first ``count`` mined candidates ``(source_id, cell, similarity)``, most similar first,
     that pass the same pixel rule as random ones (hard difficulty)."""
     chosen: list[Distractor] = []
     for source_id, cell, similarity in candidates:
         patch = get_patch(source_id, cell, truth.size)
         if acceptable(patch, truth, chosen):
             chosen.append(Distractor(source_id, cell, patch, similarity))
-            if len(chosen) == NUM_DISTRACTORS:
+            if len(chosen) == count:
                 return chosen
-    raise TaskError("missing_piece_selection_hard: fewer than 3 mined candidates pass the pixel rule")
+    raise TaskError(f"missing_piece_selection_hard: fewer than {count} mined candidates pass the pixel rule")
 
 
 def make_item(image: Image.Image, rng: ItemRNG, slot: int, region: int,
@@ -146,23 +150,30 @@ def build_easy(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Ite
     return make_item(image, rng, slot, region, distractors, "easy")
 
 
-def build_hard(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
-    """Like easy (same region, same letter), with the mined candidates of :class:`HardPreparation`."""
-    region = choose_region(rng)
+def _mined(ctx: Context, region: int) -> list[tuple[str, int, float]]:
+    """This item's mined candidates, checked to be mined for the item's own region."""
     mined = ctx.prepared
     if mined is None or mined["region"] != region:
         raise TaskError(f"mined region {None if mined is None else mined['region']} differs from "
                         f"the item's region {region}")
+    return [tuple(c) for c in mined["candidates"]]
+
+
+def build_hard(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+    """Like easy (same region, same letter), with the mined candidates of :class:`HardPreparation`."""
+    region = choose_region(rng)
+    candidates = _mined(ctx, region)
     truth = cell_patch(image, region)
-    distractors = chosen_distractors([tuple(c) for c in mined["candidates"]], truth, _patch_getter(ctx))
+    distractors = chosen_distractors(candidates, truth, _patch_getter(ctx))
     item = make_item(image, rng, slot, region, distractors, "hard")
-    item.metadata.update(mined["clip"])
+    item.metadata.update(ctx.prepared["clip"])
     return item
 
 
 HARD = "missing_piece_selection_hard"
 RANDOM_INIT = "random-init"  # an explicit clip_pretrained=None, as stored in the builder config
 MINED_CANDIDATES = 6  # the 3 distractors are the first of these that also pass the pixel rule
+HARD_SETTINGS = {"clip_cache_dir": None, "clip_device": None, "clip_batch_size": 64}
 
 
 def configure_hard(options: dict) -> dict:
@@ -180,10 +191,13 @@ def configure_hard(options: dict) -> dict:
 
 
 class HardPreparation:
-    """Mines every hard item's distractor candidates once: embed every 3x3 cell of every source
-    (disk-cached), then search the nearest cells of other sources for each item's blank."""
+    """Mines every hard item's distractor candidates once: embed every cell of every source's grid
+    (``rows`` x ``cols``, disk-cached), then search the nearest cells of other sources for each item's blank.
+    ``family``: the randomness the items draw their region from; ``distractors``: how many each item shows."""
 
-    def __init__(self, options: Mapping[str, Any], settings: Mapping[str, Any]):
+    def __init__(self, options: Mapping[str, Any], settings: Mapping[str, Any], rows: int = GRID, cols: int = GRID,
+                 family: str = RNG_KEY, distractors: int = NUM_DISTRACTORS):
+        self.rows, self.cols, self.family, self.distractors = rows, cols, family, distractors
         try:
             from ..clip import DEFAULT_MAX_SIMILARITY, ClipMiner, ClipWeightsUnavailable
             import open_clip  # noqa: F401
@@ -197,7 +211,7 @@ class HardPreparation:
         try:  # resolves the weights (never loads them here): fails in seconds offline
             self.miner = ClipMiner(options["clip_model"], pretrained, allow_random_init=pretrained is None,
                                    cache_dir=settings.get("clip_cache_dir"), device=settings.get("clip_device"),
-                                   batch_size=settings.get("clip_batch_size") or 64)
+                                   batch_size=settings.get("clip_batch_size") or 64, rows=rows, cols=cols)
         except ClipWeightsUnavailable as err:
             raise ConfigUnavailable(HARD, str(err)) from err
 
@@ -209,12 +223,15 @@ class HardPreparation:
     def prepare(self, sources: Mapping[str, str], item_ids: Sequence[str], seed: int,
                 load: Callable[[str], Image.Image]) -> dict[str, Any]:
         bank = self.miner.embed_sources({sid: load(path) for sid, path in sources.items()})
-        regions = {sid: choose_region(item_rng(seed, RNG_KEY, sid)) for sid in item_ids}
-        targets = [(sid, regions[sid] // GRID, regions[sid] % GRID) for sid in item_ids]
-        mined = self.miner.mine(bank, targets, k=MINED_CANDIDATES, strict=False)
+        cells = self.rows * self.cols
+        regions = {sid: item_rng(seed, self.family, sid).child("region").randbelow(cells) for sid in item_ids}
+        targets = [(sid, *divmod(regions[sid], self.cols)) for sid in item_ids]
+        # the paper's config keeps its 6 candidates for 3 distractors (its bytes); the same ratio on any k
+        mined = self.miner.mine(bank, targets, k=MINED_CANDIDATES * self.distractors // NUM_DISTRACTORS,
+                                strict=False)
         clip = self.metadata
         return {m.source_id: {"region": regions[m.source_id], "clip": clip,
-                              "candidates": [[d.source_id, d.row * GRID + d.col, d.similarity]
+                              "candidates": [[d.source_id, d.row * self.cols + d.col, d.similarity]
                                              for d in m.distractors]}
                 for m in mined}
 
@@ -225,10 +242,11 @@ def _clip_defaults() -> dict:
 
 
 def grid_task(config: str) -> Task:
-    """The task record of ``missing_piece_selection_easy_<R>x<C>[_k<K>]``."""
+    """The task record of ``missing_piece_selection_<easy|hard>_<R>x<C>[_k<K>]``."""
     spec = get_spec(config)
     rows, cols = spec.grid
     k = spec.num_options
+    hard = config.startswith(HARD)
 
     def check_grid(image: Image.Image) -> str | None:
         return grid_reason(image, rows, cols)
@@ -240,8 +258,11 @@ def grid_task(config: str) -> Task:
         cells = grid_cells(image, rows, cols)
         region = rng.child("region").randbelow(rows * cols)
         truth = cells[region]
-        distractors = random_distractors(rng, ctx.source_id, ctx.pool_ids, truth, other_cell(ctx), k - 1,
-                                         rows * cols)
+        if hard:
+            distractors = chosen_distractors(_mined(ctx, region), truth, other_cell(ctx), k - 1)
+        else:
+            distractors = random_distractors(rng, ctx.source_id, ctx.pool_ids, truth, other_cell(ctx), k - 1,
+                                             rows * cols)
         box = geometry.grid_boxes((truth.width * cols, truth.height * rows), rows, cols)[region]
         blanked = image.crop((0, 0, truth.width * cols, truth.height * rows))
         geometry.fill(blanked, box, geometry.WHITE)
@@ -251,13 +272,23 @@ def grid_task(config: str) -> Task:
         question = prompts.MISSING_PIECE_SELECTION_GRID.format(
             images=prompts.image_list(k + 1), grid_words=prompts.grid_words(rows, cols), k=k,
             options=prompts.option_lines(options), letters=prompts.and_list(list(LETTERS[:k]), "or"))
+        metadata = {"grid": [rows, cols], "region": region, "box": list(box), "difficulty": "hard" if hard else "easy",
+                    "distractors": [{"source_id": d.source_id, "cell": d.cell, "similarity": d.similarity}
+                                    for d in distractors]}
+        if hard:
+            metadata.update(ctx.prepared["clip"])
         return Item(images=[blanked] + candidates, question=question, options=options, answer=format_choice(slot),
-                    metadata={"grid": [rows, cols], "region": region, "box": list(box), "difficulty": "easy",
-                              "distractors": [{"source_id": d.source_id, "cell": d.cell, "similarity": None}
-                                              for d in distractors]})
+                    metadata=metadata)
 
+    if not hard:
+        return Task(config, k, check_grid, build_grid,
+                    f"Missing Piece Selection (easy) on a {rows}x{cols} grid: {k} candidates", __name__, min_sources=k)
     return Task(config, k, check_grid, build_grid,
-                f"Missing Piece Selection (easy) on a {rows}x{cols} grid: {k} candidates", __name__, min_sources=k)
+                f"Missing Piece Selection (hard) on a {rows}x{cols} grid: the {k - 1} most CLIP-similar distractors",
+                __name__, options=_clip_defaults(), settings=dict(HARD_SETTINGS),
+                preparer=functools.partial(HardPreparation, rows=rows, cols=cols, family=spec.family,
+                                           distractors=k - 1),
+                configure=configure_hard, min_sources=k)
 
 
 def _resized(patch: Image.Image, size) -> Image.Image:
@@ -269,7 +300,6 @@ TASKS = [
          "Missing Piece Selection (easy): random distractors", __name__, min_sources=NUM_DISTRACTORS + 1),
     Task(HARD, NUM_SLOTS, check, build_hard,
          "Missing Piece Selection (hard): the three most CLIP-similar distractors", __name__,
-         options=_clip_defaults(),
-         settings={"clip_cache_dir": None, "clip_device": None, "clip_batch_size": 64},
+         options=_clip_defaults(), settings=dict(HARD_SETTINGS),
          preparer=HardPreparation, configure=configure_hard, min_sources=NUM_DISTRACTORS + 1),
 ]
