@@ -235,6 +235,20 @@ def test_cli_eval_report_and_stream(tmp_path):
     assert "rotation_accuracy" in res["metrics"]["order_generation_2x2_rot"]
     assert main(["report", str(out), "--out", str(tmp_path / "rep")]) == 0
     assert "OG 2x2 rot" in (tmp_path / "rep" / "report.md").read_text()
+    from jigsaw_puzzles.cli import apply_grid, build_parser
+
+    def configs(*argv):
+        args = build_parser().parse_args(["build", "--out", str(tmp_path / "b"), *argv])
+        apply_grid(args)
+        return args.configs
+
+    assert configs("--rotated") == ["order_restoration_2x2_rot", "order_generation_2x2_rot"]
+    assert configs("--rotated", "--grid", "3x3", "--configs", "order_generation", "connection_verification") == [
+        "order_generation_3x3_rot", "connection_verification_3x3"]
+    assert main(["build", "--rotated", "--configs", "anomaly_detection", "--out", str(tmp_path / "b")]) == 2
+    built = tmp_path / "built"
+    assert main(["build", "--rotated", "--grid", "1x3", "--configs", "order_generation", "--out", str(built)]) == 0
+    assert (built / "order_generation_1x3_rot").is_dir()
     ds = jp.load_dataset("order_generation", grid=(2, 3), rotated=True, split="lite")
     assert ds.info.config_name == "order_generation_2x3_rot"
     assert all(spec.is_answer(r["answer"], "order_generation_2x3_rot") for r in ds)

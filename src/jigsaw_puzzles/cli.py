@@ -63,6 +63,8 @@ EXAMPLES = {
   jigsaw-puzzles build --out jigsaw_export                         # the embedded photos, seed 0
   jigsaw-puzzles build --out my_export --source ~/photos --seed 7 --num-proc 2
   jigsaw-puzzles build --out my_export --configs order_restoration anomaly_detection
+  jigsaw-puzzles build --out grids --grid 4x4                      # the grid-capable tasks on 4x4
+  jigsaw-puzzles build --out rot --rotated --grid 3x3              # 3x3 order tasks, pieces turned too
   hf upload USER/jigsaw-puzzles my_export --repo-type dataset      # publish the folder""",
     "show": """examples:
   jigsaw-puzzles show order_restoration --index 3 --out item.png
@@ -124,7 +126,7 @@ def _add_configs(p: argparse.ArgumentParser) -> None:
                         f"order_generation_RxC, each with _rot (pieces turned too: order_generation_3x3_rot), "
                         f"connection_verification_RxC[_8dir] (8 directions), "
                         f"piece_localization_RxC[_kK] (K masks), anomaly_detection_RxC, "
-                        f"missing_piece_selection_easy_RxC[_kK] (K candidates) (e.g. order_generation_3x3, "
+                        f"missing_piece_selection_<easy|hard>_RxC[_kK] (K candidates) (e.g. order_generation_3x3, "
                         f"piece_localization_4x4_k8, connection_verification_2x2_8dir)")
     p.add_argument("--grid", type=_grid, default=None, metavar="RxC",
                    help="cut the grid-capable tasks on this grid (e.g. 3x3, 4x4, 2x3; 1-8 a side): --configs "
@@ -132,20 +134,32 @@ def _add_configs(p: argparse.ArgumentParser) -> None:
                         "Restoration, Order Generation, Connection Verification (at least 2x2), Piece "
                         "Localization (4 masks), Anomaly Detection (up to 26 cells) and Missing Piece Selection "
                         "(easy, 4 candidates; the CLIP-mined hard one when named in --configs)")
+    p.add_argument("--rotated", action="store_true",
+                   help="unknown orientation: the order configs with every piece turned too (the _rot configs), on "
+                        "their own grid or on --grid; without --configs, Order Restoration and Order Generation")
 
 
 def apply_grid(args) -> None:
-    """``--grid RxC``: the order configs asked for (both when none is) on that grid; other configs unchanged."""
-    grid = getattr(args, "grid", None)
-    if not grid:
+    """``--grid RxC``: the grid-capable configs asked for (all but the CLIP-mined one when none is) on that grid;
+    ``--rotated``: the order configs asked for (both when none is) with turned pieces; other configs unchanged."""
+    grid, rotated = getattr(args, "grid", None), getattr(args, "rotated", False)
+    if not grid and not rotated:
         return
     from .builder import with_grid
-    from .spec import GRID_BASES
+    from .spec import GRID_BASES, ROTATION_BASES, get as get_spec
 
+    if rotated:
+        asked = args.configs or list(ROTATION_BASES)
+        if not any(c in ROTATION_BASES for c in asked):
+            raise UsageError(f"--rotated applies to {' and '.join(ROTATION_BASES)}; none of --configs is one of them")
+        args.configs = list(dict.fromkeys(with_grid(c, grid or get_spec(c).grid, rotated=True)
+                                          if c in ROTATION_BASES else c for c in asked))
+        if not grid:
+            return
     capable = (*GRID_BASES, "piece_localization_easy", "piece_localization_hard")  # PL easy/hard: one base
     # without --configs, every grid-capable task but the CLIP-mined one, which needs weights: it is asked by name
     asked = args.configs or [b for b in GRID_BASES if b != "missing_piece_selection_hard"]
-    if not any(c in capable for c in asked):
+    if not rotated and not any(c in capable for c in asked):
         raise UsageError(f"--grid applies to {', '.join(capable[:-2])}; none of --configs is one of them")
     args.configs = list(dict.fromkeys(with_grid(c, grid) if c in capable else c for c in asked))
 
