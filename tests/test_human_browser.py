@@ -139,6 +139,18 @@ def _answer(page, row, right: bool) -> None:
         page.locator(".jp-letter:visible").filter(has_not_text=answer).first.click()
 
 
+def _sign_in(browser, app, participant: str, start: bool = True):
+    """A new page on the app with the participant id typed in, then Start clicked (or Enter pressed)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(app.url)
+    page.locator("#jp-participant textarea, #jp-participant input").first.fill(participant)
+    if start:
+        page.locator("#jp-start").click()
+    else:
+        page.keyboard.press("Enter")
+    return page
+
+
 def _item_on_page(page) -> str:
     page.wait_for_selector(".jp-item", state="attached")
     return page.locator(".jp-item").get_attribute("data-item")
@@ -158,10 +170,7 @@ def test_take_the_test_resume_and_report(tmp_path, browser, references):
     right = {}
     app = App(args, tmp_path / "app.log")
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(app.url)
-        page.locator("#jp-participant textarea, #jp-participant input").first.fill("p01")
-        page.locator("#jp-start").click()
+        page = _sign_in(browser, app, "p01")
         for k in range(5):
             item = _item_on_page(page)
             assert f"Item {k + 1} of 7" in page.locator("#jp-progress").inner_text()
@@ -183,10 +192,7 @@ def test_take_the_test_resume_and_report(tmp_path, browser, references):
 
     app = App(args, tmp_path / "app.log")  # restart: the same id resumes at item 6
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(app.url)
-        page.locator("#jp-participant textarea, #jp-participant input").first.fill("p01")
-        page.keyboard.press("Enter")
+        page = _sign_in(browser, app, "p01", start=False)
         for k in (5, 6):
             item = _item_on_page(page)
             assert f"Item {k + 1} of 7" in page.locator("#jp-progress").inner_text()
@@ -246,10 +252,7 @@ def test_rotated_order_editor(tmp_path, browser):
     out, dirs = tmp_path / "rot", _screens(tmp_path)
     app = App(["--split", "lite", "--configs", config, "--max-items", "2", "--out", str(out)], tmp_path / "rot.log")
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(app.url)
-        page.locator("#jp-participant textarea, #jp-participant input").first.fill("p02")
-        page.locator("#jp-start").click()
+        page = _sign_in(browser, app, "p02")
         for k in range(2):
             item = _item_on_page(page)
             assert "Q/W/E/R" in page.locator("#jp-progress").inner_text()

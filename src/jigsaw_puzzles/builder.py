@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import datasets
 from tqdm.auto import tqdm
@@ -28,8 +28,8 @@ from .rng import item_rng
 from .licences import source_terms
 from .sources import (DEFAULT_RULES, CurationRules, SourceError, curate, embedded_folder, folder_fingerprint,
                       load_normalised, resolve_folder)
-from .spec import CITATION, GENERATOR_VERSION, HOMEPAGE, LITE_FRACTION, SPLITS, features, get as get_spec, \
-    grid_config, is_config
+from .spec import CITATION, GENERATOR_VERSION, GRID_BASES, HOMEPAGE, LITE_FRACTION, ROTATION_BASES, SPLITS, features, \
+    get as get_spec, grid_config, is_config
 from .tasks import TASKS, Context, TaskError, get_task
 
 logger = datasets.logging.get_logger(__name__)
@@ -319,6 +319,29 @@ def with_grid(config: str, grid: tuple[int, int] | str | None, rotated: bool = F
         return grid_config(config, rows, cols, rotated=rotated)
     except ValueError as err:
         raise UsageError(f"--grid {grid}: {err}") from None
+
+
+def select_configs(configs: Sequence[str] | None, grid: tuple[int, int] | str | None = None,
+                   rotated: bool = False) -> list[str]:
+    """The configs ``grid`` and ``rotated`` make of ``configs`` (the CLI's ``--grid`` and ``--rotated``).
+
+    ``grid``: every grid-capable config on that grid (without ``configs``: all of them but the CLIP-mined one,
+    which needs weights and is asked for by name); ``rotated``: the order configs with turned pieces, on their own
+    grid or on ``grid`` (without ``configs``: both). Other configs are kept as they are; ``UsageError`` when
+    neither option applies to any of ``configs``."""
+    if rotated:
+        asked = list(configs or ROTATION_BASES)
+        if not any(c in ROTATION_BASES for c in asked):
+            raise UsageError(f"--rotated applies to {' and '.join(ROTATION_BASES)}; none of --configs is one of them")
+        configs = list(dict.fromkeys(with_grid(c, grid or get_spec(c).grid, rotated=True)
+                                     if c in ROTATION_BASES else c for c in asked))
+    if not grid:
+        return list(configs or [])
+    capable = (*GRID_BASES, "piece_localization_easy", "piece_localization_hard")  # PL easy/hard: one base
+    asked = list(configs or [b for b in GRID_BASES if b != "missing_piece_selection_hard"])
+    if not rotated and not any(c in capable for c in asked):
+        raise UsageError(f"--grid applies to {', '.join(capable[:-2])}; none of --configs is one of them")
+    return list(dict.fromkeys(with_grid(c, grid) if c in capable else c for c in asked))
 
 
 def load_dataset(config: str, split: str | None = "test", source: str | os.PathLike | None = None,

@@ -140,28 +140,12 @@ def _add_configs(p: argparse.ArgumentParser) -> None:
 
 
 def apply_grid(args) -> None:
-    """``--grid RxC``: the grid-capable configs asked for (all but the CLIP-mined one when none is) on that grid;
-    ``--rotated``: the order configs asked for (both when none is) with turned pieces; other configs unchanged."""
+    """``--grid RxC`` / ``--rotated``: the configs they select (:func:`builder.select_configs`) replace ``--configs``."""
     grid, rotated = getattr(args, "grid", None), getattr(args, "rotated", False)
-    if not grid and not rotated:
-        return
-    from .builder import with_grid
-    from .spec import GRID_BASES, ROTATION_BASES, get as get_spec
+    if grid or rotated:
+        from .builder import select_configs
 
-    if rotated:
-        asked = args.configs or list(ROTATION_BASES)
-        if not any(c in ROTATION_BASES for c in asked):
-            raise UsageError(f"--rotated applies to {' and '.join(ROTATION_BASES)}; none of --configs is one of them")
-        args.configs = list(dict.fromkeys(with_grid(c, grid or get_spec(c).grid, rotated=True)
-                                          if c in ROTATION_BASES else c for c in asked))
-        if not grid:
-            return
-    capable = (*GRID_BASES, "piece_localization_easy", "piece_localization_hard")  # PL easy/hard: one base
-    # without --configs, every grid-capable task but the CLIP-mined one, which needs weights: it is asked by name
-    asked = args.configs or [b for b in GRID_BASES if b != "missing_piece_selection_hard"]
-    if not rotated and not any(c in capable for c in asked):
-        raise UsageError(f"--grid applies to {', '.join(capable[:-2])}; none of --configs is one of them")
-    args.configs = list(dict.fromkeys(with_grid(c, grid) if c in capable else c for c in asked))
+        args.configs = select_configs(args.configs, grid, rotated)
 
 
 def _add_clip(p: argparse.ArgumentParser) -> None:
