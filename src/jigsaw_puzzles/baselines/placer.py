@@ -51,13 +51,18 @@ def _layout_cost(H: np.ndarray, V: np.ndarray, layout: Sequence[int], rows: int,
     return total / count if count else 0.0
 
 
+def _margin(best: float, second: float) -> float:
+    """``1 - best / second`` clipped to [0, 1] (0: a tie, 1: unambiguous); 0 without a finite, positive
+    runner-up."""
+    return float(np.clip(1 - best / second, 0, 1)) if np.isfinite(second) and second > 0 else 0.0
+
+
 def _exhaustive(H, V, rows, cols) -> Placement:
     n = rows * cols
     scored = sorted((_layout_cost(H, V, p, rows, cols), p) for p in itertools.permutations(range(n)))
     best_cost, best = scored[0]
     second = scored[1][0] if len(scored) > 1 else np.inf
-    margin = float(np.clip(1 - best_cost / second, 0, 1)) if np.isfinite(second) and second > 0 else 0.0
-    return Placement([piece + 1 for piece in best], margin, float(best_cost))
+    return Placement([piece + 1 for piece in best], _margin(best_cost, second), float(best_cost))
 
 
 def _greedy(H, V, rows, cols, group=None) -> Placement:
@@ -119,7 +124,7 @@ def _greedy(H, V, rows, cols, group=None) -> Placement:
         board[slot] = q
         free -= set(int(m) for m in np.flatnonzero(group == group[q]))
         costs.append(cost)
-        margins.append(float(np.clip(1 - cost / second, 0, 1)) if np.isfinite(second) and second > 0 else 0.0)
+        margins.append(_margin(cost, second))
     r0 = min(r for r, _ in board)
     c0 = min(c for _, c in board)
     layout = [board[(r + r0, c + c0)] for r in range(rows) for c in range(cols)]
@@ -209,8 +214,7 @@ def place_rotated(pieces: Sequence, rows: int, cols: int) -> RotatedPlacement:
         layout = [4 * p + q for p, q in zip(perm, turns)]
         alike = {tuple(_turned(layout, rows, cols, k)[0]) for k in range(4)}
         second = next((c for c, p, t in scored[1:] if tuple(4 * a + b for a, b in zip(p, t)) not in alike), np.inf)
-        margin = float(np.clip(1 - cost / second, 0, 1)) if np.isfinite(second) and second > 0 else 0.0
-        found = [(cost, margin, layout, rows, cols)]
+        found = [(cost, _margin(cost, second), layout, rows, cols)]
     else:
         found = []
         for frame in [(rows, cols)] + ([(cols, rows)] if rows != cols else []):
@@ -252,8 +256,7 @@ def solve_grid(row: dict, rows: int, cols: int, rotated: bool = False):
         ok = sorted(order) == list(range(1, rows * cols + 1))
         costs[LETTERS[j]] = _layout_cost(H, V, [i - 1 for i in order], rows, cols) if ok else np.inf
     ranked = sorted(costs.values())
-    margin = float(np.clip(1 - ranked[0] / ranked[1], 0, 1)) if len(ranked) > 1 and np.isfinite(ranked[1]) \
-        and ranked[1] > 0 else 0.0
+    margin = _margin(ranked[0], ranked[1] if len(ranked) > 1 else np.inf)
     return SolverAnswer(min(costs, key=costs.get), margin, {"costs": costs})
 
 

@@ -56,11 +56,12 @@ def grid_cells(image: Image.Image, rows: int, cols: int) -> list[Image.Image]:
     return geometry.split(image.crop((0, 0, cw * cols, ch * rows)), rows, cols)
 
 
-def grid_reason(image: Image.Image, rows: int, cols: int, check_cells=None) -> str | None:
+def grid_reason(image: Image.Image, rows: int, cols: int, check_cells=None, cut=None) -> str | None:
     """Why ``image`` cannot be cut on the grid (cells under :data:`MIN_CELL`), else ``check_cells(cells)``'s
-    reason (None: well-posed). The grid configs' checks, one place."""
+    reason (None: well-posed). The grid configs' checks, one place; ``cut``: how the cells are cut (default
+    :func:`grid_cells`)."""
     try:
-        cells = grid_cells(image, rows, cols)
+        cells = (cut or grid_cells)(image, rows, cols)
     except TaskError as err:
         return str(err)
     return check_cells(cells) if check_cells is not None else None
@@ -100,13 +101,7 @@ def rotation_reason(cells: list[Image.Image]) -> str | None:
 
 def rotated_check(rows: int, cols: int):
     """The check of the ``_rot`` configs: square cells of at least :data:`MIN_CELL`, told apart any way turned."""
-    def check_rotated(image: Image.Image) -> str | None:
-        try:
-            cells = square_cells(image, rows, cols)
-        except TaskError as err:
-            return str(err)
-        return rotation_reason(cells)
-    return check_rotated
+    return lambda image: grid_reason(image, rows, cols, rotation_reason, cut=square_cells)
 
 
 _TURN = {90: Image.Transpose.ROTATE_90, 180: Image.Transpose.ROTATE_180, 270: Image.Transpose.ROTATE_270}
