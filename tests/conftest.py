@@ -25,3 +25,13 @@ def photo_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory) -> str:
     return str(tmp_path_factory.mktemp("hf_cache"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say in one line what to install when the browser tests could not run (they skip without Chromium)."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "no Chromium" in str(r.longrepr)]
+    if skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} browser tests skipped: no Chromium found. Install it (Debian/Ubuntu: "
+            "`sudo apt-get install chromium`) or set JP_CHROMIUM=/path/to/chromium, then run the tests again.",
+            yellow=True, bold=True)

@@ -236,3 +236,14 @@ def test_the_default_backend_is_said_in_one_line(monkeypatch, tmp_path):
     backend, why = backend_choice("gpt-4o")
     assert backend == "openai" and "OPENAI_BASE_URL" in why
     assert backend_choice(str(tmp_path))[0] == "transformers"  # a local checkpoint folder
+
+
+def test_version_names_the_package_and_the_generator(capsys):
+    import jigsaw_puzzles as jp
+    from jigsaw_puzzles._version import __version__
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out.strip()
+    assert out == f"jigsaw-puzzles {__version__} (generator {jp.spec.GENERATOR_VERSION})"

@@ -1,8 +1,10 @@
 """`evaluate.load(jp.METRIC_PATH)`, offline: from a clean working directory, and from an installed wheel."""
 import json
 import os
+import site
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -133,9 +135,18 @@ def test_metric_loads_from_an_installed_wheel(tmp_path):
                             "-w", str(dist), str(REPO)], capture_output=True, text=True, timeout=600)
     assert build.returncode == 0, build.stderr[-2000:]
     wheel = next(dist.glob("jigsaw_puzzles-*.whl"))
-    venv = tmp_path / "venv"  # a fresh venv; its dependencies come from this interpreter's site-packages
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
+    # A fresh venv whose dependencies come from *this* interpreter's site-packages. Not `--system-site-packages`:
+    # inside a venv (how users run the tests) that names the base interpreter's, where `evaluate` is missing.
+    # A .pth line appends this environment's site dirs after the venv's own, so the wheel installed there wins,
+    # and the editable install's own .pth hooks (processed only in real site dirs) are not loaded.
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
+    venv_site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    ours = [p for p in dict.fromkeys([*site.getsitepackages(), sysconfig.get_paths()["purelib"],
+                                      sysconfig.get_paths()["platlib"]]) if Path(p).is_dir()]
+    Path(venv_site, "_jp_test_parent_env.pth").write_text("\n".join(ours) + "\n")
     install = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--ignore-installed",
                               str(wheel)],
                              capture_output=True, text=True, timeout=600)

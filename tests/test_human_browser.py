@@ -29,7 +29,7 @@ playwright = pytest.importorskip("playwright.sync_api", reason="needs playwright
                                  "browser is the system Chromium)")
 pytest.importorskip("gradio", reason="needs gradio (pip install 'jigsaw-puzzles[app]')")
 pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: apt-get install chromium chromium-driver")]
+              pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: install it (Debian/Ubuntu: sudo apt-get install chromium) or set JP_CHROMIUM")]
 
 CONFIGS = ["missing_piece_selection_easy", "piece_localization_easy", "piece_localization_hard",
            "connection_verification", "anomaly_detection", "order_restoration", "order_generation"]

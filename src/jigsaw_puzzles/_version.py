@@ -1,3 +1,3 @@
 """The package version (one place; ``setup.cfg`` reads it)."""
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"

@@ -19,7 +19,7 @@ from .errors import UsageError, UserError
 from .inference.openai_backend import DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, DEFAULT_TIMEOUT
 from .inference.registry import BACKENDS
 from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN
-from .spec import CONFIGS, SPLITS
+from .spec import CONFIGS, GENERATOR_VERSION, SPLITS
 
 PROG = "jigsaw-puzzles"
 
@@ -378,7 +378,8 @@ def run_report(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Jigsaw-Puzzles, the spatial-reasoning benchmark for VLMs: generate it "
                                             "from photographs, evaluate models on it, and report the results.")
-    parser.add_argument("--version", action="version", version=__version__, help="print the version and exit")
+    parser.add_argument("--version", action="version", help="print the package and generator versions and exit",
+                        version=f"jigsaw-puzzles {__version__} (generator {GENERATOR_VERSION})")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("build", help="generate configs and write a Hub-ready parquet folder",
