@@ -68,6 +68,25 @@ def test_lite_is_a_subset_of_the_same_items(photo_dir, cache_dir):
     assert lites["order_restoration"] == lites["connection_verification"]  # same images for every task
 
 
+def test_lite_only_build_cuts_the_same_bytes_and_nothing_else(photo_dir, tmp_path):
+    """A Lite run builds only the Lite items (#21.3), the same rows, to the byte, as a full build's Lite split."""
+    from jigsaw_puzzles.inference.data import build_dataset
+
+    for config in ("anomaly_detection", "piece_localization_hard"):
+        full = make_builder(config, photo_dir, 0, cache_dir=str(tmp_path / "full"))
+        full.download_and_prepare()
+        only = make_builder(config, photo_dir, 0, cache_dir=str(tmp_path / "lite"), splits=("lite",))
+        only.download_and_prepare()
+        assert set(only.info.splits) == {"lite"} and set(full.info.splits) == {"test", "lite"}
+        a, b = full.as_dataset(split="lite"), only.as_dataset(split="lite")
+        assert a.data.table.equals(b.data.table), config
+        # eval's path builds just the split it asks for
+        ds = build_dataset(config, "lite", photo_dir, 0, None, {"cache_dir": str(tmp_path / "eval")})
+        assert ds.data.table.equals(a.data.table)
+    with pytest.raises(Exception, match="unknown split"):
+        make_builder("order_restoration", photo_dir, 0, cache_dir=str(tmp_path / "x"), splits=("dev",))
+
+
 def test_cached_reload_and_cache_key(photo_dir, cache_dir, tmp_path):
     builder = make_builder("connection_verification", photo_dir, 0, cache_dir)
     builder.download_and_prepare()

@@ -355,3 +355,32 @@ def test_search_pads_when_too_few_candidates():
 def test_importing_clip_loads_no_torch():
     code = "import sys, jigsaw_puzzles.clip; assert 'torch' not in sys.modules and 'open_clip' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_quick_offline_check_matches_open_clip_and_needs_no_import(monkeypatch, tmp_path):
+    """The default weights' location, known without open_clip, is open_clip's own; offline and not cached, the
+    hard config is refused with resolve_clip_weights' message before torch or open_clip is imported."""
+    from open_clip import pretrained as oc_pretrained
+    from open_clip.constants import HF_SAFE_WEIGHTS_NAME, HF_WEIGHTS_NAME
+
+    from jigsaw_puzzles.clip.weights import KNOWN_HF_WEIGHTS, quick_unavailable
+
+    for (model, tag), (repo, names) in KNOWN_HF_WEIGHTS.items():
+        repo_id, filename = os.path.split(oc_pretrained.get_pretrained_cfg(model, tag)["hf_hub"])
+        assert repo_id == repo and list(names) == [HF_SAFE_WEIGHTS_NAME, HF_WEIGHTS_NAME] and not filename
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    empty = tmp_path / "empty-hf-cache"
+    empty.mkdir()
+    with pytest.raises(cm.ClipWeightsUnavailable) as quick:
+        quick_unavailable("ViT-B-32", "openai", str(empty))
+    with pytest.raises(cm.ClipWeightsUnavailable) as full:
+        cm.resolve_clip_weights("ViT-B-32", "openai", hf_cache_dir=str(empty))
+    assert str(quick.value) == str(full.value)
+    quick_unavailable("ViT-S-32", None, str(empty))  # random init, other models: left to the full resolution
+    script = ("import sys\nfrom jigsaw_puzzles.builder import make_builder\nfrom jigsaw_puzzles.errors import "
+              "ConfigUnavailable\ntry:\n    make_builder('missing_piece_selection_hard').preparation()\n"
+              "except ConfigUnavailable as err:\n    print('REFUSED', 'not available' in str(err))\n"
+              "print('IMPORTED', sorted(m for m in ('torch', 'open_clip') if m in sys.modules))\n")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(empty)}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert "REFUSED True" in out.stdout and "IMPORTED []" in out.stdout, out.stdout + out.stderr[-2000:]

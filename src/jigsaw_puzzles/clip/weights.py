@@ -20,6 +20,32 @@ class ClipWeightsUnavailable(RuntimeError):
     """The requested CLIP weights are neither cached locally nor downloadable."""
 
 
+#: Where open_clip keeps the default weights (its pretrained table: ``hf_hub`` repo and the file names it tries,
+#: .safetensors first). Lets :func:`quick_unavailable` say "not here" without importing open_clip (~10 s of CPU
+#: with timm); tests/test_clip_mining.py checks it against open_clip's own table.
+KNOWN_HF_WEIGHTS = {(DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED): (
+    "timm/vit_base_patch32_clip_224.openai", ("open_clip_model.safetensors", "open_clip_pytorch_model.bin"))}
+
+
+def quick_unavailable(model_name: str, pretrained: object, hf_cache_dir: str | None = None) -> None:
+    """Raise :class:`ClipWeightsUnavailable` (the message :func:`resolve_clip_weights` gives) when a known tag's
+    weights are not in the HF cache and the Hub is off (``HF_HUB_OFFLINE``); else return and let the full
+    resolution decide. Imports no torch and no open_clip."""
+    known = KNOWN_HF_WEIGHTS.get((model_name, pretrained))
+    if known is None or not _hub_offline():
+        return
+    from huggingface_hub import try_to_load_from_cache
+
+    repo_id, names = known
+    for name in names:
+        hit = try_to_load_from_cache(repo_id, name, cache_dir=hf_cache_dir)
+        if isinstance(hit, str) and os.path.isfile(hit):
+            return
+    raise _unavailable(model_name, str(pretrained), f"Hugging Face repo {repo_id} (files {list(names)}) in the HF "
+                       "cache", "HF_HUB_OFFLINE=1 and they are not in the local cache",
+                       f"hf download {repo_id} {names[0]}")
+
+
 # --------------------------------------------------------------------------- #
 # Weights resolution
 # --------------------------------------------------------------------------- #

@@ -59,7 +59,8 @@ def build_dataset(config: str, split: str, source, seed: int, num_proc: int | No
     the config's preparation cannot run here, or from the plan when too few sources qualify."""
     from ..builder import make_builder
 
-    builder = make_builder(config, source, seed, **dict(dataset_kwargs or {}))
+    # only the split asked for: a Lite run cuts the Lite items (the same bytes as a full build), not the test split
+    builder = make_builder(config, source, seed, **{"splits": (split,), **dict(dataset_kwargs or {})})
     builder.preparation()
     builder.download_and_prepare(num_proc=num_proc)
     return builder.as_dataset(split=split)

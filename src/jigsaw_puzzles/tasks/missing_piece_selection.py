@@ -198,6 +198,11 @@ class HardPreparation:
     def __init__(self, options: Mapping[str, Any], settings: Mapping[str, Any], rows: int = GRID, cols: int = GRID,
                  family: str = RNG_KEY, distractors: int = NUM_DISTRACTORS):
         self.rows, self.cols, self.family, self.distractors = rows, cols, family, distractors
+        try:  # offline without the default weights: say so before importing torch and open_clip (seconds)
+            from ..clip.weights import ClipWeightsUnavailable as _Unavailable, quick_unavailable
+            quick_unavailable(options.get("clip_model"), options.get("clip_pretrained"))
+        except _Unavailable as err:
+            raise ConfigUnavailable(HARD, str(err)) from err
         try:
             from ..clip import DEFAULT_MAX_SIMILARITY, ClipMiner, ClipWeightsUnavailable
             import open_clip  # noqa: F401
