@@ -50,6 +50,27 @@ def test_order_is_seeded_by_participant_and_independent_of_listing():
     assert a != participant_order(ids, 0, "p02") and a != participant_order(ids, 1, "p01")
 
 
+def test_no_participant_sees_two_items_that_reveal_each_other(tmp_path):
+    """Order Restoration and Order Generation of one photo share its shuffle: solving one gives the other away
+    (#21.16). Each participant gets one of the pair, the run records the other as withheld, and over a few
+    participants every item is still answered by someone."""
+    data = {c: jp.load_dataset(c, split="lite").select(range(4)) for c in ("order_restoration", "order_generation")}
+    test = HumanTest(tmp_path / "h", data, "lite", 0)
+    assert len(test.item_ids) == 8
+    seen = set()
+    for pid in ("p01", "p02", "p03", "p04", "p05", "p06"):
+        p = test.participant(pid)
+        sources = [test.row(i)["source_id"] for i in p.order]
+        assert len(sources) == len(set(sources)) == 4  # one item of each photo
+        run = json.loads((p.rundir.path / "run.json").read_text())
+        assert sorted(run["withheld"]) == sorted(set(test.item_ids) - set(p.order))
+        seen |= set(p.order)
+    test.close()
+    assert seen == set(test.item_ids)
+    unrelated = [f"c/{i:02d}" for i in range(6)]
+    assert sorted(participant_order(unrelated, 0, "p01", {i: i for i in unrelated})) == unrelated
+
+
 def test_answer_text_is_the_canonical_answer_or_a_clear_refusal():
     assert answer_text("piece_localization_hard", "c") == "C"
     assert answer_text("anomaly_detection", ("A", "C", "B")) == jp.spec.format_anomaly()

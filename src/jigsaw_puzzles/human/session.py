@@ -8,7 +8,9 @@ Layout of ``OUT`` (``jigsaw-puzzles human --out OUT``)::
     OUT/participants/<id>/results.json   rewritten after every answer (``complete`` once every item is answered)
 
 A participant's item order is a shuffle of the sorted item ids seeded by (test seed, participant id), recorded
-in their run.json (``order``); an answer is one predictions line (the answer as the canonical text a model would
+in their run.json (``order``). Items that reveal each other (one photo's items of one task family, e.g. its Order
+Restoration and Order Generation, cut with the same shuffle) are never shown to the same participant: each sees
+one of them, a seeded pick per participant, and run.json lists the others (``withheld``); an answer is one predictions line (the answer as the canonical text a model would
 write, its verdict by the package's own extraction, the response time), written and flushed at once, so a
 restart resumes at the first unanswered item of that order. Nothing here imports Gradio.
 """
@@ -47,12 +49,26 @@ def check_participant(participant: str) -> str:
     return pid
 
 
-def participant_order(item_ids, seed: int, participant: str) -> list[str]:
+def participant_order(item_ids, seed: int, participant: str, reveals: Mapping[str, object] | None = None) -> list[str]:
     """The item order shown to ``participant``: the sorted ids shuffled by (seed, participant): the same on
-    every restart, different between participants, independent of the order the datasets list the items."""
-    order = sorted(item_ids)
+    every restart, different between participants, independent of the order the datasets list the items.
+
+    ``reveals`` maps an item id to the key of the items it would give away (items with one key reveal each
+    other): of each such group the participant gets one, picked by (seed, participant, key), so over many
+    participants every item is answered, never two of one group by the same person."""
+    groups: dict[object, list[str]] = {}
+    for item_id in sorted(item_ids):
+        groups.setdefault((reveals or {}).get(item_id, item_id), []).append(item_id)
+    order = [ids[ItemRNG("jigsaw-puzzles", int(seed), "human", participant, "group", str(key)).randbelow(len(ids))]
+             if len(ids) > 1 else ids[0] for key, ids in groups.items()]
     ItemRNG("jigsaw-puzzles", int(seed), "human", participant).shuffle(order)
     return order
+
+
+def reveal_key(config: str, source_id: str) -> str:
+    """Items with one key give each other away: one photo's items of one task family share their randomness
+    (the shuffle of Order Restoration and Order Generation, the blank of Missing Piece Selection easy/hard)."""
+    return f"{get_spec(config).family}/{source_id}"
 
 
 def answer_text(config: str, answer) -> str:
@@ -107,10 +123,13 @@ class HumanTest:
             raise UserError("no config to test: pass --configs with at least one config that builds here")
         self.skipped = dict(skipped or {})
         self.where: dict[str, tuple[str, int]] = {}
+        self.reveals: dict[str, str] = {}
         for c, ds in self.datasets.items():
             n = len(ds) if max_items is None else min(len(ds), int(max_items))
-            for i, item_id in enumerate(ds.select_columns(["id"])["id"][:n]):
+            cols = ds.select_columns(["id", "source_id"])[:n]
+            for i, (item_id, source_id) in enumerate(zip(cols["id"], cols["source_id"])):
                 self.where[item_id] = (c, i)
+                self.reveals[item_id] = reveal_key(c, source_id)
         self.fingerprints = {c: dataset_fingerprint(ds) for c, ds in self.datasets.items()}
         self.manifest = {"kind": "human", "split": split, "seed": self.seed, "source": source,
                          "configs": list(self.datasets), "max_items": max_items, "fingerprints": self.fingerprints,
@@ -171,10 +190,14 @@ class Participant:
             self.identity = RunIdentity(model=f"Human ({pid})", backend=BACKEND, split=test.split, seed=test.seed,
                                         source=test.source, generation=GenerationSettings(seed=test.seed))
             old = self.rundir.read_run() or {}
-            self.order = list(old.get("order") or participant_order(test.item_ids, test.seed, pid))
-            if sorted(self.order) != sorted(test.item_ids):
+            planned = participant_order(test.item_ids, test.seed, pid, test.reveals)
+            self.order = list(old.get("order") or planned)
+            if sorted(self.order) != sorted(planned):
                 raise UserError(f"{self.rundir.path} was recorded for other items; use another --out")
-            details = {"participant": pid, "order": self.order, "package": "jigsaw-puzzles",
+            withheld = sorted(set(test.item_ids) - set(self.order))
+            details = {"participant": pid, "order": self.order, "withheld": withheld,
+                       "withheld_reason": "each reveals an item of the order (same photo, same task family)",
+                       "package": "jigsaw-puzzles",
                        "package_version": __version__, "configs": list(test.datasets), "skipped": test.skipped,
                        "dataset": {"split": test.split, "seed": test.seed, "source": test.source,
                                    "sizes": {c: len(ds) for c, ds in test.datasets.items()},
