@@ -109,3 +109,34 @@ def test_every_row_carries_its_own_licence(tmp_path, cache_dir):
         else:
             assert (r["source_license"], r["source_attribution"], r["source_url"]) == ("unknown", "", "")
     assert first in set(rows["source_id"])
+
+
+def test_card_is_compact_one_chance_per_config_no_machine_text(export):
+    """#21.17: the shape of the Hub's benchmark cards, credits in CREDITS.md (not inlined), one chance figure per
+    config in every table, the paper's numbers labelled as measured on the paper's items."""
+    text = (export / "README.md").read_text()
+    body = text.split("\n---\n", 1)[1]
+    assert body.count("\n") < 150
+    for heading in ("## Configs", "## One item of each config", "## Usage", "## Results on this export",
+                    "## Reference results from the paper", "## Intended use and limitations", "## Citation"):
+        assert heading in body, heading
+    assert "the paper's own 1,100 items" in body and "not on this export" in body
+    credits = (export / "CREDITS.md").read_text()
+    assert credits.strip() and credits.strip().splitlines()[-1] not in body  # linked, not inlined
+    rows = {line.split("|")[1].strip(): line for line in body.splitlines() if line.startswith("| ")}
+    measured = [c.strip() for c in rows["chance"].split("|")[2:-1]]
+    for config, chance in zip(CONFIGS, measured):
+        assert rows[f"`{config}`"].split("|")[4].strip() == chance + "%", (config, chance)
+
+
+def test_a_skipped_config_publishes_no_environment_text(tmp_path, photo_dir):
+    from jigsaw_puzzles.card import render_card
+
+    report = {"curation": {"accepted": 3, "rejected": 0},
+              "skipped_configs": {"missing_piece_selection_hard": "CLIP weights are not available: [Errno -2] Name "
+                                                                  "or service not known (huggingface.co:443)"}}
+    counts = {"order_restoration": {"test": 3, "lite": 1}}
+    card = render_card(["order_restoration"], counts, {"order_restoration": {"test": 1, "lite": 1}}, report, 0,
+                       "user/jp", {}, {})
+    assert "`missing_piece_selection_hard`" in card
+    assert "Name or service" not in card and "huggingface.co" not in card and "Errno" not in card

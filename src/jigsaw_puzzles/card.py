@@ -7,13 +7,11 @@ Everything it writes refers only to files inside the export and names no path of
 
 from __future__ import annotations
 
-import re
 from importlib import resources
 from pathlib import Path
 
 from ._version import __version__
 from .spec import CITATION, CONFIGS, GENERATOR_VERSION, HOMEPAGE, LITE_FRACTION, SPLITS, features, get as get_spec
-from .tasks import get_task
 
 ASSETS = "assets"
 LICENSE_FILE = "CREDITS.md"
@@ -52,11 +50,6 @@ def card_data(configs: list[str], counts: dict, sizes: dict):
         task_ids=["visual-question-answering"],
         tags=["spatial-reasoning", "jigsaw-puzzles", "benchmark", "vision-language-models"],
         configs=yaml_configs, dataset_info=info)
-
-
-def _demote(markdown: str) -> str:
-    """Headings two levels down (``#`` -> ``###``), so included credits sit inside the card's structure."""
-    return re.sub(r"^(#{1,4}) ", lambda m: "##" + m.group(1) + " ", markdown, flags=re.M)
 
 
 def credits_text(embedded: bool) -> str:
@@ -120,31 +113,36 @@ def _results_table(configs: list[str], results: dict) -> str:
 
 def render_card(configs: list[str], counts: dict, sizes: dict, report: dict, seed: int, repo: str,
                 assets: dict, results: dict) -> str:
+    """The card: compact, in the shape of the Hub's best benchmark cards; one chance figure per config (the exact
+    per-item chance of this export's test items, as in the results table); no text of the build machine."""
     template = (resources.files("jigsaw_puzzles") / "cards" / "dataset_card.md").read_text("utf-8")
     curation = report["curation"]
-    rules = ", ".join(f"{k}={v}" for k, v in curation["rules"].items())
-    summary = (f"{curation['accepted']} of {curation['accepted'] + curation['rejected']} files accepted "
-               f"by the automated curation rules ({rules}); every rejection and its reason is in "
+    summary = (f"{curation['accepted']} of {curation['accepted'] + curation['rejected']} files passed the "
+               f"automated curation rules; every verdict and every task's skip, with its reason, is in "
                f"[`curation_report.json`](curation_report.json).")
-    rows = "\n".join(f"| `{c}` | {get_spec(c).title} | {'x'.join(map(str, get_spec(c).grid))} | "
-                     f"{get_spec(c).chance * 100:.2f}% | {counts[c]['test']} | {counts[c]['lite']} |"
-                     for c in sorted(configs, key=lambda c: c not in CONFIGS))  # the paper's first
+    measured = next(iter(results.values()), {})
+
+    def chance(c: str) -> str:
+        return f"{measured[c]['chance']:.2f}%" if c in measured else f"{get_spec(c).chance * 100:.2f}%"
+
+    ordered = sorted(configs, key=lambda c: c not in CONFIGS)  # the paper's first
+    rows = "\n".join(f"| `{c}` | {get_spec(c).title} | {'x'.join(map(str, get_spec(c).grid))} | {chance(c)} | "
+                     f"{counts[c]['test']} | {counts[c]['lite']} |" for c in ordered)
     if any(c not in CONFIGS for c in configs):  # grid configs, apart from the paper's
-        first_grid = next(c for c in sorted(configs, key=lambda c: c not in CONFIGS) if c not in CONFIGS)
+        first_grid = next(c for c in ordered if c not in CONFIGS)
         rows = rows.replace(f"| `{first_grid}` |", "| *beyond the paper:* | | | | | |\n| `" + first_grid + "` |", 1)
     examples = "\n\n".join(f"**`{c}`**\n\n![{c}: one item, answer shown]({assets[c]})" for c in configs if c in assets)
-    task_rules = "\n\n".join(f"### `{c}`\n\n{get_task(c).summary}.\n\n{get_task(c).rules}" for c in configs)
-    for config in configs:
-        if not counts[config]["lite"]:
-            task_rules += (f"\n\n`{config}` has no `lite` split in this export: the task skipped every source of "
-                           f"the Lite subset (reasons in `curation_report.json`).")
-    for config, reason in report.get("skipped_configs", {}).items():
-        task_rules += f"\n\n### `{config}`\n\nNot included in this export: {reason.split('. ')[0]}."
+    notes = [f"`{c}` has no `lite` split here: the task skipped every photograph of the Lite subset."
+             for c in configs if not counts[c]["lite"]]
+    skipped = sorted(report.get("skipped_configs", {}))
+    if skipped:  # the reason stays in curation_report.json: it speaks of the machine that built the export
+        notes.append(f"Not in this export: {', '.join(f'`{c}`' for c in skipped)} (it could not be built where "
+                     "the export was made; see `curation_report.json`).")
     first = configs[0] if configs else "order_restoration"
     return template.format(
         yaml=card_data(configs, counts, sizes).to_yaml(), version=__version__, generator_version=GENERATOR_VERSION,
-        num_sources=curation["accepted"], seed=seed, repo=repo, config_rows=rows, examples=examples,
-        lite_percent=round(LITE_FRACTION * 100), task_rules=task_rules, first=first,
+        num_sources=curation["accepted"], num_configs=len(configs), seed=seed, repo=repo, config_rows=rows,
+        examples=examples, lite_percent=round(LITE_FRACTION * 100),
+        not_included="".join(" " + n for n in notes), first=first,
         results=_results_table(configs, results), homepage=HOMEPAGE,
-        curation_summary=summary, credits=_demote(credits_text(curation.get("embedded", False))),
-        license_file=LICENSE_FILE, citation=CITATION.strip())
+        curation_summary=summary, license_file=LICENSE_FILE, citation=CITATION.strip())
