@@ -202,3 +202,12 @@ def test_every_shard_gets_photos_even_when_the_hash_puts_them_all_on_one_side(tm
     assert len(photos[0]) == len(photos[1]) == 4 and not photos[0] & photos[1]
     with pytest.raises(UsageError, match="at least 4 training photos per shard"):
         training_stream(folder, num_shards=3, eval_fraction=0.0)  # said at once, not an empty shard
+
+
+def test_malformed_mixtures_and_curricula_are_one_line_errors(folder):
+    for mixture, message in ((["order_generation"], "mapping"), ({"order_generation": float("inf")}, "finite"),
+                             ({"order_generation": float("nan")}, "finite"), ({"order_generation": "2"}, "finite")):
+        with pytest.raises(UsageError, match=message):
+            training_stream(folder, mixture=mixture)
+    with pytest.raises(UsageError, match="window of at least 1"):
+        Curriculum([{"order_generation": 1}], window=0)  # its mean would divide by zero at the first update
