@@ -227,7 +227,8 @@ def spelling(draw, answer, cfg):
 
 INVALID_TEXT = st.sampled_from(["", "no idea", "A or B", "Judgment: B", "Judgment: A\nError Position: C\nError Type: A",
                                 "Z", "[1, 1, 2, 3]", "[2, 3, 1]", "[(2, 45), (1, 0), (3, 90)]",
-                                "[(1, 0), (1, 90), (2, 0), (3, 0)]", "[1, 2, 3, 4, 5, 6, 7, 8, 8]", "<answer></answer>"])
+                                "[(1, 0), (1, 90), (2, 0), (3, 0)]", "[1, 2, 3, 4, 5, 6, 7, 8, 8]",
+                                "<answer></answer>"])
 
 
 @st.composite
