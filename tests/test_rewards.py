@@ -243,7 +243,7 @@ def case(draw):
 REWARDS = ALL + (jigsaw_reward, make_jigsaw_reward(partial_credit=True))
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case())
 def test_property_invalid_answers_get_exactly_the_unreadable_value_and_valid_ones_no_less(c):
     cfg, ref, spelled, completion = c
@@ -258,7 +258,7 @@ def test_property_invalid_answers_get_exactly_the_unreadable_value_and_valid_one
         assert call(fn, [ref, spelled], spelled, cfg) == [1.0, 1.0], (fn.__name__, ref, spelled)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(case(), st.floats(-2, 0), st.floats(0, 1), st.floats(0.01, 2))
 def test_property_shaped_rewards_keep_unreadable_below_every_valid_answer(c, unreadable, gap, top):
     cfg, ref, spelled, completion = c
