@@ -1,6 +1,7 @@
 """The README's TRL quickstart runs (issue #10 part 5): GRPO and SFT on rows with `jp.with_prompt`, 2 steps each
 on the tiny random Qwen2-VL. The test changes only what a CPU and a test need: the model id (a local tiny
-checkpoint), max_steps, the photo folder, CPU flags and small batch/generation sizes."""
+checkpoint), max_steps, the photo folder, CPU flags and small batch/generation sizes; the `exclude=` export it
+names is built first (from other photos), since a path that does not exist is refused."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -36,17 +37,23 @@ def test_with_prompt_adds_trl_columns_without_touching_the_rows(photo_dir, cache
 def test_readme_grpo_and_sft_run_two_steps(tmp_path, monkeypatch, photo_dir):
     from _tiny_vlm import build_tiny_vlm
 
+    from fixtures.photos import write_photos
+    from jigsaw_puzzles.export import build
+
     monkeypatch.chdir(tmp_path)
     model = str(build_tiny_vlm(tmp_path / "tiny"))
     block = quickstart_block()
     for text in ("Qwen/Qwen2-VL-2B-Instruct", 'GRPOConfig(output_dir="grpo", max_steps=100)',
-                 'SFTConfig(output_dir="sft", max_steps=100)', '"/data/photos"'):
+                 'SFTConfig(output_dir="sft", max_steps=100)', '"/data/photos"', 'exclude="./jigsaw_puzzles"'):
         assert text in block, f"the README quickstart changed: {text!r} is gone; update this test"
     block = block.replace("Qwen/Qwen2-VL-2B-Instruct", model).replace('"/data/photos"', repr(str(photo_dir)))
     block = block.replace('GRPOConfig(output_dir="grpo", max_steps=100)',
                           f'GRPOConfig(output_dir="grpo", max_steps=2, {CPU}, num_generations=2, '
                           f'max_completion_length=8)')
     block = block.replace('SFTConfig(output_dir="sft", max_steps=100)', f'SFTConfig(output_dir="sft", max_steps=2, {CPU})')
+    write_photos(tmp_path / "eval_photos", 4, start=900)  # the evaluation export the README excludes
+    build(tmp_path / "jigsaw_puzzles", source=tmp_path / "eval_photos", configs=["order_restoration"],
+          cache_dir=str(tmp_path / "cache"))
     scope: dict = {}
     exec(compile(block, str(README), "exec"), scope)  # our own README's code, not model output
     assert next(iter(scope["stream"]))["prompt"]

@@ -114,3 +114,100 @@ def test_bad_mixtures_and_too_few_photos_are_one_line_errors(folder, tmp_path):
     write_photos(few, 3)
     with pytest.raises(UsageError, match="at least 4 training photos"):
         training_stream(few)
+
+
+# ----------------------------------------------------------------------------- issue #20 items 13, 14
+
+def _train_ids(folder, eval_fraction=0.2):
+    return sorted(s.source_id for s in curate(folder).accepted if holdout(s.source_id, eval_fraction) == "train")
+
+
+def test_exclude_takes_every_form_of_an_evaluation_set_by_its_source_ids(folder, tmp_path):
+    """A DatasetDict, a parquet file or a save_to_disk folder silently excluded nothing (item 13)."""
+    import datasets
+
+    from jigsaw_puzzles.stream import _eval_ids
+    from jigsaw_puzzles.sources import folder_fingerprint
+
+    train = _train_ids(folder)
+    held = train[:3]
+    ds = datasets.Dataset.from_dict({"source_id": held, "answer": ["A"] * 3})
+    dd = datasets.DatasetDict({"test": ds.select([0, 1]), "lite": ds.select([2])})
+    ds.to_parquet(str(tmp_path / "eval.parquet"))
+    ds.save_to_disk(str(tmp_path / "saved"))
+    dd.save_to_disk(str(tmp_path / "saved_dict"))
+    (tmp_path / "pq" / "cfg").mkdir(parents=True)
+    ds.to_parquet(str(tmp_path / "pq" / "cfg" / "test.parquet"))
+    fp = folder_fingerprint(folder)
+    for form in (ds, dd, tmp_path / "eval.parquet", str(tmp_path / "saved"), tmp_path / "saved_dict",
+                 tmp_path / "pq", held, tuple(held), [dd["test"], held[2]]):
+        assert _eval_ids(form, fp) == set(held), form
+    rows = take(training_stream(folder, mixture={"order_generation": 1}, exclude=dd), 2 * len(train))
+    assert {r["source_id"] for r in rows} == set(train) - set(held)
+
+
+def test_exclude_refuses_what_it_cannot_read_with_one_clear_error(folder, tmp_path):
+    import datasets
+
+    (tmp_path / "notes.txt").write_text("not parquet")
+    (tmp_path / "empty").mkdir()
+    datasets.Dataset.from_dict({"id": ["x"]}).to_parquet(str(tmp_path / "no_ids.parquet"))
+    cases = [(tmp_path / "missing_export", "does not exist"), ("./no/such/folder", "does not exist"),
+             (tmp_path / "notes.txt", "not a parquet"), (tmp_path / "no_ids.parquet", "no source_id"),
+             (tmp_path / "empty", "names no photo"), ((), "names no photo"), (17, "not a int"),
+             (datasets.Dataset.from_dict({"id": ["x"]}), "no source_id column"), ("photo_001.jpg", "does not exist"),
+             (training_stream(folder), "IterableDataset"), (["0123456789abcdef", 3.5], "not a float"),
+             ({"0123456789abcdef": 1}, "not a dict")]
+    for exclude, message in cases:
+        with pytest.raises(UsageError, match=message):
+            training_stream(folder, exclude=exclude)
+
+
+def test_eval_fraction_outside_zero_to_one_is_refused(folder):
+    for bad in (1.0, 1.5, -0.1, float("nan"), "0.2", True):
+        with pytest.raises(UsageError, match=r"eval_fraction must be a number in \[0, 1\)"):
+            training_stream(folder, eval_fraction=bad)
+    with pytest.raises(UsageError, match="eval_fraction"):
+        holdout("0123456789abcdef", 2.0)
+    for bad in ({"passes": 0}, {"num_shards": 1.5}, {"cache_size": -1}):
+        with pytest.raises(UsageError, match="whole number"):
+            training_stream(folder, **bad)
+
+
+def test_a_mixture_no_photo_can_carry_raises_with_its_reasons_instead_of_hanging(folder):
+    """The stream looped forever without an item (item 14): after one empty pass it says why."""
+    with pytest.raises(UsageError, match=r"no item in a whole pass.*order_generation_8x8_rot: .*(ambiguous)"):
+        next(iter(training_stream(folder, mixture={"order_generation_8x8_rot": 1}, passes=3)))
+    # a config some photos carry keeps the stream going, even through passes that are empty by chance
+    rows = take(training_stream(folder, mixture={"order_generation_8x8_rot": 50, "order_generation": 1}, passes=6), 3)
+    assert [r["config"] for r in rows] == ["order_generation"] * 3
+
+
+def test_every_shard_gets_photos_even_when_the_hash_puts_them_all_on_one_side(tmp_path):
+    """Eight photos whose shard hashes are all even: rank 1 of 2 got no rows (item 14)."""
+    from jigsaw_puzzles.rng import stable_hash
+
+    pool = tmp_path / "pool"
+    write_photos(pool, 24)
+    even = [s for s in curate(pool).accepted if int(stable_hash("shard", s.source_id), 16) % 2 == 0][:8]
+    assert len(even) == 8
+    folder = tmp_path / "even"
+    folder.mkdir()
+    for s in even:
+        shutil.copy(s.path, folder)
+    ds = training_stream(folder, mixture={"order_generation": 1}, num_shards=2, eval_fraction=0.0)
+    nodes = [list(islice(split_dataset_by_node(ds, rank, 2), 8)) for rank in (0, 1)]
+    assert [len(n) for n in nodes] == [8, 8]
+    photos = [{r["source_id"] for r in n} for n in nodes]
+    assert len(photos[0]) == len(photos[1]) == 4 and not photos[0] & photos[1]
+    with pytest.raises(UsageError, match="at least 4 training photos per shard"):
+        training_stream(folder, num_shards=3, eval_fraction=0.0)  # said at once, not an empty shard
+
+
+def test_malformed_mixtures_and_curricula_are_one_line_errors(folder):
+    for mixture, message in ((["order_generation"], "mapping"), ({"order_generation": float("inf")}, "finite"),
+                             ({"order_generation": float("nan")}, "finite"), ({"order_generation": "2"}, "finite")):
+        with pytest.raises(UsageError, match=message):
+            training_stream(folder, mixture=mixture)
+    with pytest.raises(UsageError, match="window of at least 1"):
+        Curriculum([{"order_generation": 1}], window=0)  # its mean would divide by zero at the first update

@@ -117,7 +117,73 @@ def test_shaped_reward():
     assert r.__name__ == "shaped"
     out = r(["[2, 3, 1, 4]", "[2, 3, 4, 1]", "[2, 2, 1, 4]", "???"], answer=["[2, 3, 1, 4]"] * 4,
             config=["order_generation"] * 4)
-    assert out == [1.0, 0.5, -1.0 + 2.0 * 0.75, -1.0]
+    assert out == [1.0, 0.5, -1.0, -1.0]  # a duplicated piece is no valid order: unreadable, no partial credit
+
+
+def test_shaped_reward_gives_invalid_answers_the_unreadable_value_below_every_valid_one():
+    """Issue #20 item 9: a lone "Judgment: B", a 45-degree turn, a duplicated piece earned 0.5-0.83, more than
+    a valid wrong order; they are not valid answers, so they earn the unreadable value."""
+    r = make_jigsaw_reward(unreadable=-0.5, partial_credit=True)
+    ad = "Judgment: B\nError Position: C\nError Type: A"
+    assert r(["Judgment: B"], answer=[ad], config=["anomaly_detection"]) == [-0.5]
+    assert r(["Judgment: B\nError Position: C\nError Type: B"], answer=[ad], config=["anomaly_detection"]) == \
+        [pytest.approx(2 / 3)]  # a valid wrong answer: wrong + (correct - wrong) * its fields
+    rot = "[(2, 90), (3, 0), (1, 270), (4, 180)]"
+    assert r(["[(2, 90), (3, 0), (1, 270), (4, 45)]", "[(3, 0), (2, 90), (1, 270), (4, 180)]"], answer=[rot] * 2,
+             config=["order_generation_2x2_rot"] * 2) == [-0.5, 0.5]
+    assert r(["[1, 2, 3, 5, 6, 7, 8, 9, 9]", "[3, 2, 1, 4, 5, 6, 7, 8, 9]"], answer=["[1, 2, 3, 4, 5, 6, 7, 8, 9]"] * 2,
+             config=["order_generation_3x3"] * 2) == [-0.5, pytest.approx(7 / 9)]
+
+
+def test_shaped_reward_refuses_an_unreadable_value_above_wrong():
+    with pytest.raises(ValueError, match="unreadable <= wrong <= correct"):
+        make_jigsaw_reward(unreadable=0.5)  # an invalid answer would earn more than a valid wrong one
+    with pytest.raises(ValueError, match="unreadable <= wrong <= correct"):
+        make_jigsaw_reward(correct=0.0, wrong=1.0)
+    with pytest.raises(ValueError, match="finite"):
+        make_jigsaw_reward(wrong=float("nan"))
+    assert make_jigsaw_reward(wrong=-1.0, unreadable=-1.0)(["x"], answer=["A"], config=["order_restoration"]) == [-1.0]
+
+
+def test_reward_reads_references_as_score_does():
+    """Issue #20 item 7: a correct answer earned 0.0 when the reference was not written canonically."""
+    from jigsaw_puzzles.scoring import score
+
+    cases = [("[2, 3, 1, 4]", "[2,3,1,4]", "order_generation"), ("A", "a", "piece_localization_easy"),
+             ("B", "B  ", "order_restoration"), ("[(2, 90), (1, 0)]", "[(2,90),(1,0)] ", "order_generation_1x2_rot"),
+             ("Judgment: B\nError Position: C\nError Type: A", "Judgment: B\r\nError Position: C\r\nError Type: A\r\n",
+              "anomaly_detection")]
+    for text, ref, cfg in cases:
+        assert score([text], [ref], [cfg])[cfg]["accuracy"] == 100.0
+        assert jigsaw_reward([text], answer=[ref], config=[cfg]) == [1.0], (text, ref)
+        assert make_jigsaw_reward(partial_credit=True)([text], answer=ref, config=cfg) == [1.0]
+
+
+def test_reward_refuses_a_malformed_reference_and_misaligned_columns():
+    """A malformed reference was a silent 0.0 (item 7); a column of another length was truncated (item 8)."""
+    with pytest.raises(ValueError, match="row 0.*not a valid"):
+        jigsaw_reward(["E"], answer=["E"], config=["missing_piece_selection_easy"])
+    with pytest.raises(ValueError, match="not a valid"):
+        jigsaw_reward(["B"], answer=["Judgment: B"], config=["anomaly_detection"])
+    three = ["A", "B", "C"]
+    for kwargs in ({"answer": ["A", "B"], "config": ["order_restoration"] * 3},
+                   {"answer": three, "config": ["order_restoration"] * 4},
+                   {"answer": three, "id": ["order_restoration/00ff00ff00ff00ff"] * 2},
+                   {"answer": three, "config": "order_restoration", "options": [["x"]] * 2},
+                   {"answer": three, "config": "order_restoration", "prompts": ["q"] * 4}):
+        with pytest.raises(ValueError, match="for 3 completions"):
+            jigsaw_reward(three, **kwargs)
+    with pytest.raises(ValueError, match="not str"):
+        jigsaw_reward("ABC", answer=three, config="order_restoration")  # one string is not three completions
+
+
+def test_compute_metrics_refuses_misaligned_columns_at_set_up():
+    with pytest.raises(ValueError, match="one string"):
+        make_compute_metrics(FakeTokenizer(), "B", ["piece_localization_easy"])
+    with pytest.raises(ValueError, match="options"):
+        make_compute_metrics(FakeTokenizer(), ["B", "A"], "piece_localization_easy", options=[["x", "y"]])
+    cm = make_compute_metrics(FakeTokenizer(), ["B", "A"], "piece_localization_easy")  # one config for every row
+    assert cm(Pred(["B", "B"]))["accuracy"] == 50.0
 
 
 def test_metric_card_python_examples_run(capsys):

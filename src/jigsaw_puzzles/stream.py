@@ -6,11 +6,18 @@
 pass gives new shuffles, answer letters and distractors of the same photos, reproducibly.
 
 Contamination guard. Photos are split once, by a seeded-free hash of their content id, into ``train`` and
-``eval`` (:func:`holdout`; ``eval_fraction`` of them, 20% by default): the stream never yields an ``eval``
-photo. ``exclude=`` takes an evaluation set (an export folder written by ``jigsaw-puzzles build``, a
-``datasets.Dataset`` with a ``source_id`` column, or source ids): its photos are never yielded either, and a
-training folder whose fingerprint is the one the evaluation export was built from is refused outright
+``eval`` (:func:`holdout`; ``eval_fraction`` of them, 20% by default, a number in [0, 1)): the stream never
+yields an ``eval`` photo. ``exclude=`` takes an evaluation set, read by its ``source_id`` column: an export
+folder written by ``jigsaw-puzzles build``, a ``save_to_disk`` folder, a parquet file or a folder of them, a
+``datasets.Dataset`` or ``DatasetDict``, a folder of photos, source ids (16 hex digits), or a list of any of
+these. Its photos are never yielded either; anything else (a path that does not exist, a dataset without
+``source_id``, an ``IterableDataset``, a set that names no photo) is refused with one line, never ignored.
+A training folder whose fingerprint is the one the evaluation export was built from is refused outright
 (train on another folder, or on the ``train`` side of the same folder by exporting its ``eval`` side only).
+
+A pass over a shard's photos that yields no item is explained, never looped on: unless some photo there can
+carry a config of the mixture (the pass was empty by chance) the stream raises ``UsageError`` with each
+config's reasons. Shards are dealt out evenly (at least 4 photos each, or ``training_stream`` refuses at once).
 
 Rows hand PIL images (no PNG round trip) with the benchmark's columns (``id``, ``source_id``, ``images``,
 ``question``, ``options``, ``answer``, ``metadata``), plus ``config`` and a TRL-ready conversational
@@ -26,13 +33,16 @@ DataLoader worker processes each worker keeps its own copy of a reward-driven cu
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import os
+import re
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from .errors import UsageError
+from .errors import SourceFolderError, UsageError
 from .rng import ItemRNG, stable_hash
 from .sources import curate, folder_fingerprint, load_normalised
 from .spec import CONFIGS, is_config
@@ -47,7 +57,14 @@ _SCALE = 1 << 256
 def holdout(source_id: str, eval_fraction: float = 0.2) -> str:
     """``"eval"`` or ``"train"``: a photo's side of the train/eval split, a function of its content id alone
     (no seed: the same photo is on the same side in every run and every folder)."""
+    _check_fraction(eval_fraction)
     return "eval" if int(stable_hash("holdout", source_id), 16) / _SCALE < eval_fraction else "train"
+
+
+def _check_fraction(eval_fraction: Any) -> None:
+    if isinstance(eval_fraction, bool) or not isinstance(eval_fraction, numbers.Real) or not 0 <= eval_fraction < 1:
+        raise UsageError(f"eval_fraction must be a number in [0, 1), not {eval_fraction!r}: it is the share of photos "
+                         "held out for evaluation (1 would hold out every photo)")
 
 
 @dataclass
@@ -75,6 +92,9 @@ class Curriculum:
             raise UsageError("curriculum schedule: one increasing item count per stage after the first")
         for mixture in self.stages:
             _check_mixture(mixture)
+        if self.schedule is None and (isinstance(self.window, bool) or not isinstance(self.window, numbers.Integral)
+                                      or self.window < 1 or not math.isfinite(self.threshold)):
+            raise UsageError("a reward-driven curriculum needs a window of at least 1 reward and a finite threshold")
 
     def mixture(self, served: int) -> Mapping[str, float]:
         """The mixture for the next item, after ``served`` items."""
@@ -98,43 +118,100 @@ class Curriculum:
 
 
 def _check_mixture(mixture: Mapping[str, float]) -> None:
+    if not isinstance(mixture, Mapping):
+        raise UsageError(f"a mixture is a mapping {{config: weight}}, not a {type(mixture).__name__}")
     bad = [c for c in mixture if c not in STREAM_CONFIGS and not (c not in CONFIGS and is_config(c)
                                                                    and not c.startswith("missing_piece_selection_hard"))]
     if bad:
         raise UsageError(f"the training stream cannot cut {', '.join(bad)}; choose from {', '.join(STREAM_CONFIGS)}, "
                          "or a grid config such as order_generation_3x3")
-    if not mixture or any(w < 0 for w in mixture.values()) or not sum(mixture.values()) > 0:
-        raise UsageError("a mixture needs non-negative weights with a positive sum")
+    if not mixture or any(isinstance(w, bool) or not isinstance(w, numbers.Real) or not math.isfinite(w) or w < 0
+                          for w in mixture.values()) or not sum(mixture.values()) > 0:
+        raise UsageError("a mixture needs non-negative finite weights with a positive sum")
+
+
+_SOURCE_ID = re.compile(r"[0-9a-f]{16}")
 
 
 def _eval_ids(exclude: Any, train_fingerprint: str) -> set[str]:
-    """The source ids of an evaluation set; ``UsageError`` when it is the training folder itself."""
+    """The source ids of an evaluation set (see :func:`training_stream`); ``UsageError`` for anything else,
+    for one that names no photo, and when it is the training folder itself."""
     if exclude is None:
         return set()
-    if isinstance(exclude, (str, os.PathLike)) and Path(exclude).is_dir():
-        folder = Path(exclude)
-        report = folder / "curation_report.json"
-        if report.is_file():
-            meta = json.loads(report.read_text())
-            if meta.get("fingerprint") == train_fingerprint:
-                raise UsageError(f"the training folder is the one the evaluation export {folder} was built from "
-                                 f"(fingerprint {train_fingerprint}): train on other photos")
-            import datasets
+    ids = _ids_of(exclude, train_fingerprint)
+    if not ids:
+        raise UsageError(f"exclude={_show(exclude)} names no photo: it would exclude nothing (pass exclude=None "
+                         "to train without an evaluation set)")
+    return ids
 
-            ids = set()
-            for parquet in sorted(folder.glob("*/*.parquet")):
-                ids |= set(datasets.Dataset.from_parquet(str(parquet), columns=["source_id"])["source_id"])
-            return ids
+
+def _show(exclude: Any) -> str:
+    text = str(exclude) if isinstance(exclude, (str, os.PathLike)) else type(exclude).__name__
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _ids_of(exclude: Any, train_fingerprint: str) -> set[str]:
+    import datasets
+
+    if isinstance(exclude, (datasets.DatasetDict, datasets.IterableDatasetDict)):
+        return set().union(*(_ids_of(split, train_fingerprint) for split in exclude.values()))
+    if isinstance(exclude, datasets.Dataset):
+        if "source_id" not in exclude.column_names:
+            raise UsageError(f"exclude: the Dataset has no source_id column (it has {', '.join(exclude.column_names)})"
+                             ": pass the benchmark's rows, an export folder or source ids")
+        return set(exclude["source_id"])
+    if isinstance(exclude, datasets.IterableDataset):
+        raise UsageError("exclude: an IterableDataset may never end (a training stream is one): pass a Dataset, an "
+                         "export folder, a parquet file or source ids")
+    if isinstance(exclude, (str, os.PathLike)):
+        path = Path(exclude)
+        if path.is_file():
+            return _parquet_ids(path)
+        if path.is_dir():
+            return _folder_ids(path, train_fingerprint)
+        if isinstance(exclude, str) and _SOURCE_ID.fullmatch(exclude):
+            if exclude == train_fingerprint:
+                raise UsageError(f"fingerprint {exclude} is the training folder's own: it is the evaluation set")
+            return {exclude}
+        raise UsageError(f"exclude: {exclude} does not exist (nor is it a source id: 16 hex digits)")
+    if isinstance(exclude, (list, tuple, set, frozenset)):
+        return set().union(*(_ids_of(x, train_fingerprint) for x in exclude))
+    raise UsageError(f"exclude takes an export folder, a save_to_disk folder, a parquet file, a Dataset or "
+                     f"DatasetDict with a source_id column, a folder of photos, or source ids; not a "
+                     f"{type(exclude).__name__}")
+
+
+def _parquet_ids(path: Path) -> set[str]:
+    import pyarrow.parquet as pq
+
+    try:
+        names = pq.read_schema(path).names
+    except Exception as e:  # not parquet at all
+        raise UsageError(f"exclude: {path} is not a parquet file ({e})") from None
+    if "source_id" not in names:
+        raise UsageError(f"exclude: {path} has no source_id column")
+    return set(pq.read_table(path, columns=["source_id"]).column("source_id").to_pylist())
+
+
+def _folder_ids(folder: Path, train_fingerprint: str) -> set[str]:
+    """An export (``curation_report.json``), a ``save_to_disk`` folder, a folder of parquet files, or photos."""
+    report = folder / "curation_report.json"
+    if report.is_file() and json.loads(report.read_text()).get("fingerprint") == train_fingerprint:
+        raise UsageError(f"the training folder is the one the evaluation export {folder} was built from "
+                         f"(fingerprint {train_fingerprint}): train on other photos")
+    if (folder / "dataset_dict.json").is_file() or (folder / "state.json").is_file():
+        import datasets
+
+        return _ids_of(datasets.load_from_disk(str(folder)), train_fingerprint)
+    parquets = sorted(folder.rglob("*.parquet"))
+    if parquets or report.is_file():
+        return set().union(*(_parquet_ids(p) for p in parquets))
+    try:
         if folder_fingerprint(folder) == train_fingerprint:
             raise UsageError(f"the evaluation folder {folder} is the training folder: train on other photos")
         return {s.source_id for s in curate(folder).accepted}
-    if isinstance(exclude, str):
-        if exclude == train_fingerprint:
-            raise UsageError(f"fingerprint {exclude} is the training folder's own: it is the evaluation set")
-        return {exclude}
-    if hasattr(exclude, "column_names") and "source_id" in exclude.column_names:
-        return set(exclude["source_id"])
-    return {str(s) for s in exclude}
+    except SourceFolderError:  # nothing readable: the caller says it names no photo
+        return set()
 
 
 class _Sources:
@@ -173,29 +250,42 @@ def _pick(rng: ItemRNG, mixture: Mapping[str, float]) -> str:
     return names[-1]
 
 
-def _generate(shards: Sequence[int], num_shards: int, paths: Mapping[str, str], seed: int, curriculum: Curriculum,
-              cache_size: int, passes: int | None) -> Iterator[dict]:
+def _shards(paths: Iterable[str], num_shards: int) -> list[list[str]]:
+    """The photos of each shard: ranked by a stable hash of their id and dealt out in turn, so the shards differ
+    in size by at most one photo (a hash modulo the shard count can leave a shard empty)."""
+    ranked = sorted(paths, key=lambda s: (stable_hash("shard", s), s))
+    return [ranked[k::num_shards] for k in range(num_shards)]
+
+
+def _generate(shards: Sequence[tuple[int, Sequence[str]]], num_shards: int, paths: Mapping[str, str], seed: int,
+              curriculum: Curriculum, cache_size: int, passes: int | None) -> Iterator[dict]:
     from .tasks import Context, TaskError, get_task
 
     sources = _Sources(paths, cache_size)
-    mine = sorted(s for s in paths if int(stable_hash("shard", s), 16) % num_shards in set(shards))
+    mine = sorted(s for _, ids in shards for s in ids)
     pool = tuple(sorted(paths))
     served, p = 0, 0
+    carried: set = set()  # mixtures a photo of this shard was seen to carry (an empty pass was then chance)
     while mine and (passes is None or p < passes):
         order = list(mine)
-        ItemRNG("stream order", seed, p, tuple(shards)).shuffle(order)
+        ItemRNG("stream order", seed, p, tuple(k for k, _ in shards)).shuffle(order)
+        failures: dict[str, str] = {}  # config -> the last reason a drawn photo gave no item
+        before = served
         for sid in order:
             mixture = curriculum.mixture(served)
             config = _pick(ItemRNG("stream config", seed, p, sid), mixture)
             task = get_task(config)
             rng = ItemRNG("stream", seed, p, task.family, sid)
-            if sources.check(task, sid) is not None:
+            reason = sources.check(task, sid)
+            if reason is not None:
+                failures[config] = reason
                 continue  # this photo cannot carry this task; the next pass may draw another config
             image = sources.load(sid)
             try:
                 item = task.build(image, rng, rng.child("slot").randbelow(task.num_slots),
                                   Context(source_id=sid, pool_ids=pool, load=sources.load))
-            except TaskError:
+            except TaskError as e:
+                failures[config] = str(e)
                 continue
             served += 1
             yield {"id": f"{config}/{sid}/{seed}.{p}", "source_id": sid, "config": config, "images": item.images,
@@ -203,7 +293,41 @@ def _generate(shards: Sequence[int], num_shards: int, paths: Mapping[str, str], 
                    "metadata": json.dumps({"config": config, "seed": seed, "pass": p, "stage": curriculum.stage,
                                            **item.metadata}, sort_keys=True),
                    "prompt": to_prompt(len(item.images), item.question)}
+        if served == before:  # a whole pass without an item: chance, or no photo here can carry the mixture
+            mixture = curriculum.mixture(served)
+            key = tuple(sorted(mixture.items()))
+            if key not in carried:
+                _explain_empty_pass(mixture, mine, sources, failures, pool, seed, p, shards, num_shards)
+                carried.add(key)
         p += 1
+
+
+def _explain_empty_pass(mixture, mine, sources, failures, pool, seed, p, shards, num_shards) -> None:
+    """After a pass without an item: return when some (config, photo) pair of the mixture builds an item (the
+    pass was empty by chance), else raise ``UsageError`` with each config's reasons."""
+    from .tasks import Context, TaskError, get_task
+
+    for config in sorted(c for c, w in mixture.items() if w > 0):
+        task = get_task(config)
+        reasons: dict[str, int] = {}
+        for sid in mine:
+            reason = sources.check(task, sid)
+            if reason is None:
+                rng = ItemRNG("stream probe", seed, p, task.family, sid)
+                try:
+                    task.build(sources.load(sid), rng, rng.child("slot").randbelow(task.num_slots),
+                               Context(source_id=sid, pool_ids=pool, load=sources.load))
+                    return
+                except TaskError as e:
+                    reason = str(e)
+            reasons[reason] = reasons.get(reason, 0) + 1
+        failures[config] = "; ".join(f"{r} ({n} of {len(mine)} photos)" for r, n in
+                                     sorted(reasons.items(), key=lambda kv: -kv[1])[:2])
+    shard = ", ".join(str(k) for k, _ in shards)
+    raise UsageError(f"the training stream cut no item in a whole pass over the {len(mine)} photos of shard "
+                     f"{shard} of {num_shards}: no photo there can carry the mixture "
+                     f"({', '.join(sorted(mixture))}). Reasons: "
+                     + " | ".join(f"{c}: {failures[c]}" for c in sorted(failures) if c in mixture))
 
 
 def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[str, float] | None = None,
@@ -216,11 +340,12 @@ def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[st
         source: folder of photographs (default: the embedded photos).
         mixture: ``{config: weight}`` (default: every config the stream can cut, equally); or ``curriculum``.
         seed: the stream's seed; with the same photos it fixes every item of every pass.
-        exclude: an evaluation set whose photos are never yielded (see the module doc); a training folder that
-            is the evaluation export's own folder is refused.
-        eval_fraction: share of photos held out by :func:`holdout` (never yielded).
+        exclude: an evaluation set whose photos are never yielded (the forms: see the module doc; anything else
+            is a ``UsageError``); a training folder that is the evaluation export's own folder is refused.
+        eval_fraction: share of photos held out by :func:`holdout` (never yielded), in [0, 1).
         num_shards: the number of consumers (nodes x DataLoader workers; default ``$WORLD_SIZE`` or 1). The
-            photos are split by a stable hash into this many shards and each shard is an endless stream of its
+            photos are ranked by a stable hash and dealt out to this many shards (sizes differ by at most one;
+            at least 4 photos each) and each shard is an endless stream of its
             own photos, so each consumer must hold exactly one shard: ``split_dataset_by_node(ds, rank,
             world_size)`` with ``num_shards == world_size`` (or ``world_size * num_workers`` with a DataLoader).
             With one shard, ``split_dataset_by_node`` still gives disjoint rows (every node skips the others').
@@ -229,9 +354,12 @@ def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[st
     """
     import datasets
 
-    num_shards = int(os.environ.get("WORLD_SIZE", 1)) if num_shards is None else int(num_shards)
-    if num_shards < 1:
-        raise UsageError("num_shards must be at least 1")
+    if num_shards is None:
+        num_shards = int(os.environ.get("WORLD_SIZE", 1))
+    for name, value, low in (("num_shards", num_shards, 1), ("passes", passes, 1), ("cache_size", cache_size, 0)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low):
+            raise UsageError(f"{name} must be a whole number of at least {low}, not {value!r}")
+    _check_fraction(eval_fraction)
     curriculum = curriculum or Curriculum([mixture or {c: 1.0 for c in STREAM_CONFIGS}])
     if mixture is not None and curriculum.stages[0] is not mixture:
         raise UsageError("give either a mixture or a curriculum, not both")
@@ -244,7 +372,8 @@ def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[st
         raise UsageError(f"the training stream needs at least 4 training photos per shard ({num_shards}); {len(paths)} of "
                          f"{len(curation.accepted)} usable photos in {curation.folder} are left after the "
                          f"evaluation hold-out ({eval_fraction:.0%}) and the excluded evaluation set")
+    shards = [(k, tuple(ids)) for k, ids in enumerate(_shards(paths, num_shards))]  # each >= 4 photos (above)
     return datasets.IterableDataset.from_generator(
-        _generate, gen_kwargs={"shards": list(range(num_shards)), "num_shards": num_shards, "paths": paths,
+        _generate, gen_kwargs={"shards": shards, "num_shards": num_shards, "paths": paths,
                                "seed": seed, "curriculum": curriculum, "cache_size": cache_size,
                                "passes": passes})
