@@ -230,6 +230,13 @@ def test_a_biased_model_scores_the_constant_row_plain_and_exactly_zero_circular(
                            backend_kwargs={"retry_base_delay": 0.0, "max_retries": 1})
     for config in BIASED_CONFIGS:
         assert {k: v for k, v in res["metrics"][config].items() if k != "circular"} == plain["metrics"][config]
+    # paired comparison and analysis read a circular run's items as asked (rotation 0), never its rotations
+    from jigsaw_puzzles.analysis.runs import load_analysis_run
+    from jigsaw_puzzles.compare import compare
+
+    paired = compare(tmp_path / "plain", tmp_path / "run")
+    assert {p.config: (p.n, p.diff) for p in paired["configs"]} == {c: (8, 0.0) for c in BIASED_CONFIGS}
+    assert len(load_analysis_run(tmp_path / "run").records) == 8 * len(BIASED_CONFIGS)
     with pytest.raises(RunMismatchError, match="variant"):
         evaluate_model("always-a", backend="openai", api_base=biased, api_key="x", data=data, batch_size=4,
                        out=tmp_path / "plain", progress=False, circular=True)
