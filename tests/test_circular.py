@@ -388,3 +388,31 @@ def test_human_test_circular_shows_rotations_and_reports_the_circular_figure(tmp
         test.close()
     with pytest.raises(Exception, match="circular"):
         HumanTest(tmp_path / "human", data, "lite")  # the same folder without --circular is refused
+
+
+@pytest.mark.slow
+def test_lmms_eval_runs_the_circular_group(tmp_path, biased, photo_dir):
+    """lmms-eval itself runs a circular task (process_docs, the two metrics) against the biased stub."""
+    import os
+    import subprocess
+
+    pytest.importorskip("lmms_eval", reason="the [harness] extra (lmms-eval) is not installed")
+    from jigsaw_puzzles.export import build
+
+    export = tmp_path / "export"
+    build(export, source=photo_dir, configs=["connection_verification"], cache_dir=str(tmp_path / "cache"))
+    tasks = tmp_path / "tasks"
+    assert main(["lmms-eval", "--dataset", str(export), "--out", str(tasks), "--circular"]) == 0
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "OPENAI_API_KEY": "x",
+           "HF_DATASETS_CACHE": str(tmp_path / "hf"), "HF_HOME": str(tmp_path / "hfhome")}
+    proc = subprocess.run([sys.executable, "-m", "lmms_eval", "--include_path", str(tasks), "--tasks",
+                           "jigsaw_puzzles_lite_circular", "--model", "openai", "--model_args",
+                           f"model_version=stub,base_url={biased},api_key=x", "--batch_size", "1",
+                           "--output_path", str(tmp_path / "lmms")], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    (result_file,) = (tmp_path / "lmms").rglob("*_results.json")
+    got = json.loads(result_file.read_text())["results"]["jigsaw_puzzles_lite_circular_connection_verification"]
+    lite = datasets.load_dataset(str(export), "connection_verification", split="lite")
+    assert got["jigsaw_circular_accuracy,none"] == 0.0
+    assert got["jigsaw_plain_accuracy,none"] == pytest.approx(100 * lite["answer"].count("A") / len(lite))
