@@ -146,6 +146,9 @@ def test_a_malformed_row_is_refused_not_rotated(rows):
         rotate({**row, "answer": "D"}, "connection_verification", 1)
     with pytest.raises(ValueError, match="exactly once"):
         rotate({**row, "question": row["question"].replace("A. ", "A) ")}, "connection_verification", 1)
+    pl = rows["piece_localization_hard"][0]
+    with pytest.raises(ValueError, match="cannot be redrawn"):
+        rotate({**pl, "metadata": "{}"}, "piece_localization_hard", 1)
 
 
 def test_circular_score_is_the_exact_null_of_products_of_chances():

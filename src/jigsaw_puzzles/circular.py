@@ -117,7 +117,12 @@ def rotate(row: Mapping, config: str, r: int) -> dict:
         from .geometry import grid_boxes
         from .tasks.piece_localization import draw_masks
 
+        if "masked_cells" not in meta or "grid" not in meta:
+            raise ValueError(f"{row.get('id')}: its metadata does not say which cells are masked; its labels cannot "
+                             "be redrawn")
         masked, (rows, cols) = list(meta["masked_cells"]), meta["grid"]
+        if len(masked) != k:
+            raise ValueError(f"{row.get('id')}: {len(masked)} masked cells for {k} labels")
         board = _pil(images[0]).convert("RGB")  # a copy: the row's own image is never drawn on
         cells = [masked[j] for j in order]
         draw_masks(board, grid_boxes(board.size, rows, cols), cells, LETTERS[:k])
@@ -164,7 +169,7 @@ def expand_dataset(ds, config: str, max_items: int | None = None):
     if not is_circular(config):
         return ds
     return ds.map(_expand_batch, batched=True, batch_size=8, fn_kwargs={"config": config}, features=ds.features,
-                  desc=f"circular {config}")
+                  desc=f"circular {config}", load_from_cache_file=False)  # never a stale cache of older code
 
 
 def expand_datasets(datasets_: Mapping, max_items: int | None = None) -> dict:
