@@ -258,6 +258,8 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
                    help="pieces: separate images (paper); composite: one sheet with the images labelled Image 1..n")
     g.add_argument("--blind", action="store_true",
                    help="the question without any image: a language-prior baseline (above chance = a leak)")
+    g.add_argument("--circular", action="store_true", help="also ask each multiple-choice item with its options "
+                   "rotated; circular accuracy: right under every rotation (MMBench's CircularEval)")
     g = p.add_argument_group("endpoint (openai backend)")
     g.add_argument("--api-base", default=None, metavar="URL",
                    help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (default: $OPENAI_BASE_URL)")
@@ -316,7 +318,7 @@ def run_eval(args) -> int:
         max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_p=args.top_p, dtype=args.dtype,
         system_prompt=args.system_prompt, num_proc=args.num_proc, trust_remote_code=args.trust_remote_code,
         overwrite=args.overwrite, progress=not args.no_progress, backend_kwargs=backend_kwargs or None,
-        prompt_style=args.prompt_style, input_format=args.input_format, blind=args.blind,
+        prompt_style=args.prompt_style, input_format=args.input_format, blind=args.blind, circular=args.circular,
         dataset_kwargs={**_clip_kwargs(args), **({"cache_dir": args.cache_dir} if args.cache_dir else {}),
                         "progress": not args.no_progress})
     if dist_info()[0] != 0:

@@ -19,6 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .circular import is_rotation
 from .errors import UsageError
 from .inference.rundir import RunDir
 from .spec import CONFIGS, PAPER_CONFIGS
@@ -57,9 +58,12 @@ class Paired:
 
 
 def _verdicts(path: str | os.PathLike) -> dict[str, dict[str, bool]]:
-    """config -> item id -> correct, from a run directory."""
+    """config -> item id -> correct, from a run directory (a circular run's items as asked, rotation 0: the
+    rotations are not independent items)."""
     out: dict[str, dict[str, bool]] = {}
     for item_id, rec in RunDir(path).load_predictions().items():
+        if is_rotation(item_id):
+            continue
         out.setdefault(rec["config"], {})[item_id] = bool(rec.get("correct"))
     return out
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from .circular import circular_section
 from .errors import UsageError
 from .inference.rundir import RunDir
 from .spec import CONFIGS, PAPER_CONFIGS, get as get_spec, is_config
@@ -380,7 +381,7 @@ def make_report(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike | 
 
     runs = load_runs(run_dirs, params)
     rows = table_rows(runs)
-    md = format_markdown(runs, rows)
+    md = format_markdown(runs, rows) + circular_section(runs)  # "" unless a run is circular
     humans = {str(p): agreement(p) for p in run_dirs if is_human_test(p)}
     for where, agree in humans.items():
         md += (f"\n### Human agreement ({where})\n\n" + format_agreement(agree) + "\nHuman = the mean of the "

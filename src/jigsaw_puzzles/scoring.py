@@ -37,6 +37,7 @@ __all__ = [
     "clopper_pearson",
     "kendall_tau",
     "chance_table",
+    "circular_score",
     "PAPER_TABLE2",
     "ALPHA",
 ]
@@ -365,6 +366,29 @@ def aggregate(items: Sequence[tuple[Extraction, bool]], references: Sequence[str
     if any(c in result for c in PAPER_CONFIGS):
         result["overall"] = _overall(result, nulls)
     return result
+
+
+def circular_score(groups: Sequence[Sequence[bool]], chances: Sequence[Sequence[float]]) -> dict[str, float]:
+    """Circular evaluation (MMBench's CircularEval) of items asked once per rotation of their options:
+    ``groups[i]`` the verdicts of item i's rotations, ``chances[i]`` their chances under uniform guessing.
+
+    An item is right iff all its rotations are; its chance is the product of its rotations' chances (a guesser
+    draws each rotation's answer independently: ``1/k**k`` for k options), and the critical value and p-value
+    are those of the exact null of :func:`null_distribution` over these item chances, as for a plain column.
+    Returns ``accuracy``, ``n``, ``correct``, ``chance``, ``critical_value`` (NaN when even n of n would not
+    reach p < 0.05), ``p_value`` (percentages except ``n``/``correct``/``p_value``)."""
+    groups, chances = [list(g) for g in groups], [list(c) for c in chances]
+    if not groups or len(groups) != len(chances) or any(len(g) != len(c) or not g for g, c in zip(groups, chances)):
+        raise ValueError("circular_score needs, per item, one verdict and one chance per rotation")
+    n = len(groups)
+    correct = sum(all(g) for g in groups)
+    item_chances = [math.prod(c) for c in chances]
+    pmf = null_distribution(item_chances)
+    k_crit = critical_count(pmf)
+    return {"accuracy": 100.0 * correct / n, "n": n, "correct": correct,
+            "chance": 100.0 * float(np.mean(item_chances)),
+            "critical_value": 100.0 * k_crit / n if k_crit <= n else float("nan"),
+            "p_value": float(min(1.0, _upper_tail(pmf)[correct]))}
 
 
 def chance_table(n: int = 1100, anomaly_mix: tuple[int, int] = (2, 2)) -> dict[str, dict[str, float]]:

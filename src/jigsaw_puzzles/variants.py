@@ -13,6 +13,10 @@ answer and the metric never change, so every variant is scored exactly like the 
   compares composite and separate inputs; many models take one image only). Single-image items are unchanged.
 * ``blind=True``: the question without any image (a language-prior baseline): a model above chance blind has
   found a leak in the items' text.
+* ``circular=True`` (``eval --circular``): every multiple-choice item is also asked with its options rotated
+  (:mod:`jigsaw_puzzles.circular`); rotation 0 is the item itself, scored as in a plain run, and the run adds a
+  ``circular`` figure per multiple-choice config. Unlike the others it adds items, so it is part of the run's
+  identity like them: a plain run and a circular run never mix.
 """
 from __future__ import annotations
 
@@ -82,6 +86,7 @@ class Variant:
     prompt_style: str = "paper"
     input_format: str = "pieces"
     blind: bool = False
+    circular: bool = False
 
     def __post_init__(self):
         if self.prompt_style not in PROMPT_STYLES:
@@ -91,6 +96,7 @@ class Variant:
         if self.blind and self.input_format != "pieces":
             raise UsageError("--blind sends no image: it cannot be combined with --input-format composite")
         object.__setattr__(self, "blind", bool(self.blind))
+        object.__setattr__(self, "circular", bool(self.circular))
 
     @property
     def is_default(self) -> bool:
@@ -100,7 +106,8 @@ class Variant:
     def labels(self) -> list[str]:
         """What differs from the paper's setting, e.g. ``["cot", "blind"]``."""
         return [v for v, on in ((self.prompt_style, self.prompt_style != "paper"),
-                                (self.input_format, self.input_format != "pieces"), ("blind", self.blind)) if on]
+                                (self.input_format, self.input_format != "pieces"), ("blind", self.blind),
+                                ("circular", self.circular)) if on]
 
     @property
     def tag(self) -> str:
@@ -108,12 +115,15 @@ class Variant:
         return f" [{', '.join(self.labels)}]" if self.labels else ""
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if not self.circular:  # as run.json recorded variants before circular existed: they still resume
+            del d["circular"]
+        return d
 
     @classmethod
     def from_dict(cls, d) -> "Variant":
         d = d if isinstance(d, dict) else {}
-        return cls(**{k: d[k] for k in ("prompt_style", "input_format", "blind") if k in d})
+        return cls(**{k: d[k] for k in ("prompt_style", "input_format", "blind", "circular") if k in d})
 
     def apply(self, question: str, images) -> tuple[str, list, list | None]:
         """``(question, images, boxes)`` to send: ``boxes`` locate each original image on a composite sheet."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from ..circular import is_rotation
 from ..errors import UserError
 from ..inference.rundir import RunDir
 from ..report import RunSummary, load_run, name_runs
@@ -84,6 +85,8 @@ def load_analysis_run(path: str | os.PathLike) -> AnalysisRun:
     run = rundir.read_run() or {}
     records = []
     for rec in rundir.load_predictions().values():
+        if is_rotation(rec["id"]):  # a circular run: its items as asked (rotation 0), as the plain figures
+            continue
         config = rec.get("config") or str(rec["id"]).split("/", 1)[0]
         if config in CONFIGS:
             records.append({**rec, "config": config})

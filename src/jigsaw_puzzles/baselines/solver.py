@@ -183,6 +183,7 @@ def _piece_localization(row, config: str) -> SolverAnswer:
     cells = split_array(big, g, cols)
     grey = np.array([_fraction_equal(c, GREY) for c in cells])
     masked = sorted(int(i) for i in np.argsort(-grey, kind="stable")[:n_masks])  # reading order
+    masked = _by_label(cells, masked)  # masked[j]: the cell labelled LETTERS[j] (read from the board)
     h, w = cells[0].shape[:2]
     piece = _Piece(_resize_to(_image(row["images"][1]), (h, w)))
     costs, evidence = {}, {}
@@ -196,6 +197,31 @@ def _piece_localization(row, config: str) -> SolverAnswer:
     best = min(costs, key=costs.get)
     return SolverAnswer(best, _confidence(costs.values()),
                         {"costs": costs, "masked_cells": masked, "n_sides": evidence})
+
+
+def _by_label(cells, masked: list[int]) -> list[int]:
+    """The masked cells ordered by the letter each one shows: every letter is drawn on a grey box of the cell's
+    size as the generator draws labels (``geometry.draw_label``) and each cell takes the nearest; the reading order
+    (the generator's own labelling) unless that reads every letter exactly once."""
+    from PIL import Image
+
+    from ..geometry import MASK_GREY, draw_label
+
+    letters = LETTERS[:len(masked)]
+    h, w = cells[masked[0]].shape[:2]
+    glyphs = []
+    for letter in letters:
+        box = Image.new("RGB", (w, h), MASK_GREY)
+        draw_label(box, (0, 0, w, h), letter)
+        glyphs.append(np.asarray(box, np.float32))
+    read = []
+    for m in masked:
+        if cells[m].shape[:2] != (h, w):
+            return masked
+        read.append(int(np.argmin([np.abs(cells[m] - g).mean() for g in glyphs])))
+    if sorted(read) != list(range(len(masked))):
+        return masked
+    return [m for _, m in sorted(zip(read, masked))]
 
 
 _CORNERS = {"upper right": ((0, -1), (-1, 0)), "upper left": ((0, 0), (-1, -1)),
@@ -221,7 +247,13 @@ def _direction(row) -> SolverAnswer:
     pool = edges if edge else diagonals
     best = min(pool, key=pool.get)
     names = ("right", "left", "above", "below", "upper right", "upper left", "lower right", "lower left")
-    return SolverAnswer(LETTERS[names.index(best)], _confidence(pool.values()),
+    from ..prompts import direction_options
+
+    texts = direction_options(names)  # the option that says it, wherever the row lists it (rotated options)
+    options = list(row.get("options") or texts)
+    letter = LETTERS[options.index(texts[names.index(best)])] if texts[names.index(best)] in options \
+        else LETTERS[names.index(best)]
+    return SolverAnswer(letter, _confidence(pool.values()),
                         {"edges": edges, "corners": diagonals, "adjacency_score": float(adjacency)})
 
 

@@ -30,6 +30,8 @@ def add_parser(subparsers, helpers: Mapping[str, Callable]) -> None:
     p.add_argument("--max-items", type=int, default=None, metavar="N", help="only the first N items of each config")
     p.add_argument("--out", default=None, metavar="DIR", help="the human test folder (required unless --browse)")
     p.add_argument("--browse", action="store_true", help="show the items with their answers and metadata")
+    p.add_argument("--circular", action="store_true", help="also show each multiple-choice item with its options "
+                   "rotated (circular evaluation: right only if every rotation is)")
     p.add_argument("--dataset", default=None, metavar="DIR|REPO",
                    help="with --browse: a folder written by `jigsaw-puzzles build`, or its Hub repo id")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine "
@@ -70,12 +72,16 @@ def run(args, helpers) -> int:
         data = {c: ds.select(range(min(len(ds), args.max_items))) for c, ds in data.items()}
     test = None
     if args.browse:
+        if args.circular:  # browse the rotations too
+            from ..circular import expand_datasets
+
+            data = expand_datasets(data)
         demo = browse_app(data)
     else:
         from .session import HumanTest
 
         source = str(Path(args.source).resolve()) if args.source else None
-        test = HumanTest(args.out, data, args.split, args.seed, source, skipped, args.max_items)
+        test = HumanTest(args.out, data, args.split, args.seed, source, skipped, args.max_items, args.circular)
         demo = test_app(test)
     from .app import CSS, HEAD
 

@@ -13,6 +13,10 @@ Restoration and Order Generation, cut with the same shuffle) are never shown to 
 one of them, a seeded pick per participant, and run.json lists the others (``withheld``); an answer is one predictions line (the answer as the canonical text a model would
 write, its verdict by the package's own extraction, the response time), written and flushed at once, so a
 restart resumes at the first unanswered item of that order. Nothing here imports Gradio.
+
+``circular=True`` (``human --circular``): every multiple-choice item is also shown under each rotation of its
+options (:mod:`jigsaw_puzzles.circular`), shuffled among the others; the results keep the plain figures (rotation
+0) and add a ``circular`` block per such config, as ``eval --circular`` does.
 """
 from __future__ import annotations
 
@@ -26,12 +30,14 @@ from typing import Mapping
 
 from .._version import __version__
 from ..errors import UserError
+from ..circular import circular_aggregate, expand_datasets, parse_rotation
 from ..inference.data import dataset_fingerprint
 from ..inference.rundir import PredictionWriter, RunDir, atomic_write_json
 from ..inference.runner import stored_verdict, verdicts
 from ..inference.settings import GenerationSettings, RunIdentity
 from ..rng import ItemRNG
 from ..scoring import aggregate
+from ..variants import Variant
 from ..spec import (ANOMALY, CHOICE, LETTERS, ORIENTED, ROTATIONS, format_anomaly, format_order, format_oriented,
                     get as get_spec, is_config)
 
@@ -54,13 +60,20 @@ def participant_order(item_ids, seed: int, participant: str, reveals: Mapping[st
     every restart, different between participants, independent of the order the datasets list the items.
 
     ``reveals`` maps an item id to the key of the items it would give away (items with one key reveal each
-    other): of each such group the participant gets one, picked by (seed, participant, key), so over many
-    participants every item is answered, never two of one group by the same person."""
-    groups: dict[object, list[str]] = {}
+    other): of each such group the participant gets one item, picked by (seed, participant, key), so over many
+    participants every item is answered, never two of one group by the same person. An item's circular
+    rotations (``<id>#circ<r>``) come with it: asking one item under every rotation is what circular evaluation
+    is."""
+    groups: dict[object, dict[str, list[str]]] = {}
     for item_id in sorted(item_ids):
-        groups.setdefault((reveals or {}).get(item_id, item_id), []).append(item_id)
-    order = [ids[ItemRNG("jigsaw-puzzles", int(seed), "human", participant, "group", str(key)).randbelow(len(ids))]
-             if len(ids) > 1 else ids[0] for key, ids in groups.items()]
+        unit = parse_rotation(item_id)[0]
+        groups.setdefault((reveals or {}).get(item_id, unit), {}).setdefault(unit, []).append(item_id)
+    order = []
+    for key, units in groups.items():
+        names = sorted(units)
+        pick = ItemRNG("jigsaw-puzzles", int(seed), "human", participant, "group", str(key)).randbelow(len(names)) \
+            if len(names) > 1 else 0
+        order += units[names[pick]]
     ItemRNG("jigsaw-puzzles", int(seed), "human", participant).shuffle(order)
     return order
 
@@ -115,17 +128,20 @@ class HumanTest:
     """The items of one human test and its folder ``OUT``; :meth:`participant` opens a participant's run."""
 
     def __init__(self, out, datasets: Mapping, split: str, seed: int = 0, source: str | None = None,
-                 skipped: Mapping | None = None, max_items: int | None = None):
+                 skipped: Mapping | None = None, max_items: int | None = None, circular: bool = False):
         self.root = Path(out)
-        self.split, self.seed, self.source = split, int(seed), source
+        self.split, self.seed, self.source, self.circular = split, int(seed), source, bool(circular)
         self.datasets = {c: ds for c, ds in datasets.items() if is_config(c)}
+        if self.circular:  # the first max_items items, each followed by its rotations
+            self.datasets = expand_datasets(self.datasets, max_items)
+        limit = None if self.circular else max_items
         if not self.datasets:
             raise UserError("no config to test: pass --configs with at least one config that builds here")
         self.skipped = dict(skipped or {})
         self.where: dict[str, tuple[str, int]] = {}
         self.reveals: dict[str, str] = {}
         for c, ds in self.datasets.items():
-            n = len(ds) if max_items is None else min(len(ds), int(max_items))
+            n = len(ds) if limit is None else min(len(ds), int(limit))
             cols = ds.select_columns(["id", "source_id"])[:n]
             for i, (item_id, source_id) in enumerate(zip(cols["id"], cols["source_id"])):
                 self.where[item_id] = (c, i)
@@ -133,7 +149,7 @@ class HumanTest:
         self.fingerprints = {c: dataset_fingerprint(ds) for c, ds in self.datasets.items()}
         self.manifest = {"kind": "human", "split": split, "seed": self.seed, "source": source,
                          "configs": list(self.datasets), "max_items": max_items, "fingerprints": self.fingerprints,
-                         "skipped": self.skipped}
+                         "skipped": self.skipped, **({"circular": True} if self.circular else {})}
         self._check_manifest()
         self._participants: dict[str, Participant] = {}
         self._lock = threading.Lock()
@@ -146,7 +162,8 @@ class HumanTest:
             except (OSError, ValueError) as err:
                 raise UserError(f"{path} is not valid JSON ({err}); use another --out") from None
             keys = ("split", "seed", "source", "configs", "max_items", "fingerprints")
-            diffs = [k for k in keys if old.get(k) != self.manifest[k]]
+            diffs = [k for k in keys if old.get(k) != self.manifest[k]] + \
+                (["circular"] if bool(old.get("circular")) != self.circular else [])
             if diffs:
                 raise UserError(f"{self.root} holds a human test with other {', '.join(diffs)}; use the same "
                                 "--split/--configs/--seed/--source/--max-items to go on with it, or another --out")
@@ -188,7 +205,8 @@ class Participant:
         self.rundir.lock()  # one app at a time writes a participant (a second one is refused, naming the first)
         try:
             self.identity = RunIdentity(model=f"Human ({pid})", backend=BACKEND, split=test.split, seed=test.seed,
-                                        source=test.source, generation=GenerationSettings(seed=test.seed))
+                                        source=test.source, generation=GenerationSettings(seed=test.seed),
+                                        variant=Variant(circular=True).to_dict() if test.circular else None)
             old = self.rundir.read_run() or {}
             planned = participant_order(test.item_ids, test.seed, pid, test.reveals)
             self.order = list(old.get("order") or planned)
@@ -253,8 +271,9 @@ class Participant:
     def _write_results(self) -> None:
         ids = [i for i in self.order if i in self.answers]
         recs = [self.answers[i] for i in ids]
-        metrics = aggregate([stored_verdict(r) for r in recs], [r["answer"] for r in recs],
-                            [r["config"] for r in recs]) if recs else {}
+        score = (lambda *a: circular_aggregate(ids, *a)) if self.test.circular else aggregate
+        metrics = score([stored_verdict(r) for r in recs], [r["answer"] for r in recs],
+                        [r["config"] for r in recs]) if recs else {}
         times: dict[str, list[float]] = {}
         for r in recs:
             if r.get("response_time_s") is not None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from .._version import __version__
+from ..circular import circular_aggregate, expand_datasets
 from ..errors import UsageError
 from ..extraction import Extraction
 from ..variants import Variant
@@ -112,6 +113,7 @@ def evaluate_model(
     prompt_style: str = "paper",
     input_format: str = "pieces",
     blind: bool = False,
+    circular: bool = False,
 ) -> dict:
     """Evaluate ``model`` on Jigsaw-Puzzles and return the content of ``results.json`` (+ ``run_dir``).
 
@@ -137,6 +139,8 @@ def evaluate_model(
         prompt_style / input_format / blind: how items are presented (:class:`~jigsaw_puzzles.variants.Variant`:
             ``"paper"``/``"cot"``, ``"pieces"``/``"composite"``, no image), recorded in run.json and in the
             report's row name; the items and the scoring are the same.
+        circular: also ask every multiple-choice item with its options rotated (:mod:`jigsaw_puzzles.circular`);
+            results.json keeps the plain figures (rotation 0) and adds a ``circular`` block per such config.
         backend_kwargs: extra keyword arguments for the backend constructor (e.g. ``device_map``,
             ``max_model_len``, ``timeout``, ``max_retries``, ``retry_budget``, ``retry_base_delay``).
     """
@@ -145,7 +149,7 @@ def evaluate_model(
         raise UsageError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     if model in BUILTIN_MODELS and backend != "builtin":
         raise UsageError(f"--model {model} is a built-in baseline; it runs with the builtin backend")
-    variant = Variant(prompt_style, input_format, blind)
+    variant = Variant(prompt_style, input_format, blind, circular)
     configs, explicit = select_configs(configs, data)
     rank, world, _ = dist_info()
     rundir = RunDir(out if out else Path("runs") / "-".join([slug(model), split, *variant.labels]))
@@ -164,8 +168,11 @@ def evaluate_model(
             rundir.check_identity(identity, {})
         datasets_, skipped = load_datasets(configs, explicit, split, source, seed, num_proc, data, dataset_kwargs,
                                            announce=rank == 0)
+        if variant.circular:  # the first max_items items, each followed by its rotations
+            datasets_ = expand_datasets(datasets_, max_items)
         batch_size = batch_size or BACKENDS[backend].default_batch_size
-        selected = {c: len(ds) if max_items is None else min(len(ds), max_items) for c, ds in datasets_.items()}
+        limit = None if variant.circular else max_items
+        selected = {c: len(ds) if limit is None else min(len(ds), limit) for c, ds in datasets_.items()}
         details = {"package": "jigsaw-puzzles", "package_version": __version__, "python": sys.version.split()[0],
                    "configs": configs, "max_items": max_items, "batch_size": batch_size,
                    "tensor_parallel_size": tensor_parallel_size, "skipped": skipped,
@@ -286,7 +293,7 @@ def _results(rundir: RunDir, datasets_: Mapping, selected: Mapping, identity: Ru
     without an answer (never reached, or its last attempt ended in an error) makes the run incomplete."""
     preds = rundir.load_predictions()
     errored = rundir.errored_ids()
-    items, refs, configs, missing, n_errors = [], [], [], 0, 0
+    items, refs, configs, ids, missing, n_errors = [], [], [], [], 0, 0
     for c, ds in datasets_.items():
         cols = ds.select_columns([k for k in ("id", "answer", "options") if k in ds.column_names])[: selected[c]]
         for j, item_id in enumerate(cols["id"]):
@@ -302,7 +309,10 @@ def _results(rundir: RunDir, datasets_: Mapping, selected: Mapping, identity: Ru
                 items.append(score_items([rec["output"]], [cols["answer"][j]], [rec["config"]], [options])[0])
             refs.append(cols["answer"][j])
             configs.append(c)
-    metrics = aggregate(items, refs, configs) if items else {}
+            ids.append(item_id)
+    circular = Variant.from_dict(identity.variant).circular
+    metrics = (circular_aggregate(ids, items, refs, configs) if circular else aggregate(items, refs, configs)) \
+        if items else {}
     return {"model": identity.model, "backend": identity.backend, "split": identity.split,
             "run_dir": str(rundir.path), "complete": missing == 0, "n_items": len(items), "n_missing": missing,
             "n_errors": n_errors, "metrics": metrics, "skipped": run.get("skipped", {}),

@@ -14,11 +14,13 @@ from ..spec import CONFIGS, SPLITS
 EXAMPLES = {
     "export": """examples:
   jigsaw-puzzles export vlmevalkit --out ~/LMUData --split lite
-  jigsaw-puzzles export vlmevalkit --out ~/LMUData --from-export ./jigsaw_puzzles""",
+  jigsaw-puzzles export vlmevalkit --out ~/LMUData --from-export ./jigsaw_puzzles
+  jigsaw-puzzles export vlmevalkit --out ~/LMUData --split lite --circular   # + JigsawPuzzles_<config>_circular.tsv""",
     "lmms-eval": """examples:
   jigsaw-puzzles build --out ./jigsaw_puzzles && jigsaw-puzzles lmms-eval --dataset ./jigsaw_puzzles --out tasks/
   lmms-eval --include_path tasks/ --tasks jigsaw_puzzles_lite --model openai --model_args model_version=M,base_url=URL
-  jigsaw-puzzles lmms-eval --dataset USER/jigsaw-puzzles --out tasks/      # an export pushed to the Hub""",
+  jigsaw-puzzles lmms-eval --dataset USER/jigsaw-puzzles --out tasks/      # an export pushed to the Hub
+  jigsaw-puzzles lmms-eval --dataset ./jigsaw_puzzles --out tasks/ --circular   # + jigsaw_puzzles[_lite]_circular""",
 }
 
 
@@ -32,6 +34,9 @@ def add_parsers(subparsers, helpers: Mapping[str, Callable]) -> None:
     p.add_argument("--from-export", default=None, metavar="DIR",
                    help="a folder written by `jigsaw-puzzles build` (default: build from --source/--seed)")
     p.add_argument("--split", choices=SPLITS, default="test", help="test (all items) or lite (the Lite subset)")
+    p.add_argument("--circular", action="store_true",
+                   help="also write JigsawPuzzles_<config>_circular.tsv per multiple-choice config: every item under "
+                        "each rotation of its options, in VLMEvalKit's circular layout (index + r * 1e6, g_index)")
     helpers["source"](p)
     helpers["configs"](p)
     helpers["clip"](p)
@@ -46,13 +51,16 @@ def add_parsers(subparsers, helpers: Mapping[str, Callable]) -> None:
                    help="a folder written by `jigsaw-puzzles build`, or the Hub repo id it was pushed to")
     p.add_argument("--out", required=True, metavar="DIR", help="the task folder to write")
     p.add_argument("--max-new-tokens", type=int, default=256, metavar="N", help="generation length per item")
+    p.add_argument("--circular", action="store_true",
+                   help="also write circular tasks (jigsaw_puzzles[_lite]_circular_<config>) for the multiple-choice "
+                        "configs: every item under each rotation of its options, right only if every rotation is")
     p.set_defaults(func=run_lmms_eval)
 
 
 def run_lmms_eval(args) -> int:
     from .lmms_eval_tasks import write_tasks
 
-    groups = write_tasks(args.dataset, args.out, args.max_new_tokens)
+    groups = write_tasks(args.dataset, args.out, args.max_new_tokens, circular=args.circular)
     for group, names in groups.items():
         print(f"  {group:22s} {len(names)} tasks")
     print(f"wrote {args.out}: run `lmms-eval --include_path {args.out} --tasks jigsaw_puzzles_lite ...`")
@@ -77,9 +85,10 @@ def run_export(args: argparse.Namespace, helpers: Mapping[str, Callable]) -> int
 
         data, _ = load_datasets(configs, bool(args.configs), args.split, args.source, args.seed, None,
                                 dataset_kwargs={**helpers["clip_kwargs"](args), "progress": True})
-    written = export(data, args.out)
+    written = export(data, args.out, circular=args.circular)
     for config, path in written.items():
-        print(f"  {config:32s} {len(data[config]):5d} rows  {path}")
+        what = f"{len(data[config]):5d} rows" if config in data else "rotations"
+        print(f"  {config:32s} {what}  {path}")
     print(f"wrote {len(written)} VLMEvalKit TSVs and jigsaw_puzzles' dataset class to {args.out} "
           f"(docs/integrations.md: how to register it)")
     return 0

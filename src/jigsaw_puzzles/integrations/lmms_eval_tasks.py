@@ -5,6 +5,11 @@
 ``jigsaw_puzzles`` and ``jigsaw_puzzles_lite``, and the hooks (``utils.py``: images in question order, the
 paper's question, scoring through this package). Run with ``lmms-eval --include_path OUT --tasks
 jigsaw_puzzles_lite ...``.
+
+``circular=True`` adds, for the multiple-choice configs, circular tasks ``jigsaw_puzzles[_lite]_circular_<config>``
+and their groups ``jigsaw_puzzles[_lite]_circular``: the same rows, each expanded by ``process_docs`` into its
+rotations (:mod:`jigsaw_puzzles.circular`, the package's generated items), scored as ``jigsaw_circular_accuracy``
+(right iff every rotation is) beside ``jigsaw_plain_accuracy`` (rotation 0 alone).
 """
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ import shutil
 from pathlib import Path
 
 from ..errors import UsageError
+from ..circular import is_circular
 from ..spec import CONFIGS, PAPER_CONFIGS
 
 HOOKS = Path(__file__).with_name("lmms_eval") / "utils.py"
@@ -55,8 +61,22 @@ def _task_yaml(name: str, dataset: str, config: str, split: str, max_new_tokens:
     ])
 
 
-def write_tasks(dataset: str, out: str | Path, max_new_tokens: int = 256) -> dict[str, list[str]]:
-    """Write the task folder; returns ``{group: [task names]}``."""
+def _circular_yaml(name: str, dataset: str, config: str, split: str, max_new_tokens: int) -> str:
+    """A circular task: the plain task's YAML with the rotations as its docs and the circular metrics."""
+    plain = _task_yaml(name, dataset, config, split, max_new_tokens)
+    head, _, tail = plain.partition("metric_list:\n")
+    head = head.replace("process_results: !function utils.process_results",
+                        "process_docs: !function utils.circular_docs\n"
+                        "process_results: !function utils.process_results_circular")
+    metrics = "".join(f"  - metric: {m}\n    aggregation: !function utils.{agg}\n    higher_is_better: true\n"
+                      for m, agg in (("jigsaw_circular_accuracy", "aggregate_circular"),
+                                     ("jigsaw_plain_accuracy", "aggregate_plain")))
+    return head + "metric_list:\n" + metrics + tail[tail.index("metadata:"):]
+
+
+def write_tasks(dataset: str, out: str | Path, max_new_tokens: int = 256,
+                circular: bool = False) -> dict[str, list[str]]:
+    """Write the task folder; returns ``{group: [task names]}`` (``circular``: and the circular groups)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     dataset = str(Path(dataset).resolve()) if Path(dataset).is_dir() else dataset
@@ -71,5 +91,15 @@ def write_tasks(dataset: str, out: str | Path, max_new_tokens: int = 256) -> dic
                                                        "aggregate_metric_list:", "  - metric: jigsaw_accuracy",
                                                        "    aggregation: mean", "    weight_by_size: false", ""]))
         groups[group] = names
+        if circular:
+            group, names = f"{group}_circular", []
+            for config in [c for c in _configs_in(dataset) if is_circular(c)]:
+                name = f"{group}_{config}"
+                (out / f"{name}.yaml").write_text(_circular_yaml(name, dataset, config, split, max_new_tokens))
+                names.append(name)
+            (out / f"{group}.yaml").write_text("\n".join([
+                f"group: {group}", "task:", *(f"  - {n}" for n in names), "aggregate_metric_list:",
+                "  - metric: jigsaw_circular_accuracy", "    aggregation: mean", "    weight_by_size: false", ""]))
+            groups[group] = names
     shutil.copyfile(HOOKS, out / "utils.py")
     return groups

@@ -12,6 +12,14 @@ columns (multiple-choice configs only; Anomaly Detection and Order Generation ar
 get none), ``answer``, ``category`` (the config), ``id`` and ``prompt`` (the paper's full prompt, exactly as
 ``jigsaw-puzzles eval`` sends it). :data:`DATASET_CLASS_FILE` is a class to drop into VLMEvalKit that prompts
 with ``prompt`` and scores with :mod:`jigsaw_puzzles.scoring` (docs/integrations.md says how).
+
+Circular variants (``export vlmevalkit --circular``) follow VLMEvalKit's own convention for circular
+multiple-choice data (``vlmeval/tools.py``'s ``circular`` command, read by ``ImageMCQDataset.evaluate``): a
+``<name>_circular.tsv`` per multiple-choice config in which rotation ``r`` of the item at ``index`` i has
+``index = i + r * OFFSET`` (``OFFSET`` = 1e6, times 10 until it exceeds every index) and ``g_index = i``, rotation 0
+keeping ``index = g_index``. The rotations are this package's generated items (:mod:`jigsaw_puzzles.circular`:
+reordered candidates, relabelled masks, rotated option texts), each row with its own images, and the dataset class
+scores a file with ``g_index`` per group: right iff every rotation is.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ import io
 from pathlib import Path
 from typing import Iterable
 
+from ..circular import is_circular, rotations
 from ..prompts import option_lines
 from ..spec import CHOICE, CONFIGS, get as get_spec
 
@@ -45,29 +54,46 @@ def _b64(image) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def rows(dataset, config: str) -> Iterable[dict]:
-    """The TSV rows of one config's dataset."""
+def circular_offset(n: int) -> int:
+    """VLMEvalKit's index offset between rotations: 1e6, times 10 until it exceeds every index (0..n-1)."""
+    offset = 10 ** 6
+    while n - 1 >= offset:
+        offset *= 10
+    return offset
+
+
+def rows(dataset, config: str, circular: bool = False) -> Iterable[dict]:
+    """The TSV rows of one config's dataset; ``circular``: every rotation of every item, with ``g_index``."""
     letters = get_spec(config).letters if get_spec(config).kind == CHOICE else ()
-    for index, row in enumerate(dataset):
-        names = [f"{row['id'].replace('/', '_')}_{k + 1}.png" for k in range(len(row["images"]))]
-        record = {"index": index, "image": str([_b64(im) for im in row["images"]]), "image_path": str(names),
-                  "question": stem(row["question"], row["options"]) if letters else row["question"]}
-        for letter, text in zip(letters, row["options"]):
-            record[letter] = text
-        record.update(answer=row["answer"], category=config, id=row["id"], prompt=row["question"])
-        yield record
+    offset = circular_offset(len(dataset))
+    for index, item in enumerate(dataset):
+        for r, row in enumerate(rotations(item, config) if circular else [item]):
+            names = [f"{row['id'].replace('/', '_').replace('#', '_')}_{k + 1}.png" for k in range(len(row["images"]))]
+            record = {"index": index + r * offset, "image": str([_b64(im) for im in row["images"]]),
+                      "image_path": str(names),
+                      "question": stem(row["question"], row["options"]) if letters else row["question"]}
+            for letter, text in zip(letters, row["options"]):
+                record[letter] = text
+            record.update(answer=row["answer"], category=config, id=row["id"], prompt=row["question"])
+            if circular:
+                record["g_index"] = index
+            yield record
 
 
-def write_tsv(dataset, config: str, path: Path) -> int:
-    """Write one config's TSV; returns the number of rows."""
+def write_tsv(dataset, config: str, path: Path, circular: bool = False) -> int:
+    """Write one config's TSV (``circular``: its rotations, VLMEvalKit's circular layout); returns the number of
+    rows."""
+    if circular and not is_circular(config):
+        raise ValueError(f"{config} is not multiple choice: it has no circular variant")
     letters = list(get_spec(config).letters) if get_spec(config).kind == CHOICE else []
-    fields = ["index", "image", "image_path", "question", *letters, "answer", "category", "id", "prompt"]
+    fields = ["index", "image", "image_path", "question", *letters, "answer", "category", "id", "prompt"] + \
+        (["g_index"] if circular else [])
     path.parent.mkdir(parents=True, exist_ok=True)
     n = 0
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=fields, delimiter="\t", lineterminator="\n")
         writer.writeheader()
-        for record in rows(dataset, config):
+        for record in rows(dataset, config, circular):
             writer.writerow(record)
             n += 1
     return n
@@ -88,8 +114,10 @@ def read_tsv(path: Path) -> list[dict]:
     return out
 
 
-def export(datasets_: dict, out: str | Path) -> dict[str, Path]:
-    """``{config: dataset}`` -> ``{config: <out>/JigsawPuzzles_<config>.tsv}``, and the dataset class file."""
+def export(datasets_: dict, out: str | Path, circular: bool = False) -> dict[str, Path]:
+    """``{config: dataset}`` -> ``{config: <out>/JigsawPuzzles_<config>.tsv}``, and the dataset class file;
+    ``circular``: also ``{config + "_circular": <out>/JigsawPuzzles_<config>_circular.tsv}`` per multiple-choice
+    config."""
     out = Path(out)
     written = {}
     for config, ds in datasets_.items():
@@ -98,5 +126,9 @@ def export(datasets_: dict, out: str | Path) -> dict[str, Path]:
         path = out / f"{PREFIX}_{config}.tsv"
         write_tsv(ds, config, path)
         written[config] = path
+        if circular and is_circular(config):
+            path = out / f"{PREFIX}_{config}_circular.tsv"
+            write_tsv(ds, config, path, circular=True)
+            written[f"{config}_circular"] = path
     (out / DATASET_CLASS_FILE.name).write_text(DATASET_CLASS_FILE.read_text(encoding="utf-8"), encoding="utf-8")
     return written

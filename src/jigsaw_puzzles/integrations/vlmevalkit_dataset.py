@@ -4,6 +4,11 @@ The TSVs come from ``jigsaw-puzzles export vlmevalkit --out $LMUData``. Prompts 
 ``jigsaw-puzzles eval`` sends them (the ``prompt`` column); answers are scored by the ``jigsaw_puzzles``
 package (answer extraction, exact match, chance and p < 0.05 bounds), because Anomaly Detection and Order
 Generation are not plain multiple choice. Needs ``pip install jigsaw-puzzles`` in VLMEvalKit's environment.
+
+``JigsawPuzzles_<config>_circular`` (``export vlmevalkit --circular``) holds every rotation of every item in
+VLMEvalKit's circular layout (``g_index``; rotation r at ``index + r * 1e6``); a file with ``g_index`` is scored
+per group, as VLMEvalKit scores its circular data: the plain figures on rotation 0, and ``circular_accuracy`` (right
+iff every rotation is) with its exact chance and critical value.
 """
 import os.path as osp
 
@@ -15,6 +20,7 @@ from vlmeval.smp import LMUDataRoot, dump, load
 CONFIGS = ["missing_piece_selection_easy", "missing_piece_selection_hard", "piece_localization_easy",
            "piece_localization_hard", "connection_verification", "anomaly_detection", "order_restoration",
            "order_generation"]
+CIRCULAR = [c for c in CONFIGS if c not in ("anomaly_detection", "order_generation")]  # the multiple-choice ones
 
 
 class JigsawPuzzlesDataset(ImageMCQDataset):
@@ -24,7 +30,7 @@ class JigsawPuzzlesDataset(ImageMCQDataset):
 
     @classmethod
     def supported_datasets(cls):
-        return [f"JigsawPuzzles_{c}" for c in CONFIGS]
+        return [f"JigsawPuzzles_{c}" for c in CONFIGS] + [f"JigsawPuzzles_{c}_circular" for c in CIRCULAR]
 
     def load_data(self, dataset):
         return load(osp.join(LMUDataRoot(), f"{dataset}.tsv"))
@@ -36,11 +42,22 @@ class JigsawPuzzlesDataset(ImageMCQDataset):
         return [*(dict(type="image", value=p) for p in paths), dict(type="text", value=line["prompt"])]
 
     def evaluate(self, eval_file, **judge_kwargs):
-        from jigsaw_puzzles.scoring import score
+        from jigsaw_puzzles.scoring import circular_score, item_chance, score, score_items
 
         data = load(eval_file)
-        result = score([str(p) for p in data["prediction"]], [str(a) for a in data["answer"]],
-                       [str(c) for c in data["category"]])
+        main = data[data["index"] == data["g_index"]] if "g_index" in data else data  # rotation 0: plain
+        result = score([str(p) for p in main["prediction"]], [str(a) for a in main["answer"]],
+                       [str(c) for c in main["category"]])
+        if "g_index" in data:  # circular: a group is right iff every rotation is
+            verdicts = score_items([str(p) for p in data["prediction"]], [str(a) for a in data["answer"]],
+                                   [str(c) for c in data["category"]])
+            groups = {}
+            for g, c, a, (_, ok) in zip(data["g_index"], data["category"], data["answer"], verdicts):
+                groups.setdefault(str(c), {}).setdefault(int(g), []).append((ok, item_chance(str(a), str(c))))
+            for c, by_item in groups.items():
+                block = circular_score([[ok for ok, _ in v] for v in by_item.values()],
+                                       [[p for _, p in v] for v in by_item.values()])
+                result[c].update({f"circular_{k}": v for k, v in block.items()})
         table = pd.DataFrame([{"config": name, **metrics} for name, metrics in result.items()])
         dump(table, eval_file.rsplit(".", 1)[0] + "_acc.csv")
         return table

@@ -40,6 +40,14 @@ def check(image: Image.Image, level: str) -> str | None:
     return None
 
 
+def draw_masks(board: Image.Image, boxes, masked, labels) -> None:
+    """Mask cell ``masked[j]`` of ``board`` (uniform grey over its whole box) and label it ``labels[j]``, in place:
+    the one way masks are drawn (the items, and the circular evaluation's relabelled boards)."""
+    for letter, cell in zip(labels, masked):
+        geometry.fill(board, boxes[cell], geometry.MASK_GREY)
+        geometry.draw_label(board, boxes[cell], letter)
+
+
 def make_item(image: Image.Image, rng: ItemRNG, slot: int, level: str) -> Item:
     grid, masks, template = LEVELS[level]
     cells = geometry.split(image, grid, grid)
@@ -49,9 +57,7 @@ def make_item(image: Image.Image, rng: ItemRNG, slot: int, level: str) -> Item:
     masked = rng.child("masked cells").choice(subsets)
     boxes = geometry.grid_boxes(image.size, grid, grid)
     board = image.copy()
-    for letter, cell in zip(LETTERS, masked):
-        geometry.fill(board, boxes[cell], geometry.MASK_GREY)
-        geometry.draw_label(board, boxes[cell], letter)
+    draw_masks(board, boxes, masked, LETTERS)
     piece_cell = masked[slot]
     labels = list(LETTERS[:masks])
     return Item(
@@ -106,10 +112,7 @@ def grid_task(config: str) -> Task:
             raise TaskError(f"{config}: no {k} pairwise-distinct cells to mask")
         width, height = cells[0].size
         board = image.crop((0, 0, width * cols, height * rows))
-        boxes = geometry.grid_boxes(board.size, rows, cols)
-        for letter, cell in zip(LETTERS, masked):
-            geometry.fill(board, boxes[cell], geometry.MASK_GREY)
-            geometry.draw_label(board, boxes[cell], letter)
+        draw_masks(board, geometry.grid_boxes(board.size, rows, cols), masked, LETTERS)
         labels = list(LETTERS[:k])
         question = prompts.PIECE_LOCALIZATION_GRID.format(
             grid_words=prompts.grid_words(rows, cols), k=k, labels=prompts.and_list(labels),
