@@ -71,6 +71,25 @@ def test_no_participant_sees_two_items_that_reveal_each_other(tmp_path):
     assert sorted(participant_order(unrelated, 0, "p01", {i: i for i in unrelated})) == unrelated
 
 
+def test_circular_rotations_travel_with_their_item(tmp_path):
+    """Under --circular a participant who gets a photo's Order Restoration item sees all its rotations (that is
+    circular evaluation), and then not that photo's Order Generation item."""
+    from jigsaw_puzzles.circular import parse_rotation
+
+    data = {c: jp.load_dataset(c, split="lite").select(range(3)) for c in ("order_restoration", "order_generation")}
+    test = HumanTest(tmp_path / "h", data, "lite", 0, circular=True)
+    p = test.participant("p01")
+    by_source: dict[str, set] = {}
+    for item in p.order:
+        by_source.setdefault(test.row(item)["source_id"], set()).add(parse_rotation(item)[0])
+    assert len(by_source) == 3 and all(len(units) == 1 for units in by_source.values())
+    for units in by_source.values():
+        unit = next(iter(units))
+        shown = [i for i in p.order if parse_rotation(i)[0] == unit]
+        assert len(shown) == (4 if unit.startswith("order_restoration/") else 1)
+    test.close()
+
+
 def test_answer_text_is_the_canonical_answer_or_a_clear_refusal():
     assert answer_text("piece_localization_hard", "c") == "C"
     assert answer_text("anomaly_detection", ("A", "C", "B")) == jp.spec.format_anomaly()
