@@ -233,6 +233,14 @@ def test_gym_same_seed_same_actions_byte_identical_and_reward_paid_once():
 
     first = run(5)
     assert first == run(5) and first != run(6)
+    # the Gym board (drawn into the array directly) is the PIL render, pixel for pixel, on a black canvas
+    env = JigsawEnv("order_generation_2x2_rot")
+    env.reset(seed=5)
+    for a in actions[:4]:
+        obs, *_, info = env.step(a)
+        width, height = info["board_size"]
+        assert np.array_equal(obs["board"][:height, :width], np.asarray(env.game.render()))
+        assert not obs["board"][height:].any() and not obs["board"][:, width:].any()
     rewards = [step[2] for step in first[1:]]
     assert rewards[:4] == [0.0] * 4 and rewards[5] == 0.0  # paid on the submit step alone
     assert first[5][3] is True and -1.0 <= rewards[4] <= 1.0

@@ -158,7 +158,7 @@ class Rules:
 class Observation:
     """What the model sees after an action: the board, one line on what happened, and whether it was valid."""
 
-    image: Image.Image
+    image: Image.Image | None
     text: str
     valid: bool = True
     done: bool = False
@@ -208,6 +208,8 @@ class Game:
         self._blank = _template(p)
         self._boxes = cell_boxes(self._blank.size, p.rows, p.cols)
         self._turned: dict[tuple[int, int], Image.Image] = {}
+        self._arrays: dict | None = None
+        self._draw = True  # act(render=False): the caller draws the board itself
 
     # ------------------------------------------------------------------ state
     @property
@@ -265,6 +267,21 @@ class Game:
             image.paste(self._piece(self.board[j], self.turns[j]), box[:2])
         return image
 
+    def render_into(self, canvas) -> None:
+        """Draw the board into the top-left corner of ``canvas`` (a uint8 ``(H, W, 3)`` numpy array, at least
+        the board's size), pixel for pixel what :meth:`render` draws, without a PIL round trip (the Gym face)."""
+        import numpy as np
+
+        if self._arrays is None:
+            self._arrays = {"blank": np.asarray(self._blank, dtype=np.uint8)}
+        width, height = self._blank.size
+        canvas[:height, :width] = self._arrays["blank"]
+        for j, (left, top, right, bottom) in enumerate(self._boxes):
+            key = (self.board[j], self.turns[j])
+            if key not in self._arrays:
+                self._arrays[key] = np.asarray(self._piece(*key), dtype=np.uint8)
+            canvas[top:bottom, left:right] = self._arrays[key]
+
     def _status(self) -> str:
         if self.submitted:
             return "The episode is over."
@@ -281,7 +298,7 @@ class Game:
                 f"restored. Every call costs a turn; you have {self.budget}.")
 
     def observe(self, text: str | None = None, valid: bool = True) -> Observation:
-        return Observation(self.render(), text if text is not None else self.intro(), valid, self.over)
+        return Observation(self.render() if self._draw else None, text if text is not None else self.intro(), valid, self.over)
 
     # --------------------------------------------------------------- actions
     def _invalid(self, why: str) -> Observation:
@@ -342,9 +359,16 @@ class Game:
         self.submitted = True
         return self.observe("Submitted. The episode is over.")
 
-    def act(self, text: Any) -> Observation:
+    def act(self, text: Any, render: bool = True) -> Observation:
         """One action written as text: ``swap(1, 5)``, ``rotate(3, 90)``, ``submit()``; anything else is a
-        malformed call (an invalid action)."""
+        malformed call (an invalid action). ``render=False``: the observation carries no image."""
+        self._draw = render
+        try:
+            return self._act(text)
+        finally:
+            self._draw = True
+
+    def _act(self, text: Any) -> Observation:
         match = _CALL.fullmatch(text) if isinstance(text, str) and len(text) <= 128 else None
         if match is None:
             return self._invalid(f"could not read the action {_show(text)}; write swap(first, second), "

@@ -74,9 +74,8 @@ class JigsawEnv(gym.Env):
         return next(self._rows)
 
     def _observation(self, text: str) -> dict:
-        board = np.asarray(self.game.render(), dtype=np.uint8)
         canvas = np.zeros((*self._canvas, 3), dtype=np.uint8)
-        canvas[:board.shape[0], :board.shape[1]] = board
+        self.game.render_into(canvas)
         text = "".join(ch if ch in _CHARSET else "?" for ch in text)[:_MAX_TEXT]
         return {"board": canvas, "text": text}
 
@@ -100,7 +99,7 @@ class JigsawEnv(gym.Env):
     def step(self, action: Any):
         if self.game is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        obs = self.game.act(action)
+        obs = self.game.act(action, render=False)
         terminated = self.game.submitted
         truncated = not terminated and self.game.over
         ending = (terminated or truncated) and not self._ended  # the reward is paid once, on the ending step
