@@ -259,3 +259,15 @@ def test_gym_reset_with_a_row_and_the_budget_truncates():
         JigsawEnv("order_generation").reset(options={"row": row("order_generation_3x3")})
     with pytest.raises(UsageError, match="order config"):
         JigsawEnv("connection_verification")
+
+
+def test_the_readme_gymnasium_quickstart_runs():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = readme.split("## Quickstart 6")[1].split("```python")[1].split("```")[0]
+    gym_lines = block[block.index("import gymnasium"):]
+    scope: dict = {}
+    exec(compile(gym_lines, "README Quickstart 6", "exec"), scope)
+    assert scope["obs"]["text"].startswith("Swapped the pieces at positions 1 and 5")
+    assert scope["reward"] == 0.0 and not scope["terminated"]
