@@ -208,8 +208,9 @@ gym = pytest.importorskip("gymnasium", reason="the [env] extra (gymnasium) is no
 def test_the_gym_face_is_registered_and_passes_the_env_checker():
     from gymnasium.utils.env_checker import check_env
 
-    import jigsaw_puzzles.interactive.gym_env  # noqa: F401  (registers the id)
+    from jigsaw_puzzles.interactive import gym_env
 
+    assert gym_env.ENV_ID in gym.registry  # registered on import
     env = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation", render_mode="rgb_array")
     check_env(env.unwrapped, skip_render_check=False)
     obs, info = env.reset(seed=1)
