@@ -1,0 +1,117 @@
+"""The Gymnasium face: ``gymnasium.make("JigsawPuzzles/Jigsaw-v0", config="order_generation_3x3")``.
+
+A real ``gymnasium.Env`` over the rules of :class:`.core.Game` (registered on import of this module; needs the
+``env`` extra). Puzzles come from the training stream (:func:`jigsaw_puzzles.training_stream`: the ``train``
+photos of ``source``, never an ``exclude``\\ d evaluation photo), or from a given row with
+``reset(options={"row": row})``.
+
+* ``reset(seed=s)`` starts the stream of seed ``s`` and plays its first puzzle; ``reset()`` plays the next one
+  (a first ``reset()`` without a seed draws the stream's seed from the environment's own generator). The same
+  seed and the same actions give byte-identical observations.
+* Actions (``action_space``): text, as a model writes it: ``swap(1, 5)``, ``rotate(3, 90)``, ``submit()``.
+  Anything else is an invalid action (a message, a turn, a cost), never an exception.
+* Observations (``observation_space``): ``{"board": uint8 (H, W, 3), "text": str}``. The board is drawn at its
+  natural size in the top-left corner of a fixed canvas (black elsewhere) big enough for any photo the package
+  accepts; ``info["board_size"]`` is its ``(width, height)``. ``render()`` (``render_mode="rgb_array"``) returns
+  the board alone.
+* Reward: 0 on every step but the last; on the step that ends the episode (``submit``: ``terminated``; budget
+  spent: ``truncated``) the rollout's reward, :meth:`.core.Game.reward`.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from ..errors import UsageError
+from ..sources import DEFAULT_RULES
+from ..spec import get as get_spec, is_config
+from .core import GUTTER, LABEL, Game, Puzzle, Rules
+
+ENV_ID = "JigsawPuzzles/Jigsaw-v0"
+_CHARSET = frozenset(string.printable)
+_MAX_TEXT = 2048
+
+
+class JigsawEnv(gym.Env):
+    """The interactive jigsaw as a ``gymnasium.Env`` (see the module doc)."""
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
+
+    def __init__(self, config: str = "order_generation_3x3", source: Any = None, exclude: Any = None,
+                 eval_fraction: float = 0.2, rules: Rules | None = None, render_mode: str | None = None):
+        if not isinstance(config, str) or not is_config(config) or not config.startswith(
+                ("order_restoration", "order_generation")):
+            raise UsageError(f"the interactive jigsaw plays an order config (any grid, with or without _rot), "
+                             f"not {config!r}")
+        if render_mode not in (None, "rgb_array"):
+            raise UsageError(f"render_mode is None or 'rgb_array', not {render_mode!r}")
+        self.config, self.source, self.exclude, self.eval_fraction = config, source, exclude, eval_fraction
+        self.rules, self.render_mode = rules or Rules(), render_mode
+        rows, cols = get_spec(config).grid
+        side = DEFAULT_RULES.max_side  # the longest side of a normalised photo: no board is larger
+        self._canvas = (side + rows * LABEL + (rows - 1) * GUTTER, side + (cols - 1) * GUTTER)
+        self.observation_space = spaces.Dict({
+            "board": spaces.Box(0, 255, (*self._canvas, 3), dtype=np.uint8),
+            "text": spaces.Text(_MAX_TEXT, min_length=0, charset=_CHARSET),
+        })
+        self.action_space = spaces.Text(128, min_length=0, charset=_CHARSET)
+        self.game: Game | None = None
+        self._rows, self._ended = None, False
+
+    def _next_row(self, seed: int | None) -> dict:
+        from ..stream import training_stream
+
+        if seed is not None or self._rows is None:
+            stream_seed = seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
+            stream = training_stream(self.source, {self.config: 1.0}, seed=stream_seed, exclude=self.exclude,
+                                     eval_fraction=self.eval_fraction)
+            self._rows = iter(stream)
+        return next(self._rows)
+
+    def _observation(self, text: str) -> dict:
+        canvas = np.zeros((*self._canvas, 3), dtype=np.uint8)
+        self.game.render_into(canvas)
+        text = "".join(ch if ch in _CHARSET else "?" for ch in text)[:_MAX_TEXT]
+        return {"board": canvas, "text": text}
+
+    def _info(self, valid: bool = True) -> dict:
+        g = self.game
+        return {"board_size": g.size, "valid": valid, "turns_left": g.budget - g.actions,
+                "invalid": g.invalid, "answer": g.answer(), "id": g.puzzle.row_id}
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        row = (options or {}).get("row")
+        if row is None:
+            row = self._next_row(seed)
+        game = Game(Puzzle.from_row(row), self.rules)
+        if game.size[0] > self._canvas[1] or game.size[1] > self._canvas[0]:
+            raise UsageError(f"row {game.puzzle.row_id!r} ({game.puzzle.rows}x{game.puzzle.cols}) does not fit this "
+                             f"{self.config} environment's board; make one for its config")
+        self.game, self._ended = game, False
+        return self._observation(self.game.intro()), self._info()
+
+    def step(self, action: Any):
+        if self.game is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        obs = self.game.act(action, render=False)
+        terminated = self.game.submitted
+        truncated = not terminated and self.game.over
+        ending = (terminated or truncated) and not self._ended  # the reward is paid once, on the ending step
+        self._ended = self._ended or terminated or truncated
+        reward = self.game.reward() if ending else 0.0
+        return self._observation(obs.text), reward, terminated, truncated, self._info(obs.valid)
+
+    def render(self):
+        if self.render_mode == "rgb_array" and self.game is not None:
+            return np.asarray(self.game.render(), dtype=np.uint8)
+        return None
+
+
+if ENV_ID not in gym.registry:
+    gym.register(id=ENV_ID, entry_point=JigsawEnv)
