@@ -16,14 +16,17 @@ from jigsaw_puzzles.spec import CONFIGS, PAPER_CONFIGS
 NO_CLIP = [c for c in CONFIGS if c != "missing_piece_selection_hard"]
 
 
-def write_run(path, verdicts: dict[str, list[bool]]):
-    """A run directory whose predictions have the given per-item verdicts (as `eval` writes them)."""
+def write_run(path, verdicts: dict[str, list[bool]], fingerprint="0123456789abcdef", answer="A"):
+    """A run directory whose predictions have the given per-item verdicts (as `eval` writes them), and a run.json
+    with the datasets' fingerprints (None: none recorded)."""
     path.mkdir(parents=True)
     with open(path / "predictions.jsonl", "w") as f:
         for config, values in verdicts.items():
             for k, ok in enumerate(values):
-                f.write(json.dumps({"id": f"{config}/{k:016x}", "config": config, "output": "A", "answer": "A",
+                f.write(json.dumps({"id": f"{config}/{k:016x}", "config": config, "output": "A", "answer": answer,
                                     "correct": ok}) + "\n")
+    prints = {} if fingerprint is None else {c: fingerprint for c in verdicts}
+    (path / "run.json").write_text(json.dumps({"model": path.name, "dataset": {"fingerprints": prints}}))
     return path
 
 

@@ -56,7 +56,8 @@ def test_table_rows_follow_the_paper_columns(runs):
     assert rnd["order_generation"] == pytest.approx(100 / 24)
     crit = rows[1]
     assert all(crit[c] > rnd[c] for c in TABLE_CONFIGS)
-    run = rows[2]
+    assert rows[2]["name"] == "Constant answer (best)"
+    run = rows[3]
     assert run["name"] == "Small-1B"
     assert run["overall"] == pytest.approx(np.mean([run[c] for c in TABLE_CONFIGS]))  # Table 2's Overall
 
@@ -70,9 +71,9 @@ def test_report_writes_markdown_csv_and_plots(runs, tmp_path, capsys):
     assert "| Mid-7B |" in printed
     with open(out / "report.csv") as f:
         rows = list(csv.DictReader(f))
-    assert [r["name"] for r in rows] == ["Random Guessing", "↑ Random (p < 0.05)", "Small-1B", "Mid-7B", "Big-72B",
-                                         "Other"]
-    assert float(rows[4]["parameters"]) == 72e9 and float(rows[0]["MPS Easy"]) == 25.0
+    assert [r["name"] for r in rows] == ["Random Guessing", "↑ Random (p < 0.05)", "Constant answer (best)",
+                                         "Small-1B", "Mid-7B", "Big-72B", "Other"]
+    assert float(rows[5]["parameters"]) == 72e9 and float(rows[0]["MPS Easy"]) == 25.0
     for kind in ("task_bars", "task_correlation", "accuracy_vs_params"):
         p = out / f"{kind}.png"
         assert p.exists() and p.read_bytes()[:4] == b"\x89PNG", kind
@@ -111,7 +112,8 @@ def test_skipped_and_partial_runs_are_marked(tmp_path):
     md = make_report([p], out=None, stream=None)["markdown"]
     row = next(line for line in md.splitlines() if line.startswith("| A |"))
     assert "skipped" in row and "40.00†" in row
-    assert "over 6 of 7 tasks" in md and "cache the CLIP weights" in md
+    assert "over 6 of 7 tasks" in md and "skipped in " + str(p) + ": ClipWeightsUnavailable." in md
+    assert "cache the CLIP weights" not in md and str(p / "results.json") in md  # details once, in results.json
 
 
 def test_duplicate_model_names_are_disambiguated(tmp_path):
