@@ -108,8 +108,9 @@ def group_tags(groups: list[list[RunSummary]]) -> list[str]:
         if len({str(x[0].source) for x in groups}) > 1:
             parts.append(f"source {os.path.basename(str(r.source or 'embedded'))}")
         tags.append(parts)
+    keys = [str(t) for t in tags]
     for k, parts in enumerate(tags):
-        if [str(t) for t in tags].count(str(parts)) > 1:
+        if keys.count(keys[k]) > 1:
             parts.append(f"items #{k + 1}")
     return [f" [{', '.join(p)}]" for p in tags]
 
