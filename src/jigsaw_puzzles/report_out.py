@@ -44,11 +44,7 @@ class ReportFolder:
         if foreign:
             raise UsageError(f"--out {self.out} holds {', '.join(foreign)} not written by `jigsaw-puzzles report` "
                              "(or edited since): nothing was written; choose another --out, or move those files")
-        try:
-            self.out.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise UsageError(f"--out {self.out}: cannot create the folder ({err.strerror})") from None
-        if not os.access(self.out, os.W_OK):
+        if self.out.is_dir() and not os.access(self.out, os.W_OK):
             raise UsageError(f"--out {self.out} is not writable: choose another --out")
 
     def _manifest(self) -> dict:
@@ -69,6 +65,10 @@ class ReportFolder:
 
     def path(self, name: str) -> Path:
         assert name in self.manages, name
+        try:  # created at the first write: a report refused on the way leaves no empty folder
+            self.out.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise UsageError(f"--out {self.out}: cannot create the folder ({err.strerror})") from None
         self.wrote.append(name)
         return self.out / name
 

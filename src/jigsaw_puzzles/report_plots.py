@@ -77,7 +77,7 @@ def plot_task_bars(runs: Sequence[RunSummary], path, rows: list[dict] | None = N
     title = f"Jigsaw-Puzzles: accuracy per task (split {splits}, {n_text} items per task)"
     if len(groups) > 1:
         title += "\nruns over different items: their chance levels are in report.md"
-    elif any_skipped:
+    if any_skipped:
         title += "\n'skipped': config not run (reason in report.md)"
     ax.set_title(title, fontsize=10)
     ax.legend(handles, labels, fontsize=8, ncol=2 if len(runs) > 6 else 1, loc="upper left",

@@ -81,8 +81,8 @@ def baseline_values(group: Sequence[RunSummary], col: str) -> dict:
             out[key] = sum(vals) / len(vals) if ok else None
         return out
     m = _source_entry(group, col)
-    if m is None:
-        return {"chance": UNIFORM_CHANCE.get(col) if any(col in r.skipped for r in group) else None}
+    if m is None:  # no run answered an item of it (skipped): no items, no baseline
+        return {}
     const = m.get("constant_baseline") or {}
     cv = m.get("critical_value")
     return {"chance": m.get("chance"), "critical_value": None if cv is None or math.isnan(cv) else cv,
