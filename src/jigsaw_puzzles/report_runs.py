@@ -220,7 +220,7 @@ def load_runs(paths: Iterable[str | os.PathLike], params: dict[str, str] | None 
     runs, skipped = [], []
     for p in paths:
         if not os.path.exists(p):
-            raise UsageError(f"{p}: no such run directory")
+            raise UsageError(f"{p}: no such run directory (no results.json to report)")
         try:
             runs.extend(_human_runs(p, skipped) if is_human_test(p) else [load_run(p)])
         except UserError as err:
