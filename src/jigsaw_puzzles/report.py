@@ -92,7 +92,8 @@ def make_report(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike | 
             else:
                 notes.append("accuracy_vs_params.png not written: no run has a known parameter count "
                              "(pass --params NAME=7B)")
-        notes += [f"removed {folder.out / n}: from the earlier report, not written by this one" for n in folder.finish()]
+        notes += [f"removed {folder.out / n}: from the earlier report, not written by this one"
+                  for n in folder.finish()]
     if stream is not None:
         stream.write(md)
         if comparison is not None:

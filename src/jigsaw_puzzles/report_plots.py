@@ -40,7 +40,8 @@ def plot_task_bars(runs: Sequence[RunSummary], path, rows: list[dict] | None = N
     for k, r in enumerate(runs):
         pos = x - 0.4 + width * (k + 0.5)
         vals = [r.acc(c) if r.acc(c) is not None else np.nan for c in cols]
-        lo = [v - r.metrics[c]["ci_low"] if c in r.metrics and "ci_low" in r.metrics[c] else 0 for c, v in zip(cols, vals)]
+        lo = [v - r.metrics[c]["ci_low"] if c in r.metrics and "ci_low" in r.metrics[c] else 0
+              for c, v in zip(cols, vals)]
         hi = [r.metrics[c]["ci_high"] - v if c in r.metrics and "ci_high" in r.metrics[c] else 0
               for c, v in zip(cols, vals)]
         bars = ax.bar(pos, vals, width, label=r.name, yerr=[np.nan_to_num(lo), np.nan_to_num(hi)], capsize=2,

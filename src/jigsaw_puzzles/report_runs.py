@@ -66,7 +66,8 @@ class RunSummary:
 def overall_accuracy(metrics: dict) -> float | None:
     """Table-2 Overall: the mean of the seven task accuracies present (recomputed: an entry left out of the
     table is left out of its Overall too)."""
-    vals = [float(metrics[c]["accuracy"]) for c in TABLE_CONFIGS if c in metrics and metrics[c].get("accuracy") is not None]
+    vals = [float(metrics[c]["accuracy"]) for c in TABLE_CONFIGS
+            if c in metrics and metrics[c].get("accuracy") is not None]
     return sum(vals) / len(vals) if vals else None
 
 
