@@ -57,7 +57,8 @@ def test_results_are_measured_on_this_export(export):
     rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| ")}
     report = json.loads((export / "curation_report.json").read_text())
     assert [int(c) for c in rows["n (test items)"].split("|")[2:-1]] == [report["configs"][c]["test"] for c in CONFIGS]
-    for name in ("chance", "↑ chance, p < 0.05", "Random (seed 0)", "Classical solver (no weights)"):
+    for name in ("chance", "↑ chance, p < 0.05", "constant answer (best)", "Random (seed 0)",
+                 "Classical solver (no weights)"):
         cells = [c.strip() for c in rows[name].split("|")[2:-1]]
         assert len(cells) == len(CONFIGS) and all(re.fullmatch(r"\d+\.\d\d", c) for c in cells), rows[name]
     solver = [float(c) for c in rows["Classical solver (no weights)"].split("|")[2:-1]]
@@ -140,3 +141,13 @@ def test_a_skipped_config_publishes_no_environment_text(tmp_path, photo_dir):
                        "user/jp", {}, {})
     assert "`missing_piece_selection_hard`" in card
     assert "Name or service" not in card and "huggingface.co" not in card and "Errno" not in card
+def test_the_results_table_has_the_best_constant_answer_row():
+    """A stub that always answers "B" scores exactly the constant row where "B" is the most frequent answer."""
+    from jigsaw_puzzles.card import _results_table
+    from jigsaw_puzzles.scoring import score
+
+    refs = list("BBBACBBDBA")
+    table = _results_table(["missing_piece_selection_easy"],
+                           {"Always B": score(["B"] * 10, refs, "missing_piece_selection_easy")})
+    rows = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in table.splitlines()[2:]}
+    assert rows["constant answer (best)"] == rows["Always B"] == "60.00"

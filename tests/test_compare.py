@@ -11,19 +11,29 @@ from jigsaw_puzzles.cli import main
 from jigsaw_puzzles.compare import compare, mcnemar_exact
 from jigsaw_puzzles.errors import UsageError
 from jigsaw_puzzles.inference import evaluate_model
+from jigsaw_puzzles.scoring import score
 from jigsaw_puzzles.spec import CONFIGS, PAPER_CONFIGS
 
 NO_CLIP = [c for c in CONFIGS if c != "missing_piece_selection_hard"]
+REF = {"anomaly_detection": "Judgment: A\nError Position:\nError Type:", "order_generation": "[1, 2, 3, 4]",
+       "order_restoration_3x3": "A", "order_generation_2x2_rot": "[(1, 0), (2, 0), (3, 0), (4, 0)]"}
 
 
-def write_run(path, verdicts: dict[str, list[bool]]):
-    """A run directory whose predictions have the given per-item verdicts (as `eval` writes them)."""
+def write_run(path, verdicts: dict[str, list[bool]], fingerprint="0123456789abcdef", answer="A"):
+    """A run directory whose predictions have the given per-item verdicts (as `eval` writes them), and a run.json
+    with the datasets' fingerprints (None: none recorded)."""
     path.mkdir(parents=True)
     with open(path / "predictions.jsonl", "w") as f:
         for config, values in verdicts.items():
             for k, ok in enumerate(values):
-                f.write(json.dumps({"id": f"{config}/{k:016x}", "config": config, "output": "A", "answer": "A",
+                f.write(json.dumps({"id": f"{config}/{k:016x}", "config": config, "output": "A", "answer": answer,
                                     "correct": ok}) + "\n")
+    prints = {} if fingerprint is None else {c: fingerprint for c in verdicts}
+    (path / "run.json").write_text(json.dumps({"model": path.name, "dataset": {"fingerprints": prints}}))
+    refs = [REF.get(c, "A") for c, values in verdicts.items() for _ in values]  # results.json, for the table
+    preds = [ref if ok else "no idea" for ref, ok in zip(refs, [v for values in verdicts.values() for v in values])]
+    metrics = score(preds, refs, [c for c, values in verdicts.items() for _ in values])
+    (path / "results.json").write_text(json.dumps({"model": path.name, "split": "lite", "metrics": metrics}))
     return path
 
 
@@ -80,3 +90,58 @@ def test_random_vs_random_is_mostly_not_significant_and_solver_vs_random_is(tmp_
     assert text.count("McNemar") == 2 and "significant" in text
     assert PAPER_CONFIGS  # the overall needs all seven Table-2 configs: the hard one is skipped here
     assert "Overall not compared" in text
+
+
+# ------------------------------------------------------------------ issues #20.10, #21.11 (report --compare)
+def _cli(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_runs_of_other_items_are_refused_not_paired(tmp_path, capsys):
+    verdicts = {"order_restoration": [k < 10 for k in range(20)]}
+    a = write_run(tmp_path / "a", verdicts, fingerprint="seed0fingerprnt")
+    b = write_run(tmp_path / "b", verdicts, fingerprint="seed7fingerprnt")  # another seed: same ids, other items
+    code, out, err = _cli(capsys, "report", a, b, "--compare", "--no-plots", "--out", tmp_path / "rep")
+    assert code == 2 and "Traceback" not in err and len(err.splitlines()) == 1
+    assert "did not answer the same order_restoration items: dataset fingerprints" in err
+    assert not (tmp_path / "rep" / "compare.md").exists()
+    c = write_run(tmp_path / "c", verdicts, answer="B")  # equal fingerprints but other answers under the same ids
+    with pytest.raises(UsageError, match="has answer 'A' in one and 'B' in the other"):
+        compare(write_run(tmp_path / "a2", verdicts), c)
+    d = write_run(tmp_path / "d", verdicts, fingerprint=None)  # nothing says which items it answered
+    with pytest.raises(UsageError, match="has no dataset fingerprint"):
+        compare(tmp_path / "a2", d)
+
+
+def test_grid_and_rotated_configs_are_compared_too(tmp_path):
+    grid = {"order_restoration_3x3": [k < 5 for k in range(20)], "order_generation_2x2_rot": [False] * 20,
+            "order_restoration": [True] * 20}
+    better = {"order_restoration_3x3": [k < 15 for k in range(20)], "order_generation_2x2_rot": [k < 8 for k in range(20)]}
+    result = compare(write_run(tmp_path / "a", grid), write_run(tmp_path / "b", better))
+    rows = {r.config: r for r in result["configs"]}
+    assert set(rows) == {"order_restoration_3x3", "order_generation_2x2_rot"}
+    assert rows["order_restoration_3x3"].diff == 50.0 and rows["order_generation_2x2_rot"].only_b == 8
+    assert result["only"]["a"] == ["order_restoration"]
+    from jigsaw_puzzles.compare import format_comparison
+
+    assert "Not compared, answered by A only: order_restoration." in format_comparison(result)
+
+
+def test_the_heading_follows_the_order_given_and_out_follows_the_report_rules(tmp_path, capsys):
+    a = write_run(tmp_path / "first", {"order_restoration": [k < 5 for k in range(20)]})
+    b = write_run(tmp_path / "second", {"order_restoration": [k < 15 for k in range(20)]})
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "compare.md").write_text("my own comparison")
+    code, _, err = _cli(capsys, "report", a, b, "--compare", "--no-plots", "--out", out)
+    assert code == 2 and "compare.md not written by `jigsaw-puzzles report`" in err
+    assert (out / "compare.md").read_text() == "my own comparison"
+    (out / "compare.md").unlink()
+    code, stdout, _ = _cli(capsys, "report", a, b, "--compare", "--no-plots", "--out", out)
+    text = (out / "compare.md").read_text()
+    assert code == 0 and text.startswith(f"**A** = `{a}`, **B** = `{b}`: B - A") and "| +50.00 |" in text
+    assert text in stdout
+    code, stdout, _ = _cli(capsys, "report", a, b, "--no-plots", "--out", out)  # no --compare: the old one goes
+    assert code == 0 and f"replacing the earlier report in {out}" in stdout and not (out / "compare.md").exists()

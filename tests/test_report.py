@@ -17,19 +17,23 @@ REF = {"missing_piece_selection_easy": "A", "missing_piece_selection_hard": "B",
        "anomaly_detection": "Judgment: A\nError Position:\nError Type:", "order_generation": "[2, 3, 1, 4]"}
 
 
-def write_run(path, model, accs: dict, n=20, params=None, split="lite", skipped=None, **results):
+def write_run(path, model, accs: dict, n=20, params=None, split="lite", skipped=None, fingerprint="f0",
+              refs_of=None, wrong="no idea", **results):
     """A run dir whose per-config accuracy is accs[config] (% of n items right), scored by the real metric,
-    written through RunDir (the one owner of the run directory's layout)."""
+    written through RunDir (the one owner of the run directory's layout). ``refs_of(config, i)`` gives the i-th
+    reference (default: REF[config] for every item); ``fingerprint`` is the datasets' fingerprint in run.json."""
     preds, refs, cfgs = [], [], []
     for c, a in accs.items():
         k = round(a * n / 100)
         for i in range(n):
-            refs.append(REF[c])
+            ref = refs_of(c, i) if refs_of else REF[c]
+            refs.append(ref)
             cfgs.append(c)
-            preds.append(REF[c] if i < k else "no idea")
+            preds.append(ref if i < k else wrong)
     metrics = score(preds, refs, cfgs)
     rundir = RunDir(path)
-    rundir.write_run({"model": model, "backend": "transformers", "split": split, "parameters": params})
+    rundir.write_run({"model": model, "backend": "transformers", "split": split, "parameters": params,
+                      "dataset": {"fingerprints": {c: fingerprint for c in accs}} if fingerprint else {}})
     rundir.write_results({"model": model, "backend": "transformers", "split": split, "metrics": metrics,
                           "skipped": skipped or {}, "complete": True, **results})
     return path
@@ -56,7 +60,8 @@ def test_table_rows_follow_the_paper_columns(runs):
     assert rnd["order_generation"] == pytest.approx(100 / 24)
     crit = rows[1]
     assert all(crit[c] > rnd[c] for c in TABLE_CONFIGS)
-    run = rows[2]
+    assert rows[2]["name"] == "Constant answer (best)"
+    run = rows[3]
     assert run["name"] == "Small-1B"
     assert run["overall"] == pytest.approx(np.mean([run[c] for c in TABLE_CONFIGS]))  # Table 2's Overall
 
@@ -70,9 +75,9 @@ def test_report_writes_markdown_csv_and_plots(runs, tmp_path, capsys):
     assert "| Mid-7B |" in printed
     with open(out / "report.csv") as f:
         rows = list(csv.DictReader(f))
-    assert [r["name"] for r in rows] == ["Random Guessing", "↑ Random (p < 0.05)", "Small-1B", "Mid-7B", "Big-72B",
-                                         "Other"]
-    assert float(rows[4]["parameters"]) == 72e9 and float(rows[0]["MPS Easy"]) == 25.0
+    assert [r["name"] for r in rows] == ["Random Guessing", "↑ Random (p < 0.05)", "Constant answer (best)",
+                                         "Small-1B", "Mid-7B", "Big-72B", "Other"]
+    assert float(rows[5]["parameters"]) == 72e9 and float(rows[0]["MPS Easy"]) == 25.0
     for kind in ("task_bars", "task_correlation", "accuracy_vs_params"):
         p = out / f"{kind}.png"
         assert p.exists() and p.read_bytes()[:4] == b"\x89PNG", kind
@@ -111,7 +116,8 @@ def test_skipped_and_partial_runs_are_marked(tmp_path):
     md = make_report([p], out=None, stream=None)["markdown"]
     row = next(line for line in md.splitlines() if line.startswith("| A |"))
     assert "skipped" in row and "40.00†" in row
-    assert "over 6 of 7 tasks" in md and "cache the CLIP weights" in md
+    assert "over 6 of 7 tasks" in md and "skipped in " + str(p) + ": ClipWeightsUnavailable." in md
+    assert "cache the CLIP weights" not in md and str(p / "results.json") in md  # details once, in results.json
 
 
 def test_duplicate_model_names_are_disambiguated(tmp_path):
@@ -134,3 +140,214 @@ def test_an_incomplete_run_says_how_many_items_errored(tmp_path):
 @pytest.mark.parametrize("text,value", [("7B", 7e9), ("500M", 5e8), ("7e9", 7e9), ("72b", 72e9), (3, 3.0)])
 def test_parse_params(text, value):
     assert parse_params(text) == pytest.approx(value)
+
+
+# ------------------------------------------------------------------ issues #20.11, #21.5-21.11, #22.3 (the report)
+def _report(tmp_path, capsys, *args):
+    from jigsaw_puzzles.cli import main
+
+    code = main(["report", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_folder_without_results_is_listed_as_not_run_and_the_rest_reported(tmp_path, capsys):
+    good = write_run(tmp_path / "good", "Good", {c: 40.0 for c in CONFIGS})
+    failed = tmp_path / "failed"
+    RunDir(failed).write_run({"model": "x", "status": "interrupted"})  # a failed start: run.json only
+    code, out, err = _report(tmp_path, capsys, good, failed, "--out", tmp_path / "rep", "--no-plots")
+    assert code == 0, err
+    assert f"Not in the table: {failed}: not run (no results.json; run.json says 'interrupted')" in out
+    assert "| Good |" in (tmp_path / "rep" / "report.md").read_text()
+    code, out, err = _report(tmp_path, capsys, failed, "--out", tmp_path / "rep2")
+    assert code == 2 and "nothing to report" in err and "Traceback" not in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("field,value,why", [
+    ("accuracy", 250.0, "accuracy 250.0 is not a percentage in [0, 100]"),
+    ("accuracy", float("nan"), "accuracy nan is not a percentage"),
+    ("accuracy", "40", "accuracy '40' is not a percentage"),
+    ("n", -3, "n -3 is not a count"),
+    ("correct", 19, "accuracy 40.0 is not correct / n = 19/20"),
+    ("invalid_rate", 130.0, "invalid_rate 130.0 is not a percentage"),
+])
+def test_results_are_validated_and_what_is_left_out_is_said(tmp_path, capsys, field, value, why):
+    import json
+
+    p = write_run(tmp_path / "a", "A", {c: 40.0 for c in CONFIGS})
+    res = json.loads((p / "results.json").read_text())
+    res["metrics"]["order_restoration"][field] = value
+    (p / "results.json").write_text(json.dumps(res))
+    code, out, err = _report(tmp_path, capsys, p, "--out", tmp_path / "rep", "--no-plots")
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.startswith("| A |"))
+    assert "250" not in row and "nan" not in row and row.count("40.00") == 8  # OR left out: 6 tasks, Overall over them, OG
+    assert f"A: order_restoration left out: {why}" in out
+
+
+@pytest.mark.parametrize("corrupt,why", [({"metrics": [1, 2]}, "'metrics' is a list, not an object"),
+                                         ({"complete": "yes"}, "'complete' is 'yes', not true or false"),
+                                         ({"n_missing": "many"}, "'n_missing' is 'many', not a count"),
+                                         ({"skipped": ["x"]}, "'skipped' is a list, not an object")])
+def test_a_type_corrupted_results_file_is_one_line_not_a_traceback(tmp_path, capsys, corrupt, why):
+    import json
+
+    good = write_run(tmp_path / "good", "Good", {c: 40.0 for c in CONFIGS})
+    bad = write_run(tmp_path / "bad", "Bad", {c: 40.0 for c in CONFIGS})
+    res = json.loads((bad / "results.json").read_text())
+    (bad / "results.json").write_text(json.dumps({**res, **corrupt}))
+    code, out, err = _report(tmp_path, capsys, good, bad, "--out", tmp_path / "rep", "--no-plots")
+    assert code == 0 and f"Not in the table: {bad / 'results.json'}: {why}" in out
+    code, out, err = _report(tmp_path, capsys, bad, "--out", tmp_path / "rep2", "--no-plots")
+    assert code == 2 and why in err and "Traceback" not in err
+
+
+def test_a_participant_without_results_is_named_not_silently_dropped(tmp_path, capsys):
+    import json
+
+    root = tmp_path / "human"
+    root.mkdir()
+    (root / "human.json").write_text("{}")
+    people = root / "participants"
+    for pid in ("p01", "p02"):
+        d = write_run(people / pid, f"Human ({pid})", {c: 40.0 for c in CONFIGS})
+        with open(d / "predictions.jsonl", "w") as f:
+            f.write(json.dumps({"id": "order_restoration/0", "config": "order_restoration", "extracted": "D",
+                                "answer": "D", "correct": True}) + "\n")
+    (people / "p02" / "results.json").unlink()
+    code, out, err = _report(tmp_path, capsys, root, "--out", tmp_path / "rep", "--no-plots")
+    assert code == 0, err
+    assert f"{people / 'p02'}: answers but no results.json" in out and "left out of the Human rows" in out
+    assert "| Human (p01) |" in out and "| Human |" in out
+
+
+def test_unreadable_answers_are_shown_with_n_and_invalid_rate_and_flagged(tmp_path, capsys):
+    import json
+
+    p = write_run(tmp_path / "a", "A", {c: (0.0 if c in ("order_restoration", "anomaly_detection") else 60.0)
+                                        for c in CONFIGS}, n=13)
+    res = json.loads((p / "results.json").read_text())
+    res["metrics"]["order_restoration"].update(truncated=4, empty=2)  # the eval's counts (absent: 0)
+    (p / "results.json").write_text(json.dumps(res))
+    code, out, err = _report(tmp_path, capsys, p, "--out", tmp_path / "rep", "--no-plots")
+    md = (tmp_path / "rep" / "report.md").read_text()
+    for text in (out, md):
+        row = next(line for line in text.splitlines() if line.startswith("| A |"))
+        assert row.count("0.00‡") == 2  # OR and AD: every answer unreadable
+        answers = next(line for line in text.splitlines() if line.startswith("| A |") and "·" in line)
+        assert "13 · 100% (4 truncated, 2 empty) ‡" in answers and "13 · 38%" in answers
+        assert "‡ More than 50% of the answers could not be read" in text
+    with open(tmp_path / "rep" / "report.csv") as f:
+        row = [r for r in csv.DictReader(f) if r["name"] == "A"][0]
+    assert (row["OR n"], row["OR invalid_rate"], row["OR truncated"], row["OR empty"]) == ("13", "100.0000", "4", "2")
+
+
+def test_baseline_rows_come_from_the_items_whatever_the_order(tmp_path):
+    full = write_run(tmp_path / "full", "Full", {c: 40.0 for c in CONFIGS})
+    part = write_run(tmp_path / "part", "Part", {"order_restoration": 40.0}, n=3, complete=False, n_missing=137)
+    rows_a = table_rows(load_runs([part, full]))
+    rows_b = table_rows(load_runs([full, part]))
+    base = [r for r in rows_a if r["kind"] == "baseline"]
+    assert base == [r for r in rows_b if r["kind"] == "baseline"]
+    crit = base[1]
+    assert crit["order_restoration"] < 50 and "overall_note" not in crit  # n = 20 items, not the 3 of "Part"
+    assert not any(r.get(c) is not None and r[c] != r[c] for r in base for c in COLUMNS)  # no NaN
+
+
+def test_runs_over_different_items_get_their_own_baseline_rows(tmp_path):
+    a = write_run(tmp_path / "a", "A", {c: 40.0 for c in CONFIGS}, fingerprint="f0")
+    b = write_run(tmp_path / "b", "B", {c: 40.0 for c in CONFIGS}, fingerprint="f1")
+    c = write_run(tmp_path / "c", "C", {c: 40.0 for c in CONFIGS}, fingerprint="f0")
+    names = [r["name"] for r in table_rows(load_runs([a, b, c])) if r["kind"] == "baseline"]
+    assert names == ["Random Guessing [lite, items #1]", "↑ Random (p < 0.05) [lite, items #1]",
+                     "Constant answer (best) [lite, items #1]", "Random Guessing [lite, items #2]",
+                     "↑ Random (p < 0.05) [lite, items #2]", "Constant answer (best) [lite, items #2]"]
+
+
+def test_the_constant_answer_row_is_what_a_constant_model_scores(tmp_path):
+    """A stub model that always answers "B" scores exactly the Constant answer row where B is the best constant."""
+    letters = "BBBACBBDBA" * 2  # B: 12 of 20
+
+    def refs_of(c, i):
+        return letters[i] if c == "missing_piece_selection_easy" else REF[c]
+
+    stub = write_run(tmp_path / "stub", "Always-B", {"missing_piece_selection_easy": 0.0}, refs_of=refs_of,
+                     wrong="B")  # every answer is "B"
+    other = write_run(tmp_path / "other", "Other", {c: 40.0 for c in CONFIGS}, refs_of=refs_of)
+    rows = {r["name"]: r for r in make_report([other, stub], out=tmp_path / "rep", stream=None, plots=False)["rows"]}
+    const = rows["Constant answer (best)"]
+    assert rows["Always-B"]["missing_piece_selection_easy"] == const["missing_piece_selection_easy"] == 60.0
+    assert const["answers"]["missing_piece_selection_easy"] == "B"
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "| Constant answer (best) | 60.00 |" in md
+
+
+def test_anomaly_chance_says_why_it_differs_from_the_paper(tmp_path):
+    def refs_of(c, i):  # 15 of 20 unaltered
+        return REF[c] if i < 15 else "Judgment: B\nError Position: A\nError Type: A"
+
+    p = write_run(tmp_path / "a", "A", {"anomaly_detection": 50.0}, refs_of=refs_of)
+    md = make_report([p], out=None, stream=None)["markdown"]
+    chance = 100 * (15 * 0.5 + 5 / 16) / 20
+    assert f"| Random Guessing | - | - | - | - | - | {chance:.2f} |" in md
+    assert f"AD chance is {chance:.2f} on these items, not the paper's 28.12: 15 of 20 items (75%) are unaltered" in md
+
+
+def test_a_skip_reason_is_one_short_line_naming_the_run_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    reason = ("needs torch and open_clip: pip install 'jigsaw-puzzles[clip]'. " + "A long paragraph. " * 60)
+    skipped = {"missing_piece_selection_hard": {"reason": reason, "enable": reason}}
+    runs = [write_run(tmp_path / "runs" / n, n, {c: 40.0 for c in CONFIGS if c != "missing_piece_selection_hard"},
+                      skipped=skipped) for n in ("x", "y")]
+    md = make_report([f"runs/{r.name}" for r in runs], out=None, stream=None)["markdown"]
+    lines = [line for line in md.splitlines() if "skipped in" in line]
+    assert lines == ["MPS Hard (missing_piece_selection_hard) skipped in runs/x, runs/y: needs torch and open_clip. "
+                     "Reason and how to enable it: `skipped` in runs/x/results.json."]
+    assert md.count("needs torch") == 1 and "A long paragraph" not in md
+
+
+def test_task_bars_have_intervals_marks_and_say_split_and_n(tmp_path, monkeypatch):
+    from matplotlib.container import ErrorbarContainer
+    from matplotlib.figure import Figure
+
+    seen = {}
+    real = Figure.savefig
+
+    def spy(fig, *args, **kwargs):
+        ax = fig.axes[0]
+        seen.update(title=ax.get_title(), texts=[t.get_text() for t in ax.texts],
+                    legend=[t.get_text() for t in ax.get_legend().get_texts()],
+                    bars=sum(isinstance(c, ErrorbarContainer) for c in ax.containers),
+                    hatched=[p.get_hatch() for p in ax.patches if p.get_hatch()])
+        return real(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", spy)
+    accs = {c: 40.0 for c in CONFIGS if c != "missing_piece_selection_hard"}
+    a = write_run(tmp_path / "random", "random", accs, n=13, skipped={"missing_piece_selection_hard": {"reason": "x"}})
+    b = write_run(tmp_path / "b", "B", {c: 40.0 for c in CONFIGS}, n=13, complete=False, n_missing=4)
+    RunDir(b).write_run({"model": "B", "split": "lite", "dataset": {"fingerprints": {c: "f0" for c in CONFIGS},
+                                                                    "selected": {c: 20 for c in CONFIGS}}})
+    make_report([a, b], out=tmp_path / "rep", stream=None)
+    assert "split lite" in seen["title"] and "n = 13" in seen["title"]
+    assert "skipped" in seen["texts"] and seen["hatched"]  # B answered 13 of 20: partial
+    assert seen["bars"] == 2  # one error-bar set per run
+    assert "random" in seen["legend"] and "Random" not in seen["legend"]
+    assert {"chance (uniform guess)", "p < 0.05 above chance", "partial (run incomplete)"} <= set(seen["legend"])
+
+
+def test_out_never_overwrites_files_the_report_did_not_write(tmp_path, capsys):
+    a = write_run(tmp_path / "a", "A", {c: 40.0 for c in CONFIGS})
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / "report.md").write_text("my notes")
+    (out / "photo.jpg").write_text("x")
+    code, _, err = _report(tmp_path, capsys, a, "--out", out, "--no-plots")
+    assert code == 2 and "report.md not written by `jigsaw-puzzles report`" in err
+    assert (out / "report.md").read_text() == "my notes" and not (out / "report.csv").exists()
+    (out / "report.md").unlink()
+    assert _report(tmp_path, capsys, a, "--out", out)[0] == 0
+    code, stdout, _ = _report(tmp_path, capsys, a, "--out", out, "--no-plots")  # an earlier report: replaced, said
+    assert code == 0 and f"replacing the earlier report in {out}" in stdout
+    assert not (out / "task_bars.png").exists() and (out / "photo.jpg").read_text() == "x"  # stale plot removed
+    (out / "report.csv").write_text("edited")
+    assert _report(tmp_path, capsys, a, "--out", out)[0] == 2 and (out / "report.csv").read_text() == "edited"

@@ -247,3 +247,16 @@ def test_reference_memo_is_per_config():
         parse_reference("c", "piece_localization_easy")  # same text, other config: still refused
     with pytest.raises(ValueError):
         parse_reference("A", "no_such_config")
+
+
+@pytest.mark.parametrize("config,refs,constant", [
+    ("missing_piece_selection_easy", list("BBBACBBDBA"), "B"),
+    ("anomaly_detection", ["Judgment: A\nError Position:\nError Type:"] * 3
+     + ["Judgment: B\nError Position: C\nError Type: A"] * 2, "Judgment: A\nError Position:\nError Type:"),
+    ("order_generation", ["[2, 1, 3, 4]"] * 2 + ["[1, 2, 3, 4]"] * 2 + ["[4, 3, 2, 1]"], "[1, 2, 3, 4]"),  # tie: first
+])
+def test_constant_baseline_is_what_a_constant_answer_scores(config, refs, constant):
+    res = score([constant] * len(refs), refs, config)[config]
+    assert res["constant_baseline"] == {"answer": constant, "accuracy": res["accuracy"]}
+    others = {r for r in refs if r != constant}
+    assert all(score([o] * len(refs), refs, config)[config]["accuracy"] <= res["accuracy"] for o in others)

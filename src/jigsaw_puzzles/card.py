@@ -104,7 +104,10 @@ def _results_table(configs: list[str], results: dict) -> str:
              "| chance | " + " | ".join(f"{first[c]['chance']:.2f}" if c in first else "-" for c in configs) + " |",
              "| ↑ chance, p < 0.05 | " + " | ".join(
                  f"{first[c]['critical_value']:.2f}" if c in first and first[c]["critical_value"] ==
-                 first[c]["critical_value"] else "-" for c in configs) + " |"]
+                 first[c]["critical_value"] else "-" for c in configs) + " |",
+             "| constant answer (best) | " + " | ".join(
+                 f"{first[c]['constant_baseline']['accuracy']:.2f}" if "constant_baseline" in first.get(c, {})
+                 else "-" for c in configs) + " |"]
     for name, res in results.items():
         lines.append(f"| {name} | " + " | ".join(f"{res[c]['accuracy']:.2f}" if c in res else "-"
                                                   for c in configs) + " |")

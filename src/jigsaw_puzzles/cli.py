@@ -368,11 +368,8 @@ def add_report_parser(subparsers) -> argparse.ArgumentParser:
 def run_report(args) -> int:
     from .report import make_report
 
-    make_report(args.runs, out=args.out, params=dict(args.params), plots=not args.no_plots, stream=sys.stdout)
-    if args.compare:
-        from .compare import compare_runs
-
-        print(compare_runs(args.runs, out=args.out))
+    make_report(args.runs, out=args.out, params=dict(args.params), plots=not args.no_plots, stream=sys.stdout,
+                compare=args.compare)
     return 0
 
 

@@ -4,8 +4,9 @@
 Table 2): per config the exact-match ``accuracy`` (%), the expected accuracy of
 uniform random guessing (``chance``), the smallest accuracy that beats chance at
 p < 0.05 under an exact one-sided test (``critical_value``), the test's
-``p_value``, a 95% Clopper-Pearson interval and the share of responses that could
-not be read (``invalid_rate``); plus ``overall``, the mean over the paper's seven
+``p_value``, a 95% Clopper-Pearson interval, the share of responses that could
+not be read (``invalid_rate``) and the best constant answer on these items
+(``constant_baseline``); plus ``overall``, the mean over the paper's seven
 Table-2 columns that are present.
 
 Exact statistics are computed here with numpy (binomial pmf in log space) rather
@@ -36,6 +37,7 @@ __all__ = [
     "binomial_pmf",
     "clopper_pearson",
     "kendall_tau",
+    "constant_baseline",
     "chance_table",
     "circular_score",
     "PAPER_TABLE2",
@@ -211,6 +213,7 @@ def _column(config: str, refs: list[str], items: list[tuple[Extraction, bool]]) 
         "ci_high": 100.0 * hi,
         "invalid_rate": 100.0 * (n - statuses[PARSED]) / n,
         "ambiguous_rate": 100.0 * statuses[AMBIGUOUS] / n,
+        "constant_baseline": constant_baseline(refs),
     }
     if config == "anomaly_detection":
         res.update(_anomaly_extras(refs, items))
@@ -219,6 +222,15 @@ def _column(config: str, refs: list[str], items: list[tuple[Extraction, bool]]) 
     elif get_spec(config).kind == ORIENTED:  # order_generation_<R>x<C>_rot
         res.update(_oriented_extras(refs, items))
     return res
+
+
+def constant_baseline(refs: Sequence[str]) -> dict:
+    """The best a constant answer does on these items: ``{"answer": the most frequent reference (ties: the first
+    in sort order), "accuracy": its share in %}``. Any constant answer is right exactly where the reference equals
+    it, so no constant answer (always "A", always "no anomaly", one fixed order) scores higher."""
+    counts = Counter(refs)
+    answer = min(counts, key=lambda r: (-counts[r], r))
+    return {"answer": answer, "accuracy": 100.0 * counts[answer] / len(refs)}
 
 
 def _anomaly_extras(refs: list[str], items: list[tuple[Extraction, bool]]) -> dict[str, float]:
@@ -332,7 +344,8 @@ def score(
         ``{config: {...}, ..., "overall": {...}}``. Per config: ``accuracy``, ``n``,
         ``correct``, ``chance``, ``critical_value``, ``p_value``, ``ci_low``/``ci_high``
         (95% Clopper-Pearson), ``invalid_rate``, ``ambiguous_rate`` - all percentages
-        except ``n``/``correct``/``p_value``; Anomaly Detection adds
+        except ``n``/``correct``/``p_value`` - and ``constant_baseline`` (``{"answer", "accuracy"}``: the
+        best constant answer on these items and its accuracy); Anomaly Detection adds
         ``judgment_accuracy``/``position_accuracy``/``type_accuracy``/``n_altered``, Order
         Generation adds ``position_accuracy``/``kendall_tau``. ``overall`` (present when
         at least one of the seven Table-2 configs is) holds the means over those columns,

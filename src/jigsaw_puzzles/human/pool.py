@@ -33,6 +33,24 @@ def participant_dirs(root) -> list[Path]:
             and RunDir(p).load_predictions()]
 
 
+def participant_folders(root) -> list[tuple[Path, str | None]]:
+    """Every participant folder of a human test, sorted by id, with the reason it cannot be reported (None when
+    it has answers and a results.json): the report says who was left out of the Human rows, and why."""
+    base = Path(root) / PARTICIPANTS
+    if not base.is_dir():
+        return []
+    out = []
+    for p in sorted(q for q in base.iterdir() if q.is_dir()):
+        if not (p / "predictions.jsonl").is_file() or not RunDir(p).load_predictions():
+            out.append((p, f"{p}: no answer yet"))
+        elif not (p / "results.json").is_file():
+            out.append((p, f"{p}: answers but no results.json (re-open the participant in `jigsaw-puzzles "
+                           "human` to rewrite it)"))
+        else:
+            out.append((p, None))
+    return out
+
+
 def fleiss_kappa(ratings: Sequence[Sequence[str]]) -> float | None:
     """Fleiss' kappa of ``ratings`` (one list of categories per item, the same number of raters on each);
     None when it is undefined (fewer than 2 raters or items, or one category only)."""

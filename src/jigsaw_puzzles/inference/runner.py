@@ -168,6 +168,9 @@ def evaluate_model(
             rundir.check_identity(identity, {})
         datasets_, skipped = load_datasets(configs, explicit, split, source, seed, num_proc, data, dataset_kwargs,
                                            announce=rank == 0)
+        # the fingerprints name the items as built (a circular run's rotations are derived from them), so a
+        # circular and a plain run of the same items pair in `report --compare`
+        fingerprints = {c: dataset_fingerprint(ds) for c, ds in datasets_.items()}
         if variant.circular:  # the first max_items items, each followed by its rotations
             datasets_ = expand_datasets(datasets_, max_items)
         batch_size = batch_size or BACKENDS[backend].default_batch_size
@@ -182,21 +185,21 @@ def evaluate_model(
                             api_key=api_key, num_proc=num_proc, trust_remote_code=trust_remote_code,
                             **(backend_kwargs or {}))
         return _session(rundir, identity, datasets_, selected, details, backend_args, overwrite, progress, rank,
-                        world)
+                        world, fingerprints)
     finally:
         if rank == 0:
             rundir.unlock()
 
 
 def _session(rundir: RunDir, identity: RunIdentity, datasets_: Mapping, selected: Mapping, details: dict,
-             backend_args: dict, overwrite: bool, progress: bool, rank: int, world: int) -> dict:
+             backend_args: dict, overwrite: bool, progress: bool, rank: int, world: int,
+             fingerprints: Mapping[str, str]) -> dict:
     """One session of the (locked) run in ``rundir``: check the identity, answer what is pending, write results.
     Any exception (Ctrl-C, SIGTERM via the CLI, a fatal endpoint error) marks the run ``interrupted``."""
     t_start, lead = time.time(), rank == 0
     if overwrite and lead:
         rundir.clear()
     _sync_barrier(world)
-    fingerprints = {c: dataset_fingerprint(ds) for c, ds in datasets_.items()}
     run = rundir.start(identity, fingerprints, details, write=lead)  # RunMismatchError: nothing touched
     session = run["sessions"][-1]
     try:
