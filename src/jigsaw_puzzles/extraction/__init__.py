@@ -204,7 +204,7 @@ def _cascade(text: Any, spec, config: str, options: Optional[Sequence[str]] = No
         return _order(t, strict, spec.order_length, spec.grid == (2, 2))
     if spec.kind == ORIENTED:
         return _oriented(t, strict, spec.order_length)
-    return _anomaly(t, strict, spec.num_options)
+    return _anomaly(t, strict, spec.num_options, spec.grid)
 
 
 def extract_answer(text: Any, config: str, options: Optional[Sequence[str]] = None) -> Optional[str]:
