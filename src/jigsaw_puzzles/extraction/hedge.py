@@ -1,0 +1,84 @@
+"""Hedges and picks: an answer that leaves two candidates open is ambiguous; a text that points at one is read.
+
+- **Letter hedges** right after a stated letter, on its line: "C or D", "C or maybe D", "C (or possibly D)",
+  "B. Or possibly D.", "C/D", "C, maybe D" -> ambiguous, never the first or the last letter.
+- **List hedges**: "[1, 3, 2, 4] or [1, 3, 4, 2]" (either side of the "or") -> ambiguous.
+- **Other letters after a decorated letter**: "A: sky. B: sand. C: a dog" starts with "A:" but describes every
+  option; such a text is read by the later steps (a pick, a sole mention) or is ambiguous.
+- **Picks**: an arrow to a letter at the end of a line ("... -> C") or a pointer back to an option's line
+  ("C: the dog <- this one") states the answer (cascade step 1, like "Answer: C").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from .common import _negated
+
+_SOFT = r"(?:maybe|possibly|perhaps|probably|potentially|alternatively|even|else)"
+_HEDGE_AFTER = re.compile(
+    r"[ \t]*(?:[,;:.)\]]+[ \t]*|[ \t]*-+[ \t]*)?\(?[ \t]*"
+    r"(?:(?:or|and/or|/)[ \t]*(?:" + _SOFT + r"[ \t]+){0,2}|(?:maybe|possibly|perhaps|alternatively)[ \t]+)"
+    r"(?:(?:option|choice|candidate|letter)[ \t]+)?[(\[]?[ \t]*(?-i:(?P<other>[A-Z]))(?![A-Za-z0-9])",
+    re.I,
+)
+
+
+def hedged_letter(t: str, end: int, letter: str, letters: str) -> Optional[str]:
+    """The other option a hedge right after ``letter`` (ending at ``end``) leaves open, else ``None``."""
+    m = _HEDGE_AFTER.match(t, end)
+    if m is None:
+        return None
+    other = m.group("other")
+    if other == letter or other not in letters or _negated(t, m.start("other"), m.end("other")):
+        return None
+    return other
+
+
+_LIST_OR_AFTER = re.compile(
+    r"[ \t]*[,;.]?[ \t]*\(?[ \t]*(?:or|and/or|/|maybe|possibly|perhaps|alternatively)(?![A-Za-z])[ \t]*"
+    r"(?:" + _SOFT + r"[ \t]+)?(?:(?:the )?(?:order|list|sequence|answer)[ \t]+)?[\[(]?[ \t]*\d", re.I)
+_LIST_OR_BEFORE = re.compile(r"[\])\d][ \t]*[,;.]?[ \t]*(?:or|and/or|/)[ \t]*(?:" + _SOFT + r"[ \t]+)?[ \t]*$", re.I)
+
+
+def list_hedged(t: str, start: int, end: int) -> bool:
+    """True when the list ``t[start:end]`` is one side of "... or ..." with another list."""
+    return bool(_LIST_OR_AFTER.match(t, end) or _LIST_OR_BEFORE.search(t[max(0, start - 40):start]))
+
+
+_OTHER = re.compile(r"(?<![A-Za-z0-9_'])(?P<letter>[A-Z])(?![A-Za-z0-9_'])")
+_ARTICLE = re.compile(r" (?!(?:or|and|nor|is|was|fits|matches|seems|looks|because|since|as|which)\b)[a-z]")
+
+
+def other_letters(t: str, start: int, letter: str, letters: str) -> set:
+    """Option letters other than ``letter`` that ``t[start:]`` names and does not rule out."""
+    out = set()
+    for m in _OTHER.finditer(t, start):
+        o = m.group("letter")
+        if o == letter or o not in letters or o in out:
+            continue
+        if o in "AI" and _ARTICLE.match(t, m.end()):
+            continue
+        if not _negated(t, m.start(), m.end()):
+            out.add(o)
+    return out
+
+
+# "... -> C" at a line end; "C: the dog <- this one" (the pointer on the option's own line).
+_PICK_ARROW = re.compile(r"(?:->|=>|\u21d2)[ \t]*(?:(?:option|answer|choice)[ \t]*:?[ \t]*)?[(\[]?(?P<letter>[A-Z])"
+                         r"[)\]]?(?=[ \t]*[.!]?[ \t]*(?:\n|$))")
+_PICK_BACK = re.compile(
+    r"(?m)^[ \t>*#\-]*(?:option[ \t]+)?[(\[]?(?P<letter>[A-Z])[)\].:][^\n<\u2190]{0,120}?(?:<-+|<=+|\u2190)[ \t]*"
+    r"(?:this|that|here|correct|answer|the answer|my (?:answer|pick|choice)|pick|chosen|best)(?![A-Za-z])", re.I)
+
+
+def picks(t: str):
+    """(end, letter) of every pick: an arrow to a letter, or a pointer back to an option's line."""
+    if "->" in t or "=>" in t or "\u21d2" in t:
+        for m in _PICK_ARROW.finditer(t):
+            yield m.end(), m.group("letter")
+    if "<-" in t or "<=" in t or "\u2190" in t:
+        for m in _PICK_BACK.finditer(t):
+            if m.group("letter").isupper():
+                yield m.end(), m.group("letter")
