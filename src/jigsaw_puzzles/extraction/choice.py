@@ -172,6 +172,7 @@ _LETTER_PLUS_TEXT = re.compile(
     r"^[\s>*#\-]*(?:(?:answer|option|choice)\s*[:\-]?\s*)?[(\[]?(?P<letter>[A-Z])\s*[)\].:]\s+\S"
 )
 _ENUMERATION = re.compile(r"(?m)^\s*\(?[A-Z][).:]\s")
+_OPTION_LINE = re.compile(r"(?m)^[ \t>*#\-]*(?:(?i:option|choice|candidate)[ \t]+)?[(\[]?[A-Z][)\].:][ \t]")  # "Option C: ..."
 _STANDALONE = re.compile(r"(?P<letter>[A-Z])(?<![A-Za-z0-9_'][A-Z])(?![A-Za-z0-9_'])")
 
 
@@ -341,7 +342,7 @@ def _choice(t: str, strict: bool, spec: ConfigSpec, options, config: str) -> Ext
     if len(lines) > 1:
         last = lines[-1]
         # Candidates described one per line ("A) sky\nB) sand\nC) the dog"): the last line is a description.
-        m = _SHORT_CHOICE.match(last) or (_LETTER_PLUS_TEXT.match(last) if len(_ENUMERATION.findall(t)) < 2 else None)
+        m = _SHORT_CHOICE.match(last) or (_LETTER_PLUS_TEXT.match(last) if len(_OPTION_LINE.findall(t)) < 2 else None)
         bare = {b.group("letter").upper() for b in map(_SHORT_CHOICE.match, lines[:-1]) if b is not None}
         if m is not None and (m.group("letter").isupper() or len(last.strip(" .*()[]")) == 1):
             found = m.group("letter").upper()
