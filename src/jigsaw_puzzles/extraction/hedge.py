@@ -37,9 +37,9 @@ def hedged_letter(t: str, end: int, letter: str, letters: str) -> Optional[str]:
 
 
 _LIST_OR_AFTER = re.compile(
-    r"[ \t]*[,;.]?[ \t]*\(?[ \t]*(?:or|and/or|/|maybe|possibly|perhaps|alternatively)(?![A-Za-z])[ \t]*"
-    r"(?:" + _SOFT + r"[ \t]+)?(?:(?:the )?(?:order|list|sequence|answer)[ \t]+)?[\[(]{0,2}[ \t]*\d", re.I)
-_LIST_OR_BEFORE = re.compile(r"[\])\d][ \t]*[,;.]?[ \t]*(?:or|and/or|/)[ \t]*(?:" + _SOFT + r"[ \t]+)?[ \t]*$", re.I)
+    r"\s*[,;.]?\s*\(?\s*(?:or|and/or|/|maybe|possibly|perhaps|alternatively)(?![A-Za-z])\s*"
+    r"(?:" + _SOFT + r"\s+)?(?:(?:the )?(?:order|list|sequence|answer)\s+)?[\[(]{0,2}\s*\d", re.I)
+_LIST_OR_BEFORE = re.compile(r"[\])\d]\s*[,;.]?\s*(?:or|and/or|/)\s*(?:" + _SOFT + r"\s+)?\s*$", re.I)
 
 
 def list_hedged(t: str, start: int, end: int) -> bool:

@@ -53,14 +53,29 @@ def _index(word: Optional[str], num: Optional[str], n: int) -> Optional[int]:
     return _ORD.get(w, 0)
 
 
+_PARTS = re.compile(r"(?<![A-Za-z])(?:or|nor|either|maybe|possibly|perhaps|probably|vs)(?![A-Za-z])|[/;()\[\]]", re.I)
+
+
 def cells_named(value: str, rows: int, cols: int) -> tuple[set, str]:
     """(set of letters named, detail); a letter past the grid stays in the set (the caller makes it invalid).
 
-    An empty set with a detail: the words name no single cell of this grid (ambiguous)."""
-    named: set = set()
+    An empty set with a detail: the words name no single cell of this grid (ambiguous). Each side of a hedge
+    ("row 1, column 1 or top-middle") and of a bracket ("C (bottom-left)") is read on its own."""
     stripped = value.strip(" \t()[]*.,;:'\"")
     if len(stripped) == 1 and stripped.isalpha():
         return {stripped.upper()}, ""
+    named: set = set()
+    for part in _PARTS.split(value):
+        found, why = _cells(part, rows, cols)
+        if why:
+            return set(), why
+        named |= found
+    return named, ""
+
+
+def _cells(value: str, rows: int, cols: int) -> tuple[set, str]:
+    """:func:`cells_named` for one part of a value."""
+    named: set = set()
     for m in _LETTER.finditer(value):
         if m.group(1) in "AI" and _ARTICLE.match(value, m.end()):
             continue
