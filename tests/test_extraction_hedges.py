@@ -35,6 +35,8 @@ GRID_CASES = [
     ("Judgment: B\nError Position: second row, third column\nError Type: B", AD23, block("F", "B"), PARSED),
     ("Judgment: B\nError Position: 3rd row, last column\nError Type: A", AD3, block("I", "A"), PARSED),
     ("Judgment: B\nError Position: column 1, row 3\nError Type: A", AD3, block("G", "A"), PARSED),
+    ("Judgment: B\nError Position: middle row, rightmost column\nError Type: A", AD3, block("F", "A"), PARSED),
+    ("Judgment: B\nError Position: centre-left\nError Type: B", AD3, block("D", "B"), PARSED),
     ("Judgment: B\nError Position: G (bottom-left)\nError Type: A", AD3, block("G", "A"), PARSED),
     ("Let me inspect each tile. The top-right one looks fine, the seams of the middle row are clean, but the "
      "bottom-right tile is upside down.\n\nFinal answer:\nJudgment: B\nError Position: bottom-right\nError Type: "
