@@ -203,6 +203,14 @@ CASES = [
     ("B; A, C and D do not fit", MPSH, "B", PARSED),
     ("B. A, C and D do not fit the seam.", PLH, "B", PARSED),
     ("A: blue sky\nB: sand\nC: dog fur\nD: grass\nFinal answer: C", MPS, "C", PARSED),
+    ("Candidate 1 -> A\nCandidate 2 -> B\nCandidate 3 -> C\nCandidate 4 -> D", MPS, None, AMBIGUOUS),  # echoed map
+    ("C. Candidate 3, it matches better than A.", MPS, "C", PARSED),
+    ("Answer: A, and B is wrong", MPSH, "A", PARSED),  # a singular verdict is B's alone
+    ("B and C are wrong, so A.", MPSH, "A", PARSED),
+    ("Candidate 2 or 3", MPS, None, AMBIGUOUS),  # a hedge inside the option text
+    ("It is candidate 2, or maybe 3.", MPSH, None, AMBIGUOUS),
+    ("The third or fourth image.", MPS, None, AMBIGUOUS),
+    ("Judgment: B\nPosition C\nType A", AD, AD_CA, PARSED),  # labels without separators
 ]
 
 

@@ -22,6 +22,8 @@ _JUDG = _caseless(  # starts with a literal letter (see common._lowered)
 # grid by .positions (a position in words, a letter, or several of them: a hedge).
 _POS = re.compile(r"(?<![A-Za-z])(?:error[ \t]*position[ \t]*[:=\-]?|position[ \t]*[:=\-])[ \t]*", re.I)
 _TYPE = re.compile(r"(?<![A-Za-z])(?:error[ \t]*type[ \t]*[:=\-]?|type[ \t]*[:=\-])[ \t]*", re.I)
+_POS_LOOSE = re.compile(r"(?<![A-Za-z])position(?![A-Za-z])[ \t]*", re.I)  # "Position C" with no separator
+_TYPE_LOOSE = re.compile(r"(?<![A-Za-z])type(?![A-Za-z])[ \t]*", re.I)
 _VALUE_END = re.compile(r"\n|(?<![A-Za-z])(?:error[ \t]*)?(?:type|position)(?![A-Za-z])|(?<![A-Za-z])judge?ment"
                         r"|\.(?:\s|$)", re.I)
 _UNLABELLED_1 = re.compile(r"^\W*(?P<j>[AB])\W*$")
@@ -92,8 +94,8 @@ def _anomaly_block(t: str, positions: int = 4, grid: tuple[int, int] = (2, 2)) -
     if other and other.group(1) in "AB" and other.group(1) != val.upper():
         return m.end(), Extraction(None, AMBIGUOUS, "marker", "hedged judgment A or B", {"judgment": None})
     rest = t[m.end(): m.end() + 400]
-    pv = _value(rest, _POS.search(rest))
-    tv = _value(rest, _TYPE.search(rest))
+    pv = _value(rest, _POS.search(rest) or _POS_LOOSE.search(rest))
+    tv = _value(rest, _TYPE.search(rest) or _TYPE_LOOSE.search(rest))
     p, why_p = _read(pv and pv[1], "position", lambda v: cells_named(v, *grid))
     ty, why_t = _read(tv and tv[1], "type", lambda v: (types_named(v), ""))
     end = m.end() + max(pv[0] if pv else 0, tv[0] if tv else 0)

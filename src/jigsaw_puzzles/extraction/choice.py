@@ -315,9 +315,10 @@ def _choice(t: str, strict: bool, spec: ConfigSpec, options, config: str) -> Ext
         for end, letter in _post_markers(t, tl):
             if letter in letters:
                 cands.append((end, "marker", letter, PARSED, ""))
-    for end, letter in picks(t):  # "A: sky. B: sand. C: a dog -> C", "C: the dog <- this one"
-        if letter in letters:
-            cands.append((end, "marker", letter, PARSED, ""))
+    pick = picks(t, letters)  # "A: sky. B: sand. C: a dog -> C", "C: the dog <- this one"
+    if pick is not None:
+        cands.append((pick[0], "marker", pick[1], PARSED if pick[1] else AMBIGUOUS,
+                      "" if pick[1] else "arrows point at different options"))
     if "print" in t:
         for m in _PRINT_STR.finditer(t):
             letter, status, detail = _letter_in_fragment(m.group("val"), spec, options, config)

@@ -209,7 +209,7 @@ _PRINT_LIST = re.compile(r"print\s*\(\s*(?P<val>\[[^\]\n]{0,80}\])\s*\)")
 # never an answer candidate. Both checks are anchored at the candidate and read a bounded window (linear time):
 # the one before it is matched on the reversed window, so it is a single anchored match, not a scan.
 _NEG_WORDS = ["not", "never", "no", "cannot", "can not", "rather than", "instead of", "eliminate", "eliminating",
-              "rule out", "ruling out", "neither", "nor"]
+              "rule out", "ruling out", "neither", "nor", "than"]
 _NEG_BEFORE_REV = re.compile(  # reversed: [bracket][space][:][option [the] ][be ]WORD, WORD at a word start
     r"[(\[\"']? ?:?(?:(?:noitpo|eciohc|etadidnac|rettel|rewsna|redro|tsil)(?: eht)? )?"
     r"(?:(?:eb|esoohc|kcip|tceles|yas|htiw og) )?"
@@ -235,8 +235,13 @@ _NEG_AFTER = re.compile(
 )
 
 
-# A letter in a list that a negative verdict closes: "A, C and D do not fit", "B or C is wrong".
+# A letter in a list that a plural negative verdict closes: "A, C and D do not fit", "B and C are wrong" (not
+# "A, and B is wrong": a singular verdict is B's alone).
 _LIST_TAIL = re.compile(r"(?:(?:,| and| or| nor| &|/) ?(?:and |or )?(?:option )?[(\[]?[A-Z][)\]]?(?![A-Za-z0-9])){1,6}")
+_NEG_LIST = re.compile(
+    r"(?: (?:are|were) (?:(?:all|both|definitely|clearly|obviously|also) )?" + _NEG_WORD +
+    r"| (?:all |both )?(?:do not|don't|cannot|can't|won't) (?:fit|match|work|be (?:it|right|correct|the answer))"
+    r"| ?(?:[:=]|->|-+) ?(?:all |both )?(?:wrong|incorrect|no))(?![A-Za-z])", re.I)
 
 
 def _negated(t: str, start: int, end: int) -> bool:
@@ -245,7 +250,7 @@ def _negated(t: str, start: int, end: int) -> bool:
         return True
     if end - start == 1:
         lt = _LIST_TAIL.match(t, end)
-        if lt is not None and _NEG_AFTER.match(t, lt.end()):
+        if lt is not None and _NEG_LIST.match(t, lt.end()):
             return True
     if start == 0:
         return False

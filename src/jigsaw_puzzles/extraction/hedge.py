@@ -73,12 +73,16 @@ _PICK_BACK = re.compile(
     r"(?:this|that|here|correct|answer|the answer|my (?:answer|pick|choice)|pick|chosen|best)(?![A-Za-z])", re.I)
 
 
-def picks(t: str):
-    """(end, letter) of every pick: an arrow to a letter, or a pointer back to an option's line."""
+def picks(t: str, letters: str) -> Optional[tuple[int, Optional[str]]]:
+    """(end, letter) of the last pick: an arrow to a letter, or a pointer back to an option's line; the letter
+    is ``None`` when the picks name different options (an echoed mapping "Candidate 1 -> A\nCandidate 2 -> B")."""
+    found = []
     if "->" in t or "=>" in t or "\u21d2" in t:
-        for m in _PICK_ARROW.finditer(t):
-            yield m.end(), m.group("letter")
+        found += [(m.end(), m.group("letter")) for m in _PICK_ARROW.finditer(t)]
     if "<-" in t or "<=" in t or "\u2190" in t:
-        for m in _PICK_BACK.finditer(t):
-            if m.group("letter").isupper():
-                yield m.end(), m.group("letter")
+        found += [(m.end(), m.group("letter")) for m in _PICK_BACK.finditer(t) if m.group("letter").isupper()]
+    found = [f for f in found if f[1] in letters]
+    if not found:
+        return None
+    end = max(f[0] for f in found)
+    return end, (found[0][1] if len({f[1] for f in found}) == 1 else None)

@@ -13,7 +13,13 @@ from .order import _BARE_SEQ, _LIST_BRACKET, _ints
 
 # Option texts that are the same for every item (contract), per config family.
 _ORDINALS = {"second": "A", "third": "B", "fourth": "C", "fifth": "D"}
-_CANDIDATE = re.compile(r"\bcandidate\s*#?\s*([1-4])\b|\b(second|third|fourth|fifth)\s+(?:input\s+)?image\b", re.I)
+# A hedge inside the name ("candidate 2 or 3", "the third or fourth image") names every side of it.
+_ALT = r"\s*(?:,\s*)?(?:or|/|and/or|nor)\s*(?:(?:maybe|possibly|perhaps|even)\s+)?"
+_CANDIDATE = re.compile(
+    r"\bcandidate\s*#?\s*([1-4])\b(?:" + _ALT + r"(?:candidate\s*)?#?\s*(\d+)\b)?"
+    r"|\b((?:second|third|fourth|fifth)(?:" + _ALT + r"(?:the\s+)?(?:second|third|fourth|fifth))*)\s+(?:input\s+)?image\b",
+    re.I)
+_ORDINAL_RX = re.compile(r"second|third|fourth|fifth", re.I)
 _CV_NOT = re.compile(r"\b(?:not|never|aren't|isn't|are\s+not|is\s+not)\s+(?:\w+\s+)?adjacent\w*(?:\s+(?:horizontally|vertically|to\s+each\s+other))?|\bnon[\s-]*adjacent\b", re.I)
 _CV_TEXT = (
     ("A", re.compile(r"\bhorizontal(?:ly)?\b|\bleft[\s-]*(?:and[\s-]*|/)?right\b|\bside[\s-]by[\s-]side\b", re.I)),
@@ -62,12 +68,15 @@ def _option_text(text: str, spec: ConfigSpec, options: Optional[Sequence[str]], 
         if low is not None and "candidate" not in low and "image" not in low:
             return found
         for m in _CANDIDATE.finditer(text):
-            letter = "ABCD"[int(m.group(1)) - 1] if m.group(1) else _ORDINALS[m.group(2).lower()]
+            if m.group(1):
+                named = {"ABCD"[int(d) - 1] if 1 <= int(d) <= 4 else "?" for d in m.group(1, 2) if d}
+            else:
+                named = {_ORDINALS[w.lower()] for w in _ORDINAL_RX.findall(m.group(3))}
             if _negated(text, m.start(), m.end()):
                 if ruled_out is not None:
-                    ruled_out.add(letter)
+                    ruled_out.update(named)
             else:
-                found.add(letter)
+                found.update(named)
     elif config == "connection_verification":
         if low is not None and not any([k in low for k in _CV_KEYS]):
             return found
