@@ -51,6 +51,8 @@ GRID_CASES = [
     ("Judgment: B\nError Position: bottom-left or bottom-right\nError Type: A", AD23, None, AMBIGUOUS),
     ("Judgment: B\nError Position: E\nError Type: Rotation (or possibly mirroring)", AD3, None, AMBIGUOUS),
     ("Judgment: B\nError Position: row 2, column 2 or row 2, column 3\nError Type: A", AD3, None, AMBIGUOUS),
+    ("Judgment: B (or possibly A)\nError Position: E\nError Type: A", AD3, None, AMBIGUOUS),
+    ("Judgment: B, maybe A\nError Position: B\nError Type: A", AD23, None, AMBIGUOUS),
     # -- choices with more than 4 candidates
     ("F", MPS6, "F", PARSED),
     ("Final answer: E or maybe F", MPS6, None, AMBIGUOUS),
@@ -223,3 +225,15 @@ def test_hedged_oriented_orders_are_never_parsed(n, data, hedge):
         lambda x: x != a))
     text = hedge.format(a=a, b=b)
     assert classify_response(text, {4: ROT, 9: ROT3}[n]).status != PARSED, text
+
+
+@SETTINGS
+@given(config=st.sampled_from(["missing_piece_selection_easy", "missing_piece_selection_hard"]),
+       pair=st.permutations([1, 2, 3, 4]), prose=PROSE,
+       style=st.sampled_from(["Candidate {i} or {j}", "It is candidate {i}, or maybe {j}.", "candidate {i}/{j}",
+                              "The {oi} or {oj} image.", "Candidate {i} (or possibly candidate {j})"]))
+def test_hedged_option_text_is_never_parsed(config, pair, prose, style):
+    i, j = pair[:2]
+    words = {1: "second", 2: "third", 3: "fourth", 4: "fifth"}
+    text = (prose + "\n" if prose else "") + style.format(i=i, j=j, oi=words[i], oj=words[j])
+    assert classify_response(text, config).status != PARSED, text
