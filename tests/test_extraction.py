@@ -194,6 +194,8 @@ CASES = [
     ("Checking the seams, [3, 1, 4, 2] works best.\nNote: images 1, 2, 3, 4 were given shuffled.", OG,
      "[3, 1, 4, 2]", PARSED),
     ("Final answer: [3, 1, 4, 2]\nHere 1 2 3 4 are the indices of the input images.", OG, "[3, 1, 4, 2]", PARSED),
+    ("[3, 1, 4, 2]\nPieces (1, 3) share an edge, as do 2 and 4.", OG, "[3, 1, 4, 2]", PARSED),
+    ("Pieces (1, 3) share an edge, so: 3 1 4 2", OG, "[3, 1, 4, 2]", PARSED),
     # -- #20.6: per-option descriptions are never read as a described option; a pick on one of them is
     ("A: sky. B: sand. C: a dog -> C", MPS, "C", PARSED),
     ("A: sky\nB: sand\nC: the dog <- this one\nD: grass", MPSH, "C", PARSED),

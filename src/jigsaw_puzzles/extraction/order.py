@@ -69,14 +69,19 @@ def _order_result(nums: tuple[int, ...], rule: str, n: int = 4) -> Extraction:
 
 
 def _affirmed_list(frag: str, n: int = 4) -> Optional[tuple[int, ...]]:
-    """The last list in ``frag`` that is not negated (bracketed, else a bare 4-number sequence outside the
-    brackets): "[1, 2, 3, 4] is wrong, [2, 3, 1, 4]" -> (2, 3, 1, 4); "Not [1, 2, 3, 4]." -> None."""
-    last = None
+    """The last list in ``frag`` that is not negated (bracketed with n numbers, else a bare n-number sequence
+    outside the brackets, else a bracketed list of another length): "[1, 2, 3, 4] is wrong, [2, 3, 1, 4]" ->
+    (2, 3, 1, 4); "Not [1, 2, 3, 4]." -> None."""
+    last = other = None  # the last affirmed bracketed list of n numbers / of another length
     spans = []
     for m in _LIST_BRACKET.finditer(frag):
         spans.append((m.start(), m.end()))
         if not _negated(frag, m.start(), m.end()):
-            last = _ints(m.group(1))
+            nums = _ints(m.group(1))
+            if len(nums) == n:
+                last = nums
+            else:
+                other = nums
     if last is not None:
         return last
     i = 0
@@ -87,7 +92,7 @@ def _affirmed_list(frag: str, n: int = 4) -> Optional[tuple[int, ...]]:
         inside = i < len(spans) and spans[i][0] <= m.start()  # part of a (negated) bracket list
         if not inside and not _negated(frag, m.start(), m.end()):
             last = tuple(int(g) for g in m.groups())
-    return last
+    return last if last is not None else other  # "(1, 3) share an edge: 3 1 4 2" is the sequence; "[1, 2, 3]" stays
 
 
 def _order_from_fragment(frag: str, n: int = 4) -> Optional[tuple[int, ...]]:
@@ -107,8 +112,8 @@ def _order_marker_cand(t: str, m: re.Match, n: int = 4) -> Optional[tuple[int, t
     return m.end() + b.end(), nums
 
 
-_END_PUNCT = frozenset(" .!*\"'")
-_LINE = re.compile(r"(?m)^[ \t>#*-]*(?:\d+\.[ \t]+)?(?P<body>[^\n]*?)[ \t.*]*$")  # may follow a final list without another candidate ending later
+_END_PUNCT = frozenset(" .!*\"'")  # may follow a final list without another candidate ending later
+_NUMBERED = re.compile(r"\d+\.[ \t]+")  # "1. " before a line's body
 
 
 def _last_line_order(t: str, tl: str, n: int = 4) -> Optional[tuple[int, tuple[int, ...]]]:
@@ -139,18 +144,24 @@ def _stated(t: str, n: int) -> Optional[Extraction]:
     numbers in the explanation around it; ``None`` when no line is a list alone. Ambiguous when a later
     bracketed list differs from it or it is hedged ("[1, 3, 2, 4]\nor [1, 3, 4, 2]")."""
     bare = _bare_seq(n)
-    last = None
-    for line in _LINE.finditer(t):
-        body = line.group("body")
-        if _LIST_BRACKET.fullmatch(body) or (bare is not None and bare.fullmatch(body)):
-            last = line
+    last, pos = None, 0
+    for line in t.split("\n"):  # (start, end) of each line's body: the line without decoration
+        body = line.lstrip(" \t>#*-")
+        num = _NUMBERED.match(body)
+        body = body[num.end():] if num else body
+        start = pos + len(line) - len(body)
+        body = body.rstrip(" \t.*")
+        if body and (_LIST_BRACKET.fullmatch(body) or (bare is not None and bare.fullmatch(body))):
+            last = (start, start + len(body), pos + len(line))
+        pos += len(line) + 1
     if last is None:
         return None
-    nums = _ints(last.group("body"))
-    later = {_ints(m.group(1)) for m in _LIST_BRACKET.finditer(t, last.end()) if not _negated(t, m.start(), m.end())}
-    if later - {nums} or list_hedged(t, last.start("body"), last.end("body")):
+    start, end, line_end = last
+    nums = _ints(t[start:end])
+    later = {_ints(m.group(1)) for m in _LIST_BRACKET.finditer(t, line_end) if not _negated(t, m.start(), m.end())}
+    if {x for x in later if len(x) == n} - {nums} or list_hedged(t, start, end):
         return Extraction(None, AMBIGUOUS, "mention", "the stated list and a later one differ, or a hedge")
-    return _order_result(nums, "last_line" if not t[last.end():].strip() else "mention", n)
+    return _order_result(nums, "last_line" if not t[line_end:].strip() else "mention", n)
 
 
 def _order(t: str, strict: bool, n: int = 4, regions: bool = True) -> Extraction:
@@ -196,7 +207,8 @@ def _order(t: str, strict: bool, n: int = 4, regions: bool = True) -> Extraction
         # bare sequence of numbers in running text ("[3, 1, 4, 2] fits: images 1, 2, 3, 4 show ...").
         nums = _affirmed_list(lines[-1].strip(), n)
         if nums is not None and not _LIST_BRACKET.search(lines[-1]):
-            lists = [m for m in _LIST_BRACKET.finditer(t) if not _negated(t, m.start(), m.end())]
+            lists = [m for m in _LIST_BRACKET.finditer(t)
+                     if len(_ints(m.group(1))) == n and not _negated(t, m.start(), m.end())]
             if lists:
                 return _list_at(t, lists[-1], "mention", n)
         if nums is not None:
