@@ -74,6 +74,9 @@ GRID_CASES = [
     ("Final answer: " + ROT_A + ", or maybe " + ROT_B, ROT, None, AMBIGUOUS),
     (ROT_A + "\nHere (1, 0) would mean image 1 upright; images 1, 2, 3, 4 were rotated.", ROT, ROT_A,
      PARSED),
+    ("**" + ROT_A + "**\nFor comparison, [(1, 0), (2, 0), (3, 0), (4, 0)] would be the unturned identity.", ROT,
+     None, AMBIGUOUS),  # a later, different list: which one is stated is unclear
+    (ROT_A + "\nImage 2 needs 90 degrees, images 1 and 4 more.", ROT, ROT_A, PARSED),
 ]
 
 

@@ -92,7 +92,8 @@ def _anomaly_block(t: str, positions: int = 4, grid: tuple[int, int] = (2, 2)) -
     val = t[m.start("val"):m.end("val")]
     j = _norm_judgment(val)
     other = _OR_OTHER.match(t, m.end())
-    if (other and other.group(1) in "AB" and other.group(1) != val.upper()) or (j and hedged_letter(t, m.end(), j, "AB")):
+    hedged = other and other.group(1) in "AB" and other.group(1) != val.upper()
+    if hedged or (j and hedged_letter(t, m.end(), j, "AB")):
         return m.end(), Extraction(None, AMBIGUOUS, "marker", "hedged judgment A or B", {"judgment": None})
     rest = t[m.end(): m.end() + 400]
     pv = _value(rest, _POS.search(rest) or _POS_LOOSE.search(rest))

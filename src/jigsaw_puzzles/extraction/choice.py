@@ -172,7 +172,8 @@ _LETTER_PLUS_TEXT = re.compile(
     r"^[\s>*#\-]*(?:(?:answer|option|choice)\s*[:\-]?\s*)?[(\[]?(?P<letter>[A-Z])\s*[)\].:]\s+\S"
 )
 _ENUMERATION = re.compile(r"(?m)^\s*\(?[A-Z][).:]\s")
-_OPTION_LINE = re.compile(r"(?m)^[ \t>*#\-]*(?:(?i:option|choice|candidate)[ \t]+)?[(\[]?[A-Z][)\].:][ \t]")  # "Option C: ..."
+# A line that labels an option ("A) sky", "Option C: ...").
+_OPTION_LINE = re.compile(r"(?m)^[ \t>*#\-]*(?:(?i:option|choice|candidate)[ \t]+)?[(\[]?[A-Z][)\].:][ \t]")
 _STANDALONE = re.compile(r"(?P<letter>[A-Z])(?<![A-Za-z0-9_'][A-Z])(?![A-Za-z0-9_'])")
 
 

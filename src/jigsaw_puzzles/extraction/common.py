@@ -229,7 +229,8 @@ _NEG_AFTER = re.compile(
     r"|'s " + _NEG_WORD +
     r"| (?:isn't|wasn't|is not|was not) (?:correct|right|it|possible|the (?:answer|correct|right|one|solution)\w*)"
     r"| (?:are|were) (?:(?:all|both|definitely|clearly|obviously|also) )?" + _NEG_WORD +
-    r"| (?:doesn't|does not|don't|do not|can't|cannot|won't|wouldn't) (?:fit|match|work|be (?:it|right|correct|the answer)))"
+    r"| (?:doesn't|does not|don't|do not|can't|cannot|won't|wouldn't)"
+    r" (?:fit|match|work|be (?:it|right|correct|the answer)))"
     r"(?![A-Za-z])",
     re.I,
 )

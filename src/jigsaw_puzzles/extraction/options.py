@@ -17,7 +17,8 @@ _ORDINALS = {"second": "A", "third": "B", "fourth": "C", "fifth": "D"}
 _ALT = r"\s*(?:,\s*)?(?:or|/|and/or|nor)\s*(?:(?:maybe|possibly|perhaps|even)\s+)?"
 _CANDIDATE = re.compile(
     r"\bcandidate\s*#?\s*([1-4])\b(?:" + _ALT + r"(?:candidate\s*)?#?\s*(\d+)\b)?"
-    r"|\b((?:second|third|fourth|fifth)(?:" + _ALT + r"(?:the\s+)?(?:second|third|fourth|fifth))*)\s+(?:input\s+)?image\b",
+    r"|\b((?:second|third|fourth|fifth)(?:" + _ALT + r"(?:the\s+)?(?:second|third|fourth|fifth))*)"
+    r"\s+(?:input\s+)?image\b",
     re.I)
 _ORDINAL_RX = re.compile(r"second|third|fourth|fifth", re.I)
 _CV_NOT = re.compile(r"\b(?:not|never|aren't|isn't|are\s+not|is\s+not)\s+(?:\w+\s+)?adjacent\w*(?:\s+(?:horizontally|vertically|to\s+each\s+other))?|\bnon[\s-]*adjacent\b", re.I)

@@ -81,6 +81,15 @@ def _oriented(t: str, strict: bool, n: int) -> Extraction:
     if _LIST.fullmatch(stripped) or _BARE.fullmatch(stripped):
         return _result(_pairs(stripped), "short", n)
     lines = [ln.strip().strip(".") for ln in t.splitlines() if ln.strip()]
+    stated = [i for i, ln in enumerate(lines) if _LIST.fullmatch(ln.strip("*#>- "))]  # a list alone on its line
+    if stated:  # the stated answer wins over the explanation after it, unless a later list differs
+        i = stated[-1]
+        pairs = _pairs(lines[i])
+        later = {_pairs(m.group(0)) for ln in lines[i + 1:] for m in _LIST.finditer(ln)
+                 if not _negated(ln, m.start(), m.end())}
+        if later - {pairs}:
+            return Extraction(None, AMBIGUOUS, "mention", "the stated list and a later one differ")
+        return _result(pairs, "last_line" if i == len(lines) - 1 else "mention", n)
     if lines:
         pairs = _affirmed(lines[-1])
         if pairs is None and _BARE.fullmatch(lines[-1]):

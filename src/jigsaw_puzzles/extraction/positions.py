@@ -36,7 +36,8 @@ _COL = re.compile(r"(?<![a-z])(?:col(?:umn)?" + _NUM + r"|" + _ORDW + r"[\s-]+co
 _WORD = re.compile(r"(?<![a-z])(top|upper|bottom|lower|left|right|middle|center|centre|central)(?![a-z])")
 _LETTER = re.compile(r"(?<![A-Za-z0-9'])([A-Z])(?![A-Za-z0-9'])")
 # "A rotated tile", "I think": an article or a pronoun, not a letter ("A or B", "A is", "A (rotation)" are letters)
-_ARTICLE = re.compile(r" (?!(?:or|and|nor|is|was|maybe|possibly|perhaps|because|since|as|which|seems|looks|but)\b)[a-z]")
+_ARTICLE = re.compile(
+    r" (?!(?:or|and|nor|is|was|maybe|possibly|perhaps|because|since|as|which|seems|looks|but)\b)[a-z]")
 
 
 def _index(word: Optional[str], num: Optional[str], n: int) -> Optional[int]:
