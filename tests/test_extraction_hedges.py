@@ -240,3 +240,31 @@ def test_hedged_option_text_is_never_parsed(config, pair, prose, style):
     words = {1: "second", 2: "third", 3: "fourth", 4: "fifth"}
     text = (prose + "\n" if prose else "") + style.format(i=i, j=j, oi=words[i], oj=words[j])
     assert classify_response(text, config).status != PARSED, text
+
+
+_EXPLAINED = ["Final answer: {a}\nExplanation: option {b} shows sky and option {c} shows sand.",
+              "**{a}**\n\n{b} and {c} do not fit the seam.", "{a}. {b} and {c} are wrong: their edges break.",
+              "The answer is {a}; {b} is close, but it is not correct.",
+              "<think>{b} or {c}? The seam says {a}.</think>\n{a}"]
+
+
+@SETTINGS
+@given(config=st.sampled_from([c for c in CHOICES if len(get(c).letters) >= 3]), data=st.data(),
+       style=st.sampled_from(_EXPLAINED))
+def test_choice_in_prose_with_other_letters_reads_as_stated(config, data, style):
+    a, b, c = data.draw(st.permutations(get(config).letters))[:3]
+    text = style.format(a=a, b=b, c=c)
+    assert classify_response(text, config).answer == a, text
+
+
+@SETTINGS
+@given(n=st.sampled_from([4, 9]), data=st.data(), style=st.sampled_from(["{a}", "**{a}**", "Final answer: {a}"]),
+       note=st.sampled_from(["Image {k} needs {r} degrees; images {seq} were given shuffled.",
+                             "Here ({k}, {r}) means image {k} turned by {r} degrees."]))
+def test_stated_oriented_order_wins_over_numbers_in_the_explanation(n, data, style, note):
+    rot = st.sampled_from([0, 90, 180, 270])
+    a = format_oriented(data.draw(st.permutations(range(1, n + 1))), data.draw(st.lists(rot, min_size=n, max_size=n)))
+    k, r = data.draw(st.integers(1, n)), data.draw(rot)
+    seq = ", ".join(map(str, data.draw(st.permutations(range(1, n + 1)))))
+    text = style.format(a=a) + "\n" + note.format(k=k, r=r, seq=seq)
+    assert classify_response(text, {4: ROT, 9: ROT3}[n]).answer == a, text
