@@ -25,8 +25,16 @@ _HEDGE_AFTER = re.compile(
 )
 
 
+_BEFORE_WORD = frozenset(" \t,;:.)]-(")
+
+
 def hedged_letter(t: str, end: int, letter: str, letters: str) -> Optional[str]:
     """The other option a hedge right after ``letter`` (ending at ``end``) leaves open, else ``None``."""
+    i, n = end, len(t)
+    while i < n and t[i] in _BEFORE_WORD:  # what _HEDGE_AFTER allows before its word: nothing else there, no hedge
+        i += 1
+    if i == n or t[i] == "\n":
+        return None
     m = _HEDGE_AFTER.match(t, end)
     if m is None:
         return None
@@ -42,9 +50,20 @@ _LIST_OR_AFTER = re.compile(
 _LIST_OR_BEFORE = re.compile(r"[\])\d]\s*[,;.]?\s*(?:or|and/or|/)\s*(?:" + _SOFT + r"\s+)?\s*$", re.I)
 
 
+_BEFORE_LIST_WORD = frozenset(" \t\n\r\x0b\x0c,;.(")
+_BEFORE_ENDS = ("or", "/", "maybe", "possibly", "perhaps", "probably", "potentially", "alternatively", "even", "else")
+
+
 def list_hedged(t: str, start: int, end: int) -> bool:
     """True when the list ``t[start:end]`` is one side of "... or ..." with another list."""
-    return bool(_LIST_OR_AFTER.match(t, end) or _LIST_OR_BEFORE.search(t[max(0, start - 40):start]))
+    i, n = end, len(t)
+    while i < n and t[i] in _BEFORE_LIST_WORD:  # nothing but these after the list: no hedge after it
+        i += 1
+    if i < n and _LIST_OR_AFTER.match(t, end):
+        return True
+    before = t[max(0, start - 40):start]
+    # _LIST_OR_BEFORE's window ends in "or", "/" or a soft word, then spaces: test that first (cheap)
+    return before.rstrip().lower().endswith(_BEFORE_ENDS) and _LIST_OR_BEFORE.search(before) is not None
 
 
 _OTHER = re.compile(r"(?<![A-Za-z0-9_'])(?P<letter>[A-Z])(?![A-Za-z0-9_'])")
