@@ -45,6 +45,8 @@ GRID_CASES = [
     ("Judgment: B\nError Position: bottom\nError Type: A", AD3, None, AMBIGUOUS),  # three bottom cells
     ("Judgment: B\nError Position: middle\nError Type: A", AD23, None, AMBIGUOUS),  # no middle row on 2x3
     ("Judgment: B\nError Position: row 4, column 1\nError Type: A", AD3, None, AMBIGUOUS),  # past the grid
+    ("Judgment: B\nError Position: second from the left in the top row\nError Type: A", AD3, None, AMBIGUOUS),
+    ("Judgment: B\nError Position: the middle of the top row\nError Type: A", AD3, block("B", "A"), PARSED),
     ("Judgment: B\nError Position: Z\nError Type: A", AD3, None, "invalid"),
     # -- anomaly hedges on any grid
     ("Judgment: B Error Position: E or F Error Type: A", AD3, None, AMBIGUOUS),

@@ -61,7 +61,7 @@ def _read(value: Optional[str], what: str, named) -> tuple[Optional[str], str]:
     if len(found) == 1:
         return next(iter(found)), ""
     if len(found) > 1:
-        return None, f"hedged error {what}: " + " or ".join(sorted(found))
+        return None, f"the error {what} names several: " + " or ".join(sorted(found))
     return None, why
 
 

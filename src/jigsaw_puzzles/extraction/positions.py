@@ -34,6 +34,8 @@ _NUM = r"\s*(?:no\.?|number|#)?\s*(\d+)"
 _ROW = re.compile(r"(?<![a-z])(?:row" + _NUM + r"|" + _ORDW + r"[\s-]+row)(?![a-z])")
 _COL = re.compile(r"(?<![a-z])(?:col(?:umn)?" + _NUM + r"|" + _ORDW + r"[\s-]+col(?:umn)?)(?![a-z])")
 _WORD = re.compile(r"(?<![a-z])(top|upper|bottom|lower|left|right|middle|center|centre|central)(?![a-z])")
+_LOOSE_ORDINAL = re.compile(r"(?<![a-z0-9])(?:first|second|third|fourth|fifth|sixth|seventh|eighth|\d+(?:st|nd|rd|th))"
+                            r"(?![a-z])")
 _LETTER = re.compile(r"(?<![A-Za-z0-9'])([A-Z])(?![A-Za-z0-9'])")
 # "A rotated tile", "I think": an article or a pronoun, not a letter ("A or B", "A is", "A (rotation)" are letters)
 _ARTICLE = re.compile(
@@ -85,6 +87,8 @@ def _cells(value: str, rows: int, cols: int) -> tuple[set, str]:
     row_idx = {_index(m.group(2), m.group(1), rows) for m in _ROW.finditer(low)}
     col_idx = {_index(m.group(2), m.group(1), cols) for m in _COL.finditer(low)}
     low = _COL.sub(" ", _ROW.sub(" ", low))
+    if _LOOSE_ORDINAL.search(low):  # "second from the left in the top row": counted along something unsaid
+        return set(), f"{value.strip()!r} counts cells in a way that is not read"
     words = _WORD.findall(low)
     vert = {1 if w in ("top", "upper") else rows for w in words if w in ("top", "upper", "bottom", "lower")}
     horiz = {1 if w == "left" else cols for w in words if w in ("left", "right")}
