@@ -213,6 +213,11 @@ CASES = [
     ("It is candidate 2, or maybe 3.", MPSH, None, AMBIGUOUS),
     ("The third or fourth image.", MPS, None, AMBIGUOUS),
     ("Judgment: B\nPosition C\nType A", AD, AD_CA, PARSED),  # labels without separators
+    ("The two images are adjacent horizontally or vertically.", CV, None, AMBIGUOUS),
+    ("A (adjacent horizontally) or maybe B", CV, None, AMBIGUOUS),
+    ("They are adjacent horizontally. Maybe B though.", CV, None, AMBIGUOUS),
+    ("Candidate 3 (C) fills the blank.", MPS, "C", PARSED),
+    ("Comparing candidate 1 and candidate 2.\nB", MPS, "B", PARSED),  # the answer on its own last line
 ]
 
 

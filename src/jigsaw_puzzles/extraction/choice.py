@@ -177,6 +177,9 @@ _OPTION_LINE = re.compile(r"(?m)^[ \t>*#\-]*(?:(?i:option|choice|candidate)[ \t]
 _STANDALONE = re.compile(r"(?P<letter>[A-Z])(?<![A-Za-z0-9_'][A-Z])(?![A-Za-z0-9_'])")
 
 
+_DISAGREE = "letter and option text disagree"
+
+
 def _letter_in_fragment(
     frag: str, spec: ConfigSpec, options: Optional[Sequence[str]], config: str, allow_text: bool = True
 ) -> tuple[Optional[str], str, str]:
@@ -202,6 +205,8 @@ def _letter_in_fragment(
         return m.group("letter"), PARSED, ""
     alias = _option_text(frag, spec, options, config)
     if len(alias) == 1:
+        if other_letters(frag, 0, next(iter(alias)), spec.letters):  # "A (adjacent horizontally) or maybe B"
+            return None, AMBIGUOUS, _DISAGREE
         return next(iter(alias)), PARSED, ""
     if alias:
         return None, AMBIGUOUS, "names several options: " + "/".join(sorted(alias))
@@ -340,6 +345,8 @@ def _choice(t: str, strict: bool, spec: ConfigSpec, options, config: str) -> Ext
             return Extraction(None, AMBIGUOUS, "mention", "letter and option text disagree")
     if status == PARSED or (status and len(lines) == 1):
         return Extraction(letter, status, "short", detail)
+    if status == AMBIGUOUS and detail == _DISAGREE:  # "not adjacent\nA": option text and another letter
+        return Extraction(None, AMBIGUOUS, "mention", detail)
     # Step 3: the last non-empty line.
     if len(lines) > 1:
         last = lines[-1]
@@ -375,6 +382,8 @@ def _choice(t: str, strict: bool, spec: ConfigSpec, options, config: str) -> Ext
     alias = _option_text(t, spec, options, config, negated) - negated
     mentioned -= negated  # a letter ruled out anywhere is never the answer
     if len(alias) == 1:
+        if mentioned - alias:  # "They are adjacent horizontally. Maybe B though."
+            return Extraction(None, AMBIGUOUS, "option_text", "letter and option text disagree")
         return Extraction(next(iter(alias)), PARSED, "option_text")
     # Step 5: a sole standalone option letter that is not negated.
     if len(mentioned) == 1:
