@@ -145,7 +145,9 @@ def test_hedged_position_or_type_is_never_parsed(cell, data, hedge, prose):
     a = data.draw(st.sampled_from(cell_phrases(r, c, rows, cols)))
     b = data.draw(st.sampled_from(cell_phrases(r2, c2, rows, cols)))
     text = f"{prose}\nJudgment: B\nError Position: {hedge.format(a=a, b=b)}\nError Type: A"
-    assert classify_response(text, config).status != PARSED, text
+    ex = classify_response(text, config)
+    assert ex.status != PARSED, text
+    assert ex.parts.get("position") not in (None, *LETTERS), ex  # no diagnostic/partial credit for either cell
     t1, t2 = data.draw(st.permutations([("A", "Rotation"), ("B", "Mirroring")]))
     typ = hedge.format(a=data.draw(st.sampled_from(t1)), b=data.draw(st.sampled_from(t2)))
     text = f"{prose}\nJudgment: B\nError Position: {a}\nError Type: {typ}"

@@ -102,7 +102,8 @@ def _anomaly_block(t: str, positions: int = 4, grid: tuple[int, int] = (2, 2)) -
     ty, why_t = _read(tv and tv[1], "type", lambda v: (types_named(v), ""))
     end = m.end() + max(pv[0] if pv else 0, tv[0] if tv else 0)
     if why_p or why_t:  # a hedge or a word naming no single cell: the whole answer is ambiguous
-        return end, Extraction(None, AMBIGUOUS, "marker", why_p or why_t, {"judgment": j, "position": p, "type": ty})
+        parts = {"judgment": j, "position": "?" if why_p else p, "type": "?" if why_t else ty}  # "?": unclear, not blank
+        return end, Extraction(None, AMBIGUOUS, "marker", why_p or why_t, parts)
     return end, _anomaly_answer(j, p, ty, "marker", positions)
 
 

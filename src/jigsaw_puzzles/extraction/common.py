@@ -25,7 +25,8 @@ class Extraction:
         ``"short"``, ``"last_line"``, ``"option_text"``, ``"mention"``, ``"negation"``, ``"none"``).
     detail: a human-readable reason for ambiguous/invalid results.
     parts: partial fields, kept even when the answer is invalid, for the
-        diagnostic sub-scores: anomaly ``{"judgment", "position", "type"}``,
+        diagnostic sub-scores: anomaly ``{"judgment", "position", "type"}`` (``"?"`` for a field that is
+        hedged or names no single cell: it matches no reference, blank ones included),
         order ``{"order": (a, b, c, d)}`` (any 4 integers that were read).
     """
 
