@@ -13,8 +13,9 @@ read into the set of cells it names:
 
 Exactly one cell named (a letter and words that agree count once) -> that cell's letter. Two or more ("C or
 D", "bottom-left or bottom-right", "C (top-right)" on 2x2) or words that name no single cell of this grid
-("bottom" on 3x3, "middle" on 2x2) -> ambiguous: never the first option, never a guess. A row or column past
-the grid is a cell outside the answer space -> invalid.
+("bottom" on 3x3, "middle" on 2x2, "second from the left": an ordinal counted along something unsaid) ->
+ambiguous: never the first option, never a guess. A row or column past
+the grid names no cell of it -> ambiguous too.
 """
 
 from __future__ import annotations
