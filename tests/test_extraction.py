@@ -207,6 +207,7 @@ CASES = [
     ("A: blue sky\nB: sand\nC: dog fur\nD: grass\nFinal answer: C", MPS, "C", PARSED),
     ("Candidate 1 -> A\nCandidate 2 -> B\nCandidate 3 -> C\nCandidate 4 -> D", MPS, None, AMBIGUOUS),  # echoed map
     ("C. Candidate 3, it matches better than A.", MPS, "C", PARSED),
+    ("C. Unlike B, it continues the roof line.", MPSH, "C", PARSED),
     ("Answer: A, and B is wrong", MPSH, "A", PARSED),  # a singular verdict is B's alone
     ("B and C are wrong, so A.", MPSH, "A", PARSED),
     ("Candidate 2 or 3", MPS, None, AMBIGUOUS),  # a hedge inside the option text

@@ -60,10 +60,11 @@ Cascade (first step that yields something wins)
 6. Otherwise *invalid* ("no answer found").
 
 **Negation.** A letter or list right after a negation ("not B", "isn't B",
-"can't be B", "cannot be B", "never B", "no B", "rather than B", "not option (B)")
-or right before a negative verdict ("B is wrong", "B: incorrect", "B is not
-correct", "B isn't the answer", "[1, 2, 3, 4] is wrong") is never a candidate of
-any step. If exactly one other candidate stays, it is the answer; a response that
+"can't be B", "cannot be B", "never B", "no B", "rather than B", "better than B",
+"unlike B", "neither A nor B", "not option (B)") or right before a negative verdict
+("B is wrong", "B: incorrect", "B is not correct", "B isn't the answer", "[1, 2, 3, 4]
+is wrong"; a plural one closes a list: "A, C and D do not fit") is never a candidate
+of any step. If exactly one other candidate stays, it is the answer; a response that
 only rules options out ("Not B.", "It can't be A.") is *ambiguous* - the remaining
 option is never inferred, not even when only one is left.
 

@@ -210,7 +210,7 @@ _PRINT_LIST = re.compile(r"print\s*\(\s*(?P<val>\[[^\]\n]{0,80}\])\s*\)")
 # never an answer candidate. Both checks are anchored at the candidate and read a bounded window (linear time):
 # the one before it is matched on the reversed window, so it is a single anchored match, not a scan.
 _NEG_WORDS = ["not", "never", "no", "cannot", "can not", "rather than", "instead of", "eliminate", "eliminating",
-              "rule out", "ruling out", "neither", "nor", "than"]
+              "rule out", "ruling out", "neither", "nor", "than", "unlike"]
 _NEG_BEFORE_REV = re.compile(  # reversed: [bracket][space][:][option [the] ][be ]WORD, WORD at a word start
     r"[(\[\"']? ?:?(?:(?:noitpo|eciohc|etadidnac|rettel|rewsna|redro|tsil)(?: eht)? )?"
     r"(?:(?:eb|esoohc|kcip|tceles|yas|htiw og) )?"
