@@ -157,6 +157,68 @@ CASES = [
     ("[2, 3, 1, 4], not [1, 2, 3, 4]", OG, "[2, 3, 1, 4]", PARSED),  # kept
     ("Not [1, 2, 3, 4].", OG, None, AMBIGUOUS),
     ("The order [1, 2, 3, 4] is incorrect.", OG, None, AMBIGUOUS),
+    # -- #20.3: anomaly position words are read per grid (grid configs: tests/test_extraction_hedges.py)
+    ("Judgment: B\nError Position: top right corner\nError Type: Mirroring", AD,
+     "Judgment: B\nError Position: B\nError Type: B", PARSED),
+    ("Judgment: B\nError Position: row 2, column 1\nError Type: A", AD, AD_CA, PARSED),
+    ("Judgment: B\nError Position: second row, first column\nError Type: Rotation", AD, AD_CA, PARSED),
+    ("Judgment: B\nError Position: C (bottom-left)\nError Type: A", AD, AD_CA, PARSED),  # letter and words agree
+    ("Judgment: B\nError Position: C (top-right)\nError Type: A", AD, None, AMBIGUOUS),  # they disagree
+    ("Judgment: B\nError Position: middle\nError Type: A", AD, None, AMBIGUOUS),  # no middle cell on 2x2
+    ("Judgment: B\nError Position: bottom\nError Type: A", AD, None, AMBIGUOUS),  # two bottom cells
+    # -- #20.4: a hedge leaves two candidates open: ambiguous, never the first or the last
+    ("Judgment: B\nError Position: C or D\nError Type: A", AD, None, AMBIGUOUS),
+    ("Judgment: B\nError Position: bottom-left (or maybe bottom-right)\nError Type: A", AD, None, AMBIGUOUS),
+    ("Judgment: B\nError Position: C\nError Type: A or B", AD, None, AMBIGUOUS),
+    ("Judgment: B\nError Position: C\nError Type: Rotation, possibly mirroring", AD, None, AMBIGUOUS),
+    ("Judgment: B Error Position: C/D Error Type: A", AD, None, AMBIGUOUS),
+    ("Neither A nor B fits the seam.", MPS, None, AMBIGUOUS),
+    ("neither A nor B", PLE, None, AMBIGUOUS),
+    ("Final answer: C or maybe D", MPSH, None, AMBIGUOUS),
+    ("**Answer:** C (or possibly D)", MPS, None, AMBIGUOUS),
+    ("The answer is B, or perhaps D.", PLH, None, AMBIGUOUS),
+    ("Answer: B. Or possibly D.", MPS, None, AMBIGUOUS),
+    ("B. Or possibly D.", MPSH, None, AMBIGUOUS),
+    ("B\nC\nD", MPSH, None, AMBIGUOUS),
+    ("A\n\nB", PLE, None, AMBIGUOUS),
+    ("The answer is either B or C.", OR, None, AMBIGUOUS),
+    ("<think>The seams match two candidates.</think>\nC or maybe A", CV, None, AMBIGUOUS),
+    ("[1, 3, 2, 4] or [1, 3, 4, 2]", OG, None, AMBIGUOUS),
+    ("The order is [3, 1, 4, 2] or maybe [3, 1, 2, 4].", OG, None, AMBIGUOUS),
+    ("Final answer: [3, 1, 4, 2], or possibly [3, 1, 2, 4]", OG, None, AMBIGUOUS),
+    ("[3, 1, 4, 2]\nor [3, 1, 2, 4]", OG, None, AMBIGUOUS),
+    # -- #20.5: the stated order wins over numbers in the explanation; a bracketed order beats a bare sequence
+    ("[3, 1, 4, 2]\nHere images 1, 2, 3, 4 are the pieces in the order they were given.", OG, "[3, 1, 4, 2]", PARSED),
+    ("**[3, 1, 4, 2]**\n\nExplanation: image 3 is sky, so it goes first; 1 2 4 3 would break the seam.", OG,
+     "[3, 1, 4, 2]", PARSED),
+    ("Checking the seams, [3, 1, 4, 2] works best.\nNote: images 1, 2, 3, 4 were given shuffled.", OG,
+     "[3, 1, 4, 2]", PARSED),
+    ("Final answer: [3, 1, 4, 2]\nHere 1 2 3 4 are the indices of the input images.", OG, "[3, 1, 4, 2]", PARSED),
+    ("[3, 1, 4, 2]\nPieces (1, 3) share an edge, as do 2 and 4.", OG, "[3, 1, 4, 2]", PARSED),
+    ("Pieces (1, 3) share an edge, so: 3 1 4 2", OG, "[3, 1, 4, 2]", PARSED),
+    # -- #20.6: per-option descriptions are never read as a described option; a pick on one of them is
+    ("A: sky. B: sand. C: a dog -> C", MPS, "C", PARSED),
+    ("A: sky\nB: sand\nC: the dog <- this one\nD: grass", MPSH, "C", PARSED),
+    ("A) shows sky\nB) shows sand\nC) shows the dog, which matches\nD) shows grass", MPSH, None, AMBIGUOUS),
+    ("Option A: roof edge\nOption B: grass\nOption C: water\nOption D: the dog's tail", MPS, None, AMBIGUOUS),
+    ("A. The sky.\nB. The sand.", PLE, None, AMBIGUOUS),
+    ("B; A, C and D do not fit", MPSH, "B", PARSED),
+    ("B. A, C and D do not fit the seam.", PLH, "B", PARSED),
+    ("A: blue sky\nB: sand\nC: dog fur\nD: grass\nFinal answer: C", MPS, "C", PARSED),
+    ("Candidate 1 -> A\nCandidate 2 -> B\nCandidate 3 -> C\nCandidate 4 -> D", MPS, None, AMBIGUOUS),  # echoed map
+    ("C. Candidate 3, it matches better than A.", MPS, "C", PARSED),
+    ("C. Unlike B, it continues the roof line.", MPSH, "C", PARSED),
+    ("Answer: A, and B is wrong", MPSH, "A", PARSED),  # a singular verdict is B's alone
+    ("B and C are wrong, so A.", MPSH, "A", PARSED),
+    ("Candidate 2 or 3", MPS, None, AMBIGUOUS),  # a hedge inside the option text
+    ("It is candidate 2, or maybe 3.", MPSH, None, AMBIGUOUS),
+    ("The third or fourth image.", MPS, None, AMBIGUOUS),
+    ("Judgment: B\nPosition C\nType A", AD, AD_CA, PARSED),  # labels without separators
+    ("The two images are adjacent horizontally or vertically.", CV, None, AMBIGUOUS),
+    ("A (adjacent horizontally) or maybe B", CV, None, AMBIGUOUS),
+    ("They are adjacent horizontally. Maybe B though.", CV, None, AMBIGUOUS),
+    ("Candidate 3 (C) fills the blank.", MPS, "C", PARSED),
+    ("Comparing candidate 1 and candidate 2.\nB", MPS, "B", PARSED),  # the answer on its own last line
 ]
 
 

@@ -24,8 +24,12 @@ Cascade (first step that yields something wins)
    correct", "correct: [2, 3, 1, 4]", the anomaly-detection ``Judgment:`` block),
    a per-option verdict list and every ``print("B")``/``print([2, 3, 1, 4])`` in
    code is a candidate; the one that ends last in the text is the answer, so the
-   final answer of a reasoning trace beats earlier drafts. "Answer: A or B" is
-   *ambiguous*.
+   final answer of a reasoning trace beats earlier drafts. A pick among described options ("... -> C",
+   "C: the dog <- this one", :mod:`.hedge`) is a candidate too. A hedge is *ambiguous*, never the first or
+   last candidate: "Answer: A or B", "C or maybe D", "B. Or possibly D.", "neither A nor B", bare letters on
+   several lines, "[1, 3, 2, 4] or [1, 3, 4, 2]", and in the anomaly block "Error Position: C or D" (the whole
+   answer). Anomaly position words are read per grid (:mod:`.positions`: "bottom-right" is I on 3x3; "bottom"
+   there names no single cell: ambiguous).
 
    - Answer phrases are **line-bounded**: a phrase never reads across a line break
      to its letter ("Option C: correct\\nOption D: wrong" is no phrase for D). The
@@ -41,8 +45,10 @@ Cascade (first step that yields something wins)
    anomaly answers on one line (``B C A``) or three. (The ``_rot`` configs' oriented orders,
    ``[(2, 90), (3, 0), ...]``, follow the same steps: see :mod:`.oriented`.)
 3. **Last line.** The last non-empty line alone is such a short answer (a trace
-   that ends with the answer on its own line); for orders, the last list on it
-   that is not negated.
+   that ends with the answer on its own line; not when options are described one
+   per line). For orders, the stated answer, a line that is a list alone, wins over
+   numbers in the prose after it; else the last list of the last line that is not
+   negated, a bracketed list anywhere beating a bare sequence in running text.
 4. **Option text.** The response names exactly one option by its text
    ("Candidate 2", "adjacent vertically", an Order Restoration list when the
    item's ``options`` are given, "top-left: 2, top-right: 3, ..." for orders).
@@ -54,10 +60,11 @@ Cascade (first step that yields something wins)
 6. Otherwise *invalid* ("no answer found").
 
 **Negation.** A letter or list right after a negation ("not B", "isn't B",
-"can't be B", "cannot be B", "never B", "no B", "rather than B", "not option (B)")
-or right before a negative verdict ("B is wrong", "B: incorrect", "B is not
-correct", "B isn't the answer", "[1, 2, 3, 4] is wrong") is never a candidate of
-any step. If exactly one other candidate stays, it is the answer; a response that
+"can't be B", "cannot be B", "never B", "no B", "rather than B", "better than B",
+"unlike B", "neither A nor B", "not option (B)") or right before a negative verdict
+("B is wrong", "B: incorrect", "B is not correct", "B isn't the answer", "[1, 2, 3, 4]
+is wrong"; a plural one closes a list: "A, C and D do not fit") is never a candidate
+of any step. If exactly one other candidate stays, it is the answer; a response that
 only rules options out ("Not B.", "It can't be A.") is *ambiguous* - the remaining
 option is never inferred, not even when only one is left.
 
@@ -204,7 +211,7 @@ def _cascade(text: Any, spec, config: str, options: Optional[Sequence[str]] = No
         return _order(t, strict, spec.order_length, spec.grid == (2, 2))
     if spec.kind == ORIENTED:
         return _oriented(t, strict, spec.order_length)
-    return _anomaly(t, strict, spec.num_options)
+    return _anomaly(t, strict, spec.num_options, spec.grid)
 
 
 def extract_answer(text: Any, config: str, options: Optional[Sequence[str]] = None) -> Optional[str]:

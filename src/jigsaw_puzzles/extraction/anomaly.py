@@ -6,6 +6,8 @@ import re
 from typing import Optional
 
 from ..spec import LETTERS, anomaly_answers, format_anomaly
+from .hedge import hedged_letter
+from .positions import cells_named, types_named
 from .common import (AMBIGUOUS, INVALID, PARSED, Extraction, _OR_OTHER, _caseless, _clean, _finditer, _last_boxed,
                      _lowered)
 
@@ -17,20 +19,16 @@ _JUDG = _caseless(  # starts with a literal letter (see common._lowered)
     r"j(?<![A-Za-z]j)udge?ment\s*[:=\-]?\s*[(\[]?\s*"
     r"(?P<val>[ABab](?![A-Za-z0-9])|correct|incorrect|normal|abnormal|anomalous|not\s+correct|yes|no)"
 )
-_POS = re.compile(  # any letter: one outside the item's positions makes the answer invalid (_anomaly_answer)
-    r"(?<![A-Za-z])(?:error\s*)?position\s*[:=\-]?[ \t]*[(\[]?[ \t]*(?P<val>" + _BLANK + r"(?![A-Za-z])|[A-Z](?![A-Za-z0-9])|"
-    r"(?:top|upper|bottom|lower)[ \t-]*(?:left|right))?",
-    re.I,
-)
-_TYPE = re.compile(
-    r"(?<![A-Za-z])(?:error\s*)?type\s*[:=\-]?[ \t]*[(\[]?[ \t]*(?P<val>" + _BLANK + r"(?![A-Za-z])|[AB](?![A-Za-z0-9])|"
-    r"rotat\w*|mirror\w*|flip\w*|reflect\w*)?",
-    re.I,
-)
+# The labels; each value runs to the end of its line, the next label or the end of a sentence, and is read per
+# grid by .positions (a position in words, a letter, or several of them: a hedge).
+_POS = re.compile(r"(?<![A-Za-z])(?:error[ \t]*position[ \t]*[:=\-]?|position[ \t]*[:=\-])[ \t]*", re.I)
+_TYPE = re.compile(r"(?<![A-Za-z])(?:error[ \t]*type[ \t]*[:=\-]?|type[ \t]*[:=\-])[ \t]*", re.I)
+_POS_LOOSE = re.compile(r"(?<![A-Za-z])position(?![A-Za-z])[ \t]*", re.I)  # "Position C" with no separator
+_TYPE_LOOSE = re.compile(r"(?<![A-Za-z])type(?![A-Za-z])[ \t]*", re.I)
+_VALUE_END = re.compile(r"\n|(?<![A-Za-z])(?:error[ \t]*)?(?:type|position)(?![A-Za-z])|(?<![A-Za-z])judge?ment"
+                        r"|\.(?:\s|$)", re.I)
 _UNLABELLED_1 = re.compile(r"^\W*(?P<j>[AB])\W*$")
 _UNLABELLED_3 = re.compile(r"^\W*(?P<j>B)[\s,;/|.)]+(?P<p>[A-Z])[\s,;/|.)]+(?P<t>[AB])\W*$")
-_POS_WORDS = {"topleft": "A", "upperleft": "A", "topright": "B", "upperright": "B",
-              "bottomleft": "C", "lowerleft": "C", "bottomright": "D", "lowerright": "D"}
 
 
 def _norm_judgment(v: str) -> Optional[str]:
@@ -46,23 +44,25 @@ _BLANK_RX = re.compile(_BLANK, re.I)
 _SPACE_DASH = re.compile(r"[\s-]")
 
 
-def _norm_position(v: Optional[str]) -> Optional[str]:
-    if not v or _BLANK_RX.fullmatch(v):
+def _value(rest: str, m: Optional[re.Match]) -> Optional[tuple[int, str]]:
+    """(end, text) of the value after the label match ``m`` in ``rest``."""
+    if m is None:
         return None
-    if len(v) == 1:
-        return v.upper()
-    return _POS_WORDS.get(_SPACE_DASH.sub("", v.lower()))
+    e = _VALUE_END.search(rest, m.end())
+    end = min(e.start() if e else len(rest), m.end() + 120)
+    return end, rest[m.end():end]
 
 
-def _norm_type(v: Optional[str]) -> Optional[str]:
-    if not v or _BLANK_RX.fullmatch(v):
-        return None
-    if len(v) == 1:
-        return v.upper()
-    v = v.lower()
-    if v.startswith("rotat"):
-        return "A"
-    return "B"  # mirror / flip / reflect
+def _read(value: Optional[str], what: str, named) -> tuple[Optional[str], str]:
+    """(the one value named or None, why ambiguous or "")."""
+    if value is None or not value.strip(" \t()[]*.,;:") or _BLANK_RX.fullmatch(value.strip(" \t()[]*.,;:")):
+        return None, ""
+    found, why = named(value)
+    if len(found) == 1:
+        return next(iter(found)), ""
+    if len(found) > 1:
+        return None, f"the error {what} names several: " + " or ".join(sorted(found))
+    return None, why
 
 
 def _anomaly_answer(j: Optional[str], p: Optional[str], ty: Optional[str], rule: str,
@@ -70,6 +70,8 @@ def _anomaly_answer(j: Optional[str], p: Optional[str], ty: Optional[str], rule:
     parts = {"judgment": j, "position": p, "type": ty}
     if p is not None and p not in LETTERS[:positions]:
         return Extraction(None, INVALID, rule, f"error position {p} is not one of A-{LETTERS[positions - 1]}", parts)
+    if ty is not None and ty not in "AB":
+        return Extraction(None, INVALID, rule, f"error type {ty} is not A or B", parts)
     if j == "A":
         if p or ty:
             return Extraction(None, INVALID, rule, "Judgment A (correct) but an error position/type was given", parts)
@@ -81,7 +83,7 @@ def _anomaly_answer(j: Optional[str], p: Optional[str], ty: Optional[str], rule:
     return Extraction(None, INVALID, rule, "no judgment found", parts)
 
 
-def _anomaly_block(t: str, positions: int = 4) -> Optional[tuple[int, Extraction]]:
+def _anomaly_block(t: str, positions: int = 4, grid: tuple[int, int] = (2, 2)) -> Optional[tuple[int, Extraction]]:
     m = None
     for m in _finditer(_JUDG, t, _lowered(t)):
         pass
@@ -90,14 +92,18 @@ def _anomaly_block(t: str, positions: int = 4) -> Optional[tuple[int, Extraction
     val = t[m.start("val"):m.end("val")]
     j = _norm_judgment(val)
     other = _OR_OTHER.match(t, m.end())
-    if other and other.group(1) in "AB" and other.group(1) != val.upper():
+    hedged = other and other.group(1) in "AB" and other.group(1) != val.upper()
+    if hedged or (j and hedged_letter(t, m.end(), j, "AB")):
         return m.end(), Extraction(None, AMBIGUOUS, "marker", "hedged judgment A or B", {"judgment": None})
     rest = t[m.end(): m.end() + 400]
-    pm = _POS.search(rest)
-    tm = _TYPE.search(rest)
-    p = _norm_position(pm.group("val")) if pm else None
-    ty = _norm_type(tm.group("val")) if tm else None
-    end = m.end() + max(pm.end() if pm else 0, tm.end() if tm else 0)
+    pv = _value(rest, _POS.search(rest) or _POS_LOOSE.search(rest))
+    tv = _value(rest, _TYPE.search(rest) or _TYPE_LOOSE.search(rest))
+    p, why_p = _read(pv and pv[1], "position", lambda v: cells_named(v, *grid))
+    ty, why_t = _read(tv and tv[1], "type", lambda v: (types_named(v), ""))
+    end = m.end() + max(pv[0] if pv else 0, tv[0] if tv else 0)
+    if why_p or why_t:  # a hedge or a word naming no single cell: the whole answer is ambiguous
+        parts = {"judgment": j, "position": "?" if why_p else p, "type": "?" if why_t else ty}  # "?": unclear, not blank
+        return end, Extraction(None, AMBIGUOUS, "marker", why_p or why_t, parts)
     return end, _anomaly_answer(j, p, ty, "marker", positions)
 
 
@@ -119,7 +125,7 @@ def _final_block(t: str) -> Optional[Extraction]:
     return None if ex is None else Extraction(ex.answer, ex.status, ex.rule, ex.detail, dict(ex.parts))
 
 
-def _anomaly(t: str, strict: bool, positions: int = 4) -> Extraction:
+def _anomaly(t: str, strict: bool, positions: int = 4, grid: tuple[int, int] = (2, 2)) -> Extraction:
     if len(t) > 64 and "}" not in t and positions == 4:
         ex = _final_block(t)
         if ex is not None:
@@ -129,13 +135,13 @@ def _anomaly(t: str, strict: bool, positions: int = 4) -> Extraction:
     if boxed is not None:
         end, content = boxed
         c = _clean(content.replace("\\\\", "\n"))
-        blk = _anomaly_block(c, positions)
+        blk = _anomaly_block(c, positions, grid)
         ex = blk[1] if blk else _anomaly_short(c, "boxed", positions)
         ex.rule = "boxed"
         if ex.detail == "no answer found":
             ex.detail = f"unreadable \\boxed{{{content[:40]}}}"
         cands.append((end, ex))
-    blk = _anomaly_block(t, positions)
+    blk = _anomaly_block(t, positions, grid)
     if blk is not None:
         cands.append(blk)
     if cands:

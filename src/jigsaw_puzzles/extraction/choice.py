@@ -8,7 +8,8 @@ from typing import Optional, Sequence
 from ..spec import ConfigSpec
 from .common import (AMBIGUOUS, INVALID, PARSED, Extraction, _OR_OTHER, _PRINT_STR, _caseless, _clean, _finditer,
                      _last_boxed, _last_segment, _lowered, _negated, _start)
-from .order import _BARE_SEQ, _LIST_BRACKET, _ints
+from .hedge import hedged_letter, other_letters, picks
+from .options import _CV_KEYS, _lists_in, _option_text
 
 
 # --------------------------------------------------------------------------- letters
@@ -171,7 +172,12 @@ _LETTER_PLUS_TEXT = re.compile(
     r"^[\s>*#\-]*(?:(?:answer|option|choice)\s*[:\-]?\s*)?[(\[]?(?P<letter>[A-Z])\s*[)\].:]\s+\S"
 )
 _ENUMERATION = re.compile(r"(?m)^\s*\(?[A-Z][).:]\s")
+# A line that labels an option ("A) sky", "Option C: ...").
+_OPTION_LINE = re.compile(r"(?m)^[ \t>*#\-]*(?:(?i:option|choice|candidate)[ \t]+)?[(\[]?[A-Z][)\].:][ \t]")
 _STANDALONE = re.compile(r"(?P<letter>[A-Z])(?<![A-Za-z0-9_'][A-Z])(?![A-Za-z0-9_'])")
+
+
+_DISAGREE = "letter and option text disagree"
 
 
 def _letter_in_fragment(
@@ -194,81 +200,17 @@ def _letter_in_fragment(
         return None, "", ""
     m = _LETTER_PLUS_TEXT.match(frag)
     if (m is not None and m.group("letter") in spec.letters and not _ENUMERATION.search(frag, m.end())
-            and not _negated(frag, m.start("letter"), m.end("letter"))):  # "B: wrong" is no answer
+            and not _negated(frag, m.start("letter"), m.end("letter"))  # "B: wrong" is no answer
+            and not other_letters(frag, m.end("letter"), m.group("letter"), spec.letters)):  # "A: sky. B: sand"
         return m.group("letter"), PARSED, ""
     alias = _option_text(frag, spec, options, config)
     if len(alias) == 1:
+        if other_letters(frag, 0, next(iter(alias)), spec.letters):  # "A (adjacent horizontally) or maybe B"
+            return None, AMBIGUOUS, _DISAGREE
         return next(iter(alias)), PARSED, ""
     if alias:
         return None, AMBIGUOUS, "names several options: " + "/".join(sorted(alias))
     return None, "", ""
-
-
-# Option texts that are the same for every item (contract), per config family.
-_ORDINALS = {"second": "A", "third": "B", "fourth": "C", "fifth": "D"}
-_CANDIDATE = re.compile(r"\bcandidate\s*#?\s*([1-4])\b|\b(second|third|fourth|fifth)\s+(?:input\s+)?image\b", re.I)
-_CV_NOT = re.compile(r"\b(?:not|never|aren't|isn't|are\s+not|is\s+not)\s+(?:\w+\s+)?adjacent\w*(?:\s+(?:horizontally|vertically|to\s+each\s+other))?|\bnon[\s-]*adjacent\b", re.I)
-_CV_TEXT = (
-    ("A", re.compile(r"\bhorizontal(?:ly)?\b|\bleft[\s-]*(?:and[\s-]*|/)?right\b|\bside[\s-]by[\s-]side\b", re.I)),
-    ("B", re.compile(r"\bvertical(?:ly)?\b|\btop[\s-]*(?:and[\s-]*|/)?bottom\b|\babove[\s-]*(?:and[\s-]*|/)?below\b", re.I)),
-)
-
-
-_CV_KEYS = ("adjacent", "horizontal", "left", "side", "vertical", "top", "above")  # one is in every _CV_* match
-
-
-def _norm_opt(s: str) -> str:
-    return " ".join(re.sub(r"[^0-9a-z]", " ", s.lower()).split())
-
-
-def _lists_in(text: str) -> set[tuple[int, ...]]:
-    """Every order list the text names, except negated ones ("not [1, 2, 3, 4]")."""
-    out = {_ints(m.group(1)) for m in _LIST_BRACKET.finditer(text) if not _negated(text, m.start(), m.end())}
-    out.update(tuple(int(g) for g in m.groups()) for m in _BARE_SEQ.finditer(text)
-               if not _negated(text, m.start(), m.end()))
-    return out
-
-
-def _option_text(text: str, spec: ConfigSpec, options: Optional[Sequence[str]], config: str,
-                 ruled_out: Optional[set] = None) -> set[str]:
-    """Letters whose option *text* the response names; negated mentions ("not candidate 3") go to
-    ``ruled_out`` instead (when given)."""
-    found: set[str] = set()
-    if options:
-        t = _norm_opt(text)
-        lists = None
-        for letter, opt in zip(spec.letters, options):
-            opt = str(opt)
-            if config == "order_restoration" or re.fullmatch(r"\s*\[[\d,\s]+\]\s*", opt):
-                if lists is None:
-                    lists = _lists_in(text)
-                if _ints(opt) in lists:
-                    found.add(letter)
-            else:
-                o = _norm_opt(opt)
-                if len(o) > 3 and re.search(r"(?<![0-9a-z])" + re.escape(o) + r"(?![0-9a-z])", t):
-                    found.add(letter)
-        if found:
-            return found
-    low = text.lower() if text.isascii() else None  # ASCII: skip the searches when no keyword is there
-    if config.startswith("missing_piece"):
-        if low is not None and "candidate" not in low and "image" not in low:
-            return found
-        for m in _CANDIDATE.finditer(text):
-            letter = "ABCD"[int(m.group(1)) - 1] if m.group(1) else _ORDINALS[m.group(2).lower()]
-            if _negated(text, m.start(), m.end()):
-                if ruled_out is not None:
-                    ruled_out.add(letter)
-            else:
-                found.add(letter)
-    elif config == "connection_verification":
-        if low is not None and not any([k in low for k in _CV_KEYS]):
-            return found
-        if _CV_NOT.search(text):
-            found.add("C")
-            text = _CV_NOT.sub(" ", text)
-        found.update(letter for letter, rx in _CV_TEXT if rx.search(text))
-    return found
 
 
 def _marker_cand(t: str, m: re.Match, letters: str, letters_desc: str) -> Optional[tuple[int, Optional[str], str, str]]:
@@ -280,8 +222,10 @@ def _marker_cand(t: str, m: re.Match, letters: str, letters_desc: str) -> Option
         return None  # "Answer: A good guess ...", "answer: I think ..."
     letter = raw.upper()
     other = _OR_OTHER.match(t, m.end())
-    if other and other.group(1) != letter and other.group(1) in letters:
-        return m.end(), None, AMBIGUOUS, f"hedged answer {letter} or {other.group(1)}"
+    other = other.group(1) if other and other.group(1) != letter and other.group(1) in letters else None
+    other = other or hedged_letter(t, m.end(), letter, letters)  # "C or maybe D", "B. Or possibly D."
+    if other:
+        return m.end(), None, AMBIGUOUS, f"hedged answer {letter} or {other}"
     if _negated(t, m.start("letter"), m.end()):
         return None  # "The answer B is wrong"
     if letter in letters:
@@ -377,6 +321,10 @@ def _choice(t: str, strict: bool, spec: ConfigSpec, options, config: str) -> Ext
         for end, letter in _post_markers(t, tl):
             if letter in letters:
                 cands.append((end, "marker", letter, PARSED, ""))
+    pick = picks(t, letters)  # "A: sky. B: sand. C: a dog -> C", "C: the dog <- this one"
+    if pick is not None:
+        cands.append((pick[0], "marker", pick[1], PARSED if pick[1] else AMBIGUOUS,
+                      "" if pick[1] else "arrows point at different options"))
     if "print" in t:
         for m in _PRINT_STR.finditer(t):
             letter, status, detail = _letter_in_fragment(m.group("val"), spec, options, config)
@@ -397,14 +345,22 @@ def _choice(t: str, strict: bool, spec: ConfigSpec, options, config: str) -> Ext
             return Extraction(None, AMBIGUOUS, "mention", "letter and option text disagree")
     if status == PARSED or (status and len(lines) == 1):
         return Extraction(letter, status, "short", detail)
+    if status == AMBIGUOUS and detail == _DISAGREE:  # "not adjacent\nA": option text and another letter
+        return Extraction(None, AMBIGUOUS, "mention", detail)
     # Step 3: the last non-empty line.
     if len(lines) > 1:
         last = lines[-1]
-        m = _SHORT_CHOICE.match(last) or _LETTER_PLUS_TEXT.match(last)
+        # Candidates described one per line ("A) sky\nB) sand\nC) the dog"): the last line is a description.
+        m = _SHORT_CHOICE.match(last) or (_LETTER_PLUS_TEXT.match(last) if len(_OPTION_LINE.findall(t)) < 2 else None)
+        bare = {b.group("letter").upper() for b in map(_SHORT_CHOICE.match, lines[:-1]) if b is not None}
         if m is not None and (m.group("letter").isupper() or len(last.strip(" .*()[]")) == 1):
             found = m.group("letter").upper()
-            if m.re is _LETTER_PLUS_TEXT and _negated(last, m.start("letter"), m.end("letter")):
-                pass  # "D: incorrect" on the last line is no answer
+            if bare & set(letters) - {found}:  # "B\nC\nD": bare letters on several lines leave them open
+                return Extraction(None, AMBIGUOUS, "last_line", "several lines each give a letter: "
+                                  + "/".join(sorted(bare & set(letters) | {found})))
+            if m.re is _LETTER_PLUS_TEXT and (_negated(last, m.start("letter"), m.end("letter"))
+                                              or other_letters(last, m.end("letter"), found, letters)):
+                pass  # "D: incorrect" on the last line is no answer; "B. Or possibly D." leaves two open
             elif found in letters:
                 return Extraction(found, PARSED, "last_line")
             elif m.re is _SHORT_CHOICE:
@@ -426,6 +382,8 @@ def _choice(t: str, strict: bool, spec: ConfigSpec, options, config: str) -> Ext
     alias = _option_text(t, spec, options, config, negated) - negated
     mentioned -= negated  # a letter ruled out anywhere is never the answer
     if len(alias) == 1:
+        if mentioned - alias:  # "They are adjacent horizontally. Maybe B though."
+            return Extraction(None, AMBIGUOUS, "option_text", "letter and option text disagree")
         return Extraction(next(iter(alias)), PARSED, "option_text")
     # Step 5: a sole standalone option letter that is not negated.
     if len(mentioned) == 1:

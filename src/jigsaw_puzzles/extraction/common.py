@@ -25,7 +25,8 @@ class Extraction:
         ``"short"``, ``"last_line"``, ``"option_text"``, ``"mention"``, ``"negation"``, ``"none"``).
     detail: a human-readable reason for ambiguous/invalid results.
     parts: partial fields, kept even when the answer is invalid, for the
-        diagnostic sub-scores: anomaly ``{"judgment", "position", "type"}``,
+        diagnostic sub-scores: anomaly ``{"judgment", "position", "type"}`` (``"?"`` for a field that is
+        hedged or names no single cell: it matches no reference, blank ones included),
         order ``{"order": (a, b, c, d)}`` (any 4 integers that were read).
     """
 
@@ -209,7 +210,7 @@ _PRINT_LIST = re.compile(r"print\s*\(\s*(?P<val>\[[^\]\n]{0,80}\])\s*\)")
 # never an answer candidate. Both checks are anchored at the candidate and read a bounded window (linear time):
 # the one before it is matched on the reversed window, so it is a single anchored match, not a scan.
 _NEG_WORDS = ["not", "never", "no", "cannot", "can not", "rather than", "instead of", "eliminate", "eliminating",
-              "rule out", "ruling out"]
+              "rule out", "ruling out", "neither", "nor", "than", "unlike"]
 _NEG_BEFORE_REV = re.compile(  # reversed: [bracket][space][:][option [the] ][be ]WORD, WORD at a word start
     r"[(\[\"']? ?:?(?:(?:noitpo|eciohc|etadidnac|rettel|rewsna|redro|tsil)(?: eht)? )?"
     r"(?:(?:eb|esoohc|kcip|tceles|yas|htiw og) )?"
@@ -228,16 +229,31 @@ _NEG_AFTER = re.compile(
     r" (?:(?:definitely|clearly|obviously|also|probably|certainly|likely|still) )?" + _NEG_WORD +
     r"|'s " + _NEG_WORD +
     r"| (?:isn't|wasn't|is not|was not) (?:correct|right|it|possible|the (?:answer|correct|right|one|solution)\w*)"
-    r"| (?:doesn't|does not|can't|cannot|won't|wouldn't) (?:fit|match|work|be (?:it|right|correct|the answer)))"
+    r"| (?:are|were) (?:(?:all|both|definitely|clearly|obviously|also) )?" + _NEG_WORD +
+    r"| (?:doesn't|does not|don't|do not|can't|cannot|won't|wouldn't)"
+    r" (?:fit|match|work|be (?:it|right|correct|the answer)))"
     r"(?![A-Za-z])",
     re.I,
 )
+
+
+# A letter in a list that a plural negative verdict closes: "A, C and D do not fit", "B and C are wrong" (not
+# "A, and B is wrong": a singular verdict is B's alone).
+_LIST_TAIL = re.compile(r"(?:(?:,| and| or| nor| &|/) ?(?:and |or )?(?:option )?[(\[]?[A-Z][)\]]?(?![A-Za-z0-9])){1,6}")
+_NEG_LIST = re.compile(
+    r"(?: (?:are|were) (?:(?:all|both|definitely|clearly|obviously|also) )?" + _NEG_WORD +
+    r"| (?:all |both )?(?:do not|don't|cannot|can't|won't) (?:fit|match|work|be (?:it|right|correct|the answer))"
+    r"| ?(?:[:=]|->|-+) ?(?:all |both )?(?:wrong|incorrect|no))(?![A-Za-z])", re.I)
 
 
 def _negated(t: str, start: int, end: int) -> bool:
     """True when the candidate ``t[start:end]`` is negated (see above)."""
     if _NEG_AFTER.match(t, end):
         return True
+    if end - start == 1:
+        lt = _LIST_TAIL.match(t, end)
+        if lt is not None and _NEG_LIST.match(t, lt.end()):
+            return True
     if start == 0:
         return False
     # One anchored match on the reversed window (one character more, for the word-start check).

@@ -6,6 +6,7 @@ import re
 from typing import Optional
 
 from ..spec import format_order
+from .hedge import list_hedged
 from .common import (AMBIGUOUS, INVALID, PARSED, Extraction, _PRINT_LIST, _caseless, _clean, _finditer, _last_boxed,
                      _last_segment, _lowered, _negated, _start)
 
@@ -68,14 +69,19 @@ def _order_result(nums: tuple[int, ...], rule: str, n: int = 4) -> Extraction:
 
 
 def _affirmed_list(frag: str, n: int = 4) -> Optional[tuple[int, ...]]:
-    """The last list in ``frag`` that is not negated (bracketed, else a bare 4-number sequence outside the
-    brackets): "[1, 2, 3, 4] is wrong, [2, 3, 1, 4]" -> (2, 3, 1, 4); "Not [1, 2, 3, 4]." -> None."""
-    last = None
+    """The last list in ``frag`` that is not negated (bracketed with n numbers, else a bare n-number sequence
+    outside the brackets, else a bracketed list of another length): "[1, 2, 3, 4] is wrong, [2, 3, 1, 4]" ->
+    (2, 3, 1, 4); "Not [1, 2, 3, 4]." -> None."""
+    last = other = None  # the last affirmed bracketed list of n numbers / of another length
     spans = []
     for m in _LIST_BRACKET.finditer(frag):
         spans.append((m.start(), m.end()))
         if not _negated(frag, m.start(), m.end()):
-            last = _ints(m.group(1))
+            nums = _ints(m.group(1))
+            if len(nums) == n:
+                last = nums
+            else:
+                other = nums
     if last is not None:
         return last
     i = 0
@@ -86,7 +92,7 @@ def _affirmed_list(frag: str, n: int = 4) -> Optional[tuple[int, ...]]:
         inside = i < len(spans) and spans[i][0] <= m.start()  # part of a (negated) bracket list
         if not inside and not _negated(frag, m.start(), m.end()):
             last = tuple(int(g) for g in m.groups())
-    return last
+    return last if last is not None else other  # "(1, 3) share an edge: 3 1 4 2" is the sequence; "[1, 2, 3]" stays
 
 
 def _order_from_fragment(frag: str, n: int = 4) -> Optional[tuple[int, ...]]:
@@ -101,10 +107,13 @@ def _order_marker_cand(t: str, m: re.Match, n: int = 4) -> Optional[tuple[int, t
     if b is None or _negated(t, m.end(), m.end() + b.end()):  # "The order [1, 2, 3, 4] is wrong"
         return None
     nums = _ints(b.group(1)) if b.re is _LIST_BRACKET else tuple(int(g) for g in b.groups())
+    if list_hedged(t, m.end() + b.start(), m.end() + b.end()):  # "The order is [1, 3, 2, 4] or [1, 3, 4, 2]"
+        return m.end() + b.end(), ()
     return m.end() + b.end(), nums
 
 
 _END_PUNCT = frozenset(" .!*\"'")  # may follow a final list without another candidate ending later
+_NUMBERED = re.compile(r"\d+\.[ \t]+")  # "1. " before a line's body
 
 
 def _last_line_order(t: str, tl: str, n: int = 4) -> Optional[tuple[int, tuple[int, ...]]]:
@@ -123,6 +132,38 @@ def _last_line_order(t: str, tl: str, n: int = 4) -> Optional[tuple[int, tuple[i
     return cand
 
 
+def _list_at(t: str, m: re.Match, rule: str, n: int) -> Extraction:
+    """The bracketed list ``m`` as the answer, unless it is one side of a hedge (ambiguous then)."""
+    if list_hedged(t, m.start(), m.end()):
+        return Extraction(None, AMBIGUOUS, rule, "hedged: two lists left open")
+    return _order_result(_ints(m.group(1)), rule, n)
+
+
+def _stated(t: str, n: int) -> Optional[Extraction]:
+    """The stated answer: the last line that is a list alone ("[3, 1, 4, 2]", "**2 3 1 4**"), which wins over
+    numbers in the explanation around it; ``None`` when no line is a list alone. Ambiguous when a later
+    bracketed list differs from it or it is hedged ("[1, 3, 2, 4]\nor [1, 3, 4, 2]")."""
+    bare = _bare_seq(n)
+    last, pos = None, 0
+    for line in t.split("\n"):  # (start, end) of each line's body: the line without decoration
+        body = line.lstrip(" \t>#*-")
+        num = _NUMBERED.match(body)
+        body = body[num.end():] if num else body
+        start = pos + len(line) - len(body)
+        body = body.rstrip(" \t.*")
+        if body and (_LIST_BRACKET.fullmatch(body) or (bare is not None and bare.fullmatch(body))):
+            last = (start, start + len(body), pos + len(line))
+        pos += len(line) + 1
+    if last is None:
+        return None
+    start, end, line_end = last
+    nums = _ints(t[start:end])
+    later = {_ints(m.group(1)) for m in _LIST_BRACKET.finditer(t, line_end) if not _negated(t, m.start(), m.end())}
+    if {x for x in later if len(x) == n} - {nums} or list_hedged(t, start, end):
+        return Extraction(None, AMBIGUOUS, "mention", "the stated list and a later one differ, or a hedge")
+    return _order_result(nums, "last_line" if not t[line_end:].strip() else "mention", n)
+
+
 def _order(t: str, strict: bool, n: int = 4, regions: bool = True) -> Extraction:
     """The order list of ``n`` pieces in ``t``; ``regions``: the 2x2 region names ("top-left: 3") count too."""
     bare = _bare_seq(n)
@@ -131,7 +172,7 @@ def _order(t: str, strict: bool, n: int = 4, regions: bool = True) -> Extraction
     if boxed is not None:
         end, content = boxed
         nums = _order_from_fragment(_clean(content), n)
-        cands.append((end, "boxed", nums if nums is not None else ()))
+        cands.append((end, "boxed", nums))
     tl = _lowered(t)
     if tl is not None and len(t) > 64:
         quick = _last_line_order(t, tl, n)
@@ -146,6 +187,8 @@ def _order(t: str, strict: bool, n: int = 4, regions: bool = True) -> Extraction
             cands.append((m.end(), "code", _ints(m.group("val"))))
     if cands:
         end, rule, nums = max(cands, key=lambda c: c[0])
+        if nums == ():
+            return Extraction(None, AMBIGUOUS, rule, "hedged: two lists left open")
         if not nums:
             return Extraction(None, INVALID, rule, "unreadable final answer")
         return _order_result(nums, rule, n)
@@ -155,11 +198,22 @@ def _order(t: str, strict: bool, n: int = 4, regions: bool = True) -> Extraction
     whole = _LIST_BRACKET.fullmatch(stripped) or (bare.fullmatch(stripped) if bare is not None else None)
     if whole:
         return _order_result(_ints(stripped), "short", n)
+    stated = _stated(t, n)
+    if stated is not None:
+        return stated
     lines = [ln for ln in t.splitlines() if ln.strip()]
     if lines:
-        # The last affirmed list of the last line wins; a negated one never does.
+        # The last affirmed list of the last line wins (a negated one never does), but a bracketed list beats a
+        # bare sequence of numbers in running text ("[3, 1, 4, 2] fits: images 1, 2, 3, 4 show ...").
         nums = _affirmed_list(lines[-1].strip(), n)
+        if nums is not None and not _LIST_BRACKET.search(lines[-1]):
+            lists = [m for m in _LIST_BRACKET.finditer(t)
+                     if len(_ints(m.group(1))) == n and not _negated(t, m.start(), m.end())]
+            if lists:
+                return _list_at(t, lists[-1], "mention", n)
         if nums is not None:
+            if any(list_hedged(t, m.start(), m.end()) for m in _LIST_BRACKET.finditer(t)):
+                return Extraction(None, AMBIGUOUS, "last_line", "hedged: two lists left open")
             return _order_result(nums, "last_line", n)
     named = []
     for rx in _REGION_RX if regions else ():
@@ -169,7 +223,7 @@ def _order(t: str, strict: bool, n: int = 4, regions: bool = True) -> Extraction
         return _order_result(tuple(named), "option_text", n)
     lists = [m for m in _LIST_BRACKET.finditer(t) if not _negated(t, m.start(), m.end())]
     if lists:
-        return _order_result(_ints(lists[-1].group(1)), "mention", n)
+        return _list_at(t, lists[-1], "mention", n)
     seqs = [m for m in bare.finditer(t) if not _negated(t, m.start(), m.end())] if bare is not None else []
     if seqs:
         return _order_result(tuple(int(g) for g in seqs[-1].groups()), "mention", n)

@@ -17,6 +17,7 @@ from typing import Optional
 
 from ..spec import ROTATIONS, format_oriented
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, _clean, _finditer, _last_boxed, _lowered, _negated, _start
+from .hedge import list_hedged
 from .order import _ORDER_KEYS, _ORDER_MARKER
 
 _PAIR_BODY = r"[(\[]\s*(?:<?image\s*|img\s*|#)?(\d{1,3})>?\s*,\s*(\d{1,4})\s*(?:°|deg(?:rees?)?)?\s*[)\]]"
@@ -61,21 +62,34 @@ def _oriented(t: str, strict: bool, n: int) -> Extraction:
     for m in _finditer(_ORDER_MARKER, t, tl, _start(tl, _ORDER_KEYS, 0)):
         b = _LIST.match(t, m.end())
         if b is not None and not _negated(t, m.end(), b.end()):
-            cands.append((b.end(), "marker", _pairs(b.group(0))))
+            cands.append((b.end(), "marker", "hedge" if list_hedged(t, b.start(), b.end()) else _pairs(b.group(0))))
     if "print" in t:
         for m in _PRINT.finditer(t):
             cands.append((m.end(), "code", _pairs(m.group("val"))))
     if cands:
         end, rule, pairs = max(cands, key=lambda c: c[0])
+        if pairs == "hedge":
+            return Extraction(None, AMBIGUOUS, rule, "hedged: two lists left open")
         if not pairs:
             return Extraction(None, INVALID, rule, "unreadable final answer")
         return _result(pairs, rule, n)
     if strict:
         return Extraction(None, INVALID, "none", "unterminated <think> block without a final answer")
+    if any(list_hedged(t, m.start(), m.end()) for m in _LIST.finditer(t) if not _negated(t, m.start(), m.end())):
+        return Extraction(None, AMBIGUOUS, "mention", "hedged: two lists left open")  # "[(...)] or [(...)]"
     stripped = t.strip().strip(".")
     if _LIST.fullmatch(stripped) or _BARE.fullmatch(stripped):
         return _result(_pairs(stripped), "short", n)
     lines = [ln.strip().strip(".") for ln in t.splitlines() if ln.strip()]
+    stated = [i for i, ln in enumerate(lines) if _LIST.fullmatch(ln.strip("*#>- "))]  # a list alone on its line
+    if stated:  # the stated answer wins over the explanation after it, unless a later list differs
+        i = stated[-1]
+        pairs = _pairs(lines[i])
+        later = {_pairs(m.group(0)) for ln in lines[i + 1:] for m in _LIST.finditer(ln)
+                 if not _negated(ln, m.start(), m.end())}
+        if later - {pairs}:
+            return Extraction(None, AMBIGUOUS, "mention", "the stated list and a later one differ")
+        return _result(pairs, "last_line" if i == len(lines) - 1 else "mention", n)
     if lines:
         pairs = _affirmed(lines[-1])
         if pairs is None and _BARE.fullmatch(lines[-1]):
