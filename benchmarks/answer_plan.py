@@ -10,6 +10,7 @@ every photo yielding an item (what the builder's plan sees after its probe).
   answer slot changed or which moved between the splits (a Lite change): max and mean.
 
     python benchmarks/answer_plan.py [--sizes 57 220 1100] [--seeds 100] [--ops 100] [--plot docs/answer_plan.png]
+    python benchmarks/answer_plan.py --no-table --seeds 30 --plot docs/answer_plan.png   # the figure only
 """
 from __future__ import annotations
 
@@ -126,8 +127,8 @@ def plot(path: str, sizes, seeds: int) -> None:
                     x = p * 5 + li
                     ax.bar(x, per_seed[0][li], color=colours[li], label=letter if p == 0 else None)
                     ax.plot([x, x], [min(values), max(values)], color="black", lw=1)
-            ax.set_xticks([1.5, 6.5, 11.5], ["1.x", "2.0", "3.0"])
-            ax.set_ylim(10, 40)
+            ax.set_xticks([1.5, 6.5, 11.5], ["1.x balanced", "2.0 stable", "3.0 quota"])
+            ax.set_ylim(0, 50)
             ax.set_title(f"{split}, {n} photos" + (f" (Lite ~{round(0.2 * n)})" if split == "lite" else ""),
                          fontsize=10)
             if col == 0:
@@ -146,11 +147,12 @@ def main() -> None:
     ap.add_argument("--ops", type=int, default=100)
     ap.add_argument("--plans", nargs="+", default=list(PLANS), choices=list(PLANS))
     ap.add_argument("--plot", default=None, metavar="PNG")
+    ap.add_argument("--no-table", action="store_true", help="only the plot")
     args = ap.parse_args()
     print("| case | photos | plan | worst dev. test: median / max (pt) | worst dev. lite: median / max (pt) "
           "| Lite share: min-max (%) | others changed: add / remove / replace, max (mean) |")
     print("|---|---:|---|---|---|---|---|")
-    for case, config in CASES.items():
+    for case, config in ({} if args.no_table else CASES).items():
         for n in args.sizes:
             for plan in args.plans:
                 b = balance(n, args.seeds, config, plan)

@@ -262,3 +262,31 @@ def test_quota_builds_exactly_balanced_items(photo_dir, cache_dir):
     rows = _build(photo_dir, cache_dir, "anomaly_detection")["test"]
     judged = Counter(r["answer"].splitlines()[0] for r in rows.values())
     assert judged["Judgment: A"] == judged["Judgment: B"] == 8
+    # the task's slot cycle reached the plan: every unaltered item has the one unaltered slot
+    assert {json.loads(r["metadata"])["slot"] for r in rows.values() if "Judgment: A" in r["answer"]} == {0}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", ["order_restoration", "anomaly_detection"])
+def test_quota_builder_keeps_all_but_a_few_items_when_the_folder_changes(tmp_path, config):
+    task = get_task(config)
+    bound = 2 * (len(set(task.slot_cycle or range(task.num_slots))) - 1) + 1
+    folder = tmp_path / "photos"
+    write_photos(folder, 12)
+    before = _build(folder, tmp_path / "c0", config)
+    write_photos(folder, 1, start=100)  # one photo more
+    grown = _build(folder, tmp_path / "c1", config)
+    new_id = (set(grown["test"]) - set(before["test"])).pop()
+    moved = (set(before["lite"]) ^ set(grown["lite"])) - {new_id}
+    assert len(_changed(before["test"], grown["test"]) | moved) <= bound
+    assert len(moved) <= 1
+    for rows in (grown["test"], grown["lite"]):
+        assert _spread(r["answer"].splitlines()[0] for r in rows.values()) <= 1
+    victim = sorted(before["test"])[0]  # one photo re-encoded: a new id, and its old one gone
+    path = next(p for p in sorted(folder.glob("photo_*.jpg")) if _id_of(p) == victim)
+    Image.open(path).convert("RGB").save(path, quality=80)
+    reencoded = _build(folder, tmp_path / "c2", config)
+    replacement = (set(reencoded["test"]) - set(grown["test"])).pop()
+    moved = (set(grown["lite"]) ^ set(reencoded["lite"])) - {victim, replacement}
+    assert len(_changed(grown["test"], reencoded["test"]) | moved) <= bound
+    assert len(moved) <= 1
