@@ -60,9 +60,11 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
         fingerprint: cache key of the source folder's contents; filled in automatically.
         options: the task's own options that shape its items (``Task.options``, e.g. the CLIP
             model of the hard config), normalised by the task; part of the cache key.
-        answer_plan: ``"stable"`` (default: a photo's answer slot, Lite membership and easy distractors do not
-            depend on the other photos, so a growing folder keeps its old items) or ``"balanced"`` (exactly
-            balanced letters and an exact Lite size, for a frozen folder); see :mod:`jigsaw_puzzles.plan`.
+        answer_plan: ``"quota"`` (default: letters and Lite size exactly balanced, and one photo more, less or
+            replaced changes the letters or Lite membership of only a few other items), ``"stable"`` (2.0.0:
+            each photo's letter and Lite membership depend on that photo alone, balanced only in expectation)
+            or ``"balanced"`` (1.x: exact, but one photo more reshuffles most letters; for a frozen folder);
+            see :mod:`jigsaw_puzzles.plan`.
         splits: the splits to generate (``None``: all of :data:`~jigsaw_puzzles.spec.SPLITS`). ``("lite",)``
             cuts only the Lite items, the same bytes as in a full build (the plan still sees every source), for
             a Lite evaluation in a fraction of the time.
@@ -195,7 +197,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
         lite = lite_ids([s.source_id for s in curation.accepted], seed, self.config.lite_fraction, plan)
         item_ids = [s.source_id for s in items]
         slots = plan_slots(item_ids, [s for s in lite if s in set(item_ids)], seed, task.family, task.num_slots,
-                           plan)
+                           plan, task.slot_cycle)
         self._plan = {"curation": curation, "task_skips": skipped, "feasible": items,
                       "lite": lite, "slots": slots, "prepared": {k: v for k, v in prepared.items() if k in slots}}
         return self._plan

@@ -94,9 +94,9 @@ def _add_source(p: argparse.ArgumentParser) -> None:
                    help="folder of source photographs, searched recursively (default: the embedded photos)")
     p.add_argument("--seed", type=int, default=0, help="benchmark seed: with the same photos it fixes every item")
     p.add_argument("--answer-plan", choices=ANSWER_PLANS, default=DEFAULT_ANSWER_PLAN,
-                   help="stable: each photo's answer letter, Lite membership and easy distractors depend on that "
-                        "photo alone, so a growing folder keeps its old items (letters balanced within a few "
-                        "points); balanced: exactly balanced letters and Lite size, for a frozen folder")
+                   help="quota (default): exactly balanced letters and Lite size, and one photo more, less or "
+                        "replaced changes only a few other items; stable (2.0): per-photo letters, balanced within "
+                        "a few points; balanced (1.x): exact, reshuffled by any new photo (a frozen folder)")
 
 
 def _config_name(text: str) -> str:

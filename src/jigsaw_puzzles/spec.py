@@ -49,7 +49,8 @@ LITE_FRACTION = 0.2  # 220 of the paper's 1,100 images
 #: within one generator version; a change of any item is a new version, said in the docs
 #: (docs/tasks.md, "Generator versions"). Recorded in every item's metadata and in the card.
 #: 2.0.0: the stable answer plan (slots, Lite and easy distractors per photo, not per folder).
-GENERATOR_VERSION = "2.0.0"
+#: 3.0.0: the quota answer plan (exact letter and Lite balance; one photo moves only a few other items).
+GENERATOR_VERSION = "3.0.0"
 
 #: Anomaly Detection under uniform guessing (judgment A/B, then position and type):
 #: right with probability 1/2 on an unchanged item and 1/2 * 1/4 * 1/2 on an altered one.

@@ -3,7 +3,10 @@
 Slots come in cycles of 16: even slots are unchanged images, odd slots walk
 through the 8 (position, kind) pairs, so unchanged/rotated/mirrored run 2:1:1
 and every position is altered equally often; random guessing then scores
-1/2 * 1/2 + 1/2 * 1/2 * 1/4 * 1/2 = 28.125%, the paper's 28.13.
+1/2 * 1/2 + 1/2 * 1/2 * 1/4 * 1/2 = 28.125%, the paper's 28.13. The default
+answer plan fills exact quotas read from ``slot_cycle``: unchanged (slot 0) and
+altered alternate, and the altered slots take the positions in turn with the
+kinds alternating, so every prefix is balanced in all three fields.
 
 A transform is only used if it visibly changes its cell (symmetric content
 would make the "altered" item look correct) and cannot be mistaken for the
@@ -35,6 +38,17 @@ def slot_meaning(slot: int, cells: int = 4) -> tuple[str | None, str | None]:
         return None, None
     index = slot // 2
     return LETTERS[index % cells], "AB"[index // cells]
+
+
+def slot_cycle(cells: int = 4) -> tuple[int, ...]:
+    """The answer plan's quota order: unchanged (slot 0) before each altered slot; the altered slots take the
+    positions in turn, the kind alternating, and every (position, kind) pair once (4 * cells entries)."""
+    out = []
+    for j in range(2 * cells):
+        position = j % cells
+        kind = (position + j // cells) % 2
+        out += [0, 2 * (kind * cells + position) + 1]
+    return tuple(out)
 
 
 def valid_transforms(cell: Image.Image, kind: str) -> list[str]:
@@ -122,8 +136,9 @@ def grid_task(config: str) -> Task:
         )
 
     return Task(config, 4 * n, check_grid, build_grid,
-                f"Anomaly Detection on a {rows}x{cols} grid: one of {n} cells rotated, mirrored, or none", __name__)
+                f"Anomaly Detection on a {rows}x{cols} grid: one of {n} cells rotated, mirrored, or none", __name__,
+                slot_cycle=slot_cycle(n))
 
 
 TASKS = [Task("anomaly_detection", NUM_SLOTS, check, build,
-              "Anomaly Detection: one cell rotated, mirrored, or none", __name__)]
+              "Anomaly Detection: one cell rotated, mirrored, or none", __name__, slot_cycle=slot_cycle())]

@@ -84,6 +84,8 @@ class Task:
     preparer: ``(options, settings) -> Preparation``; raises ``ConfigUnavailable`` when the
         config cannot be built here. Resolved before any work.
     annotate: ``item -> dict`` of extra metadata the builder records (not the stream).
+    slot_cycle: the answer plan's quota order (:func:`jigsaw_puzzles.plan.quotas`) when slots are not plain
+        letters (Anomaly Detection); ``None``: every slot once, in a seeded order.
     """
 
     config: str
@@ -100,6 +102,7 @@ class Task:
     #: metadata the builder adds to each built item (e.g. the solver's margin, a difficulty signal); the
     #: training stream leaves it out, for speed.
     annotate: Callable[[Item], dict] | None = None
+    slot_cycle: tuple[int, ...] | None = None
 
     @property
     def spec(self) -> ConfigSpec:
