@@ -505,3 +505,25 @@ def test_a_model_that_cannot_be_loaded_leaves_no_run_behind(data, tmp_path, caps
         evaluate_model(str(folder), backend="transformers", data=data, out=tmp_path / "run", progress=False)
     assert "\n" not in str(err.value)
     assert not (tmp_path / "run").exists()  # no run.json-only folder to break `report runs/*`
+
+
+@pytest.mark.parametrize("argv", [
+    ["build", "--out", "{tmp}/export", "--num-proc", "0"],
+    ["build", "--out", "{tmp}/export", "--num-proc", "-1"],
+    ["human", "--out", "{tmp}/human", "--port", "0"],
+    ["human", "--out", "{tmp}/human", "--port", "70000"],
+    ["lmms-eval", "--dataset", "{tmp}/export", "--out", "{tmp}/tasks", "--max-new-tokens", "0"],
+])
+def test_cli_sibling_numbers_are_checked_before_any_work(tmp_path, capsys, monkeypatch, argv):
+    from jigsaw_puzzles.inference import data as data_mod
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("work started before the value was checked")
+
+    monkeypatch.setattr(data_mod, "load_datasets", no_work)
+    monkeypatch.setattr("jigsaw_puzzles.export.make_builder", no_work)
+    monkeypatch.setattr("jigsaw_puzzles.integrations.lmms_eval_tasks.write_tasks", no_work)
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    assert main(argv) == 2
+    assert argv[-2] in last_error_line(capsys)
+    assert not any(tmp_path.iterdir())  # nothing written

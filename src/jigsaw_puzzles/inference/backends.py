@@ -379,7 +379,10 @@ class VLLMBackend(Backend):
             kwargs["max_model_len"] = int(max_model_len)
         kwargs.update(llm_kwargs)
         self.llm_kwargs = {k: v for k, v in kwargs.items() if k != "model"}
-        self.llm = LLM(**kwargs)
+        try:
+            self.llm = LLM(**kwargs)
+        except (OSError, ValueError) as err:  # not found, offline, not a checkpoint, an unsupported model
+            raise ModelLoadError(f"--model {model}: vLLM cannot load it: {_first_line(err)}") from None
         sp = dict(max_tokens=settings.max_new_tokens, temperature=max(0.0, settings.temperature), seed=settings.seed)
         if not settings.greedy:
             sp["top_p"] = settings.top_p

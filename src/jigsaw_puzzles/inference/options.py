@@ -85,9 +85,10 @@ def check_api_base(url: str, option: str = "--api-base") -> str:
 
 
 def check_model(model: str, backend: str) -> None:
-    """For the transformers and vLLM backends: ``model`` is an existing folder, or a Hub id that is cached or
-    that the Hub knows; otherwise a UsageError at once (not minutes of download retries, then a traceback)."""
-    if backend not in ("transformers", "vllm"):
+    """For the transformers backend: ``model`` is an existing folder, or a Hub id that is cached or that the Hub
+    knows; otherwise a UsageError at once (not minutes of download retries, then a traceback).  (vLLM resolves
+    models its own way, ModelScope included: what it cannot load is a ``ModelLoadError``, one line, too.)"""
+    if backend != "transformers":
         return
     if Path(model).expanduser().exists():
         return  # a local checkpoint: the backend says what is wrong with it, if anything
