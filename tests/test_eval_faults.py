@@ -527,3 +527,16 @@ def test_cli_sibling_numbers_are_checked_before_any_work(tmp_path, capsys, monke
     assert main(argv) == 2
     assert argv[-2] in last_error_line(capsys)
     assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_an_https_endpoint_goes_through_the_bounded_request_too(data, tmp_path):
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on: refused at once
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    backend = OpenAIBackend("m", GenerationSettings(), api_base=f"https://127.0.0.1:{port}/v1", max_retries=0,
+                            timeout=5, retry_base_delay=0.0)
+    row = data[CONFIG][0]
+    with pytest.raises(EndpointError, match="giving up after 0 retries.*connection error"):
+        list(backend.generate([Request(row["id"], CONFIG, row["question"], row["images"])]))

@@ -8,6 +8,8 @@ and a user name or password in ``--api-base`` is refused (so it can never reach 
 from __future__ import annotations
 
 import math
+import numbers
+import re
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -22,25 +24,25 @@ def whole(option: str, value: Any, least: int = 1) -> int | None:
     """``value`` as an int ≥ ``least`` (None passes: the option's default)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise UsageError(f"{option} must be a whole number, got {value!r}")
     if value < least:
         raise UsageError(f"{option} must be at least {least}, got {value}")
-    return value
+    return int(value)
 
 
 def seconds(option: str, value: Any, allow_none: bool = False) -> float | None:
     """``value`` as a finite number of seconds > 0."""
     if value is None and allow_none:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
         raise UsageError(f"{option} must be a number of seconds above 0, got {value!r}")
     return float(value)
 
 
 def number(option: str, value: Any, low: float, high: float = math.inf, low_open: bool = False) -> float:
     """``value`` as a finite number in ``[low, high]`` (``(low, high]`` when ``low_open``)."""
-    ok = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) \
+    ok = not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value) \
         and (value > low if low_open else value >= low) and value <= high
     if not ok:
         span = f"{'above' if low_open else 'at least'} {low:g}" + ("" if high == math.inf else f" and at most {high:g}")
@@ -49,14 +51,8 @@ def number(option: str, value: Any, low: float, high: float = math.inf, low_open
 
 
 def redacted(url: str) -> str:
-    """``url`` with any user name and password replaced by ``***`` (for messages)."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-    except ValueError:
-        return url
-    if "@" not in parts.netloc:
-        return url
-    return urllib.parse.urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
+    """``url`` with any user name and password replaced by ``***`` (for messages), even when it does not parse."""
+    return re.sub(r"//[^/?#]*@", "//***@", url)
 
 
 def check_api_base(url: str, option: str = "--api-base") -> str:
@@ -114,8 +110,8 @@ def check_model(model: str, backend: str) -> None:
         raise UsageError(f"--model {model}: a gated model; accept its terms on the Hub and log in "
                          "(hf auth login or $HF_TOKEN)") from None
     except RepositoryNotFoundError:
-        raise UsageError(f"--model {model}: no such model on the Hub, or a private one without a token "
-                         "(check the name; hf auth login or $HF_TOKEN)") from None
+        raise UsageError(f"--model {model}: no such local folder, and no such model on the Hub (or a private "
+                         "one without a token: hf auth login or $HF_TOKEN); check the name") from None
     except Exception as err:  # noqa: BLE001 - no connection, DNS, proxy, a 5xx: the weights cannot come
         raise UsageError(f"--model {model}: not in the local cache and the Hub cannot be reached "
                          f"({' '.join(str(err).split())[:200]}); connect, or give a local folder") from None
