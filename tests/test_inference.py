@@ -481,7 +481,8 @@ def test_openai_gives_up_after_max_retries_and_resumes(tmp_path):
                       sleep=lambda s: None)
     n = {"calls": 0}
 
-    def always_busy(body):
+    def always_busy(body, limit):
+        assert 0 < limit <= b.timeout  # each attempt bounded as a whole
         n["calls"] += 1
         raise APIError(503, "overloaded")
 
