@@ -496,12 +496,12 @@ def test_cli_a_model_that_cannot_be_found_is_one_line_and_leaves_no_run(tmp_path
 
 
 def test_a_model_that_cannot_be_loaded_leaves_no_run_behind(data, tmp_path, capsys):
-    from jigsaw_puzzles.inference.backends import ModelLoadError
+    from jigsaw_puzzles.errors import UserError  # what the CLI prints as one line, exit code 2
 
     folder = tmp_path / "not-a-checkpoint"
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps({"model_type": "no-such-architecture"}))
-    with pytest.raises(ModelLoadError, match="--model .*not-a-checkpoint") as err:
+    with pytest.raises(UserError, match="--model .*not-a-checkpoint") as err:
         evaluate_model(str(folder), backend="transformers", data=data, out=tmp_path / "run", progress=False)
     assert "\n" not in str(err.value)
     assert not (tmp_path / "run").exists()  # no run.json-only folder to break `report runs/*`

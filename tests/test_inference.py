@@ -567,11 +567,11 @@ def test_vllm_truncated_and_empty_answers_are_recorded_and_counted(tmp_path, mon
 
 
 def test_vllm_model_that_cannot_be_loaded_is_one_line_and_leaves_no_run(tmp_path, monkeypatch):
-    from jigsaw_puzzles.inference.backends import ModelLoadError
+    from jigsaw_puzzles.errors import UserError  # what the CLI prints as one line, exit code 2
 
     fake_vllm(monkeypatch, load_error=OSError("org/typo is not a local folder and is not a valid model identifier\n"
                                               "If this is a private repository, ..."))
     data = make_data(["order_generation"], 2, size=(72, 72))
-    with pytest.raises(ModelLoadError, match="--model org/typo: vLLM cannot load it: org/typo is not") as err:
+    with pytest.raises(UserError, match="--model org/typo: vLLM cannot load it: org/typo is not") as err:
         evaluate_model("org/typo", backend="vllm", data=data, out=tmp_path / "run", progress=False)
     assert "\n" not in str(err.value) and not (tmp_path / "run").exists()
