@@ -33,6 +33,8 @@ class Stub(BaseHTTPRequestHandler):
     count = 0
     delay = 0.0
     reject = None  # (status, after): answer the first `after` requests, then `status` for one request
+    body = None  # a JSON body to send with 200 (the completion's shape under test)
+    trickle_for = 30.0  # seconds a trickling response lasts at most (the test bounds the server too)
 
     def log_message(self, *args):
         pass
@@ -48,6 +50,10 @@ class Stub(BaseHTTPRequestHandler):
         if cls.reject is not None and cls.count == cls.reject[1] + 1:
             return self._send(cls.reject[0], json.dumps({"error": {"message": "content filtered"}}).encode())
         mode = cls.mode
+        if cls.body is not None:
+            return self._send(200, json.dumps(cls.body).encode())
+        if mode in ("trickle_body", "trickle_headers"):
+            return self._trickle(mode)
         if isinstance(mode, int):
             return self._send(mode, json.dumps({"error": {"message": "nope"}}).encode())
         bodies = {
@@ -71,6 +77,24 @@ class Stub(BaseHTTPRequestHandler):
             return None
         raise AssertionError(mode)
 
+    def _trickle(self, mode):
+        """One byte every 0.3 s for at most ``trickle_for`` s (an endless body), or until the client hangs up."""
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+        if mode == "trickle_body":
+            self.wfile.write(head)
+            head = b"{" + b" " * 99999
+        end = time.monotonic() + type(self).trickle_for
+        try:
+            for byte in head:
+                if time.monotonic() > end:
+                    break
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(0.3)
+        except OSError:  # the client hung up: what the test wants
+            pass
+        self.close_connection = True
+
     def _send(self, code, data, ctype="application/json"):
         self.send_response(code)
         self.send_header("Content-Type", ctype)
@@ -86,7 +110,7 @@ class QuietServer(ThreadingHTTPServer):
 
 @pytest.fixture
 def stub():
-    Stub.mode, Stub.count, Stub.delay, Stub.reject = "ok", 0, 0.0, None
+    Stub.mode, Stub.count, Stub.delay, Stub.reject, Stub.body = "ok", 0, 0.0, None, None
     server = QuietServer(("127.0.0.1", 0), Stub)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -320,3 +344,199 @@ def test_sigterm_marks_the_run_interrupted_with_one_line(stub, tmp_path, photo_d
     assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("jigsaw-puzzles: interrupted")
     assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
     assert not (out / ".lock").exists()
+
+
+# ---------------------------------------------------------------------------------------------- Trust II (#20)
+def completion(content, finish="stop", **message):
+    return {"choices": [{"message": {"role": "assistant", "content": content, **message}, "finish_reason": finish}]}
+
+
+@pytest.mark.parametrize("content", [["A"], 7, {"text": "A"}, True, [{"type": "text", "text": None}],
+                                     [{"type": "text", "text": "A"}, "B"], [{"type": "image_url"}]])
+def test_a_content_outside_the_openai_format_is_malformed_retried_then_a_clear_error(stub, data, tmp_path, content):
+    url, handler = stub
+    handler.body = completion(content)
+    with pytest.raises(EndpointError, match="giving up after 2 retries.*malformed response"):
+        run(url, data, tmp_path / "run")
+    assert handler.count == 3
+    preds = tmp_path / "run" / "predictions.jsonl"
+    assert not preds.exists() or preds.read_text() == ""  # never an empty answer, never a traceback
+
+
+@pytest.mark.parametrize("content", ["B", [{"type": "text", "text": "B"}],
+                                     [{"type": "text", "text": "B"}, {"type": "refusal", "refusal": "no"}]])
+def test_a_content_string_or_list_of_text_parts_is_read_as_its_text(stub, data, tmp_path, content):
+    url, handler = stub
+    handler.body = completion(content)
+    res = run(url, data, tmp_path / "run")
+    recs = [json.loads(x) for x in (tmp_path / "run" / "predictions.jsonl").read_text().splitlines()]
+    assert res["complete"] and {r["output"] for r in recs} == {"B"} and all("finish" not in r for r in recs)
+    assert res["metrics"][CONFIG]["truncated"] == 0 and res["metrics"][CONFIG]["empty"] == 0
+
+
+@pytest.mark.parametrize("body, finish", [
+    (completion("The pieces go", finish="length"), "truncated"),
+    (completion(None, finish="length"), "truncated"),  # a reasoning model cut before any answer text
+    (completion(""), "empty"),
+    (completion("  \n "), "empty"),
+    (completion(None, refusal="I cannot help with that"), "empty"),
+])
+def test_a_truncated_or_empty_answer_is_recorded_and_counted_as_such(stub, data, tmp_path, body, finish):
+    url, handler = stub
+    handler.body = body
+    res = run(url, data, tmp_path / "run")
+    recs = [json.loads(x) for x in (tmp_path / "run" / "predictions.jsonl").read_text().splitlines()]
+    assert res["complete"] and len(recs) == 4 and handler.count == 4  # an answer: not retried
+    assert all(r["finish"] == finish and not r["correct"] for r in recs)
+    saved = json.loads((tmp_path / "run" / "results.json").read_text())["metrics"][CONFIG]
+    other = {"truncated": "empty", "empty": "truncated"}[finish]
+    assert saved[finish] == 4 and saved[other] == 0 and saved["correct"] == 0
+
+
+@pytest.mark.parametrize("mode", ["trickle_body", "trickle_headers"])
+def test_a_trickling_server_is_bounded_by_the_timeout_for_the_whole_request(stub, data, tmp_path, mode):
+    url, handler = stub
+    handler.mode = mode  # one byte every 0.3 s for 30 s: each read is quick, the request never ends
+    t0 = time.monotonic()
+    with pytest.raises(EndpointError, match="giving up after 1 retries.*timed out.*within 2 s"):
+        run(url, data, tmp_path / "run", backend_kwargs={"retry_base_delay": 0.0, "max_retries": 1, "timeout": 2})
+    assert handler.count == 2
+    assert time.monotonic() - t0 < 20  # two attempts of 2 s; the server would have trickled for 2 x 30 s
+
+
+def test_an_attempt_never_runs_past_the_retry_budget(stub, data, tmp_path):
+    url, handler = stub
+    handler.mode = "trickle_body"
+    with pytest.raises(EndpointError, match=r"giving up after 0 retries.*timed out.*within 1\.5 s"):
+        run(url, data, tmp_path / "run",
+            backend_kwargs={"retry_base_delay": 0.0, "max_retries": 5, "timeout": 60, "retry_budget": 1.5})
+
+
+BAD_EVAL_VALUES = [
+    ["--max-items", "-12"], ["--max-items", "0"], ["--batch-size", "-1"], ["--batch-size", "0"],
+    ["--timeout", "-1"], ["--timeout", "0"], ["--timeout", "nan"], ["--timeout", "inf"],
+    ["--retry-budget", "0"], ["--max-retries", "-1"], ["--num-proc", "0"], ["--max-new-tokens", "0"],
+    ["--temperature", "-1"], ["--temperature", "nan"], ["--top-p", "0"], ["--top-p", "1.5"], ["--dtype", "bf16"],
+    ["--tensor-parallel-size", "0"], ["--max-model-len", "-5"],
+    ["--api-base", ""], ["--api-base", "127.0.0.1:8000/v1"], ["--api-base", "localhost:8000/v1"],
+    ["--api-base", "http://[::1"], ["--api-base", "ftp://127.0.0.1/v1"], ["--api-base", "http:///v1"],
+    ["--api-base", "http://127.0.0.1:99999/v1"], ["--api-base", "http://127.0.0.1/v1?key=k"],
+    ["--api-base", "http://127.0.0.1 /v1"],
+]
+
+
+@pytest.mark.parametrize("bad", BAD_EVAL_VALUES, ids=lambda a: " ".join(a) or "empty")
+def test_cli_every_eval_value_is_checked_first_one_line_exit_2(stub, tmp_path, capsys, photo_dir, cache_dir, bad):
+    url, handler = stub
+    argv = ["eval", "--model", "m", "--api-base", url, "--source", str(photo_dir), "--configs", CONFIG,
+            "--out", str(tmp_path / "run"), "--no-progress", "--cache-dir", cache_dir, *bad]
+    assert main(argv) == 2
+    line = last_error_line(capsys)
+    assert bad[0] in line
+    assert handler.count == 0 and not (tmp_path / "run").exists()  # nothing asked, nothing written
+
+
+def test_cli_a_password_in_the_api_base_is_refused_and_never_written(stub, tmp_path, capsys, photo_dir, cache_dir):
+    url, handler = stub
+    secret_url = url.replace("http://", "http://user:s3cret@")
+    argv = ["eval", "--model", "m", "--api-base", secret_url, "--source", str(photo_dir), "--configs", CONFIG,
+            "--max-items", "1", "--out", str(tmp_path / "run"), "--no-progress", "--cache-dir", cache_dir]
+    assert main(argv) == 2
+    line = last_error_line(capsys)
+    assert "--api-base" in line and "password" in line and "s3cret" not in line
+    assert handler.count == 0 and not (tmp_path / "run").exists()
+
+
+def test_cli_out_that_is_a_file_is_one_line(stub, tmp_path, capsys, photo_dir, cache_dir):
+    url, handler = stub
+    (tmp_path / "notes.txt").write_text("mine")
+    argv = ["eval", "--model", "m", "--api-base", url, "--source", str(photo_dir), "--configs", CONFIG,
+            "--out", str(tmp_path / "notes.txt"), "--no-progress", "--cache-dir", cache_dir]
+    assert main(argv) == 2 and "--out" in last_error_line(capsys)
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("env", ["", "127.0.0.1:8000/v1", "http://u:pw@127.0.0.1:8000/v1"])
+def test_the_endpoint_from_the_environment_is_checked_too(data, tmp_path, monkeypatch, env):
+    from jigsaw_puzzles.errors import UsageError
+
+    monkeypatch.setenv("OPENAI_BASE_URL", env)
+    monkeypatch.delenv("OPENAI_API_BASE", raising=False)
+    if not env:  # unset in effect: the documented default, said by the run.json it writes
+        backend = OpenAIBackend("m", GenerationSettings())
+        assert backend.url == "https://api.openai.com/v1/chat/completions"
+        return
+    with pytest.raises(UsageError, match=r"\$OPENAI_BASE_URL") as err:
+        evaluate_model("m", backend="openai", data=data, out=tmp_path / "run", progress=False)
+    assert "pw" not in str(err.value) and not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("kwargs", [{"max_items": 0}, {"max_items": -12}, {"batch_size": -1}, {"api_base": ""},
+                                    {"backend_kwargs": {"timeout": 0}}, {"backend_kwargs": {"retry_budget": -1}}])
+def test_evaluate_model_checks_its_values_before_writing_anything(stub, data, tmp_path, kwargs):
+    from jigsaw_puzzles.errors import UsageError
+
+    url, handler = stub
+    kwargs = {"api_base": url, **kwargs}
+    with pytest.raises(UsageError):
+        evaluate_model("m", backend="openai", data=data, out=tmp_path / "run", progress=False, **kwargs)
+    assert handler.count == 0 and not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("model", ["/no/such/checkpoint", "./no-such-checkpoint", "jigsaw-test/no-such-model-xyz",
+                                   "not a model id"])
+def test_cli_a_model_that_cannot_be_found_is_one_line_and_leaves_no_run(tmp_path, capsys, photo_dir, cache_dir,
+                                                                       model, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv = ["eval", "--model", model, "--backend", "transformers", "--source", str(photo_dir), "--configs", CONFIG,
+            "--out", str(tmp_path / "run"), "--no-progress", "--cache-dir", cache_dir]
+    assert main(argv) == 2
+    assert "--model" in last_error_line(capsys)
+    assert not (tmp_path / "run").exists()  # no run.json-only folder to break `report runs/*`
+
+
+def test_a_model_that_cannot_be_loaded_leaves_no_run_behind(data, tmp_path, capsys):
+    from jigsaw_puzzles.errors import UserError  # what the CLI prints as one line, exit code 2
+
+    folder = tmp_path / "not-a-checkpoint"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "no-such-architecture"}))
+    with pytest.raises(UserError, match="--model .*not-a-checkpoint") as err:
+        evaluate_model(str(folder), backend="transformers", data=data, out=tmp_path / "run", progress=False)
+    assert "\n" not in str(err.value)
+    assert not (tmp_path / "run").exists()  # no run.json-only folder to break `report runs/*`
+
+
+@pytest.mark.parametrize("argv", [
+    ["build", "--out", "{tmp}/export", "--num-proc", "0"],
+    ["build", "--out", "{tmp}/export", "--num-proc", "-1"],
+    ["human", "--out", "{tmp}/human", "--port", "0"],
+    ["human", "--out", "{tmp}/human", "--port", "70000"],
+    ["lmms-eval", "--dataset", "{tmp}/export", "--out", "{tmp}/tasks", "--max-new-tokens", "0"],
+])
+def test_cli_sibling_numbers_are_checked_before_any_work(tmp_path, capsys, monkeypatch, argv):
+    from jigsaw_puzzles.inference import data as data_mod
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("work started before the value was checked")
+
+    monkeypatch.setattr(data_mod, "load_datasets", no_work)
+    monkeypatch.setattr("jigsaw_puzzles.export.make_builder", no_work)
+    monkeypatch.setattr("jigsaw_puzzles.integrations.lmms_eval_tasks.write_tasks", no_work)
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    assert main(argv) == 2
+    assert argv[-2] in last_error_line(capsys)
+    assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_an_https_endpoint_goes_through_the_bounded_request_too(data, tmp_path):
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on: refused at once
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    backend = OpenAIBackend("m", GenerationSettings(), api_base=f"https://127.0.0.1:{port}/v1", max_retries=0,
+                            timeout=5, retry_base_delay=0.0)
+    row = data[CONFIG][0]
+    with pytest.raises(EndpointError, match="giving up after 0 retries.*connection error"):
+        list(backend.generate([Request(row["id"], CONFIG, row["question"], row["images"])]))

@@ -182,7 +182,8 @@ def test_unbuildable_config_is_skipped_unless_asked_for_and_added_once_enabled(t
     assert res["complete"] and hard not in res["metrics"] and res["n_items"] == 3 * 7
     assert hard in json.loads((out / "results.json").read_text())["skipped"]
     md = make_report([out], out=None, stream=None)["markdown"]
-    assert "skipped" in md and "To enable: Pass a checkpoint file" in md
+    # one short line in the report (#21.10); how to enable it stays in results.json
+    assert "skipped" in md and "are not available" in md and "results.json" in md and "Pass a checkpoint" not in md
     run = json.loads((out / "run.json").read_text())  # the options that shape the hard items, defaults filled in
     assert run["dataset_options"] == {hard: {"clip_model": "ViT-B-32", "clip_pretrained": "openai"}}
     with pytest.raises(ConfigUnavailable, match="CLIP weights"):  # asked for by name: an error, as in `build`
@@ -307,6 +308,14 @@ def test_transformers_backend_tiny_vlm_end_to_end(tmp_path, tiny_vlm):
     for r in recs:
         assert 1 <= r["completion_tokens"] <= 5 and r["prompt_tokens"] > 20 and r["latency_s"] > 0
         assert isinstance(r["output"], str) and r["correct"] in (True, False)
+        assert r.get("finish") in (None, "truncated", "empty")
+        if r.get("finish") == "truncated":  # cut by max_new_tokens, not ended by the model
+            assert r["completion_tokens"] == 5
+    cut = [r for r in recs if r.get("finish") == "truncated"]
+    assert cut  # a random tiny model does not say EOS within 5 tokens
+    for c in data:
+        assert res["metrics"][c]["truncated"] == sum(r["config"] == c and r.get("finish") == "truncated" for r in recs)
+        assert res["metrics"][c]["empty"] == sum(r["config"] == c and r.get("finish") == "empty" for r in recs)
     run = json.loads((out / "run.json").read_text())
     from transformers import AutoModelForImageTextToText
 
@@ -473,7 +482,8 @@ def test_openai_gives_up_after_max_retries_and_resumes(tmp_path):
                       sleep=lambda s: None)
     n = {"calls": 0}
 
-    def always_busy(body):
+    def always_busy(body, limit):
+        assert 0 < limit <= b.timeout  # each attempt bounded as a whole
         n["calls"] += 1
         raise APIError(503, "overloaded")
 
@@ -526,3 +536,43 @@ def test_vllm_backend_builds_the_right_request(tmp_path, monkeypatch):
     assert conv[-1]["content"][0]["image_url"]["url"].startswith("data:image/png;base64,")
     recs = lines(tmp_path / "run")
     assert {r["prompt_tokens"] for r in recs} == {55, 54} and {r["completion_tokens"] for r in recs} == {3}
+
+
+def fake_vllm(monkeypatch, finish_reason="stop", load_error=None):
+    class SamplingParams:
+        def __init__(self, **kw):
+            pass
+
+    class LLM:
+        def __init__(self, **kw):
+            if load_error is not None:
+                raise load_error
+
+        def chat(self, messages, sampling_params=None, use_tqdm=True, **kw):
+            return [types.SimpleNamespace(prompt_token_ids=[1] * 9, outputs=[types.SimpleNamespace(
+                text="The pieces" if finish_reason == "length" else "", token_ids=[1, 2], finish_reason=finish_reason)])
+                for _ in messages]
+
+    fake = types.ModuleType("vllm")
+    fake.LLM, fake.SamplingParams, fake.__version__ = LLM, SamplingParams, "0.0-mock"
+    monkeypatch.setitem(sys.modules, "vllm", fake)
+
+
+@pytest.mark.parametrize("finish_reason, finish", [("length", "truncated"), ("stop", "empty")])
+def test_vllm_truncated_and_empty_answers_are_recorded_and_counted(tmp_path, monkeypatch, finish_reason, finish):
+    fake_vllm(monkeypatch, finish_reason)
+    data = make_data(["order_generation"], 3, size=(72, 72))
+    res = evaluate_model("org/some-vlm", backend="vllm", data=data, out=tmp_path / "run", progress=False)
+    assert res["complete"] and [r["finish"] for r in lines(tmp_path / "run")] == [finish] * 3
+    assert res["metrics"]["order_generation"][finish] == 3
+
+
+def test_vllm_model_that_cannot_be_loaded_is_one_line_and_leaves_no_run(tmp_path, monkeypatch):
+    from jigsaw_puzzles.errors import UserError  # what the CLI prints as one line, exit code 2
+
+    fake_vllm(monkeypatch, load_error=OSError("org/typo is not a local folder and is not a valid model identifier\n"
+                                              "If this is a private repository, ..."))
+    data = make_data(["order_generation"], 2, size=(72, 72))
+    with pytest.raises(UserError, match="--model org/typo: vLLM cannot load it: org/typo is not") as err:
+        evaluate_model("org/typo", backend="vllm", data=data, out=tmp_path / "run", progress=False)
+    assert "\n" not in str(err.value) and not (tmp_path / "run").exists()

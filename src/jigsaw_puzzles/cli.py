@@ -296,14 +296,11 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
 
 def run_eval(args) -> int:
     from .inference.backends import dist_info
+    from .inference.options import eval_backend_kwargs
     from .inference.runner import backend_choice, evaluate_model
 
     _labelled_bars()
-    backend_kwargs = {}
-    if args.max_model_len:
-        backend_kwargs["max_model_len"] = args.max_model_len
-    if args.device_map:
-        backend_kwargs["device_map"] = args.device_map
+    backend_kwargs = eval_backend_kwargs(args)  # every value checked first: one line and exit 2 if one is wrong
     if args.backend is None:
         args.backend, why = backend_choice(args.model, args.api_base)
         if args.backend != "builtin" and dist_info()[0] == 0:  # said, so nobody wonders where a name was sent

@@ -20,6 +20,7 @@ from . import card
 from ._version import __version__
 from .builder import CONFIGS, make_builder
 from .errors import ConfigUnavailable, UsageError
+from .inference.options import whole
 from .sources import folder_fingerprint
 from .spec import GENERATOR_VERSION, SPLITS, is_config
 
@@ -45,6 +46,7 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     reason and the way to enable it; when it is asked for explicitly, the error is raised before any work.
     """
     out = Path(out)
+    whole("--num-proc", num_proc)  # 0 or -1 is one line, not a silent single process
     explicit = configs is not None
     configs = list(configs or CONFIGS)
     unknown = [c for c in configs if not is_config(c)]

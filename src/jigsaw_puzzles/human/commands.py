@@ -53,6 +53,8 @@ def _exported(dataset: str, split: str, configs) -> dict:
 
 
 def run(args, helpers) -> int:
+    if not 1 <= args.port <= 65535:
+        raise UsageError(f"--port must be between 1 and 65535, got {args.port}")
     from .app import browse_app, test_app
 
     if args.max_items is not None and args.max_items < 1:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from ..errors import UserError
 from .settings import GenerationSettings
 
 BUILTIN_MODELS = ("random", "solver")
@@ -55,6 +56,17 @@ class Generation:
     latency_s: float | None = None  # wall time of the call; for batched backends amortised over the batch
     error: str | None = None  # set when the backend gave up on this item (counted as a wrong/invalid answer)
     extra: dict = field(default_factory=dict)  # e.g. the solver's confidence
+    finish: str | None = None  # "truncated": cut at the token limit (an empty answer is marked by the runner)
+
+
+class ModelLoadError(UserError, RuntimeError):
+    """The model cannot be loaded (a typo, offline, not a checkpoint, not an image-text-to-text model): one
+    line; nothing of the run is written."""
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).strip().splitlines()
+    return " ".join(text[0].split())[:300] if text else type(err).__name__
 
 
 class Backend:
@@ -242,8 +254,12 @@ class TransformersBackend(Backend):
         dtype = settings.dtype
         if dtype not in (None, "auto"):
             dtype = getattr(torch, dtype)
-        self.processor = AutoProcessor.from_pretrained(model, trust_remote_code=trust_remote_code,
-                                                       **(processor_kwargs or {}))
+        try:
+            self.processor = AutoProcessor.from_pretrained(model, trust_remote_code=trust_remote_code,
+                                                           **(processor_kwargs or {}))
+        except (OSError, ValueError) as err:  # not found, offline, not a checkpoint, not a VLM
+            raise ModelLoadError(f"--model {model}: transformers cannot load its processor: {_first_line(err)}") \
+                from None
         tok = getattr(self.processor, "tokenizer", None)
         if tok is not None:
             tok.padding_side = "left"  # decoder-only batched generation
@@ -255,9 +271,13 @@ class TransformersBackend(Backend):
         if attn_implementation:
             kwargs["attn_implementation"] = attn_implementation
         try:
-            self.model = AutoModelForImageTextToText.from_pretrained(model, dtype=dtype or "auto", **kwargs)
-        except TypeError:  # transformers < 4.56 spells it torch_dtype
-            self.model = AutoModelForImageTextToText.from_pretrained(model, torch_dtype=dtype or "auto", **kwargs)
+            try:
+                self.model = AutoModelForImageTextToText.from_pretrained(model, dtype=dtype or "auto", **kwargs)
+            except TypeError:  # transformers < 4.56 spells it torch_dtype
+                self.model = AutoModelForImageTextToText.from_pretrained(model, torch_dtype=dtype or "auto", **kwargs)
+        except (OSError, ValueError) as err:
+            raise ModelLoadError(f"--model {model}: transformers cannot load it as an image-text-to-text model: "
+                                 f"{_first_line(err)}") from None
         self.model.eval()
         self._torch = torch
         self._versions = {"transformers": transformers.__version__, "torch": torch.__version__}
@@ -301,13 +321,15 @@ class TransformersBackend(Backend):
         gens = []
         for i, r in enumerate(requests):
             ids = new[i].tolist()
-            n = len(ids)
+            n, ended = len(ids), False
             for j, t in enumerate(ids):  # generated tokens up to and including the first EOS
                 if t in self.eos_ids:
-                    n = j + 1
+                    n, ended = j + 1, True
                     break
             text = self.processor.batch_decode([ids[:n]], skip_special_tokens=True)[0]
-            gens.append(Generation(r.id, text.strip(), int(prompt_lens[i]), n, dt))
+            cut = not ended and n >= self.settings.max_new_tokens  # stopped by the limit, not by the model
+            gens.append(Generation(r.id, text.strip(), int(prompt_lens[i]), n, dt,
+                                   finish="truncated" if cut else None))
         return gens
 
     def generate(self, requests):
@@ -357,7 +379,10 @@ class VLLMBackend(Backend):
             kwargs["max_model_len"] = int(max_model_len)
         kwargs.update(llm_kwargs)
         self.llm_kwargs = {k: v for k, v in kwargs.items() if k != "model"}
-        self.llm = LLM(**kwargs)
+        try:
+            self.llm = LLM(**kwargs)
+        except (OSError, ValueError) as err:  # not found, offline, not a checkpoint, an unsupported model
+            raise ModelLoadError(f"--model {model}: vLLM cannot load it: {_first_line(err)}") from None
         sp = dict(max_tokens=settings.max_new_tokens, temperature=max(0.0, settings.temperature), seed=settings.seed)
         if not settings.greedy:
             sp["top_p"] = settings.top_p
@@ -381,7 +406,8 @@ class VLLMBackend(Backend):
             c = o.outputs[0]
             ptoks = getattr(o, "prompt_token_ids", None)
             yield Generation(r.id, c.text.strip(), len(ptoks) if ptoks is not None else None,
-                             len(c.token_ids) if getattr(c, "token_ids", None) is not None else None, dt)
+                             len(c.token_ids) if getattr(c, "token_ids", None) is not None else None, dt,
+                             finish="truncated" if getattr(c, "finish_reason", None) == "length" else None)
 
     def info(self):
         return {"parameters": resolve_param_count(self.model_name), "vllm": self._version,

@@ -20,6 +20,7 @@ from typing import Callable
 
 from ..errors import UserError
 from .backends import Backend, Generation, Request, build_messages, image_to_data_url
+from .options import check_api_base, seconds, whole
 from .settings import GenerationSettings
 
 DEFAULT_API_BASE = "https://api.openai.com/v1"
@@ -30,15 +31,78 @@ DEFAULT_RETRY_BUDGET = 600.0  # seconds one request may spend on all its attempt
 
 def resolve_api_base(api_base: str | None) -> str:
     """The endpoint's base URL: ``api_base``, else ``$OPENAI_BASE_URL`` / ``$OPENAI_API_BASE``, else OpenAI's;
-    without a trailing ``/chat/completions`` (what run.json records and a resume must match)."""
-    base = (api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
-            or DEFAULT_API_BASE).rstrip("/")
+    without a trailing ``/chat/completions`` (what run.json records and a resume must match).  A URL that is not
+    an http(s) base URL (an empty one, no scheme, a password or query in it) is a UsageError, never a fallback."""
+    if api_base is not None:
+        base = check_api_base(api_base)
+    else:
+        name = next((n for n in ("OPENAI_BASE_URL", "OPENAI_API_BASE") if os.environ.get(n)), None)
+        base = check_api_base(os.environ[name], f"${name}") if name else DEFAULT_API_BASE
+    base = base.strip().rstrip("/")
     return base[: -len("/chat/completions")] if base.endswith("/chat/completions") else base
 
 
 def _one_line(err: Exception, limit: int) -> str:
     """An error's text on one line (an HTML error page has many), at most ``limit`` characters."""
     return " ".join(str(err).split())[:limit]
+
+
+def _is_part(part) -> bool:
+    """An OpenAI content part of a reply: ``{"type": "text", "text": str}`` or ``{"type": "refusal", ...}``."""
+    if not isinstance(part, dict):
+        return False
+    kind = part.get("type", "text")
+    return (kind == "text" and isinstance(part.get("text"), str)) or kind == "refusal"
+
+
+def _count(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class _Tracked:
+    """A connection class for urllib's handlers that records its sockets on the request (``jigsaw_sockets``),
+    so that the attempt's deadline can hang them up."""
+
+    def __init__(self, cls, req):
+        self.cls, self.req = cls, req
+
+    def __call__(self, host, **kwargs):
+        conn = self.cls(host, **kwargs)
+        create, connect, sockets = conn._create_connection, conn.connect, self.req.jigsaw_sockets
+
+        def tracked_create(*args, **kw):
+            sock = create(*args, **kw)
+            sockets.append(sock)
+            return sock
+
+        def tracked_connect():
+            connect()
+            sockets.append(conn.sock)  # https: the TLS socket over the raw one
+
+        conn._create_connection, conn.connect = tracked_create, tracked_connect
+        return conn
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req):
+        return self.do_open(_Tracked(http.client.HTTPConnection, req), req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req):
+        kwargs = {"context": self._context}
+        if hasattr(self, "_check_hostname"):  # Python < 3.12
+            kwargs["check_hostname"] = self._check_hostname
+        return self.do_open(_Tracked(http.client.HTTPSConnection, req), req, **kwargs)
+
+
+def _hang_up(sockets) -> None:
+    """Shut the sockets down (not close: another thread may be reading them), which ends a blocked read."""
+    for sock in sockets:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except (OSError, AttributeError):
+            pass
 
 
 class APIError(RuntimeError):
@@ -64,7 +128,8 @@ class OpenAIBackend(Backend):
 
     Transient failures (429 rate limits, 408/409, 5xx, connection errors, timeouts) are retried with exponential
     back-off + jitter (honouring ``Retry-After``), up to ``max_retries`` retries and ``retry_budget`` seconds per
-    request (each attempt waits at most ``timeout`` seconds); if they persist the run stops and can be resumed.  A 200 whose body is not a usable completion (malformed JSON, an HTML page, a list, no choices, null
+    request (each attempt, headers and body together, takes at most ``timeout`` seconds and never runs past the
+    budget); if they persist the run stops and can be resumed.  A 200 whose body is not a usable completion (malformed JSON, an HTML page, a list, no choices, null
     content) is retried the same way: it is never saved as an empty answer.  401/403/404 (and a 400 before any
     request succeeded) mean a misconfigured endpoint: the run stops at once with :class:`EndpointError`.  A later
     400 (e.g. a content filter on one item) is recorded on the item as ``error``; such items are not answers and
@@ -82,11 +147,13 @@ class OpenAIBackend(Backend):
         self.url = resolve_api_base(api_base) + "/chat/completions"
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.concurrency = max(1, int(concurrency))
-        self.max_retries, self.timeout = int(max_retries), float(timeout)
-        self.retry_budget = None if retry_budget is None else float(retry_budget)
+        self.max_retries = whole("--max-retries", max_retries, least=0)
+        self.timeout = seconds("--timeout", timeout)  # bounds each attempt as a whole, not one read
+        self.retry_budget = seconds("--retry-budget", retry_budget, allow_none=True)
         self.retry_base_delay, self.retry_max_delay = float(retry_base_delay), float(retry_max_delay)
         self.extra_body = dict(extra_body or {})
         self._sleep = sleep
+        self._opener = urllib.request.build_opener(_HTTPHandler, _HTTPSHandler)
         self._token_key = "max_tokens"
         self._lock = threading.Lock()
         self.retries = 0  # total retries performed (for run.json / tests)
@@ -104,24 +171,44 @@ class OpenAIBackend(Backend):
         body.update(self.extra_body)
         return body
 
-    def _post(self, body: dict) -> dict:
+    def _post(self, body: dict, limit: float) -> dict:
+        """One attempt, bounded as a whole by ``limit`` seconds: a server that trickles its body (or its
+        headers) byte by byte is hung up on at the deadline, not waited for one read at a time."""
         data = json.dumps(body).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                raw = resp.read()
-        except urllib.error.HTTPError as e:
-            raise self._http_error(e) from None
-        except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError, http.client.HTTPException) as e:
-            raise APIError(None, f"connection error: {e}") from None
-        return self._parse(raw)
+        req.jigsaw_sockets = []  # every socket of this attempt (see _Tracked), hung up at the deadline
+        outcome: dict = {}
+        finished = threading.Event()
+
+        def attempt():
+            try:
+                with self._opener.open(req, timeout=limit) as resp:
+                    outcome["raw"] = resp.read()
+            except urllib.error.HTTPError as e:
+                outcome["error"] = self._http_error(e)  # its body is read here, under the same deadline
+            except (OSError, http.client.HTTPException) as e:
+                outcome["error"] = APIError(None, f"connection error: {e}")
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
+                outcome["error"] = e
+            finally:
+                finished.set()
+
+        threading.Thread(target=attempt, daemon=True, name="jigsaw-openai-request").start()
+        if not finished.wait(limit):
+            _hang_up(req.jigsaw_sockets)
+            raise APIError(None, f"connection error: timed out, no complete response within {limit:.3g} s")
+        if "error" in outcome:
+            raise outcome["error"]
+        return self._parse(outcome["raw"])
 
     @staticmethod
     def _parse(raw: bytes) -> dict:
-        """The completion's message, or a retryable APIError for a body that is not one."""
+        """``{"text", "finish_reason", "usage"}`` of a completion, or a retryable APIError for a body that is not
+        one.  ``content`` is read as the OpenAI format allows: a string, or a list of text (or refusal) parts;
+        ``null`` only with ``finish_reason: "length"`` (cut before any text) or a ``refusal``."""
         try:
             resp = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
@@ -129,10 +216,19 @@ class OpenAIBackend(Backend):
         if not isinstance(resp, dict) or not isinstance(resp.get("choices"), list) or not resp["choices"] \
                 or not isinstance(resp["choices"][0], dict):
             raise APIError(None, f"malformed response (no choices): {str(resp)[:120]}")
-        message = resp["choices"][0].get("message")
-        if not isinstance(message, dict) or message.get("content") is None:
+        choice = resp["choices"][0]
+        message = choice.get("message")
+        finish = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and all(_is_part(p) for p in content):
+            content = "".join(p["text"] for p in content if p.get("type", "text") == "text")
+        elif content is None and isinstance(message, dict) and (finish == "length"
+                                                                 or isinstance(message.get("refusal"), str)):
+            content = ""
+        if not isinstance(content, str):
             raise APIError(None, f"malformed response (no message content): {str(resp)[:120]}")
-        return resp
+        usage = resp.get("usage") if isinstance(resp.get("usage"), dict) else {}
+        return {"text": content, "finish_reason": finish, "usage": usage}
 
     @staticmethod
     def _http_error(e) -> "APIError":
@@ -153,8 +249,11 @@ class OpenAIBackend(Backend):
         t0 = time.perf_counter()
         while True:
             body = self.payload(request)
+            limit = self.timeout  # each attempt; never past the request's retry budget
+            if self.retry_budget is not None:
+                limit = min(limit, max(0.001, self.retry_budget - (time.perf_counter() - t0)))
             try:
-                resp = self._post(body)
+                resp = self._post(body, limit)
                 break
             except APIError as e:
                 if (e.status == 400 and self._token_key == "max_tokens" and "max_completion_tokens" in str(e)):
@@ -182,19 +281,11 @@ class OpenAIBackend(Backend):
         dt = time.perf_counter() - t0
         with self._lock:
             self.succeeded += 1
-        choice = resp["choices"][0]
-        msg = choice.get("message") or {}
-        content = msg.get("content")
-        if isinstance(content, list):  # some servers return content parts
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        usage = resp.get("usage") or {}
-        extra = {}
-        if choice.get("finish_reason"):
-            extra["finish_reason"] = choice["finish_reason"]
-        if not isinstance(usage, dict):
-            usage = {}
-        return Generation(request.id, (content or "").strip(), usage.get("prompt_tokens"),
-                          usage.get("completion_tokens"), dt, extra=extra)
+        text, usage = resp["text"].strip(), resp["usage"]
+        extra = {"finish_reason": resp["finish_reason"]} if resp["finish_reason"] else {}
+        finish = "truncated" if resp["finish_reason"] == "length" else None
+        return Generation(request.id, text, _count(usage.get("prompt_tokens")),
+                          _count(usage.get("completion_tokens")), dt, extra=extra, finish=finish)
 
     def _give_up(self, retries: int, spent: float, err: Exception) -> str:
         budget = "none" if self.retry_budget is None else f"{self.retry_budget:g} s"

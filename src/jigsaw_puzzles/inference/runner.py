@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from .._version import __version__
-from ..circular import circular_aggregate, expand_datasets
+from ..circular import circular_aggregate, expand_datasets, is_rotation
 from ..errors import UsageError
 from ..extraction import Extraction
 from ..variants import Variant
@@ -27,6 +27,7 @@ from ..scoring import aggregate, score_items
 from .backends import BUILTIN_MODELS, Request, dist_info
 from .data import dataset_fingerprint, dataset_options, load_datasets, select_configs
 from .openai_backend import resolve_api_base
+from .options import check_model, check_run
 from .registry import BACKENDS, make_backend
 from .rundir import RunDir, now
 from .settings import GenerationSettings, RunIdentity
@@ -149,6 +150,11 @@ def evaluate_model(
         raise UsageError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     if model in BUILTIN_MODELS and backend != "builtin":
         raise UsageError(f"--model {model} is a built-in baseline; it runs with the builtin backend")
+    check_run(out=out, max_items=max_items, batch_size=batch_size, tensor_parallel_size=tensor_parallel_size,
+              max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, dtype=dtype, num_proc=num_proc,
+              api_base=api_base, backend_kwargs=backend_kwargs)
+    api_base = resolve_api_base(api_base) if backend == "openai" else api_base  # $OPENAI_BASE_URL checked too
+    check_model(model, backend)  # a typo or an unreachable Hub: one line now, not after minutes of retries
     variant = Variant(prompt_style, input_format, blind, circular)
     configs, explicit = select_configs(configs, data)
     rank, world, _ = dist_info()
@@ -161,7 +167,7 @@ def evaluate_model(
             model=model, backend=backend, split=split, seed=int(seed), source=source_str,
             generation=GenerationSettings(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
                                           seed=seed, dtype=dtype, system_prompt=system_prompt),
-            api_base=resolve_api_base(api_base) if backend == "openai" else None,
+            api_base=api_base if backend == "openai" else None,
             dataset_options=dataset_options(configs, dataset_kwargs),
             variant=None if variant.is_default else variant.to_dict())
         if not overwrite:  # a resume with another seed, model, ... is refused before anything is built
@@ -194,32 +200,42 @@ def evaluate_model(
 def _session(rundir: RunDir, identity: RunIdentity, datasets_: Mapping, selected: Mapping, details: dict,
              backend_args: dict, overwrite: bool, progress: bool, rank: int, world: int,
              fingerprints: Mapping[str, str]) -> dict:
-    """One session of the (locked) run in ``rundir``: check the identity, answer what is pending, write results.
-    Any exception (Ctrl-C, SIGTERM via the CLI, a fatal endpoint error) marks the run ``interrupted``."""
+    """One session of the (locked) run in ``rundir``: check the identity, load the backend if anything is
+    pending (before run.json is written: a model that cannot be loaded leaves no run behind), answer what is
+    pending, write results.  Any exception after that (Ctrl-C, SIGTERM via the CLI, a fatal endpoint error)
+    marks the run ``interrupted``."""
     t_start, lead = time.time(), rank == 0
     if overwrite and lead:
         rundir.clear()
     _sync_barrier(world)
-    run = rundir.start(identity, fingerprints, details, write=lead)  # RunMismatchError: nothing touched
-    session = run["sessions"][-1]
+    rundir.check_identity(identity, fingerprints)  # RunMismatchError: nothing touched
+    done = rundir.load_predictions(repair=lead and world == 1)
+    pending = {c: [i for i, item_id in enumerate(ds.select_columns(["id"])["id"][: selected[c]])
+                   if i % world == rank and item_id not in done] for c, ds in datasets_.items()}
+    backend_obj = _backend(identity, datasets_, pending, backend_args) if any(pending.values()) else None
     try:
-        done = rundir.load_predictions(repair=lead and world == 1)
-        pending = {c: [i for i, item_id in enumerate(ds.select_columns(["id"])["id"][: selected[c]])
-                       if i % world == rank and item_id not in done] for c, ds in datasets_.items()}
-        session.update(world_size=world, pending_at_start=sum(map(len, pending.values())), new_items=0)
-        _generate(rundir, run, session, datasets_, pending, identity, backend_args, progress, rank, world)
-        _sync_barrier(world)
-        if world > 1 and lead:
-            rundir.merge_shards()
-        _sync_barrier(world)
-        results = _results(rundir, datasets_, selected, identity, run)
-    except BaseException as err:
-        if lead:  # the answers so far are on disk; the same command resumes
-            try:
-                rundir.end(run, "interrupted", error=" ".join(f"{type(err).__name__}: {err}".split())[:500])
-            except Exception:
-                pass
-        raise
+        run = rundir.start(identity, fingerprints, details, write=lead)
+        session = run["sessions"][-1]
+        try:
+            session.update(world_size=world, pending_at_start=sum(map(len, pending.values())), new_items=0)
+            if backend_obj is not None:
+                _generate(rundir, run, session, datasets_, pending, identity, backend_obj, backend_args, progress,
+                          rank, world)
+            _sync_barrier(world)
+            if world > 1 and lead:
+                rundir.merge_shards()
+            _sync_barrier(world)
+            results = _results(rundir, datasets_, selected, identity, run)
+        except BaseException as err:
+            if lead:  # the answers so far are on disk; the same command resumes
+                try:
+                    rundir.end(run, "interrupted", error=" ".join(f"{type(err).__name__}: {err}".split())[:500])
+                except Exception:
+                    pass
+            raise
+    finally:
+        if backend_obj is not None:
+            backend_obj.close()
     if lead:
         rundir.write_results({k: v for k, v in results.items() if k != "run_dir"})
         rundir.end(run, "complete" if results["complete"] else "incomplete",
@@ -227,16 +243,19 @@ def _session(rundir: RunDir, identity: RunIdentity, datasets_: Mapping, selected
     return results
 
 
-def _generate(rundir, run, session, datasets_, pending, identity, backend_args, progress, rank, world) -> None:
-    """Answer the pending items, one record per item (with its verdict), appended and flushed at once."""
-    n_pending = sum(len(v) for v in pending.values())
-    if not n_pending:
-        return
+def _backend(identity: RunIdentity, datasets_: Mapping, pending: Mapping, backend_args: dict):
+    """The backend for the pending items (as many images per request as the largest of them needs)."""
     variant = Variant.from_dict(identity.variant)
     max_images = max((max(1, len(variant.apply("", ds[0]["images"])[1])) for c, ds in datasets_.items() if pending[c]),
                      default=1)
-    backend_obj = make_backend(identity.backend, identity.model, identity.generation, max_images=max_images,
-                               **backend_args)
+    return make_backend(identity.backend, identity.model, identity.generation, max_images=max_images, **backend_args)
+
+
+def _generate(rundir, run, session, datasets_, pending, identity, backend_obj, backend_args, progress, rank,
+              world) -> None:
+    """Answer the pending items, one record per item (with its verdict), appended and flushed at once."""
+    n_pending = sum(len(v) for v in pending.values())
+    variant = Variant.from_dict(identity.variant)
     try:
         if rank == 0:
             run["backend_info"] = backend_obj.info()
@@ -264,7 +283,6 @@ def _generate(rundir, run, session, datasets_, pending, identity, backend_args, 
     finally:
         if rank == 0:
             run["backend_info"] = backend_obj.info()
-        backend_obj.close()
 
 
 def presented(rid: str, config: str, row: dict, variant: Variant) -> Request:
@@ -288,6 +306,9 @@ def _record(g, config: str, row: dict) -> dict:
     if g.error:
         rec["error"] = g.error
     rec.update(g.extra)
+    finish = None if g.error else g.finish or ("empty" if not g.text.strip() else None)
+    if finish:  # cut at the token limit / no text at all: counted per config in results.json
+        rec["finish"] = finish
     return rec
 
 
@@ -297,6 +318,7 @@ def _results(rundir: RunDir, datasets_: Mapping, selected: Mapping, identity: Ru
     preds = rundir.load_predictions()
     errored = rundir.errored_ids()
     items, refs, configs, ids, missing, n_errors = [], [], [], [], 0, 0
+    finishes = {c: {"truncated": 0, "empty": 0} for c in datasets_}
     for c, ds in datasets_.items():
         cols = ds.select_columns([k for k in ("id", "answer", "options") if k in ds.column_names])[: selected[c]]
         for j, item_id in enumerate(cols["id"]):
@@ -313,9 +335,14 @@ def _results(rundir: RunDir, datasets_: Mapping, selected: Mapping, identity: Ru
             refs.append(cols["answer"][j])
             configs.append(c)
             ids.append(item_id)
+            if rec.get("finish") in ("truncated", "empty") and not is_rotation(item_id):  # counted like n
+                finishes[c][rec["finish"]] += 1
     circular = Variant.from_dict(identity.variant).circular
     metrics = (circular_aggregate(ids, items, refs, configs) if circular else aggregate(items, refs, configs)) \
         if items else {}
+    for c, counts in finishes.items():  # how many answers were cut at the token limit or empty, per config
+        if isinstance(metrics.get(c), dict):
+            metrics[c].update(counts)
     return {"model": identity.model, "backend": identity.backend, "split": identity.split,
             "run_dir": str(rundir.path), "complete": missing == 0, "n_items": len(items), "n_missing": missing,
             "n_errors": n_errors, "metrics": metrics, "skipped": run.get("skipped", {}),

@@ -60,6 +60,8 @@ def add_parsers(subparsers, helpers: Mapping[str, Callable]) -> None:
 def run_lmms_eval(args) -> int:
     from .lmms_eval_tasks import write_tasks
 
+    if args.max_new_tokens < 1:
+        raise UsageError(f"--max-new-tokens must be at least 1, got {args.max_new_tokens}")
     groups = write_tasks(args.dataset, args.out, args.max_new_tokens, circular=args.circular)
     for group, names in groups.items():
         print(f"  {group:22s} {len(names)} tasks")
