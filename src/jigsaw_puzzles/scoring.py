@@ -18,6 +18,7 @@ are short, and the log-space pmf is accurate to ~1e-12, far below what can move 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from collections import Counter
 from typing import Any, Iterable, Optional, Sequence, Union
 
@@ -79,7 +80,7 @@ def item_chance(reference: str, config: str) -> float:
     for an altered one (28.125% for the 2:1:1 mix of unchanged/rotated/mirrored).
     """
     spec = get_spec(config)
-    if spec.kind == ANOMALY:
+    if spec.kind == ANOMALY:  # the one kind whose chance depends on the item
         unchanged = parse_reference(reference, config) == format_anomaly()
         return ANOMALY_CHANCE_UNCHANGED if unchanged else anomaly_chance_altered(spec.num_options)
     return float(spec.chance)
@@ -95,10 +96,17 @@ def binomial_pmf(n: int, p: float) -> np.ndarray:
         out = np.zeros(n + 1)
         out[0 if p <= 0.0 else n] = 1.0
         return out
-    # log C(n, k) as a running sum of log((n - i + 1) / i)
+    return np.exp(_log_comb(n) + k * math.log(p) + (n - k) * math.log1p(-p))
+
+
+@lru_cache(maxsize=64)
+def _log_comb(n: int) -> np.ndarray:
+    """log C(n, k) for k = 0..n, as a running sum of log((n - i + 1) / i); cached (read-only): the interval's
+    bisection evaluates the same n a hundred times."""
     steps = np.log(np.arange(n, 0, -1, dtype=float)) - np.log(np.arange(1, n + 1, dtype=float))
-    log_comb = np.concatenate(([0.0], np.cumsum(steps)))
-    return np.exp(log_comb + k * math.log(p) + (n - k) * math.log1p(-p))
+    out = np.concatenate(([0.0], np.cumsum(steps)))
+    out.flags.writeable = False
+    return out
 
 
 def null_distribution(chances: Iterable[float]) -> np.ndarray:
@@ -107,7 +115,9 @@ def null_distribution(chances: Iterable[float]) -> np.ndarray:
     Items are grouped by their chance; each group is a binomial and the groups are
     convolved (for Anomaly Detection: Bin(n_unchanged, 1/2) * Bin(n_altered, 1/16)).
     """
-    groups = Counter(round(float(c), 15) for c in chances)
+    groups: Counter = Counter()
+    for c, count in Counter(chances).items():  # few distinct values: round each once, not once per item
+        groups[round(float(c), 15)] += count
     pmf = np.ones(1)
     for p, count in sorted(groups.items()):
         pmf = np.convolve(pmf, binomial_pmf(count, p))
@@ -192,11 +202,12 @@ def score_items(
     return out
 
 
-def _column(config: str, refs: list[str], items: list[tuple[Extraction, bool]]) -> dict[str, float]:
+def _column(config: str, refs: list[str], items: list[tuple[Extraction, bool]],
+            pmf: np.ndarray | None = None, chances: list[float] | None = None) -> dict[str, float]:
     n = len(items)
     correct = sum(ok for _, ok in items)
-    chances = [item_chance(r, config) for r in refs]
-    pmf = null_distribution(chances)
+    chances = [item_chance(r, config) for r in refs] if chances is None else chances
+    pmf = null_distribution(chances) if pmf is None else pmf
     sf = _upper_tail(pmf)
     k_crit = critical_count(pmf)
     lo, hi = clopper_pearson(correct, n)
@@ -374,8 +385,9 @@ def aggregate(items: Sequence[tuple[Extraction, bool]], references: Sequence[str
         if not idx:
             continue
         refs = [parse_reference(references[i], cfg) for i in idx]
-        result[cfg] = _column(cfg, refs, [items[i] for i in idx])
-        nulls[cfg] = null_distribution(item_chance(r, cfg) for r in refs)
+        chances = [item_chance(r, cfg) for r in refs]
+        nulls[cfg] = null_distribution(chances)  # once per column: its statistics and the Overall's
+        result[cfg] = _column(cfg, refs, [items[i] for i in idx], nulls[cfg], chances)
     if any(c in result for c in PAPER_CONFIGS):
         result["overall"] = _overall(result, nulls)
     return result
