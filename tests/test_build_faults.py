@@ -408,13 +408,14 @@ def test_a_source_that_holds_nothing_is_one_user_error(case, tmp_path):
 # ----------------------------------------------------------------------------- items 7 and 8: skips, not drops
 
 def twin_tiles(folder: Path, count: int = 2, amp: int = 3) -> None:
-    """``count`` photos of one noise tile repeated 3x3, each with its own faint blocky shading: their dHashes
+    """``count`` photos of one tile of blocky noise repeated 3x3, each with its own faint blocky shading: their dHashes
     differ (not near duplicates), yet every 3x3 cell of one looks like every cell of the others. With two of
     them in a pool of four, no Missing Piece item finds three distinct distractors."""
     import numpy as np
 
     folder.mkdir(parents=True, exist_ok=True)
-    base = np.tile(np.random.default_rng(7).normal(128, 30, size=(120, 160, 3)), (3, 3, 1))
+    blocks = np.random.default_rng(7).normal(128, 30, size=(30, 40, 3))  # 4x4-pixel blocks: noise has no structure
+    base = np.tile(np.kron(blocks, np.ones((4, 4, 1))), (3, 3, 1))
     h, w = base.shape[:2]
     for k in range(count):
         signs = np.random.default_rng(500 + k).choice([-amp, amp], size=(8, 9))

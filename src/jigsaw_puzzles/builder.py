@@ -63,6 +63,8 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
         answer_plan: ``"stable"`` (default: a photo's answer slot, Lite membership and easy distractors do not
             depend on the other photos, so a growing folder keeps its old items) or ``"balanced"`` (exactly
             balanced letters and an exact Lite size, for a frozen folder); see :mod:`jigsaw_puzzles.plan`.
+        keep_sources: source ids already in the benchmark (an earlier export's, given by ``export.build``): a
+            new file that near-duplicates one of them is the copy curation drops, whatever the ids.
     """
 
     source: str | None = None
@@ -71,6 +73,7 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
     fingerprint: str | None = None
     options: dict | None = None
     answer_plan: str = DEFAULT_ANSWER_PLAN
+    keep_sources: tuple[str, ...] | None = None
 
 
 class _Configs(dict):
@@ -105,6 +108,8 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
             raise UsageError(f"unknown answer plan {kwargs['answer_plan']!r}; choose from {', '.join(ANSWER_PLANS)}")
         if kwargs.get("source") is not None:
             kwargs["source"] = str(resolve_folder(kwargs["source"]))
+        if kwargs.get("keep_sources") is not None:
+            kwargs["keep_sources"] = tuple(sorted(set(kwargs["keep_sources"]))) or None
         if kwargs.get("fingerprint") is None:
             kwargs["fingerprint"] = folder_fingerprint(kwargs.get("source"))
         super().__init__(*args, **kwargs)
@@ -144,7 +149,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
             return self._plan
         task, seed = self.task, self.config.seed
         preparation = self.preparation()  # fails before any work
-        curation = curate(self.config.source, self.rules)
+        curation = curate(self.config.source, self.rules, keep=self.config.keep_sources)
         if len(curation.accepted) < max(1, task.min_sources):
             raise ConfigUnavailable(self.config.name, (
                 f"needs at least {max(1, task.min_sources)} usable source images, {len(curation.accepted)} of "
