@@ -369,7 +369,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="generate configs and write a Hub-ready parquet folder",
                        description="Generate the benchmark's configs from a folder of photographs and write a "
                                    "folder that loads with datasets.load_dataset(folder, config).")
-    p.add_argument("--out", required=True, metavar="DIR", help="the folder to write (replaced as a whole)")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="the folder to write: new, empty, or an earlier export (replaced as a whole)")
     _add_source(p)
     _add_configs(p)
     p.add_argument("--num-proc", type=int, default=None, metavar="N", help="worker processes (default: 1)")
