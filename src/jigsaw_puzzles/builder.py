@@ -225,7 +225,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
             logger.warning(
                 f"{self.config.name}: {len(curation.accepted)} of {len(curation.records)} files accepted; "
                 f"{len(curation.rejected)} rejected by curation, {len(plan['task_skips'])} skipped by the task "
-                f"(reasons: `jigsaw-puzzles curate DIR` or builder.report)")
+                f"(reasons: `jigsaw-puzzles curate DIR --skips` or builder.report)")
         pool = tuple((s.source_id, s.path) for s in curation.accepted)
         lite_set = set(plan["lite"])
         prepared = plan["prepared"]
