@@ -408,13 +408,14 @@ def test_a_source_that_holds_nothing_is_one_user_error(case, tmp_path):
 # ----------------------------------------------------------------------------- items 7 and 8: skips, not drops
 
 def twin_tiles(folder: Path, count: int = 2, amp: int = 3) -> None:
-    """``count`` photos of one noise tile repeated 3x3, each with its own faint blocky shading: their dHashes
+    """``count`` photos of one tile of blocky noise repeated 3x3, each with its own faint blocky shading: their dHashes
     differ (not near duplicates), yet every 3x3 cell of one looks like every cell of the others. With two of
     them in a pool of four, no Missing Piece item finds three distinct distractors."""
     import numpy as np
 
     folder.mkdir(parents=True, exist_ok=True)
-    base = np.tile(np.random.default_rng(7).normal(128, 30, size=(120, 160, 3)), (3, 3, 1))
+    blocks = np.random.default_rng(7).normal(128, 30, size=(30, 40, 3))  # 4x4-pixel blocks: noise has no structure
+    base = np.tile(np.kron(blocks, np.ones((4, 4, 1))), (3, 3, 1))
     h, w = base.shape[:2]
     for k in range(count):
         signs = np.random.default_rng(500 + k).choice([-amp, amp], size=(8, 9))
@@ -544,3 +545,235 @@ def test_loading_a_source_by_id_refuses_other_bytes(tmp_path):
     with pytest.raises(SourceChanged, match="changed during the build"):
         load_normalised(str(path), source_id=source_id)
     assert isinstance(SourceChanged("x"), UserError)
+
+
+# ----------------------------------------------------------------------------- #20.1, #20.2, #20.18: the --out folder
+
+def _cli(argv: list[str], capsys) -> tuple[int, str]:
+    """``jigsaw-puzzles ARGV``: the exit code and the stderr lines that are not progress bars."""
+    from jigsaw_puzzles.cli import main
+
+    capsys.readouterr()
+    rc = main([str(a) for a in argv])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return rc, [ln for ln in err.splitlines() if ln.startswith("jigsaw-puzzles: ")]
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _staging(out: Path) -> list[str]:
+    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+@pytest.fixture(scope="module")
+def three_photos(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("three") / "photos"
+    write_photos(folder, 3)
+    return folder
+
+
+def _build(out, source, cache, capsys, *more) -> tuple[int, list[str]]:
+    return _cli(["build", "--out", out, "--source", source, "--configs", "order_generation", "--cache-dir", cache,
+                 *more], capsys)
+
+
+def test_build_replaces_only_an_earlier_export_that_holds_nothing_else(tmp_path, three_photos, capsys):
+    cache = tmp_path / "cache"
+    mine = tmp_path / "mine"  # a user's folder: photos, a repository, notes
+    (mine / "photos").mkdir(parents=True)
+    (mine / "photos" / "a.jpg").write_bytes(b"holiday")
+    (mine / ".git").mkdir()
+    (mine / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (mine / "notes.txt").write_text("mine")
+    before = _tree(mine)
+    rc, err = _build(mine, three_photos, cache, capsys)
+    assert rc == 2 and len(err) == 1 and ".git/" in err[0] and "notes.txt" in err[0] and "photos/" in err[0], err
+    assert _tree(mine) == before and not _staging(mine)  # nothing deleted, nothing written
+
+    out = tmp_path / "export"
+    assert _build(out, three_photos, cache, capsys)[0] == 0
+    export = _tree(out)
+    for extra in ("notes.txt", "order_generation/notes.txt", "assets/holiday.jpg"):  # an export plus a user file
+        (out / extra).write_text("mine")
+        rc, err = _build(out, three_photos, cache, capsys)
+        assert rc == 2 and len(err) == 1 and extra in err[0], err
+        assert (out / extra).read_text() == "mine"
+        (out / extra).unlink()
+        assert _tree(out) == export
+    rc, _ = _build(out, three_photos, cache, capsys, "--seed", "1")  # an earlier export alone: replaced
+    assert rc == 0 and _tree(out) != export and json.loads((out / "curation_report.json").read_text())["seed"] == 1
+
+
+def test_build_out_inside_the_source_is_refused(tmp_path, capsys):
+    source = tmp_path / "photos"
+    write_photos(source, 3)
+    for out in (source / "export", source):
+        rc, err = _build(out, source, tmp_path / "cache", capsys)
+        assert rc == 2 and len(err) == 1 and "source folder" in err[0], err
+    assert not (source / "export").exists() and sorted(p.name for p in source.iterdir()) == [
+        "photo_000.jpg", "photo_001.jpg", "photo_002.jpg"]
+
+
+def test_a_killed_builds_staging_is_removed_by_the_next_build(tmp_path, three_photos, capsys):
+    out = tmp_path / "export"
+    dead, alive = tmp_path / f".export.partial-{_dead_pid()}", tmp_path / f".export.partial-{os.getppid()}"
+    for staging in (dead, alive):
+        (staging / "order_generation").mkdir(parents=True)
+        (staging / "order_generation" / "test-00000-of-00001.parquet").write_bytes(b"half")
+    assert _build(out, three_photos, tmp_path / "cache", capsys)[0] == 0
+    assert not dead.exists() and alive.exists()  # another build may still be writing that one
+    assert _staging(out) == [alive.name]
+
+
+def test_a_build_killed_during_the_swap_gets_its_earlier_export_back(tmp_path, three_photos, capsys):
+    from jigsaw_puzzles.outdir import clean_stale_staging
+
+    out = tmp_path / "export"
+    assert _build(out, three_photos, tmp_path / "cache", capsys)[0] == 0
+    export = _tree(out)
+    moved = tmp_path / f".export.previous-{_dead_pid()}"
+    os.replace(out, moved)  # killed between moving the earlier export aside and renaming the new one in
+    assert clean_stale_staging(out) and _tree(out) == export and not moved.exists()
+
+
+def test_a_full_disk_is_one_line_and_the_earlier_export_stays(tmp_path, three_photos, capsys, monkeypatch):
+    import errno
+
+    import jigsaw_puzzles.export as export_module
+
+    out = tmp_path / "export"
+    assert _build(out, three_photos, tmp_path / "cache", capsys)[0] == 0
+    export = _tree(out)
+
+    def full(dataset, path):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(export_module, "write_parquet", full)
+    rc, err = _build(out, three_photos, tmp_path / "cache", capsys, "--seed", "3")
+    assert rc == 2 and len(err) == 1 and "No space left on device" in err[0] and "unchanged" in err[0], err
+    assert _tree(out) == export and not _staging(out)
+
+
+def test_an_export_with_a_corrupt_curation_report_is_one_line(tmp_path, three_photos, capsys):
+    out = tmp_path / "export"
+    assert _build(out, three_photos, tmp_path / "cache", capsys)[0] == 0
+    for corrupt in ("{not json", "[]", '{"configs": {}}'):
+        (out / "curation_report.json").write_text(corrupt)
+        export = _tree(out)
+        rc, err = _build(out, three_photos, tmp_path / "cache", capsys)
+        assert rc == 2 and len(err) == 1 and "curation_report.json is corrupt" in err[0], err
+        assert _tree(out) == export and not _staging(out)
+
+
+@pytest.mark.parametrize("command", ["build", "eval", "report", "analyze", "export", "lmms-eval"])
+def test_an_out_that_is_a_file_is_one_line_and_left_alone(command, tmp_path, capsys):
+    target = tmp_path / "notes.txt"
+    target.write_text("mine")
+    argv = {"build": ["build"], "eval": ["eval", "--model", "random"], "report": ["report", tmp_path / "run"],
+            "analyze": ["analyze", tmp_path / "run"], "export": ["export", "vlmevalkit"],
+            "lmms-eval": ["lmms-eval", "--dataset", tmp_path]}[command]
+    rc, err = _cli([*argv, "--out", target], capsys)
+    assert rc == 2 and len(err) == 1 and "is a file" in err[0], err
+    assert target.read_text() == "mine"
+
+
+def test_show_out_in_a_missing_folder_or_a_folder_is_one_line(tmp_path, capsys):
+    rc, err = _cli(["show", "order_generation", "--out", tmp_path / "missing" / "item.png"], capsys)
+    assert rc == 2 and len(err) == 1 and "does not exist" in err[0], err
+    assert not (tmp_path / "missing").exists()
+    rc, err = _cli(["show", "order_generation", "--out", tmp_path], capsys)
+    assert rc == 2 and len(err) == 1 and "is a folder" in err[0], err
+
+
+NOBODY_OUT = r"""
+import contextlib, io, json, os, sys
+import statistics, tqdm.auto  # imported before dropping privileges: the interpreter's files may be root's
+import jigsaw_puzzles.export
+from jigsaw_puzzles.cli import build_parser, main
+build_parser()
+os.setgid(65534); os.setuid(65534)
+locked, photos = sys.argv[1], sys.argv[2]
+results = {}
+for name, argv in {"build": ["build", "--out", f"{locked}/export", "--source", photos],
+                   "eval": ["eval", "--model", "random", "--out", f"{locked}/run"],
+                   "report": ["report", f"{locked}/run", "--out", f"{locked}/report"],
+                   "analyze": ["analyze", f"{locked}/run", "--out", f"{locked}/analysis"],
+                   "show": ["show", "order_generation", "--out", f"{locked}/item.png"]}.items():
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        rc = main(argv)
+    results[name] = [rc, err.getvalue()]
+print(json.dumps(results))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to drop privileges")
+def test_an_unwritable_out_is_one_line_before_any_work(tmp_path):
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="jp-nobody-"))  # pytest's own tmp folders are root-only
+    try:
+        os.chmod(base, 0o755)
+        photos, locked = base / "photos", base / "locked"
+        write_photos(photos, 3)
+        locked.mkdir(mode=0o755)  # root's: nobody may not write in it
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "HF_HOME": str(base / "hf")}
+        proc = subprocess.run([sys.executable, "-c", NOBODY_OUT, str(locked), str(photos)], capture_output=True,
+                              text=True, env=env, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        for command, (rc, err) in json.loads(proc.stdout.splitlines()[-1]).items():
+            lines = [ln for ln in err.splitlines() if ln.strip()]
+            assert rc == 2 and len(lines) == 1 and "cannot write in" in lines[0], (command, err)
+        assert list(locked.iterdir()) == []
+    finally:
+        subprocess.run(["rm", "-rf", str(base)], check=False)
+
+
+def _resaved_copy_sorting_first(original: Path, folder: Path) -> tuple[Path, str]:
+    """A re-encoded copy of ``original`` (same picture, other bytes) whose content id sorts before the
+    original's: the copy the smallest-id rule would keep."""
+    from jigsaw_puzzles.sources import content_id
+
+    original_id = content_id(original.read_bytes())
+    image = Image.open(original).convert("RGB")
+    for quality in range(95, 40, -1):
+        buffer = io.BytesIO()
+        image.save(buffer, "JPEG", quality=quality)
+        if content_id(buffer.getvalue()) < original_id:
+            copy = folder / "zz_resaved.jpg"  # its name sorts last, its id first
+            copy.write_bytes(buffer.getvalue())
+            return copy, content_id(buffer.getvalue())
+    raise AssertionError("no re-encoding sorts first")
+
+
+def test_a_resaved_copy_added_to_a_growing_folder_never_evicts_the_original(tmp_path, capsys):
+    import datasets
+
+    source, out, cache = tmp_path / "photos", tmp_path / "export", tmp_path / "cache"
+    write_photos(source, 4)
+    original = source / "photo_001.jpg"
+    assert _build(out, source, cache, capsys)[0] == 0
+    before = datasets.load_dataset(str(out), "order_generation", split="test").to_list()
+    original_id = [r for r in json.loads((out / "curation_report.json").read_text())["curation"]["records"]
+                   if r["path"] == "photo_001.jpg"][0]["source_id"]
+    copy, copy_id = _resaved_copy_sorting_first(original, source)
+    assert copy_id < original_id
+    assert _build(out, source, cache, capsys)[0] == 0
+    after = datasets.load_dataset(str(out), "order_generation", split="test").to_list()
+    assert after == before  # the original's items (and every other) are unchanged, the copy adds none
+    records = {r["path"]: r for r in json.loads((out / "curation_report.json").read_text())["curation"]["records"]}
+    assert records["photo_001.jpg"]["status"] == "accepted"
+    assert records[copy.name]["status"] == "rejected"
+    assert "near duplicate of photo_001.jpg" in records[copy.name]["reason"]
+    assert "already in the benchmark" in records[copy.name]["reason"]
+    # without an earlier export the rule is the ids' (the copy wins): the record is what keeps the original
+    assert {s.source_id for s in curate(source).accepted} >= {copy_id}

@@ -247,3 +247,74 @@ def test_version_names_the_package_and_the_generator(capsys):
     assert exc.value.code == 0
     out = capsys.readouterr().out.strip()
     assert out == f"jigsaw-puzzles {__version__} (generator {jp.spec.GENERATOR_VERSION})"
+
+
+# ------------------------------------------------------------------------------------------------ #21.13-15
+@pytest.mark.parametrize("argv, config", [
+    (["order_generation", "--grid", "3x3"], "order_generation_3x3"),
+    (["order_restoration", "--rotated"], "order_restoration_2x2_rot"),
+    (["order_generation_3x3_rot"], "order_generation_3x3_rot"),
+    (["piece_localization_4x4_k8"], "piece_localization_4x4_k8"),
+])
+def test_show_takes_the_configs_build_takes(argv, config, tmp_path, capsys, photo_dir, cache_dir, monkeypatch):
+    import datasets
+
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", cache_dir)
+    out = tmp_path / "item.png"
+    assert main(["show", *argv, "--source", str(photo_dir), "--out", str(out)]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out.startswith(f"{config}/") and out.stat().st_size > 0
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging left
+
+
+def test_show_refuses_a_grid_its_config_cannot_take(capsys):
+    assert main(["show", "anomaly_detection", "--rotated"]) == 2
+    assert "--rotated applies to" in one_error_line(capsys)
+
+
+def test_a_built_export_is_named_dataset_everywhere_and_the_old_name_still_works(capsys):
+    parser = build_parser()
+    subs = _subparsers(parser)
+    exports = {"analyze": subs["analyze"], "export vlmevalkit": _subparsers(subs["export"])["vlmevalkit"],
+               "lmms-eval": subs["lmms-eval"], "human": subs["human"]}
+    for name, sub in exports.items():
+        text = sub.format_help()
+        assert "--dataset" in text and "--from-export" not in text, name
+    args = parser.parse_args(["analyze", "runs/a", "--from-export", "exp"])
+    assert args.dataset == "exp" and "--from-export is deprecated; use --dataset" in capsys.readouterr().err
+    args = parser.parse_args(["export", "vlmevalkit", "--out", "x", "--from-export", "exp"])
+    assert args.dataset == "exp" and args.format == "vlmevalkit"
+    assert parser.parse_args(["analyze", "runs/a", "--dataset", "exp"]).dataset == "exp"
+
+
+def test_test_only_options_are_hidden_and_every_help_is_its_own():
+    parser = build_parser()
+    subs = _subparsers(parser)
+    helps = {name: sub.format_help() for name, sub in subs.items()}
+    helps["export vlmevalkit"] = _subparsers(subs["export"])["vlmevalkit"].format_help()
+    assert not [name for name, text in helps.items() if "--clip-random-init" in text]
+    assert parser.parse_args(["build", "--out", "x", "--clip-random-init"]).clip_random_init  # still works
+    assert helps["export"] != helps["export vlmevalkit"]
+    assert "--split" in helps["export vlmevalkit"] and "vlmevalkit" in helps["export"]
+
+
+def test_curate_rejects_noise_and_shows_task_skips(tmp_path, capsys):
+    import json
+
+    import numpy as np
+    from PIL import Image
+
+    from fixtures.photos import write_photos
+    from test_build_faults import twin_tiles
+
+    folder = tmp_path / "photos"
+    twin_tiles(folder)  # a tile repeated 3x3: cells alike, Piece Localization (hard) skips them
+    write_photos(folder, 2)
+    Image.fromarray(np.random.default_rng(0).integers(0, 256, (360, 480, 3), dtype=np.uint8)).save(folder / "noise.png")
+    assert main(["curate", str(folder), "--skips", "--configs", "piece_localization_hard"]) == 0
+    text = capsys.readouterr().out
+    assert re.search(r"REJ noise\.png  -- no structure", text)
+    skips = re.search(r"piece_localization_hard: (\d+) task skips?", text)
+    assert skips and int(skips.group(1)) >= 1 and "  SKIP tile_" in text, text
+    assert main(["curate", str(folder), "--json", "--skips", "--configs", "piece_localization_hard"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert len(report["task_skips"]["piece_localization_hard"]) == int(skips.group(1))

@@ -118,3 +118,28 @@ def test_large_jpeg_is_decoded_scaled_and_close_to_full(tmp_path):
     diff = np.abs(np.asarray(fast, dtype=np.float32) - np.asarray(full, dtype=np.float32)).mean()
     assert diff < 1.5
     assert read_source(path)[1].tobytes() == fast.tobytes()  # deterministic
+
+
+@pytest.mark.parametrize("size, fmt", [((480, 360), "png"), ((2000, 1500), "jpg"), ((1024, 768), "webp")])
+def test_noise_is_rejected_for_having_no_structure(size, fmt, tmp_path):
+    """i.i.d. noise passes the texture and sharpness rules, yet nobody can solve puzzles cut from it; resized
+    (a camera-sized noise file is scaled down) it still scores far below the threshold, photos far above."""
+    rng = np.random.default_rng(0)
+    Image.fromarray(rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)).save(tmp_path / f"noise.{fmt}")
+    Image.fromarray(rng.integers(0, 256, (size[1], size[0]), dtype=np.uint8)).save(tmp_path / f"grey.{fmt}")
+    write_photos(tmp_path, 2)
+    verdicts = {r.path: r for r in curate(tmp_path).records}
+    for name in (f"noise.{fmt}", f"grey.{fmt}"):
+        assert verdicts[name].status == "rejected" and "no structure" in verdicts[name].reason, verdicts[name]
+    assert all(verdicts[f"photo_00{k}.jpg"].status == "accepted" for k in range(2))
+
+
+def test_every_embedded_and_fixture_photo_has_structure_with_a_wide_margin():
+    rules = CurationRules()
+    embedded = [r.stats["structure"] for r in curate(embedded_folder()).records if r.status == "accepted"]
+    assert len(embedded) >= 40 and min(embedded) >= 2 * rules.min_structure
+    from jigsaw_puzzles.sources import structure
+
+    for seed in range(20):
+        grey = np.asarray(normalise(make_photo(seed)).convert("L"), dtype=np.float64)
+        assert structure(grey) >= 2 * rules.min_structure

@@ -68,6 +68,8 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
         splits: the splits to generate (``None``: all of :data:`~jigsaw_puzzles.spec.SPLITS`). ``("lite",)``
             cuts only the Lite items, the same bytes as in a full build (the plan still sees every source), for
             a Lite evaluation in a fraction of the time.
+        keep_sources: source ids already in the benchmark (an earlier export's, given by ``export.build``): a
+            new file that near-duplicates one of them is the copy curation drops, whatever the ids.
     """
 
     source: str | None = None
@@ -77,6 +79,7 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
     options: dict | None = None
     answer_plan: str = DEFAULT_ANSWER_PLAN
     splits: tuple[str, ...] | None = None
+    keep_sources: tuple[str, ...] | None = None
 
 
 class _Configs(dict):
@@ -116,6 +119,8 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                 raise UsageError(f"unknown split(s) {unknown or []}; choose from {', '.join(SPLITS)}")
         if kwargs.get("source") is not None:
             kwargs["source"] = str(resolve_folder(kwargs["source"]))
+        if kwargs.get("keep_sources") is not None:
+            kwargs["keep_sources"] = tuple(sorted(set(kwargs["keep_sources"]))) or None
         if kwargs.get("fingerprint") is None:
             kwargs["fingerprint"] = folder_fingerprint(kwargs.get("source"))
         super().__init__(*args, **kwargs)
@@ -155,7 +160,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
             return self._plan
         task, seed = self.task, self.config.seed
         preparation = self.preparation()  # fails before any work
-        curation = curate(self.config.source, self.rules)
+        curation = curate(self.config.source, self.rules, keep=self.config.keep_sources)
         if len(curation.accepted) < max(1, task.min_sources):
             raise ConfigUnavailable(self.config.name, (
                 f"needs at least {max(1, task.min_sources)} usable source images, {len(curation.accepted)} of "
@@ -231,7 +236,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
             logger.warning(
                 f"{self.config.name}: {len(curation.accepted)} of {len(curation.records)} files accepted; "
                 f"{len(curation.rejected)} rejected by curation, {len(plan['task_skips'])} skipped by the task "
-                f"(reasons: `jigsaw-puzzles curate DIR` or builder.report)")
+                f"(reasons: `jigsaw-puzzles curate DIR --skips` or builder.report)")
         pool = tuple((s.source_id, s.path) for s in curation.accepted)
         lite_set = set(plan["lite"])
         prepared = plan["prepared"]

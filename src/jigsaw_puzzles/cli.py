@@ -16,6 +16,7 @@ import threading
 from ._version import __version__
 from .variants import INPUT_FORMATS, PROMPT_STYLES
 from .errors import UsageError, UserError
+from .outdir import check_out, environment_error
 from .inference.openai_backend import DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, DEFAULT_TIMEOUT
 from .inference.registry import BACKENDS
 from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN
@@ -85,7 +86,7 @@ EXAMPLES = {
     "analyze": """examples:
   jigsaw-puzzles analyze runs/* --out analysis/                    # analysis.md, CSVs and plots
   jigsaw-puzzles analyze runs/model-a runs/model-b --params model-a=7B --params model-b=72B
-  jigsaw-puzzles analyze runs/model-a --from-export ./jigsaw_puzzles  # the items from a built export""",
+  jigsaw-puzzles analyze runs/model-a --dataset ./jigsaw_puzzles      # the items from a built export""",
 }
 
 
@@ -157,7 +158,7 @@ def _add_clip(p: argparse.ArgumentParser) -> None:
                    help=f"open_clip model (default: {defaults['clip_model']})")
     g.add_argument("--clip-pretrained", default=None, metavar="TAG|FILE",
                    help=f"open_clip weights tag or checkpoint file (default: {defaults['clip_pretrained']})")
-    g.add_argument("--clip-random-init", action="store_true", help="random CLIP weights (tests only)")
+    g.add_argument("--clip-random-init", action="store_true", help=argparse.SUPPRESS)  # random weights: tests only
     g.add_argument("--clip-cache-dir", default=None, metavar="DIR",
                    help="embedding cache (default: under HF_DATASETS_CACHE)")
 
@@ -201,31 +202,15 @@ def cmd_build(args) -> int:
 
 
 def cmd_show(args) -> int:
-    from .builder import load_dataset
-    from .sheet import draw_item
+    from .item_commands import run_show
 
-    ds = load_dataset(args.config, split=args.split, source=args.source, seed=args.seed, **_clip_kwargs(args))
-    if not 0 <= args.index < len(ds):
-        raise UsageError(f"--index {args.index} is out of range: {args.config}/{args.split} has {len(ds)} items")
-    row = ds[args.index]
-    draw_item(row, args.out, show_answer=not args.hide_answer)
-    print(f"{row['id']} -> {args.out}\nanswer: {row['answer']!r}")
-    return 0
+    return run_show(args, _clip_kwargs(args))
 
 
 def cmd_curate(args) -> int:
-    from .sources import curate
+    from .item_commands import run_curate
 
-    curation = curate(args.dir, progress=True)
-    if args.json:
-        print(json.dumps(curation.to_dict(), indent=2))
-        return 0
-    for record in curation.records:
-        mark = "ok " if record.status == "accepted" else "REJ"
-        print(f"{mark} {record.path}" + (f"  -- {record.reason}" if record.reason else ""))
-    print(f"{len(curation.accepted)} accepted, {len(curation.rejected)} rejected "
-          f"of {len(curation.records)} files in {curation.folder}")
-    return 0
+    return run_curate(args)
 
 
 # ------------------------------------------------------------------------------------------------ eval
@@ -381,7 +366,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="generate configs and write a Hub-ready parquet folder",
                        description="Generate the benchmark's configs from a folder of photographs and write a "
                                    "folder that loads with datasets.load_dataset(folder, config).")
-    p.add_argument("--out", required=True, metavar="DIR", help="the folder to write (replaced as a whole)")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="the folder to write: new, empty, or an earlier export (replaced as a whole)")
     _add_source(p)
     _add_configs(p)
     p.add_argument("--num-proc", type=int, default=None, metavar="N", help="worker processes (default: 1)")
@@ -391,7 +377,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("show", help="draw one item as a sheet (images, question, answer)",
                        description="Draw one item of a config as a PNG sheet.")
-    p.add_argument("config", choices=list(CONFIGS), metavar="CONFIG", help=f"one of {', '.join(CONFIGS)}")
+    p.add_argument("configs", nargs=1, type=_config_name, metavar="CONFIG",
+                   help="any config `build` takes (e.g. order_generation_3x3_rot), or a base with --grid/--rotated")
+    p.add_argument("--grid", type=_grid, default=None, metavar="RxC", help="cut CONFIG on this grid (as in build)")
+    p.add_argument("--rotated", action="store_true", help="CONFIG with every piece turned too (as in build)")
     p.add_argument("--index", type=int, default=0, metavar="N", help="the item's row number in the split")
     p.add_argument("--split", choices=SPLITS, default="test", help="test (all items) or lite (the Lite subset)")
     p.add_argument("--out", default="item.png", metavar="FILE", help="the PNG to write")
@@ -404,6 +393,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="List every file below DIR with its curation verdict and reason.")
     p.add_argument("dir", nargs="?", default=None, metavar="DIR", help="folder (default: the embedded photos)")
     p.add_argument("--json", action="store_true", help="print the curation report as JSON")
+    p.add_argument("--skips", action="store_true", help="also each config's task skips (sources a task cannot use)")
+    p.add_argument("--seed", type=int, default=0, help="benchmark seed of the --skips probes")
+    _add_configs(p)
     p.set_defaults(func=cmd_curate)
 
     add_eval_parser(sub)
@@ -438,8 +430,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         apply_grid(args)
+        check_out(args.command, getattr(args, "out", None))
         return args.func(args)
-    except UserError as err:
+    except (UserError, OSError) as err:  # an OSError only when the machine's (a full disk ...): else a bug
+        if not isinstance(err, UserError) and (err := environment_error(err, "cannot write")) is None:
+            raise
         print(f"{PROG}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -21,6 +21,7 @@ from ._version import __version__
 from .builder import CONFIGS, make_builder
 from .errors import ConfigUnavailable, UsageError
 from .inference.options import whole
+from .outdir import check_build_out, environment_error, kept_sources
 from .sources import folder_fingerprint
 from .spec import GENERATOR_VERSION, SPLITS, is_config
 
@@ -53,13 +54,9 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     if unknown:
         raise UsageError(f"unknown config(s) {', '.join(unknown)}; choose from {', '.join(CONFIGS)}, or a grid "
                          "config such as order_generation_3x3")
-    if (out / f"{out.name}.py").exists():
-        raise UsageError(f"{out}/{out.name}.py exists: datasets >= 4 refuses such a folder; choose another --out")
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} is a file; give a folder for the export")
-    if out.is_dir() and any(out.iterdir()) and not (out / "curation_report.json").is_file():
-        raise UsageError(f"--out {out} is a folder that holds something other than an export (a build replaces "
-                         f"the whole folder); choose a new or empty folder, or an earlier export")
+    earlier = check_build_out(out, source)  # refuses any folder but an earlier export; nothing deleted yet
+    if earlier is not None and "keep_sources" not in builder_kwargs:  # its sources win over new near-duplicates
+        builder_kwargs["keep_sources"] = kept_sources(earlier)
     builders, skipped = {}, {}
     for config in list(configs):  # resolve every task's preparation (e.g. CLIP weights) before any work
         builders[config] = make_builder(config, source, seed, cache_dir, **builder_kwargs)
@@ -74,11 +71,18 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     if not configs:
         raise ConfigUnavailable("every config", "; ".join(f"{c}: {r}" for c, r in skipped.items()))
     staging = out.parent / f".{out.name}.partial-{os.getpid()}"  # all or nothing: renamed into place at the end
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
     try:
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
         report = _write(staging, builders, configs, skipped, source, seed, num_proc, repo)
         _swap_into_place(staging, out)
+    except OSError as err:  # a full disk, a quota, a read-only folder: one line, the earlier export intact
+        user_error = environment_error(err, f"cannot write the export {out}; "
+                                            + ("the earlier export there is unchanged" if earlier is not None
+                                               else "nothing was written"))
+        if user_error is None:
+            raise
+        raise user_error from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return report

@@ -25,6 +25,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from . import geometry
 from .errors import SourceFolderError, UserError
+from .imagestats import difference_hash, sharpness, structure  # noqa: F401  (part of this module's face)
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 GRID_MULTIPLE = 6  # least common multiple of the 2x2 and 3x3 grids
@@ -44,6 +45,9 @@ class CurationRules:
     min_sharpness: float = 20.0  # variance of the Laplacian of the grey image (blur)
     min_texture: float = 12.0  # grey-level std of the whole image (near-uniform)
     min_cell_texture: float = 4.0  # grey-level std of every 2x2 and 3x3 grid cell
+    #: neighbour-pixel correlation of the grey image, the lower of across and down (:func:`structure`): i.i.d.
+    #: noise, whose puzzles nobody can solve, scores 0 to 0.12; the embedded photos 0.80 or more
+    min_structure: float = 0.3
     near_duplicate_bits: int = 4  # max Hamming distance of 64-bit difference hashes
 
     def key(self) -> str:
@@ -352,24 +356,6 @@ _CACHE_SIZE = 64
 load_normalised.cache_clear = _CACHE.clear  # type: ignore[attr-defined]  (benchmarks start cold)
 
 
-def sharpness(grey: np.ndarray) -> float:
-    """Variance of the 4-neighbour Laplacian (a standard blur measure)."""
-    lap = (grey[:-2, 1:-1] + grey[2:, 1:-1] + grey[1:-1, :-2] + grey[1:-1, 2:]
-           - 4.0 * grey[1:-1, 1:-1])
-    return float(lap.var())
-
-
-def difference_hash(image: Image.Image) -> int:
-    """64-bit difference hash (dHash) for near-duplicate detection.
-
-    Written here rather than taken from ``imagehash`` because that package pulls in
-    SciPy and PyWavelets for what is a resize and a comparison.
-    """
-    small = np.asarray(image.convert("L").resize((9, 8), Image.Resampling.BILINEAR), dtype=np.int16)
-    bits = (small[:, 1:] > small[:, :-1]).flatten()
-    return int("".join("1" if b else "0" for b in bits), 2)
-
-
 def quality_checks(image: Image.Image, rules: CurationRules) -> dict:
     """Blur and texture statistics; raises :class:`SourceError` when a rule fails."""
     grey = np.asarray(image.convert("L"), dtype=np.float32)
@@ -379,6 +365,10 @@ def quality_checks(image: Image.Image, rules: CurationRules) -> dict:
         raise SourceError(f"near-uniform image: grey std {stats['texture']} < {rules.min_texture}")
     if stats["sharpness"] < rules.min_sharpness:
         raise SourceError(f"blurry: Laplacian variance {stats['sharpness']} < {rules.min_sharpness}")
+    stats["structure"] = round(structure(grey.astype(np.float64)), 3)
+    if stats["structure"] < rules.min_structure:
+        raise SourceError(f"no structure (noise): neighbour-pixel correlation {stats['structure']} < "
+                          f"{rules.min_structure}; nobody can solve puzzles cut from it")
     for n in (2, 3):
         for i, cell in enumerate(geometry.split(image, n, n)):
             std = geometry.texture(cell)
@@ -389,14 +379,18 @@ def quality_checks(image: Image.Image, rules: CurationRules) -> dict:
 
 
 def curate(source: str | os.PathLike | None = None, rules: CurationRules = DEFAULT_RULES,
-           progress: bool = False) -> Curation:
-    """Apply every automated rule to every file below ``source`` (default: the embedded photos)."""
+           progress: bool = False, keep=None) -> Curation:
+    """Apply every automated rule to every file below ``source`` (default: the embedded photos).
+
+    Of two (near-)duplicates the one whose id is in ``keep`` (the sources already in the benchmark: an earlier
+    export's) stays; otherwise the smaller source id."""
     folder = resolve_folder(source)
-    return _curate_cached(str(folder), folder_fingerprint(folder), rules, progress)
+    return _curate_cached(str(folder), folder_fingerprint(folder), rules, progress, frozenset(keep or ()))
 
 
 @lru_cache(maxsize=8)
-def _curate_cached(folder: str, fingerprint: str, rules: CurationRules, progress: bool) -> Curation:
+def _curate_cached(folder: str, fingerprint: str, rules: CurationRules, progress: bool,
+                   keep: frozenset = frozenset()) -> Curation:
     from tqdm.auto import tqdm
 
     root = Path(folder)
@@ -424,8 +418,8 @@ def _curate_cached(folder: str, fingerprint: str, rules: CurationRules, progress
         source = Source(source_id, str(path), rel, image.width, image.height)
         candidates.append((source, difference_hash(image), record))
 
-    # Duplicates: the smallest source id of each group is kept, whatever the file order.
-    candidates.sort(key=lambda c: (c[0].source_id, c[0].relpath))
+    # Duplicates: a source already in the benchmark (``keep``) stays, else the smallest id, whatever the file order.
+    candidates.sort(key=lambda c: (c[0].source_id not in keep, c[0].source_id, c[0].relpath))
     kept: list[tuple[Source, int]] = []
     for source, dhash, record in candidates:
         reason = ""
@@ -435,7 +429,8 @@ def _curate_cached(folder: str, fingerprint: str, rules: CurationRules, progress
                 break
             distance = bin(dhash ^ other_hash).count("1")
             if distance <= rules.near_duplicate_bits:
-                reason = (f"near duplicate of {other.relpath} ({other.source_id}): "
+                reason = (f"near duplicate of {other.relpath} ({other.source_id}"
+                          f"{', already in the benchmark' if other.source_id in keep else ''}): "
                           f"dHash distance {distance} <= {rules.near_duplicate_bits}")
                 break
         if reason:

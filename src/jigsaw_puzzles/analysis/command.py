@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Callable
 
+from ..cli_tools import add_dataset_option
 from ..plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN
 
 def add_parser(subparsers, kv: Callable[[str], tuple[str, str]]) -> argparse.ArgumentParser:
@@ -21,8 +22,8 @@ def add_parser(subparsers, kv: Callable[[str], tuple[str, str]]) -> argparse.Arg
     p.add_argument("--params", type=kv, action="append", default=[], metavar="NAME=COUNT",
                    help="parameter count of a run for Fig. 6 (model name or run dir name), e.g. model-a=7B; "
                         "repeatable")
-    p.add_argument("--from-export", default=None, metavar="DIR",
-                   help="read the items from a folder written by `jigsaw-puzzles build` instead of rebuilding them")
+    add_dataset_option(p, "read the items from a folder written by `jigsaw-puzzles build` instead of rebuilding them",
+                       old="--from-export", metavar="DIR")
     p.add_argument("--answer-plan", choices=ANSWER_PLANS, default=DEFAULT_ANSWER_PLAN,
                    help="the answer plan the runs' items were built with (run.json does not record it)")
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="datasets cache (default: HF_DATASETS_CACHE)")
@@ -45,6 +46,6 @@ def run_analyze(args) -> int:
     if args.answer_plan != DEFAULT_ANSWER_PLAN:
         dataset_kwargs["answer_plan"] = args.answer_plan
     analyze(args.runs, out=args.out, params=dict(args.params), features_dir=args.features_dir,
-            from_export=args.from_export, dataset_kwargs=dataset_kwargs, seed=args.seed, n_repeats=args.repeats,
+            from_export=args.dataset, dataset_kwargs=dataset_kwargs, seed=args.seed, n_repeats=args.repeats,
             progress=not args.no_progress, stream=sys.stdout)
     return 0

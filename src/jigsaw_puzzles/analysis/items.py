@@ -94,7 +94,7 @@ class ItemSource:
             return self._built[key], f"the export {self.from_export}"
         if run.split is None or run.seed is None:
             raise UserError(f"{run.path}: run.json does not record the split and seed its items were made with, "
-                            "so they cannot be rebuilt; pass --from-export DIR (or data= in Python)")
+                            "so they cannot be rebuilt; pass --dataset DIR (or data= in Python)")
         options = {k: v for k, v in (run.dataset_options.get(config) or {}).items() if k in TASKS[config].options}
         key = ("build", config, run.split, run.seed, run.source, json.dumps(options, sort_keys=True, default=str))
         if key not in self._built:
@@ -117,7 +117,7 @@ class ItemSource:
             raise UserError(
                 f"{run.path}: the {config} items rebuilt from {how} have fingerprint {fingerprint}, but the run "
                 f"answered items with fingerprint {recorded}: the photos, the generator version or the answer plan "
-                f"differ from the run's (pass --answer-plan if the run used another, --from-export DIR for a built "
+                f"differ from the run's (pass --answer-plan if the run used another, --dataset DIR for a built "
                 f"export, or data= in Python)")
         if not recorded:
             self.notes.append(f"{run.name}: run.json records no {config} fingerprint; its items were taken from "

@@ -8,13 +8,14 @@ import argparse
 from pathlib import Path
 from typing import Callable, Mapping
 
+from ..cli_tools import add_dataset_option
 from ..errors import UsageError
 from ..spec import CONFIGS, SPLITS
 
 EXAMPLES = {
     "export": """examples:
   jigsaw-puzzles export vlmevalkit --out ~/LMUData --split lite
-  jigsaw-puzzles export vlmevalkit --out ~/LMUData --from-export ./jigsaw_puzzles
+  jigsaw-puzzles export vlmevalkit --out ~/LMUData --dataset ./jigsaw_puzzles
   jigsaw-puzzles export vlmevalkit --out ~/LMUData --split lite --circular   # + JigsawPuzzles_<config>_circular.tsv""",
     "lmms-eval": """examples:
   jigsaw-puzzles build --out ./jigsaw_puzzles && jigsaw-puzzles lmms-eval --dataset ./jigsaw_puzzles --out tasks/
@@ -27,12 +28,17 @@ EXAMPLES = {
 def add_parsers(subparsers, helpers: Mapping[str, Callable]) -> None:
     p = subparsers.add_parser(
         "export", help="write the benchmark in another harness's format (VLMEvalKit)", epilog=EXAMPLES["export"],
+        description="Write the benchmark in another harness's format. Formats: vlmevalkit (one TSV per config and "
+                    "the dataset class that scores it). `jigsaw-puzzles export FORMAT --help`: its options.")
+    formats = p.add_subparsers(dest="format", required=True, metavar="FORMAT")
+    p = formats.add_parser(
+        "vlmevalkit", help="VLMEvalKit: one TSV per config and the dataset class that scores them",
+        epilog=EXAMPLES["export"], formatter_class=p.formatter_class,
         description="Write one VLMEvalKit TSV per config (stem-only questions, options as columns, the paper's "
                     "full prompt in `prompt`) and the dataset class that scores them with this package.")
-    p.add_argument("format", choices=["vlmevalkit"], help="the harness")
     p.add_argument("--out", required=True, metavar="DIR", help="where to write (e.g. VLMEvalKit's $LMUData)")
-    p.add_argument("--from-export", default=None, metavar="DIR",
-                   help="a folder written by `jigsaw-puzzles build` (default: build from --source/--seed)")
+    add_dataset_option(p, "a folder written by `jigsaw-puzzles build` (default: build from --source/--seed)",
+                       old="--from-export", metavar="DIR")
     p.add_argument("--split", choices=SPLITS, default="test", help="test (all items) or lite (the Lite subset)")
     p.add_argument("--circular", action="store_true",
                    help="also write JigsawPuzzles_<config>_circular.tsv per multiple-choice config: every item under "
@@ -47,8 +53,8 @@ def add_parsers(subparsers, helpers: Mapping[str, Callable]) -> None:
         description="Write one lmms-eval task per config and split (jigsaw_puzzles_<config>, "
                     "jigsaw_puzzles_lite_<config>), the groups jigsaw_puzzles and jigsaw_puzzles_lite, and the "
                     "hooks that score with this package. Then: lmms-eval --include_path OUT --tasks ...")
-    p.add_argument("--dataset", required=True, metavar="DIR|REPO",
-                   help="a folder written by `jigsaw-puzzles build`, or the Hub repo id it was pushed to")
+    add_dataset_option(p, "a folder written by `jigsaw-puzzles build`, or the Hub repo id it was pushed to",
+                       required=True)
     p.add_argument("--out", required=True, metavar="DIR", help="the task folder to write")
     p.add_argument("--max-new-tokens", type=int, default=256, metavar="N", help="generation length per item")
     p.add_argument("--circular", action="store_true",
@@ -74,14 +80,14 @@ def run_export(args: argparse.Namespace, helpers: Mapping[str, Callable]) -> int
 
     helpers["bars"]()
     configs = args.configs or list(CONFIGS)
-    if args.from_export:
+    if args.dataset:
         import datasets
 
-        available = [c for c in configs if (Path(args.from_export) / c).is_dir()]
+        available = [c for c in configs if (Path(args.dataset) / c).is_dir()]
         if not available:
-            raise UsageError(f"{args.from_export} holds none of the configs asked for (write it with "
-                             f"`jigsaw-puzzles build --out {args.from_export}`)")
-        data = {c: datasets.load_dataset(args.from_export, c, split=args.split) for c in available}
+            raise UsageError(f"{args.dataset} holds none of the configs asked for (write it with "
+                             f"`jigsaw-puzzles build --out {args.dataset}`)")
+        data = {c: datasets.load_dataset(args.dataset, c, split=args.split) for c in available}
     else:
         from ..inference.data import load_datasets
 
