@@ -204,30 +204,41 @@ def test_errors_independent_of_the_features_give_chance_auc_and_no_finding(or_it
         assert 0.42 <= np.mean(values) <= 0.58, (model, values)
 
 
-def test_a_random_guesser_names_no_feature(or_items, tmp_path, monkeypatch):
-    """`eval --model random` on two tasks: ~0.7 held-out AUC, all of it the tasks' different chance levels (1/4 and
-    1/24). The null keeps each task's error rate (labels shuffled within config), so no feature is credited; a
-    null shuffled across tasks would credit `answer_position`, which is missing for Order Generation items and so
-    encodes the task."""
-    from jigsaw_puzzles.analysis import error_model
+@pytest.fixture(scope="module")
+def random_guesser(or_items, tmp_path_factory):
+    """`eval --model random`'s answers on Order Restoration and Order Generation, analysed."""
     from jigsaw_puzzles.baselines import random_answer
 
+    tmp = tmp_path_factory.mktemp("random_guesser")
     data = {OR: or_items, OG: make_dataset(OG, N_ITEMS)}
     outputs = {c: [random_answer(ds[i], c, seed=3) for i in range(N_ITEMS)] for c, ds in data.items()}
-    run = write_run(tmp_path / "random", data, outputs, model="random")
-    res = analyze([run], tmp_path / "out", data=data, progress=False)["error_model"]["random"]
+    run = write_run(tmp / "random", data, outputs, model="random")
+    return analyze([run], tmp / "out", data=data, progress=False)["error_model"]["random"], tmp / "out"
+
+
+def test_a_random_guesser_names_no_feature(random_guesser):
+    """~0.7 held-out AUC, all of it the tasks' different chance levels (1/4 and 1/24). The null keeps each task's
+    error rate (labels shuffled within config), so it is as high, and no feature is credited."""
+    res, out = random_guesser
     for model in ("logistic", "hgb"):
         r = res["models"][model]
         assert r["auc_mean"] > 0.65 and r["auc_null_mean"] > 0.6, r  # the tasks' chance levels, in the null too
         assert r["auc_p"] > 0.05 and r["top"] is None and r["beats_null"] == [], r["importance"]
-    md = (tmp_path / "out" / "analysis.md").read_text()
+    md = (out / "analysis.md").read_text()
     row = next(line for line in md.splitlines() if line.startswith("| random | 192 |"))
     assert row.count(NO_FINDING) == 2 and "`" not in row
-    with open(tmp_path / "out" / "error_model.csv", newline="") as f:
+    with open(out / "error_model.csv", newline="") as f:
         table = next(csv.DictReader(f))
     assert table["top_logistic"] == table["top_hgb"] == NO_FINDING
-    # the same items and errors against a null shuffled across tasks: answer_position would be "found"
-    with open(tmp_path / "out" / "items.csv", newline="") as f:
+
+
+@pytest.mark.slow
+def test_a_null_shuffled_across_tasks_would_credit_the_task(random_guesser, monkeypatch):
+    """Why the labels are shuffled within config: the same items and errors against a null shuffled across tasks
+    "find" `answer_position`, which is missing for Order Generation items and so encodes the task."""
+    from jigsaw_puzzles.analysis import error_model
+
+    with open(random_guesser[1] / "items.csv", newline="") as f:
         records = list(csv.DictReader(f))
     X, y, columns, _ = design_matrix(
         [{**r, "correct": r["correct"] == "1"} for r in records],

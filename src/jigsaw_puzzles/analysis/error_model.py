@@ -265,7 +265,8 @@ def plot_importance(result: dict, path, title: str) -> object | None:
                                       else c for c in order])
     ax.axvline(0, color="k", linewidth=0.8)
     ax.set_xlabel("permutation importance: drop in held-out ROC AUC" + ("   (* beats the null)" if beat else ""))
-    found = {MODEL_LABELS[m]: finding(res, result["n_permutations"]) for m, res in models.items()}
+    found = {MODEL_LABELS[m]: res["top"] and f"{res['top']} beats the shuffled-label null" or
+             finding(res, result["n_permutations"]) for m, res in models.items()}
     said = next(iter(found.values())) if len(set(found.values())) == 1 else \
         "; ".join(f"{m}: {v}" for m, v in found.items())
     ax.set_title(f"What predicts the errors of {title}\n({result['n']} items, {result['n_errors']} wrong, "
