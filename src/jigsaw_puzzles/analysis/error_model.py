@@ -205,7 +205,7 @@ def _against_null(aucs, allimp, null, columns) -> dict:
     auc_p = (1 + sum(v >= auc for v in null_auc)) / (n + 1) if n else None
     importance = {}
     for j in order:
-        p = (1 + sum(v >= mean[j] for v in null_max)) / (n + 1) if n and j in tested else None
+        p = (1 + sum(v >= float(mean[j]) for v in null_max)) / (n + 1) if n and j in tested else None
         importance[columns[j]] = {
             "mean": float(mean[j]), "sd": float(allimp[j].std(ddof=1)), "p": p,
             "beats_null": bool(p is not None and auc_p <= ALPHA and p <= ALPHA and mean[j] > 0)}
