@@ -14,16 +14,16 @@ from fixtures.photos import make_photo
 from jigsaw_puzzles import spec
 from jigsaw_puzzles.analysis import analyze, answer_bias, item_cells, item_features, self_correction, stated_orders
 from jigsaw_puzzles.analysis.bias import bias_test
-from jigsaw_puzzles.analysis.error_model import design_matrix, fit_error_model
+from jigsaw_puzzles.analysis.error_model import NO_FINDING, design_matrix, fit_error_model
 from jigsaw_puzzles.cli import main
 from jigsaw_puzzles.errors import UserError
 from jigsaw_puzzles.inference import RunDir, evaluate_model
 from jigsaw_puzzles.inference.data import dataset_fingerprint
 from jigsaw_puzzles.inference.runner import verdicts
 from jigsaw_puzzles.rng import item_rng
-from jigsaw_puzzles.tasks import anomaly_detection, order_restoration
+from jigsaw_puzzles.tasks import anomaly_detection, order_generation, order_restoration
 
-OR = "order_restoration"
+OR, OG = "order_restoration", "order_generation"
 N_ITEMS = 96
 
 
@@ -31,9 +31,9 @@ def make_dataset(config: str, n: int, size=(192, 144)):
     """``n`` real items of ``config`` built by its task module from synthetic photos (answer slots cycle)."""
     import datasets
 
-    module = {OR: order_restoration, "anomaly_detection": anomaly_detection}[config]
+    module = {OR: order_restoration, OG: order_generation, "anomaly_detection": anomaly_detection}[config]
     family = spec.CONFIGS[config].family
-    slots = {OR: 4, "anomaly_detection": 16}[config]
+    slots = {OR: 4, OG: 1, "anomaly_detection": 16}[config]
     rows = []
     for k in range(n):
         sid = f"{k:016x}"
@@ -118,7 +118,7 @@ def test_always_a_is_flagged_and_uniform_guessing_is_not(or_items, tmp_path):
     always = write_run(tmp_path / "always", {OR: or_items}, {OR: ["A"] * N_ITEMS}, model="always-a")
     uniform = write_run(tmp_path / "uniform", {OR: or_items},
                         {OR: [str(x) for x in rng.choice(list("ABCD"), N_ITEMS)]}, model="uniform")
-    res = analyze([always, uniform], tmp_path / "out", data={OR: or_items}, progress=False)
+    res = analyze([always, uniform], tmp_path / "out", data={OR: or_items}, progress=False, n_permutations=0)
     a, u = res["bias"]["always-a"][0], res["bias"]["uniform"][0]
     assert a["model_counts"] == [N_ITEMS, 0, 0, 0] and a["reference_counts"] == [24, 24, 24, 24]
     assert a["chi2"] == pytest.approx(3 * N_ITEMS)  # (96 - 24)^2 / 24 + 3 * 24
@@ -156,32 +156,139 @@ def test_errors_on_blurry_items_are_predicted_by_sharpness(or_items, or_features
     run = write_run(tmp_path / "blurry", {OR: or_items}, {OR: outputs}, model="blur-sensitive")
     res = analyze([run], tmp_path / "out", data={OR: or_items}, progress=False)["error_model"]["blur-sensitive"]
     assert res["n"] == N_ITEMS and res["n_errors"] == N_ITEMS // 2 and res["folds"] == 5
+    assert res["n_permutations"] == 19
     for model in ("logistic", "hgb"):
-        assert res["models"][model]["auc_mean"] > 0.9, res["models"][model]
-        assert res["models"][model]["top"] == "sharpness", res["models"][model]["importance"]
+        r = res["models"][model]
+        assert r["auc_mean"] > 0.9, r
+        # no shuffle comes near: the smallest p-value 19 shuffles can give, for the AUC and for the feature
+        assert r["auc_p"] == pytest.approx(1 / 20) and max(r["auc_null"]) < 0.8, r["auc_null"]
+        assert r["top"] == "sharpness" and r["beats_null"][0] == "sharpness", r["importance"]
+        sharpness = r["importance"]["sharpness"]
+        assert sharpness["p"] == pytest.approx(1 / 20) and sharpness["mean"] > r["importance_threshold"]
     assert "grid_cells" in res["dropped"] and "clip_similarity" in res["dropped"]
     assert (tmp_path / "out" / "error_model_blur-sensitive.png").stat().st_size > 10_000
+    md = (tmp_path / "out" / "analysis.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| blur-sensitive | 96 |"))
+    assert "`sharpness` (+" in row and "p = 0.05" in row and NO_FINDING not in row
+    with open(tmp_path / "out" / "error_model.csv", newline="") as f:
+        table = next(csv.DictReader(f))
+    assert table["top_logistic"] == table["top_hgb"] == "sharpness" and float(table["auc_logistic_p"]) == 0.05
     again = analyze([run], tmp_path / "out2", data={OR: or_items}, progress=False)["error_model"]["blur-sensitive"]
-    assert again["models"] == res["models"]  # seeded folds and permutations
+    assert again["models"] == res["models"]  # seeded folds, permutations and label shuffles
 
 
-def test_errors_independent_of_the_features_give_chance_auc(or_items, or_features, tmp_path):
+def test_errors_independent_of_the_features_give_chance_auc_and_no_finding(or_items, or_features, tmp_path):
     wrong = np.random.default_rng(7).permutation(np.arange(N_ITEMS) % 2).astype(bool)
     outputs = [wrong_letter(or_items[i]["answer"]) if wrong[i] else or_items[i]["answer"] for i in range(N_ITEMS)]
     run = write_run(tmp_path / "coin", {OR: or_items}, {OR: outputs}, model="coin")
     res = analyze([run], tmp_path / "out", data={OR: or_items}, progress=False)["error_model"]["coin"]
     for model in ("logistic", "hgb"):
-        assert 0.35 <= res["models"][model]["auc_mean"] <= 0.65, res["models"][model]
+        r = res["models"][model]
+        assert 0.35 <= r["auc_mean"] <= 0.65, r
+        assert r["auc_p"] > 0.05 and r["top"] is None and r["beats_null"] == [], r
+    md = (tmp_path / "out" / "analysis.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| coin | 96 |"))
+    assert row.count(NO_FINDING) == 2 and "`" not in row  # no feature named, by either model
+    with open(tmp_path / "out" / "error_model_importance.csv", newline="") as f:
+        assert {r["beats_null"] for r in csv.DictReader(f)} == {"0"}
     # one draw of coin-flip errors scatters around 0.5 (sd ~0.07 at 96 items); the mean of eight draws is close
     X, _, columns, _ = design_matrix([{"config": OR, "id": or_items[i]["id"]} for i in range(N_ITEMS)],
                                      lambda rec: or_features[int(rec["id"].split("/")[1], 16)])
     aucs = {"logistic": [], "hgb": []}
     for seed in range(8):
         y = np.random.default_rng(seed).permutation(np.arange(N_ITEMS) % 2)
-        for model, r in fit_error_model(X, y, columns, seed=seed, n_repeats=1)["models"].items():
+        for model, r in fit_error_model(X, y, columns, seed=seed, n_repeats=1, n_permutations=0)["models"].items():
             aucs[model].append(r["auc_mean"])
+            assert r["auc_p"] is None and r["top"] is None  # no null fitted: nothing named
     for model, values in aucs.items():
         assert 0.42 <= np.mean(values) <= 0.58, (model, values)
+
+
+@pytest.fixture(scope="module")
+def random_guesser(or_items, tmp_path_factory):
+    """`eval --model random`'s answers on Order Restoration and Order Generation, analysed."""
+    from jigsaw_puzzles.baselines import random_answer
+
+    tmp = tmp_path_factory.mktemp("random_guesser")
+    data = {OR: or_items, OG: make_dataset(OG, N_ITEMS)}
+    outputs = {c: [random_answer(ds[i], c, seed=3) for i in range(N_ITEMS)] for c, ds in data.items()}
+    run = write_run(tmp / "random", data, outputs, model="random")
+    return analyze([run], tmp / "out", data=data, progress=False)["error_model"]["random"], tmp / "out"
+
+
+def test_a_random_guesser_names_no_feature(random_guesser):
+    """~0.7 held-out AUC, all of it the tasks' different chance levels (1/4 and 1/24). The null keeps each task's
+    error rate (labels shuffled within config), so it is as high, and no feature is credited."""
+    res, out = random_guesser
+    for model in ("logistic", "hgb"):
+        r = res["models"][model]
+        assert r["auc_mean"] > 0.65 and r["auc_null_mean"] > 0.6, r  # the tasks' chance levels, in the null too
+        assert r["auc_p"] > 0.05 and r["top"] is None and r["beats_null"] == [], r["importance"]
+    md = (out / "analysis.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| random | 192 |"))
+    assert row.count(NO_FINDING) == 2 and "`" not in row
+    with open(out / "error_model.csv", newline="") as f:
+        table = next(csv.DictReader(f))
+    assert table["top_logistic"] == table["top_hgb"] == NO_FINDING
+
+
+@pytest.mark.slow
+def test_a_null_shuffled_across_tasks_would_credit_the_task(random_guesser, monkeypatch):
+    """Why the labels are shuffled within config: the same items and errors against a null shuffled across tasks
+    "find" `answer_position`, which is missing for Order Generation items and so encodes the task."""
+    from jigsaw_puzzles.analysis import error_model
+
+    with open(random_guesser[1] / "items.csv", newline="") as f:
+        records = list(csv.DictReader(f))
+    X, y, columns, _ = design_matrix(
+        [{**r, "correct": r["correct"] == "1"} for r in records],
+        lambda r: {k: float(r[k]) if r[k] else math.nan for k in error_model.NAMES})
+    monkeypatch.setattr(error_model, "config_groups", lambda X, columns: np.zeros(len(X), dtype=int))
+    assert fit_error_model(X, y, columns, models=("hgb",))["models"]["hgb"]["top"] == "answer_position"
+
+
+@pytest.mark.filterwarnings("ignore:The groups parameter is ignored")
+def test_the_null_is_permutation_test_score_within_configs():
+    """The AUC's null is scikit-learn's permutation_test_score (groups = config, same seed) and the held-out
+    importances are sklearn's permutation_importance, computed in one batch."""
+    from sklearn.inspection import permutation_importance
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedKFold, permutation_test_score
+
+    from jigsaw_puzzles.analysis.error_model import _make, config_groups, held_out_importance, shuffled_labels
+
+    rng = np.random.default_rng(1)
+    config = np.repeat([0, 1, 2], 30)
+    X = np.column_stack([rng.normal(size=(90, 2)), np.eye(3)[config]])
+    y = (rng.random(90) < np.array([0.2, 0.5, 0.8])[config]).astype(int)
+    columns = ["f0", "f1", "config=a", "config=b", "config=c"]
+    assert np.array_equal(config_groups(X, columns), config)
+    for yp in shuffled_labels(y, config, 0, 5):  # each config keeps its error count
+        assert [int(yp[config == g].sum()) for g in range(3)] == [int(y[config == g].sum()) for g in range(3)]
+    res = fit_error_model(X, y, columns, seed=4, n_repeats=2, models=("logistic",))["models"]["logistic"]
+    score, null, p = permutation_test_score(_make("logistic", 4), X, y, groups=config, scoring="roc_auc",
+                                            cv=StratifiedKFold(5, shuffle=True, random_state=4), n_permutations=19,
+                                            random_state=4)
+    assert res["auc_mean"] == pytest.approx(score) and res["auc_p"] == pytest.approx(p)
+    assert np.allclose(res["auc_null"], null)
+    assert set(res["importance"]) == set(columns) and res["importance"]["config=a"]["p"] is None  # covariates
+    for model in ("logistic", "hgb"):
+        est = _make(model, 0).fit(X[:60], y[:60])
+        auc, imp = held_out_importance(est, X[60:], y[60:], 3, 11)
+        ref = permutation_importance(est, X[60:], y[60:], scoring="roc_auc", n_repeats=3, random_state=11)
+        assert np.allclose(imp, ref.importances)
+        assert auc == pytest.approx(roc_auc_score(y[60:], est.predict_proba(X[60:])[:, 1]))
+
+
+def test_fewer_than_19_shuffles_are_refused(or_items, tmp_path, capsys):
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    with pytest.raises(UserError, match="at least 19"):
+        fit_error_model(X, np.arange(30) % 2, ["a", "b", "c"], n_permutations=5)
+    run = write_run(tmp_path / "r", {OR: or_items}, {OR: ["A"] * 24})
+    assert main(["analyze", run, "--out", str(tmp_path / "out"), "--permutations", "5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "5 shuffles cannot give a p-value <= 0.05" in err
+    assert not (tmp_path / "out").exists()  # refused before anything is read or written
 
 
 def test_small_or_one_class_runs_are_skipped_with_a_reason():
@@ -219,7 +326,7 @@ def test_self_correction_is_counted_exactly(or_items, tmp_path):
         else:  # only an offered order, the right letter: no free order
             outputs.append(f"Option {right} is {row['options']['ABCD'.index(right)]}.\nAnswer: {right}")
     run = write_run(tmp_path / "thinker", {OR: or_items}, {OR: outputs}, model="thinker")
-    res = analyze([run], tmp_path / "out", data={OR: or_items}, progress=False)
+    res = analyze([run], tmp_path / "out", data={OR: or_items}, progress=False, n_permutations=0)
     sc = res["paper"]["thinker"]["self_correction"]
     assert (sc["n"], sc["n_free_order"], sc["n_self_corrected"], sc["n_correct"]) == (12, 9, expected, 9)
     assert expected == 6
@@ -259,6 +366,34 @@ def test_paper_figures_reuse_the_report(tmp_path):
     assert set(files) == {"accuracy_vs_params", "or_vs_og"} and "Fig. 5" in notes[0]
 
 
+def test_task_correlation_needs_three_distinct_runs(tmp_path):
+    """Three runs, two of them the same predictions: two points, every r = +-1. Refused, with the reason; a
+    repeated run among four is counted once."""
+    from jigsaw_puzzles.analysis.paper import paper_figures
+    from jigsaw_puzzles.report import RunSummary
+
+    def summary(name, accs):
+        return RunSummary(path=tmp_path, name=name, model=name, backend=None, split="test", parameters=None,
+                          metrics={c: {"accuracy": a} for c, a in zip((OR, OG, "anomaly_detection"), accs)})
+
+    a, b, b2, c = (summary("a", (30.0, 5.0, 40.0)), summary("b", (50.0, 10.0, 45.0)),
+                   summary("b-again", (50.0, 10.0, 45.0)), summary("c", (80.0, 35.0, 70.0)))
+    (tmp_path / "three").mkdir()
+    files, notes = paper_figures([a, b, b2], tmp_path / "three")
+    assert "task_correlation" not in files and not (tmp_path / "three" / "task_correlation.png").exists()
+    assert not (tmp_path / "three" / "task_correlation.csv").exists()
+    note = next(n for n in notes if "Fig. 5" in n)
+    assert "3 runs but only 2 distinct" in note and "b-again has the same accuracy on every task as b" in note
+    (tmp_path / "four").mkdir()
+    files, notes = paper_figures([a, b, b2, c], tmp_path / "four")
+    assert "task_correlation" in files
+    with open(files["task_correlation_csv"], newline="") as f:
+        table = list(csv.reader(f))
+    expected = np.corrcoef(np.array([[40.0, 30.0, 5.0], [45.0, 50.0, 10.0], [70.0, 80.0, 35.0]]), rowvar=False)
+    assert np.allclose([[float(v) for v in row[1:]] for row in table[1:]], expected, atol=1e-4)  # b once
+    assert any("over the 3 distinct runs" in n and "b-again" in n for n in notes)
+
+
 # ------------------------------------------------------------------------------------------------ checks and errors
 def test_items_that_differ_from_the_run_are_refused(or_items, tmp_path):
     run = write_run(tmp_path / "r", {OR: or_items}, {OR: ["A"] * 20}, fingerprints={OR: "0123456789abcdef"})
@@ -275,7 +410,7 @@ def test_items_from_an_export_folder(or_items, tmp_path):
                                       "  - split: test\n    path: order_restoration/test-*.parquet\n---\n")
     run = write_run(tmp_path / "r", {OR: or_items}, {OR: ["A"] * 24})
     res = analyze([run], tmp_path / "out", from_export=folder, dataset_kwargs={"cache_dir": str(tmp_path / "hf")},
-                  progress=False)
+                  progress=False, n_permutations=0)
     assert res["error_model"]["model"]["n"] == 24 and not any("unchecked" in n for n in res["notes"])
     other = RunDir(tmp_path / "g")
     other.write_run({"model": "m", "split": "test", "seed": 0})

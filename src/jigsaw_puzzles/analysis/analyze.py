@@ -16,7 +16,8 @@ from typing import Mapping, Sequence
 
 from ..errors import UserError
 from .bias import answer_bias, plot_bias
-from .error_model import MODELS, design_matrix, fit_error_model, plot_importance
+from .error_model import (MODELS, PERMUTATIONS, check_permutations, design_matrix, finding, fit_error_model,
+                          plot_importance)
 from .features import NAMES
 from .items import ItemSource, item_tables
 from .markdown import format_analysis
@@ -54,16 +55,18 @@ def write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence]) -> Pa
 def analyze(runs: Sequence[str | os.PathLike], out: str | os.PathLike = "analysis", data: Mapping | None = None,
             params: Mapping[str, str] | None = None, features_dir: str | os.PathLike | None = None,
             from_export: str | os.PathLike | None = None, dataset_kwargs: Mapping | None = None, seed: int = 0,
-            n_repeats: int = 10, progress: bool = True, stream=None) -> dict:
+            n_repeats: int = 10, n_permutations: int = PERMUTATIONS, progress: bool = True, stream=None) -> dict:
     """Analyse run directories ``runs`` into ``out`` (see the module docstring).
 
     data: ``{config: datasets.Dataset}``, the items instead of rebuilding them from run.json (checked against
         the fingerprints the runs recorded). from_export: a folder written by ``jigsaw-puzzles build`` to read
         the items from. dataset_kwargs: builder settings for the rebuild (``cache_dir``, ``answer_plan``).
     features_dir: the feature cache (default ``out/features``). seed, n_repeats: cross-validation shuffles and
-        permutation importance. Returns the tables as Python objects, the Markdown and the files written.
+        permutation importance. n_permutations: label shuffles of the error model's null (0: none, and no
+        feature is named; else >= 19). Returns the tables as Python objects, the Markdown and the files written.
     """
     require_extra()
+    check_permutations(n_permutations)
     if not runs:
         raise UserError("analyze needs at least one run directory")
     out = Path(out)
@@ -95,26 +98,29 @@ def analyze(runs: Sequence[str | os.PathLike], out: str | os.PathLike = "analysi
     models = {}
     for run in loaded:
         X, y, columns, dropped = design_matrix(run.records, features_of(run))
-        result = fit_error_model(X, y, columns, seed=seed, n_repeats=n_repeats)
+        result = fit_error_model(X, y, columns, seed=seed, n_repeats=n_repeats, n_permutations=n_permutations)
         result["dropped"] = dropped
         png = plot_importance(result, out / f"error_model_{run.slug}.png", run.name)
         if png:
             files[f"error_model_{run.slug}"] = Path(png)
             result["plot"] = Path(png).name
         models[run.name] = result
+    stats = ("mean", "sd", "p", "null_mean", "null_95")
     files["error_model"] = write_csv(
         out / "error_model.csv",
-        ["run", "n", "n_errors", "folds", *[f"auc_{m}_{s}" for m in MODELS for s in ("mean", "sd")],
-         *[f"top_{m}" for m in MODELS], "skipped", "dropped"],
-        [[name, r["n"], r["n_errors"], r.get("folds")]
-         + [r["models"].get(m, {}).get(f"auc_{s}") for m in MODELS for s in ("mean", "sd")]
-         + [r["models"].get(m, {}).get("top") for m in MODELS]
+        ["run", "n", "n_errors", "folds", "permutations", *[f"auc_{m}_{s}" for m in MODELS for s in stats],
+         *[f"threshold_{m}" for m in MODELS], *[f"top_{m}" for m in MODELS], "skipped", "dropped"],
+        [[name, r["n"], r["n_errors"], r.get("folds"), r["n_permutations"]]
+         + [r["models"].get(m, {}).get(f"auc_{s}") for m in MODELS for s in stats]
+         + [r["models"].get(m, {}).get("importance_threshold") for m in MODELS]
+         + [finding(r["models"].get(m), r["n_permutations"]) for m in MODELS]
          + [r.get("skipped"), "; ".join(f"{k}: {v}" for k, v in r["dropped"].items())]
          for name, r in models.items()])
     files["error_model_importance"] = write_csv(
-        out / "error_model_importance.csv", ["run", "model", "feature", "importance_mean", "importance_sd"],
-        [[name, m, feat, v["mean"], v["sd"]] for name, r in models.items() for m, res in r["models"].items()
-         for feat, v in res["importance"].items()])
+        out / "error_model_importance.csv",
+        ["run", "model", "feature", "importance_mean", "importance_sd", "p_value", "beats_null"],
+        [[name, m, feat, v["mean"], v["sd"], v["p"], int(v["beats_null"])] for name, r in models.items()
+         for m, res in r["models"].items() for feat, v in res["importance"].items()])
 
     # ---- answer bias
     bias = {run.name: answer_bias(run.records) for run in loaded}

@@ -8,6 +8,7 @@ from typing import Callable
 
 from ..cli_tools import add_dataset_option
 from ..plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN
+from .error_model import MIN_PERMUTATIONS, PERMUTATIONS
 
 def add_parser(subparsers, kv: Callable[[str], tuple[str, str]]) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
@@ -31,6 +32,9 @@ def add_parser(subparsers, kv: Callable[[str], tuple[str, str]]) -> argparse.Arg
                    help="feature cache, keyed by dataset fingerprint (default: OUT/features)")
     p.add_argument("--seed", type=int, default=0, help="seed of the cross-validation folds and permutations")
     p.add_argument("--repeats", type=int, default=10, metavar="N", help="permutations per feature and fold")
+    p.add_argument("--permutations", type=int, default=PERMUTATIONS, metavar="N",
+                   help=f"label shuffles of the error model's null (default {PERMUTATIONS}; 0: no null, no feature "
+                        f"named; else >= {MIN_PERMUTATIONS})")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_analyze)
     return p
@@ -47,5 +51,6 @@ def run_analyze(args) -> int:
         dataset_kwargs["answer_plan"] = args.answer_plan
     analyze(args.runs, out=args.out, params=dict(args.params), features_dir=args.features_dir,
             from_export=args.dataset, dataset_kwargs=dataset_kwargs, seed=args.seed, n_repeats=args.repeats,
+            n_permutations=args.permutations,
             progress=not args.no_progress, stream=sys.stdout)
     return 0

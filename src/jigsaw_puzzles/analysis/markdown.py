@@ -9,7 +9,7 @@ import numpy as np
 from ..report import LABELS
 from ..spec import CONFIGS, ORDER
 from .bias import ALPHA, MIN_EXCESS
-from .error_model import MIN_ITEMS, MODEL_LABELS, MODELS
+from .error_model import ALPHA as NULL_ALPHA, MIN_ITEMS, MODEL_LABELS, MODELS, NO_FINDING, auc_text, finding
 from .features import FEATURES, NAMES
 
 
@@ -71,11 +71,25 @@ def _features(tables) -> list[str]:
     return lines + ["", "</details>"]
 
 
+def _finding(res: dict, n_permutations: int) -> str:
+    text = finding(res, n_permutations)
+    if not res.get("top"):
+        return text
+    v = res["importance"][res["top"]]
+    return f"`{text}` ({v['mean']:+.3f} > null {res['importance_threshold']:.3f}, p = {v['p']:.3g})"
+
+
 def _error_model(runs, models) -> list[str]:
     lines = [f"Per run: predict *wrong* from the item features ({', '.join(MODEL_LABELS[m] for m in MODELS)}; "
              f"balanced class weights), stratified k-fold cross-validation, ROC AUC on the held-out folds (mean ± "
              f"sd over folds; 0.5 = the features say nothing about the errors). Importance = drop in held-out AUC "
-             f"when the feature is permuted. Skipped below {MIN_ITEMS} items or with one class only.", ""]
+             f"when the feature is permuted. Skipped below {MIN_ITEMS} items or with one class only.", "",
+             "**Null.** The same model and cross-validation fitted on labels shuffled within each config (the "
+             "task's own error rate is kept). AUC p = share of shuffles reaching the AUC (null: their mean). A "
+             "feature is named only when it *beats the null*: its importance exceeds the largest feature importance "
+             f"of all but {NULL_ALPHA:.0%} of the shuffles (p <= {NULL_ALPHA}) and the AUC's p <= {NULL_ALPHA}; "
+             f"otherwise the table says \"{NO_FINDING}\". `config=` indicators are covariates, never findings.",
+             ""]
     rows = []
     for run in runs:
         r = models[run.name]
@@ -84,17 +98,17 @@ def _error_model(runs, models) -> list[str]:
                          f"skipped: {r['skipped']}"])
             continue
         res = [r["models"][m] for m in MODELS]
-        aucs = [f"{x['auc_mean']:.3f} ± {x['auc_sd']:.3f}" for x in res]
-        tops = [f"`{x['top']}` ({x['importance'][x['top']]['mean']:+.3f})" for x in res]
         dropped = ", ".join(f"{k} ({v})" for k, v in r["dropped"].items() if not k.startswith("config="))
-        rows.append([_name(run.name), str(r["n"]), str(r["n_errors"]), str(r["folds"]), *aucs, *tops[:1],
-                     f"boosting's top: {tops[1]}" + (f"; left out: {dropped}" if dropped else "")])
-    lines += _table(["run", "items", "errors", "folds", "AUC logistic", "AUC boosting", "top feature (logistic)",
+        rows.append([_name(run.name), str(r["n"]), str(r["n_errors"]), str(r["folds"]),
+                     *[auc_text(x) for x in res], _finding(res[0], r["n_permutations"]),
+                     f"boosting: {_finding(res[1], r['n_permutations'])}" + (f"; left out: {dropped}" if dropped
+                                                                             else "")])
+    lines += _table(["run", "items", "errors", "folds", "AUC logistic", "AUC boosting", "finding (logistic)",
                      "notes"], rows, "lrrrrrll")
     for run in runs:
         if models[run.name].get("plot"):
             lines += ["", f"![error model of {_name(run.name)}]({models[run.name]['plot']})"]
-    return lines + ["", "Every feature's importance per model: `error_model_importance.csv`."]
+    return lines + ["", "Every feature's importance, p-value and verdict per model: `error_model_importance.csv`."]
 
 
 def _shares(b: dict, top: int | None = None) -> str:
@@ -132,6 +146,9 @@ def _paper(runs, paper, files, notes) -> list[str]:
                        ("or_vs_og", "Fig. 8: Order Restoration vs Order Generation")):
         if key in files:
             lines += [f"**{title}**", "", f"![{title}]({Path(files[key]).name})", ""]
+        elif key == "task_correlation":  # why not: too few (distinct) runs
+            lines += [f"**{title}**: {n.split(': ', 1)[1]}." for n in notes if n.startswith(f"{key}.png") and
+                      "not drawn" in n] + [""]
     rows = []
     for run in runs:
         p = paper[run.name]

@@ -13,10 +13,12 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from ..report import RunSummary, _baseline_value, plot_correlation, plot_params, write_correlation_csv
+from ..report import (ORDER_GENERATION, SHORT, TABLE_CONFIGS, RunSummary, _baseline_value, plot_correlation,
+                      plot_params, write_correlation_csv)
 from ..spec import CONFIGS
 
 OR, OG = "order_restoration", "order_generation"
+MIN_DISTINCT = 3  # Pearson r over two distinct points is +-1 whatever the tasks: no figure below three
 _LIST = re.compile(r"[\[(]\s*\d+(?:\s*[,\s]\s*\d+)*\s*[\])]|(?<![\d,])\d+(?:\s*,\s*\d+)+(?![\d,])")
 _INT = re.compile(r"\d+")
 
@@ -101,14 +103,57 @@ def plot_or_vs_og(runs: Sequence[RunSummary], path) -> Path | None:
     return Path(path)
 
 
+def correlated_tasks(runs: Sequence[RunSummary]) -> list[str]:
+    """The tasks Fig. 5 correlates: those every run has an accuracy for (as ``report.task_correlation``)."""
+    return [c for c in TABLE_CONFIGS + (ORDER_GENERATION,) if all(isinstance(r.acc(c), float) for r in runs)]
+
+
+def distinct_runs(runs: Sequence[RunSummary]) -> tuple[list[RunSummary], dict[str, str]]:
+    """``(distinct runs, {repeat: the run it repeats})``: a run with the same accuracy on every correlated task as an
+    earlier one (e.g. the same predictions analysed twice) is one point of the correlation, not two."""
+    tasks = correlated_tasks(runs)
+    kept, first, same = [], {}, {}
+    for r in runs:
+        key = tuple(round(r.acc(c), 9) for c in tasks)
+        if key in first:
+            same[r.name] = first[key]
+        else:
+            first[key] = r.name
+            kept.append(r)
+    return kept, same
+
+
+def _correlation(runs: Sequence[RunSummary], out: Path, files: dict, notes: list[str]) -> None:
+    """Fig. 5 over the distinct runs, refused (with the reason in ``notes``) under :data:`MIN_DISTINCT` of them."""
+    tasks = correlated_tasks(runs)
+    if len(runs) < MIN_DISTINCT or len(tasks) < 2:
+        notes.append("task_correlation.png (Fig. 5) not drawn: needs >= 3 runs sharing >= 2 tasks")
+        return
+    kept, same = distinct_runs(runs)
+    repeats = "; ".join(f"{a} has the same accuracy on every task as {b}" for a, b in same.items())
+    if len(kept) < MIN_DISTINCT:
+        notes.append(f"task_correlation.png (Fig. 5) not drawn: {len(runs)} runs but only {len(kept)} distinct "
+                     f"({repeats}); a correlation needs >= {MIN_DISTINCT} distinct runs (over two points every "
+                     f"r is +-1)")
+        return
+    if not plot_correlation(kept, out / "task_correlation.png"):
+        notes.append("task_correlation.png (Fig. 5) not drawn: needs >= 3 runs sharing >= 2 tasks")
+        return
+    files["task_correlation"] = out / "task_correlation.png"
+    files["task_correlation_csv"] = write_correlation_csv(kept, out / "task_correlation.csv")
+    if same:
+        notes.append(f"task_correlation.png (Fig. 5) is over the {len(kept)} distinct runs: {repeats} (counted "
+                     "once)")
+    flat = [SHORT[c] for c in tasks if len({round(r.acc(c), 9) for r in kept}) == 1]
+    if flat:
+        notes.append(f"task_correlation.png (Fig. 5): {', '.join(flat)} {'has' if len(flat) == 1 else 'have'} the same "
+                     "accuracy in every run: correlations undefined (blank cells)")
+
+
 def paper_figures(runs: Sequence[RunSummary], out: Path) -> tuple[dict, list[str]]:
     """Figs. 5, 6 and 8 into ``out``: ``({kind: path}, notes on what could not be drawn)``."""
     files, notes = {}, []
-    if plot_correlation(runs, out / "task_correlation.png"):
-        files["task_correlation"] = out / "task_correlation.png"
-        files["task_correlation_csv"] = write_correlation_csv(runs, out / "task_correlation.csv")
-    else:
-        notes.append("task_correlation.png (Fig. 5) not drawn: needs >= 3 runs sharing >= 2 tasks")
+    _correlation(runs, out, files, notes)
     if plot_params(runs, out / "accuracy_vs_params.png"):
         files["accuracy_vs_params"] = out / "accuracy_vs_params.png"
     else:
