@@ -151,13 +151,15 @@ def test_exclude_refuses_what_it_cannot_read_with_one_clear_error(folder, tmp_pa
 
     (tmp_path / "notes.txt").write_text("not parquet")
     (tmp_path / "empty").mkdir()
+    (tmp_path / "torn_export").mkdir()
+    (tmp_path / "torn_export" / "curation_report.json").write_text('{"curation": {"accep')
     datasets.Dataset.from_dict({"id": ["x"]}).to_parquet(str(tmp_path / "no_ids.parquet"))
     cases = [(tmp_path / "missing_export", "does not exist"), ("./no/such/folder", "does not exist"),
              (tmp_path / "notes.txt", "not a parquet"), (tmp_path / "no_ids.parquet", "no source_id"),
              (tmp_path / "empty", "names no photo"), ((), "names no photo"), (17, "not a int"),
              (datasets.Dataset.from_dict({"id": ["x"]}), "no source_id column"), ("photo_001.jpg", "does not exist"),
              (training_stream(folder), "IterableDataset"), (["0123456789abcdef", 3.5], "not a float"),
-             ({"0123456789abcdef": 1}, "not a dict")]
+             ({"0123456789abcdef": 1}, "not a dict"), (tmp_path / "torn_export", "is corrupt")]
     for exclude, message in cases:
         with pytest.raises(UsageError, match=message):
             training_stream(folder, exclude=exclude)

@@ -195,8 +195,10 @@ def _parquet_ids(path: Path) -> set[str]:
 
 def _folder_ids(folder: Path, train_fingerprint: str) -> set[str]:
     """An export (``curation_report.json``), a ``save_to_disk`` folder, a folder of parquet files, or photos."""
+    from .outdir import read_report  # a corrupt report is one line, as in `build`
+
     report = folder / "curation_report.json"
-    if report.is_file() and json.loads(report.read_text()).get("fingerprint") == train_fingerprint:
+    if report.is_file() and read_report(folder).get("fingerprint") == train_fingerprint:
         raise UsageError(f"the training folder is the one the evaluation export {folder} was built from "
                          f"(fingerprint {train_fingerprint}): train on other photos")
     if (folder / "dataset_dict.json").is_file() or (folder / "state.json").is_file():
