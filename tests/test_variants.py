@@ -99,9 +99,12 @@ def test_baselines_under_variants_and_the_report_names(tmp_path, lite):
     assert by_id(tmp_path / "paper") == by_id(tmp_path / "comp")
     blind = {m: evaluate_model(m, data=data, out=tmp_path / f"{m}-blind", progress=False, blind=True)
              for m in ("random", "solver")}
-    for m, res in blind.items():  # no image: no baseline beats chance (a leak in the text would show here)
+    # no image: no baseline beats chance (a leak in the text would show here). 14 tests of one family: each at
+    # 0.05 / 14 (Bonferroni), or a fair guesser fails one about half the time (as the random one does on
+    # generator 3.0.0's PL-hard Lite items: 6 of 11, p = 0.034)
+    for m, res in blind.items():
         for c in CONFIGS:
-            assert res["metrics"][c]["p_value"] > 0.05, (m, c, res["metrics"][c])
+            assert res["metrics"][c]["p_value"] > 0.05 / (len(CONFIGS) * len(blind)), (m, c, res["metrics"][c])
     # with the images, the same solver is above chance on (nearly) every config of these 13 items each
     assert sum(paper["metrics"][c]["p_value"] < 0.05 for c in CONFIGS) >= len(CONFIGS) - 1
     run = json.loads((tmp_path / "solver-blind" / "run.json").read_text())
