@@ -86,7 +86,8 @@ def load_datasets(configs: Sequence[str], explicit: bool, split: str, source, se
     if not datasets_ and skipped:
         raise UsageError(nothing_buildable(skipped))
     for c, why in skipped.items() if announce else ():
-        print(f"[jigsaw-puzzles] skipping {c}: {why['reason']}", file=sys.stderr)
+        print(f"[jigsaw-puzzles] skipping {c}: {first_sentence(why['reason'])} (how to enable it: `skipped` in the "
+              "run's results.json)", file=sys.stderr)
     return datasets_, skipped
 
 
