@@ -104,6 +104,25 @@ def test_invalid_actions_say_why_change_nothing_and_cost_a_turn(call, why):
     assert env.game.actions == 1 and env.game.invalid == 1
 
 
+@pytest.mark.parametrize("name, args, kwargs, why", [
+    ("swap", (), {"a": 1, "b": 2}, "missing a required argument"),       # misnamed arguments
+    ("swap", (1,), {}, "missing a required argument"),
+    ("swap", (1, 2, 3), {}, "too many positional arguments"),
+    ("rotate", (), {"position": 1, "degrees": 90, "why": "x"}, "unexpected keyword argument"),
+    ("submit", (), {"board": [1, 2]}, "unexpected keyword argument"),
+])
+def test_malformed_tool_calls_reach_the_game_and_cost_a_turn(name, args, kwargs, why):
+    """A call TRL makes with the arguments the model wrote (``tool(**arguments)``) that does not fit the tool's
+    signature is an invalid action of the game, not a TypeError the environment never sees."""
+    env = JigsawToolEnv()
+    env.reset(**row("order_generation_3x3_rot"))
+    before = (list(env.game.board), list(env.game.turns))
+    text = getattr(env, name)(*args, **kwargs)[1]["text"]
+    assert text.startswith("Invalid: a malformed " + name) and why in text and "\n" not in text
+    assert (env.game.board, env.game.turns) == before and not env.game.submitted
+    assert env.game.actions == 1 and env.game.invalid == 1
+
+
 def test_rotate_is_refused_on_an_unrotated_puzzle_and_text_actions_are_parsed_strictly():
     game = Game(Puzzle.from_row(row("order_generation_3x3")))
     assert "no turned pieces" in game.rotate(1, 90).text

@@ -14,6 +14,8 @@ dataset row of an order config, with its pieces under ``pieces`` (use :func:`too
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any
 
 from .core import Game, Observation, Puzzle, Rules
@@ -24,6 +26,25 @@ PROMPT = "Restore the photograph by moving its pieces with the tools."
 
 def _parts(obs: Observation) -> list[dict]:
     return [{"type": "image", "image": obs.image}, {"type": "text", "text": obs.text}]
+
+
+def _tool(method):
+    """A tool any call reaches: one that does not fit the signature (an argument missing, extra or misnamed) is an
+    invalid action of the game (it costs a turn and says why), not a ``TypeError`` that TRL would answer without
+    the environment knowing. The schema TRL renders is still the method's own (``functools.wraps``: signature,
+    type hints and docstring). A tool name that does not exist never reaches any environment: TRL answers it."""
+    signature = inspect.signature(method)
+
+    @functools.wraps(method)
+    def tool(self, *args: Any, **kwargs: Any):
+        try:
+            signature.bind(self, *args, **kwargs)
+        except TypeError as err:
+            if self.game is None:
+                return "Invalid: there is no puzzle yet (reset was not called)."
+            return _parts(self.game._invalid(f"a malformed {method.__name__} call ({err})."))
+        return method(self, *args, **kwargs)
+    return tool
 
 
 class JigsawToolEnv:
@@ -44,6 +65,7 @@ class JigsawToolEnv:
             return "Invalid: there is no puzzle yet (reset was not called)."
         return _parts(getattr(self.game, action)(*args))
 
+    @_tool
     def swap(self, first: int, second: int) -> list:
         """Exchange the pieces at two positions of the board.
 
@@ -56,6 +78,7 @@ class JigsawToolEnv:
         """
         return self._play("swap", first, second)
 
+    @_tool
     def rotate(self, position: int, degrees: int) -> list:
         """Turn the piece at a position clockwise (puzzles whose pieces were turned).
 
@@ -68,6 +91,7 @@ class JigsawToolEnv:
         """
         return self._play("rotate", position, degrees)
 
+    @_tool
     def submit(self) -> list:
         """Submit the board as it stands as the restored photograph; this ends the episode.
 
