@@ -8,9 +8,7 @@ import io
 import json
 import string
 import sys
-import threading
-import types
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import datasets
 import numpy as np
@@ -20,9 +18,10 @@ from PIL import Image
 
 from fixtures.photos import make_photo
 from fixtures.rows import make_rows
+from fixtures.stubs import local_server, reply_json, vlmevalkit_dataset_class
 from jigsaw_puzzles import geometry
 from jigsaw_puzzles.baselines import solve
-from jigsaw_puzzles.circular import (circular_aggregate, expand_dataset, is_circular, is_rotation, parse_rotation,
+from jigsaw_puzzles.circular import (circular_aggregate, is_circular, is_rotation, parse_rotation,
                                      rotate, rotation_id, rotations)
 from jigsaw_puzzles.cli import main
 from jigsaw_puzzles.inference import RunMismatchError, evaluate_model
@@ -180,23 +179,13 @@ class Biased(BaseHTTPRequestHandler):
         content = body["messages"][-1]["content"]
         text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
         answer = "Judgment: A\nError Position:\nError Type:" if "Judgment:" in text else "A"
-        out = json.dumps({"choices": [{"message": {"role": "assistant", "content": answer},
-                                       "finish_reason": "stop"}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
+        reply_json(self, {"choices": [{"message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}]})
 
 
 @pytest.fixture
 def biased():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Biased)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    with local_server(Biased) as url:
+        yield url
 
 
 BIASED_CONFIGS = ["piece_localization_hard", "connection_verification", "order_restoration", "anomaly_detection"]
@@ -286,7 +275,7 @@ def test_circular_aggregate_uses_only_items_with_every_rotation_answered():
 
 # ------------------------------------------------------------------------------------------------ harnesses
 def test_vlmevalkit_circular_tsv_follows_vlmevalkits_layout(rows, tmp_path, monkeypatch):
-    from jigsaw_puzzles.integrations.vlmevalkit import DATASET_CLASS_FILE, export, read_tsv
+    from jigsaw_puzzles.integrations.vlmevalkit import export, read_tsv
 
     data = {c: datasets.Dataset.from_list(rows[c], features=features())
             for c in ["connection_verification", "missing_piece_selection_easy"]}
@@ -311,19 +300,8 @@ def test_vlmevalkit_circular_tsv_follows_vlmevalkits_layout(rows, tmp_path, monk
             images = [Image.open(io.BytesIO(__import__("base64").b64decode(b))) for b in parsed["image"]]
             assert [png(im.convert("RGB")) for im in images] == [png(im.convert("RGB")) for im in expected["images"]]
     # the dataset class scores a circular file per group, as VLMEvalKit does with g_index
-    smp = types.ModuleType("vlmeval.smp")
-    smp.LMUDataRoot, smp.load = lambda: str(tmp_path), lambda p: pd.read_csv(p, sep="\t")
-    smp.dump = lambda df, p: df.to_csv(p, index=False)
-    image_mcq = types.ModuleType("vlmeval.dataset.image_mcq")
-    image_mcq.ImageMCQDataset = type("ImageMCQDataset", (), {"__init__": lambda self, d: setattr(
-        self, "data", self.load_data(d))})
-    for name, mod in {"vlmeval": types.ModuleType("vlmeval"), "vlmeval.smp": smp,
-                      "vlmeval.dataset": types.ModuleType("vlmeval.dataset"),
-                      "vlmeval.dataset.image_mcq": image_mcq}.items():
-        monkeypatch.setitem(sys.modules, name, mod)
-    scope: dict = {}
-    exec(compile(DATASET_CLASS_FILE.read_text(), str(DATASET_CLASS_FILE), "exec"), scope)
-    cls = scope["JigsawPuzzlesDataset"]
+    cls = vlmevalkit_dataset_class(monkeypatch, tmp_path, type("ImageMCQDataset", (), {
+        "__init__": lambda self, d: setattr(self, "data", self.load_data(d))}))
     assert "JigsawPuzzles_connection_verification_circular" in cls.supported_datasets()
     assert "JigsawPuzzles_anomaly_detection_circular" not in cls.supported_datasets()
     ds = cls("JigsawPuzzles_connection_verification_circular")

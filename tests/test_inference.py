@@ -11,6 +11,7 @@ import json
 import numpy as np
 
 from fixtures.rows import make_dataset
+from fixtures.stubs import local_server
 
 
 def make_data(configs, n: int, seed: int = 0, size=(84, 84)) -> dict:
@@ -21,9 +22,8 @@ def make_data(configs, n: int, seed: int = 0, size=(84, 84)) -> dict:
 # ============================================================================================== fixtures
 import os
 import sys
-import threading
 import types
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -403,12 +403,8 @@ def chat_server():
     _ChatHandler.requests = []
     _ChatHandler.fail_first_with_429 = True
     _ChatHandler.reject_ids = set()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _ChatHandler)
-    t = threading.Thread(target=server.serve_forever, daemon=True)
-    t.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1", _ChatHandler
-    server.shutdown()
-    server.server_close()
+    with local_server(_ChatHandler) as url:
+        yield url, _ChatHandler
 
 
 def test_openai_backend_against_local_server(tmp_path, chat_server):

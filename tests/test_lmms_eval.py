@@ -8,12 +8,12 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import datasets
 import pytest
 
+from fixtures.stubs import local_server, reply_json
 from jigsaw_puzzles.cli import main
 from jigsaw_puzzles.export import build
 from jigsaw_puzzles.inference import evaluate_model
@@ -42,26 +42,16 @@ class Answers(BaseHTTPRequestHandler):
         text = text.strip()
         type(self).texts.append(text)
         answer = ANSWERS[int(hashlib.sha256(text.encode()).hexdigest(), 16) % len(ANSWERS)]
-        out = json.dumps({"id": "stub", "object": "chat.completion", "created": 0, "model": body.get("model"),
+        reply_json(self, {"id": "stub", "object": "chat.completion", "created": 0, "model": body.get("model"),
                           "choices": [{"index": 0, "finish_reason": "stop",
                                        "message": {"role": "assistant", "content": answer}}],
-                          "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
+                          "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
 
 
 @pytest.fixture
 def endpoint():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Answers)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
-    thread.join(10)
+    with local_server(Answers) as url:
+        yield url
 
 
 @pytest.mark.slow

@@ -8,14 +8,13 @@ from __future__ import annotations
 import base64
 import io
 import string
-import sys
-import types
 
 import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
 
+from fixtures.stubs import vlmevalkit_dataset_class
 from jigsaw_puzzles import load_dataset
 from jigsaw_puzzles.cli import main
 from jigsaw_puzzles.integrations.vlmevalkit import DATASET_CLASS_FILE, export, read_tsv
@@ -68,10 +67,6 @@ def test_tsv_round_trip_images_and_prompts(exported):
 
 def test_the_dataset_class_prompts_like_eval_and_scores_with_the_package(exported, tmp_path, monkeypatch):
     data, written, root = exported
-    smp = types.ModuleType("vlmeval.smp")
-    smp.LMUDataRoot = lambda: str(root)
-    smp.load = lambda p: pd.read_csv(p, sep="\t")
-    smp.dump = lambda df, p: df.to_csv(p, index=False)
 
     class ImageMCQDataset:  # the two methods our class relies on, as in image_base.py
         def __init__(self, dataset):
@@ -89,15 +84,7 @@ def test_the_dataset_class_prompts_like_eval_and_scores_with_the_package(exporte
         import ast
         return ast.literal_eval(text)
 
-    image_mcq = types.ModuleType("vlmeval.dataset.image_mcq")
-    image_mcq.ImageMCQDataset = ImageMCQDataset
-    for name, mod in {"vlmeval": types.ModuleType("vlmeval"), "vlmeval.smp": smp,
-                      "vlmeval.dataset": types.ModuleType("vlmeval.dataset"),
-                      "vlmeval.dataset.image_mcq": image_mcq}.items():
-        monkeypatch.setitem(sys.modules, name, mod)
-    scope: dict = {}
-    exec(compile(DATASET_CLASS_FILE.read_text(), str(DATASET_CLASS_FILE), "exec"), scope)
-    cls = scope["JigsawPuzzlesDataset"]
+    cls = vlmevalkit_dataset_class(monkeypatch, root, ImageMCQDataset)
     assert "JigsawPuzzles_anomaly_detection" in cls.supported_datasets()
     ds = cls("JigsawPuzzles_order_restoration")
     msgs = ds.build_prompt(0)
