@@ -1,5 +1,5 @@
 """Answer plans compared: letter balance on ``test`` and ``lite``, Lite size, and how many other items one photo
-changes (``jigsaw_puzzles.plan``; issue #22). Synthetic folders: n source ids ``stable_hash("photo", i)[:16]``,
+changes (``jigsaw_puzzles.generation.plan``; issue #22). Synthetic folders: n source ids ``stable_hash("photo", i)[:16]``,
 every photo yielding an item (what the builder's plan sees after its probe).
 
 * balance: over ``--seeds`` seeds, the worst letter's deviation from 1/k (points) on test and on Lite, for
@@ -18,10 +18,10 @@ import argparse
 import statistics
 from collections import Counter
 
-from jigsaw_puzzles.plan import lite_ids, plan_slots
+from jigsaw_puzzles.generation.plan import lite_ids, plan_slots
 from jigsaw_puzzles.rng import stable_hash
-from jigsaw_puzzles.tasks import get_task
-from jigsaw_puzzles.tasks.anomaly_detection import slot_meaning
+from jigsaw_puzzles.generation.tasks import get_task
+from jigsaw_puzzles.generation.tasks.anomaly_detection import slot_meaning
 
 PLANS = {"balanced": "1.x (balanced)", "stable": "2.0 (stable)", "quota": "3.0 (quota, default)"}
 CASES = {"4 letters": "order_restoration", "3 letters": "connection_verification",

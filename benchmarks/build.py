@@ -18,7 +18,7 @@ from PIL import Image
 
 import jigsaw_puzzles as jp
 from jigsaw_puzzles.geometry import encode_png
-from jigsaw_puzzles.sources import _curate_cached, curate, list_files, load_normalised, resolve_folder
+from jigsaw_puzzles.generation.sources import _curate_cached, curate, list_files, load_normalised, resolve_folder
 
 
 def floor_seconds(dataset, paths: dict[str, str]) -> float:

@@ -33,7 +33,7 @@ from PIL import Image, ImageDraw
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
-from jigsaw_puzzles import clip as cm  # noqa: E402
+from jigsaw_puzzles.generation import clip as cm  # noqa: E402
 
 
 def synth(seed: int, cell: int) -> Image.Image:

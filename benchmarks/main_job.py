@@ -20,7 +20,7 @@ import tempfile
 import time
 
 import jigsaw_puzzles as jp
-from jigsaw_puzzles.sources import _curate_cached, load_normalised
+from jigsaw_puzzles.generation.sources import _curate_cached, load_normalised
 
 CONFIGS = [c for c in jp.CONFIGS if c != "missing_piece_selection_hard"]  # the main job skips it without weights
 

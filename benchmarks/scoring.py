@@ -4,7 +4,7 @@ Runs, in one process on the same synthetic but realistic responses (bare letters
 \\boxed{}, reasoning traces with <think> blocks, three-line anomaly answers, order lists):
   * naive     - plain exact match, ``text.strip() == answer`` (what a metric without extraction does)
   * extract   - ``classify_response`` for every response
-  * score     - ``jigsaw_puzzles.scoring.score`` end to end (extraction + statistics)
+  * score     - ``jigsaw_puzzles.scoring.score.score`` end to end (extraction + statistics)
 and prints predictions/s and the slowdown against the naive baseline measured in the same run.
 
 Each figure is the best of ``--repeat`` wall-clock runs (``time.perf_counter``), garbage collection on, as
@@ -18,9 +18,9 @@ import argparse
 import random
 import time
 
-from jigsaw_puzzles.extraction import classify_response
+from jigsaw_puzzles.scoring.extraction import classify_response
 from jigsaw_puzzles.spec import CONFIGS as TASKS
-from jigsaw_puzzles.scoring import score
+from jigsaw_puzzles.scoring.score import score
 
 TRACE = ("Let me compare the pieces carefully. The left edge of the second image continues the roofline, "
          "while the colours of the third image do not match the sky. ")

@@ -20,10 +20,10 @@ import time
 
 from jigsaw_puzzles import geometry
 from jigsaw_puzzles.baselines.placer import _turned, place, place_rotated
-from jigsaw_puzzles.rewards import _pairs
+from jigsaw_puzzles.training.rewards import _pairs
 from jigsaw_puzzles.rng import ItemRNG
-from jigsaw_puzzles.scoring import clopper_pearson
-from jigsaw_puzzles.sources import curate, read_source
+from jigsaw_puzzles.scoring.score import clopper_pearson
+from jigsaw_puzzles.generation.sources import curate, read_source
 
 DEFAULT_GRIDS = ["1x2", "2x2", "2x3", "3x3", "3x4", "4x4", "5x5", "6x6"]
 
@@ -63,7 +63,7 @@ def run_grid(images, rows, cols, seed=0):
 
 
 def run_rotated(images, rows, cols, seed=0):
-    from jigsaw_puzzles.tasks.order_restoration import rotated_check, rotated_shuffle
+    from jigsaw_puzzles.generation.tasks.order_restoration import rotated_check, rotated_shuffle
 
     exact, positions, turn_free, neighbours, margin = [], [], [], [], 0.0
     check, kept, t = rotated_check(rows, cols), 0, time.perf_counter()

@@ -14,9 +14,9 @@ import itertools
 import time
 
 from jigsaw_puzzles import geometry
-from jigsaw_puzzles.sources import curate, read_source
+from jigsaw_puzzles.generation.sources import curate, read_source
 from jigsaw_puzzles.spec import get
-from jigsaw_puzzles.stream import STREAM_CONFIGS, training_stream
+from jigsaw_puzzles.training.stream import STREAM_CONFIGS, training_stream
 
 
 def floor_rate(paths, grid, n):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 
 import jigsaw_puzzles as jp
-from jigsaw_puzzles.rewards import format_reward, position_reward, track
 
 EASY = {"piece_localization_easy": 1.0, "connection_verification": 1.0, "order_restoration": 1.0}
 HARD = {"piece_localization_hard": 1.0, "anomaly_detection": 1.0, "order_generation": 1.0,
@@ -58,7 +57,8 @@ def main(argv=None):
     )
     trainer = GRPOTrainer(
         model=args.model, processing_class=AutoProcessor.from_pretrained(args.model),
-        reward_funcs=[track(position_reward, curriculum), track(format_reward)],
+        reward_funcs=[jp.rewards.track(jp.rewards.position_reward, curriculum),
+                      jp.rewards.track(jp.rewards.format_reward)],
         args=config, train_dataset=stream,
     )
     trainer.train()

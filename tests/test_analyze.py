@@ -21,7 +21,7 @@ from jigsaw_puzzles.inference import RunDir, evaluate_model
 from jigsaw_puzzles.inference.data import dataset_fingerprint
 from jigsaw_puzzles.inference.runner import verdicts
 from jigsaw_puzzles.rng import item_rng
-from jigsaw_puzzles.tasks import anomaly_detection, order_generation, order_restoration
+from jigsaw_puzzles.generation.tasks import anomaly_detection, order_generation, order_restoration
 
 OR, OG = "order_restoration", "order_generation"
 N_ITEMS = 96
@@ -347,7 +347,7 @@ def test_order_items_are_paired_by_photo():
 
 def test_paper_figures_reuse_the_report(tmp_path):
     from jigsaw_puzzles.analysis.paper import paper_figures
-    from jigsaw_puzzles.report import RunSummary
+    from jigsaw_puzzles.reporting.report import RunSummary
 
     accs = [(30.0, 5.0, 40.0), (50.0, 10.0, 45.0), (80.0, 35.0, 70.0), (60.0, 20.0, 42.0)]
     runs = [RunSummary(path=tmp_path, name=f"m{k}", model=f"m{k}", backend=None, split="test",
@@ -370,7 +370,7 @@ def test_task_correlation_needs_three_distinct_runs(tmp_path):
     """Three runs, two of them the same predictions: two points, every r = +-1. Refused, with the reason; a
     repeated run among four is counted once."""
     from jigsaw_puzzles.analysis.paper import paper_figures
-    from jigsaw_puzzles.report import RunSummary
+    from jigsaw_puzzles.reporting.report import RunSummary
 
     def summary(name, accs):
         return RunSummary(path=tmp_path, name=name, model=name, backend=None, split="test", parameters=None,
@@ -402,7 +402,7 @@ def test_items_that_differ_from_the_run_are_refused(or_items, tmp_path):
 
 
 def test_items_from_an_export_folder(or_items, tmp_path):
-    from jigsaw_puzzles.export import write_parquet
+    from jigsaw_puzzles.publishing.export import write_parquet
 
     folder = tmp_path / "export"
     write_parquet(or_items, folder / OR / "test-00000-of-00001.parquet")

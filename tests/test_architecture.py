@@ -1,8 +1,9 @@
-"""The package's shape: no import cycles, no module importing its own package's face, small modules."""
+"""The package's shape: a small root, area packages that import only downward, no import cycle, small modules."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,101 @@ def test_readme_configs_table_follows_the_spec():
         row = next(line for line in readme.splitlines() if line.startswith(f"| `{name}` |"))
         assert spec.title in row and f"{100 * spec.chance:.2f}%" in row, row
     assert readme.count("\n") <= 250
+
+
+#: The root: the face (``__init__``, the CLI) and the foundations every area may use.
+FOUNDATIONS = {"_version", "spec", "prompts", "errors", "rng", "geometry", "cli_tools"}
+FACE = {"__init__", "cli"}
+#: The areas, lowest first: each may import the foundations and the areas before it, never one after it.
+AREAS = ["baselines", "scoring", "generation", "inference", "publishing", "human", "training", "interactive",
+         "reporting", "analysis", "integrations"]
+
+
+def area_of(name: str) -> str:
+    """``foundation``, ``face`` or the area package a module belongs to."""
+    head = name.split(".")[1] if "." in name else "__init__"
+    if head in FOUNDATIONS:
+        return "foundation"
+    if head in FACE:
+        return "face"
+    assert head in AREAS, f"{name} lies in no declared area (add its package to AREAS in its place)"
+    return head
+
+
+def test_the_root_holds_at_most_ten_modules_and_only_areas_besides():
+    modules = sorted(p.stem for p in ROOT.glob("*.py"))
+    assert len(modules) <= 10, f"{len(modules)} modules at the package root: {modules}"
+    assert set(modules) == FOUNDATIONS | FACE, f"root modules not declared as face or foundation: {modules}"
+    packages = sorted(p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file())
+    assert packages == sorted(AREAS), f"packages at the root that are not declared areas: {packages}"
+
+
+@pytest.mark.parametrize("area", AREAS)
+def test_each_area_says_what_it_owns_and_what_it_may_import(area):
+    doc = ast.get_docstring(ast.parse((ROOT / area / "__init__.py").read_text(encoding="utf-8"))) or ""
+    assert "May import:" in doc.splitlines()[1], f"{area}'s docstring: line 2 must say what it may import"
+
+
+def upward_imports(graph) -> list[str]:
+    rank = {a: i for i, a in enumerate(AREAS)}
+    wrong = []
+    for mod, targets in graph.items():
+        src = area_of(mod)
+        for target in targets:
+            dst = area_of(target)
+            if src == "face" or src == dst:
+                continue
+            if dst == "face" or (src == "foundation" and dst != "foundation") or \
+                    (dst != "foundation" and src != "foundation" and rank[dst] > rank[src]):
+                wrong.append(f"{mod} ({src}) imports {target} ({dst})")
+    return sorted(wrong)
+
+
+def test_areas_import_only_downward():
+    wrong = upward_imports(GRAPH)
+    assert not wrong, "upward imports:\n" + "\n".join(wrong)
+
+
+def test_the_order_test_sees_an_upward_import():
+    """The order check is not vacuous: the graph has cross-area edges, and planted upward ones are caught."""
+    cross = [(m, t) for m, ts in GRAPH.items() for t in ts if area_of(m) not in ("face", area_of(t))]
+    assert len(cross) > 50
+    planted = {"jigsaw_puzzles.scoring.score": {"jigsaw_puzzles.generation.builder"},
+               "jigsaw_puzzles.spec": {"jigsaw_puzzles.scoring.score"},
+               "jigsaw_puzzles.training.stream": {"jigsaw_puzzles.cli"},
+               "jigsaw_puzzles.reporting.report": {"jigsaw_puzzles.human.pool"}}
+    assert len(upward_imports(planted)) == 3
+
+
+#: ``jp.__all__`` as it stood before the areas moved (0.3.0): a name may join the face, none may leave it.
+FACE_0_3 = ["METRIC_PATH", "CONFIGS", "SPLITS", "JigsawPuzzles", "JigsawPuzzlesConfig", "load_dataset", "make_builder",
+            "CurationRules", "curate", "spec", "ConfigUnavailable", "UserError", "Extraction", "classify_response",
+            "config_from_id", "extract_answer", "PAPER_TABLE2", "chance_table", "score", "score_items",
+            "jigsaw_reward", "make_compute_metrics", "make_jigsaw_reward", "evaluate_model", "rewards",
+            "training_stream", "to_messages", "with_prompt", "Curriculum", "holdout", "__version__"]
+#: The area imports the docs may show (the package docstring lists them); everything else goes through ``jp.*``.
+DOCUMENTED_AREAS = {"jigsaw_puzzles.interactive", "jigsaw_puzzles.interactive.gym_env", "jigsaw_puzzles.baselines",
+                    "jigsaw_puzzles.analysis", "jigsaw_puzzles.human"}
+
+
+def test_the_face_keeps_every_name_and_each_resolves():
+    import jigsaw_puzzles as jp
+
+    assert set(FACE_0_3) <= set(jp.__all__), sorted(set(FACE_0_3) - set(jp.__all__))
+    for name in jp.__all__:
+        assert getattr(jp, name) is not None, name
+        assert f"``jp.{name}``" in jp.__doc__ or name in ("__version__",), f"jp.{name} is not listed in the face"
+    for module in DOCUMENTED_AREAS:
+        assert module in jp.__doc__, module
+
+
+def test_readme_docs_and_examples_import_only_the_face():
+    repo = ROOT.parents[1]
+    texts = [repo / "README.md", *sorted((repo / "docs").glob("*.md")), *sorted((repo / "examples").glob("*.py"))]
+    seen, wrong = 0, []
+    for path in texts:
+        for module in re.findall(r"(?:from|import)\s+(jigsaw_puzzles(?:\.\w+)+)", path.read_text("utf-8")):
+            seen += 1
+            if module not in DOCUMENTED_AREAS:
+                wrong.append(f"{path.name}: {module}")
+    assert seen >= 5 and not wrong, wrong

@@ -18,8 +18,8 @@ from PIL import Image
 from fixtures.photos import make_photo, write_photos
 from jigsaw_puzzles import load_dataset, make_builder
 from jigsaw_puzzles.errors import ConfigUnavailable, UserError
-from jigsaw_puzzles.scoring import score
-from jigsaw_puzzles.sources import curate, load_normalised, read_source
+from jigsaw_puzzles.scoring.score import score
+from jigsaw_puzzles.generation.sources import curate, load_normalised, read_source
 
 
 #: The exact answer plan (letters balanced to one item), for the tests that count letters on a handful of items.
@@ -117,7 +117,7 @@ def test_symlinked_folders_are_walked_once_and_loops_recorded(tmp_path):
 LIST_AS_NOBODY = r"""
 import os, sys, json
 import tqdm.auto  # everything imported first: the interpreter's own files may not be readable by nobody
-from jigsaw_puzzles.sources import curate
+from jigsaw_puzzles.generation.sources import curate
 os.setgid(65534); os.setuid(65534)
 c = curate(sys.argv[1])
 print(json.dumps([[r.path, r.status, r.reason] for r in c.records]))
@@ -184,7 +184,7 @@ def test_malformed_references_are_still_refused(reference, config):
 FIFO_AND_DEVICE = r"""
 import json, os, sys
 from jigsaw_puzzles import load_dataset
-from jigsaw_puzzles.sources import curate
+from jigsaw_puzzles.generation.sources import curate
 folder = sys.argv[1]
 c = curate(folder)
 rows = load_dataset("order_generation", source=folder, cache_dir=sys.argv[2])
@@ -226,7 +226,7 @@ def test_a_file_name_that_is_not_utf8_is_curated_and_reported(tmp_path):
 
 
 def test_a_file_too_large_for_a_photograph_is_not_read(tmp_path, monkeypatch):
-    from jigsaw_puzzles import sources
+    from jigsaw_puzzles.generation import sources
 
     monkeypatch.setattr(sources, "MAX_FILE_BYTES", 5_000_000)
     folder = tmp_path / "photos"
@@ -310,7 +310,7 @@ def test_fuzzed_full_size_photos_get_a_verdict_and_every_task_builds_the_rest(tm
     the tasks), absurd header sizes in each format included; the export of every plain config finishes."""
     import json
 
-    from jigsaw_puzzles.export import build as export
+    from jigsaw_puzzles.publishing.export import build as export
 
     folder = tmp_path / "photos"
     write_photos(folder, 5)
@@ -339,7 +339,7 @@ REACH_AS_NOBODY = r"""
 import json, os, sys
 import tqdm.auto  # imported before dropping privileges
 from jigsaw_puzzles.errors import UserError
-from jigsaw_puzzles.sources import curate
+from jigsaw_puzzles.generation.sources import curate
 os.setgid(65534); os.setuid(65534)
 out = {}
 for folder in sys.argv[1:]:
@@ -448,7 +448,7 @@ def test_a_config_that_yields_no_item_is_skipped_and_the_export_is_whole(tmp_pat
     import json
 
     from jigsaw_puzzles.cli import main
-    from jigsaw_puzzles.export import build as export
+    from jigsaw_puzzles.publishing.export import build as export
 
     folder = tmp_path / "photos"
     twin_tiles(folder)
@@ -507,7 +507,7 @@ def test_every_dropped_item_is_a_recorded_skip_and_the_plan_follows_the_skips(tm
 def _rows_match_the_files(dataset, folder: Path) -> None:
     """Every row's source id is the hash of a file's current bytes, and its pieces are that file's pixels."""
     from jigsaw_puzzles.geometry import as_array, split
-    from jigsaw_puzzles.sources import content_id
+    from jigsaw_puzzles.generation.sources import content_id
 
     now = {content_id(p.read_bytes()): p for p in folder.iterdir()}
     for row in dataset:
@@ -537,7 +537,7 @@ def test_a_photo_overwritten_with_its_size_and_mtime_kept_is_never_stale(tmp_pat
 
 
 def test_loading_a_source_by_id_refuses_other_bytes(tmp_path):
-    from jigsaw_puzzles.sources import SourceChanged
+    from jigsaw_puzzles.generation.sources import SourceChanged
 
     path = tmp_path / "photo.png"
     make_photo(1).save(path)
@@ -637,7 +637,7 @@ def test_a_killed_builds_staging_is_removed_by_the_next_build(tmp_path, three_ph
 
 
 def test_a_build_killed_during_the_swap_gets_its_earlier_export_back(tmp_path, three_photos, capsys):
-    from jigsaw_puzzles.outdir import clean_stale_staging
+    from jigsaw_puzzles.publishing.outdir import clean_stale_staging
 
     out = tmp_path / "export"
     assert _build(out, three_photos, tmp_path / "cache", capsys)[0] == 0
@@ -650,7 +650,7 @@ def test_a_build_killed_during_the_swap_gets_its_earlier_export_back(tmp_path, t
 def test_a_full_disk_is_one_line_and_the_earlier_export_stays(tmp_path, three_photos, capsys, monkeypatch):
     import errno
 
-    import jigsaw_puzzles.export as export_module
+    import jigsaw_puzzles.publishing.export as export_module
 
     out = tmp_path / "export"
     assert _build(out, three_photos, tmp_path / "cache", capsys)[0] == 0
@@ -699,7 +699,7 @@ def test_show_out_in_a_missing_folder_or_a_folder_is_one_line(tmp_path, capsys):
 NOBODY_OUT = r"""
 import contextlib, io, json, os, sys
 import statistics, tqdm.auto  # imported before dropping privileges: the interpreter's files may be root's
-import jigsaw_puzzles.export
+import jigsaw_puzzles.publishing.export
 from jigsaw_puzzles.cli import build_parser, main
 build_parser()
 os.setgid(65534); os.setuid(65534)
@@ -743,7 +743,7 @@ def test_an_unwritable_out_is_one_line_before_any_work(tmp_path):
 def _resaved_copy_sorting_first(original: Path, folder: Path) -> tuple[Path, str]:
     """A re-encoded copy of ``original`` (same picture, other bytes) whose content id sorts before the
     original's: the copy the smallest-id rule would keep."""
-    from jigsaw_puzzles.sources import content_id
+    from jigsaw_puzzles.generation.sources import content_id
 
     original_id = content_id(original.read_bytes())
     image = Image.open(original).convert("RGB")

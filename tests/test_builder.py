@@ -12,8 +12,8 @@ import pytest
 from jigsaw_puzzles import CONFIGS, load_dataset, make_builder
 from jigsaw_puzzles.cli import main
 from jigsaw_puzzles.errors import ConfigUnavailable
-from jigsaw_puzzles.export import build
-from jigsaw_puzzles.plan import lite_ids
+from jigsaw_puzzles.publishing.export import build
+from jigsaw_puzzles.generation.plan import lite_ids
 
 QUICK = ["missing_piece_selection_easy", "anomaly_detection", "order_restoration"]
 

@@ -11,7 +11,7 @@ import datasets
 import pytest
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from jigsaw_puzzles.export import build
+from jigsaw_puzzles.publishing.export import build
 
 CONFIGS = ["order_restoration", "anomaly_detection"]
 
@@ -87,7 +87,7 @@ def test_no_path_of_the_build_machine_is_exported(export, photo_dir):
 def test_every_row_carries_its_own_licence(tmp_path, cache_dir):
     from fixtures.photos import write_photos
     from jigsaw_puzzles import load_dataset
-    from jigsaw_puzzles.licences import embedded_credits
+    from jigsaw_puzzles.generation.licences import embedded_credits
 
     credits = embedded_credits()
     assert len(credits) == 57
@@ -101,7 +101,7 @@ def test_every_row_carries_its_own_licence(tmp_path, cache_dir):
     (folder / "CREDITS.csv").write_text("file,license,attribution,url\n"
                                         f"{paths[0].name},CC-BY-4.0,Ada Lovelace,https://example.org/a\n")
     rows = load_dataset("connection_verification", source=folder, cache_dir=str(tmp_path / "c"))
-    from jigsaw_puzzles.sources import content_id
+    from jigsaw_puzzles.generation.sources import content_id
     first = content_id(paths[0].read_bytes())
     for r in rows:
         if r["source_id"] == first:
@@ -131,7 +131,7 @@ def test_card_is_compact_one_chance_per_config_no_machine_text(export):
 
 
 def test_a_skipped_config_publishes_no_environment_text(tmp_path, photo_dir):
-    from jigsaw_puzzles.card import render_card
+    from jigsaw_puzzles.publishing.card import render_card
 
     report = {"curation": {"accepted": 3, "rejected": 0},
               "skipped_configs": {"missing_piece_selection_hard": "CLIP weights are not available: [Errno -2] Name "
@@ -143,8 +143,8 @@ def test_a_skipped_config_publishes_no_environment_text(tmp_path, photo_dir):
     assert "Name or service" not in card and "huggingface.co" not in card and "Errno" not in card
 def test_the_results_table_has_the_best_constant_answer_row():
     """A stub that always answers "B" scores exactly the constant row where "B" is the most frequent answer."""
-    from jigsaw_puzzles.card import _results_table
-    from jigsaw_puzzles.scoring import score
+    from jigsaw_puzzles.publishing.card import _results_table
+    from jigsaw_puzzles.scoring.score import score
 
     refs = list("BBBACBBDBA")
     table = _results_table(["missing_piece_selection_easy"],

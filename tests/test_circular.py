@@ -21,13 +21,13 @@ from fixtures.rows import make_rows
 from fixtures.stubs import local_server, reply_json, vlmevalkit_dataset_class
 from jigsaw_puzzles import geometry
 from jigsaw_puzzles.baselines import solve
-from jigsaw_puzzles.circular import (circular_aggregate, is_circular, is_rotation, parse_rotation,
+from jigsaw_puzzles.generation.circular import (circular_aggregate, is_circular, is_rotation, parse_rotation,
                                      rotate, rotation_id, rotations)
 from jigsaw_puzzles.cli import main
 from jigsaw_puzzles.inference import RunMismatchError, evaluate_model
-from jigsaw_puzzles.scoring import binomial_pmf, circular_score, critical_count, null_distribution, score_items
+from jigsaw_puzzles.scoring.score import binomial_pmf, circular_score, critical_count, null_distribution, score_items
 from jigsaw_puzzles.spec import LETTERS, config_from_id, features, get as get_spec
-from jigsaw_puzzles.tasks.piece_localization import draw_masks
+from jigsaw_puzzles.generation.tasks.piece_localization import draw_masks
 
 #: multiple-choice configs, one per way options turn (images, labels, texts), paper and grid
 CHOICE = ["missing_piece_selection_easy", "piece_localization_easy", "piece_localization_hard",
@@ -224,7 +224,7 @@ def test_a_biased_model_scores_the_constant_row_plain_and_exactly_zero_circular(
         assert {k: v for k, v in res["metrics"][config].items() if k != "circular"} == plain["metrics"][config]
     # paired comparison and analysis read a circular run's items as asked (rotation 0), never its rotations
     from jigsaw_puzzles.analysis.runs import load_analysis_run
-    from jigsaw_puzzles.compare import compare
+    from jigsaw_puzzles.reporting.compare import compare
 
     paired = compare(tmp_path / "plain", tmp_path / "run")
     assert {p.config: (p.n, p.diff) for p in paired["configs"]} == {c: (8, 0.0) for c in BIASED_CONFIGS}
@@ -378,7 +378,7 @@ def test_lmms_eval_runs_the_circular_group(tmp_path, biased, photo_dir):
     import subprocess
 
     pytest.importorskip("lmms_eval", reason="the [harness] extra (lmms-eval) is not installed")
-    from jigsaw_puzzles.export import build
+    from jigsaw_puzzles.publishing.export import build
 
     export = tmp_path / "export"
     build(export, source=photo_dir, configs=["connection_verification"], cache_dir=str(tmp_path / "cache"))

@@ -1,4 +1,4 @@
-"""Tests for jigsaw_puzzles.clip (issue #3).
+"""Tests for jigsaw_puzzles.generation.clip (issue #3).
 
 Everything runs offline on CPU with a randomly initialised open_clip ``ViT-S-32``
 (``pretrained=None``) and synthetic sources (tests/fixtures/photos.py), one exact duplicate source and one near duplicate (+3 grey levels).
@@ -21,7 +21,7 @@ pytest.importorskip("torch")
 pytest.importorskip("open_clip")
 
 from fixtures.photos import make_photo  # noqa: E402
-from jigsaw_puzzles import clip as cm  # noqa: E402
+from jigsaw_puzzles.generation import clip as cm  # noqa: E402
 
 MODEL = "ViT-S-32"
 CELL = 96
@@ -353,7 +353,7 @@ def test_search_pads_when_too_few_candidates():
 
 
 def test_importing_clip_loads_no_torch():
-    code = "import sys, jigsaw_puzzles.clip; assert 'torch' not in sys.modules and 'open_clip' not in sys.modules"
+    code = "import sys, jigsaw_puzzles.generation.clip; assert 'torch' not in sys.modules and 'open_clip' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
@@ -363,7 +363,7 @@ def test_quick_offline_check_matches_open_clip_and_needs_no_import(monkeypatch, 
     from open_clip import pretrained as oc_pretrained
     from open_clip.constants import HF_SAFE_WEIGHTS_NAME, HF_WEIGHTS_NAME
 
-    from jigsaw_puzzles.clip.weights import KNOWN_HF_WEIGHTS, quick_unavailable
+    from jigsaw_puzzles.generation.clip.weights import KNOWN_HF_WEIGHTS, quick_unavailable
 
     for (model, tag), (repo, names) in KNOWN_HF_WEIGHTS.items():
         repo_id, filename = os.path.split(oc_pretrained.get_pretrained_cfg(model, tag)["hf_hub"])
@@ -377,7 +377,7 @@ def test_quick_offline_check_matches_open_clip_and_needs_no_import(monkeypatch, 
         cm.resolve_clip_weights("ViT-B-32", "openai", hf_cache_dir=str(empty))
     assert str(quick.value) == str(full.value)
     quick_unavailable("ViT-S-32", None, str(empty))  # random init, other models: left to the full resolution
-    script = ("import sys\nfrom jigsaw_puzzles.builder import make_builder\nfrom jigsaw_puzzles.errors import "
+    script = ("import sys\nfrom jigsaw_puzzles.generation.builder import make_builder\nfrom jigsaw_puzzles.errors import "
               "ConfigUnavailable\ntry:\n    make_builder('missing_piece_selection_hard').preparation()\n"
               "except ConfigUnavailable as err:\n    print('REFUSED', 'not available' in str(err))\n"
               "print('IMPORTED', sorted(m for m in ('torch', 'open_clip') if m in sys.modules))\n")

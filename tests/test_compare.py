@@ -8,10 +8,10 @@ import pytest
 
 from jigsaw_puzzles import load_dataset
 from jigsaw_puzzles.cli import main
-from jigsaw_puzzles.compare import compare, mcnemar_exact
+from jigsaw_puzzles.reporting.compare import compare, mcnemar_exact
 from jigsaw_puzzles.errors import UsageError
 from jigsaw_puzzles.inference import evaluate_model
-from jigsaw_puzzles.scoring import score
+from jigsaw_puzzles.scoring.score import score
 from jigsaw_puzzles.spec import CONFIGS, PAPER_CONFIGS
 
 NO_CLIP = [c for c in CONFIGS if c != "missing_piece_selection_hard"]
@@ -124,7 +124,7 @@ def test_grid_and_rotated_configs_are_compared_too(tmp_path):
     assert set(rows) == {"order_restoration_3x3", "order_generation_2x2_rot"}
     assert rows["order_restoration_3x3"].diff == 50.0 and rows["order_generation_2x2_rot"].only_b == 8
     assert result["only"]["a"] == ["order_restoration"]
-    from jigsaw_puzzles.compare import format_comparison
+    from jigsaw_puzzles.reporting.compare import format_comparison
 
     assert "Not compared, answered by A only: order_restoration." in format_comparison(result)
 

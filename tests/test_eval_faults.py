@@ -521,7 +521,7 @@ def test_cli_sibling_numbers_are_checked_before_any_work(tmp_path, capsys, monke
         raise AssertionError("work started before the value was checked")
 
     monkeypatch.setattr(data_mod, "load_datasets", no_work)
-    monkeypatch.setattr("jigsaw_puzzles.export.make_builder", no_work)
+    monkeypatch.setattr("jigsaw_puzzles.publishing.export.make_builder", no_work)
     monkeypatch.setattr("jigsaw_puzzles.integrations.lmms_eval_tasks.write_tasks", no_work)
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     assert main(argv) == 2

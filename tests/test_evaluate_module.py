@@ -58,7 +58,7 @@ def loaded(tmp_path_factory):
         HF_MODULES_CACHE=str(tmp_path / "modules"),  # a fresh module cache: the script is really copied
     )
     env.pop("PYTHONPATH", None)
-    args = [str(METRIC_DIR), str(clean), "src/jigsaw_puzzles/metrics/jigsaw_puzzles", str(REPO)]
+    args = [str(METRIC_DIR), str(clean), "src/jigsaw_puzzles/scoring/metrics/jigsaw_puzzles", str(REPO)]
     proc = subprocess.run(
         [sys.executable, "-c", SCRIPT, *args], cwd=clean, env=env, capture_output=True, text=True, timeout=300
     )

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import assume, HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jigsaw_puzzles.extraction import (
+from jigsaw_puzzles.scoring.extraction import (
     AMBIGUOUS,
     INVALID,
     PARSED,
@@ -382,8 +382,8 @@ def test_work_per_answer_is_bounded_on_a_megabyte_of_garbage(name):
 def test_nested_boxes_are_cleaned_once(config, monkeypatch):
     # Work counter instead of a clock: reading every one of n nested \boxed{} cleaned O(n^2) characters
     # (16 million here); only the box that ends last can win, so about twice the text is cleaned.
-    import jigsaw_puzzles.extraction as extraction
-    from jigsaw_puzzles.extraction import anomaly, choice, common, order
+    import jigsaw_puzzles.scoring.extraction as extraction
+    from jigsaw_puzzles.scoring.extraction import anomaly, choice, common, order
 
     cleaned = []
 
@@ -438,7 +438,7 @@ def _fast_candidates():
 
 
 def test_fast_paths_agree_with_the_full_cascade():
-    from jigsaw_puzzles.extraction import _cascade, _fast
+    from jigsaw_puzzles.scoring.extraction import _cascade, _fast
 
     hits = 0
     for text, config in _fast_candidates():
@@ -477,8 +477,8 @@ def _without_shortcuts():
     import contextlib
     from unittest import mock
 
-    import jigsaw_puzzles.extraction as extraction
-    from jigsaw_puzzles.extraction import anomaly, choice, order
+    import jigsaw_puzzles.scoring.extraction as extraction
+    from jigsaw_puzzles.scoring.extraction import anomaly, choice, order
 
     stack = contextlib.ExitStack()
     stack.enter_context(mock.patch.object(extraction, "_fast", lambda *a: None))

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jigsaw_puzzles.extraction import AMBIGUOUS, PARSED, classify_response
+from jigsaw_puzzles.scoring.extraction import AMBIGUOUS, PARSED, classify_response
 from jigsaw_puzzles.spec import LETTERS, format_anomaly, format_order, format_oriented, get
 
 AD, AD23, AD3 = "anomaly_detection", "anomaly_detection_2x3", "anomaly_detection_3x3"

@@ -41,7 +41,7 @@ def content_digest(path: Path) -> str:
 
 
 def build_digests(out: Path, cache: str) -> dict[str, str]:
-    from jigsaw_puzzles.export import build
+    from jigsaw_puzzles.publishing.export import build
 
     golden = json.loads(GOLDEN.read_text())
     build(out, source=None, seed=golden["seed"], num_proc=1, cache_dir=cache, clip_cache_dir=cache,

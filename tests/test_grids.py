@@ -11,11 +11,11 @@ import jigsaw_puzzles as jp
 from fixtures.photos import make_photo
 from jigsaw_puzzles import prompts, spec
 from jigsaw_puzzles.cli import main
-from jigsaw_puzzles.extraction import classify_response
-from jigsaw_puzzles.rewards import position_reward
+from jigsaw_puzzles.scoring.extraction import classify_response
+from jigsaw_puzzles.training.rewards import position_reward
 from jigsaw_puzzles.rng import item_rng
-from jigsaw_puzzles.tasks import Context, get_task
-from jigsaw_puzzles.tasks.order_restoration import MIN_CELL
+from jigsaw_puzzles.generation.tasks import Context, get_task
+from jigsaw_puzzles.generation.tasks.order_restoration import MIN_CELL
 
 GRIDS = [(1, 2), (2, 1), (1, 3), (2, 3), (3, 3), (3, 4), (4, 4), (6, 6)]
 
@@ -162,7 +162,7 @@ def test_anomaly_detection_on_a_grid_is_verified_from_pixels(rows, cols):
 
 @pytest.mark.parametrize("rows,cols", [(2, 2), (3, 3), (2, 4)])
 def test_eight_direction_connection_verification_is_verified_from_pixels(rows, cols):
-    from jigsaw_puzzles.tasks.connection_verification import STEPS
+    from jigsaw_puzzles.generation.tasks.connection_verification import STEPS
 
     config = spec.grid_config("connection_verification", rows, cols, eight=True)
     assert config == f"connection_verification_{rows}x{cols}_8dir" and spec.get(config).letters == "ABCDEFGH"

@@ -10,9 +10,9 @@ pytestmark = pytest.mark.slow  # builds with a CLIP model
 pytest.importorskip("open_clip")
 
 from jigsaw_puzzles import load_dataset, make_builder  # noqa: E402
-from jigsaw_puzzles.clip import ClipWeightsUnavailable  # noqa: E402
+from jigsaw_puzzles.generation.clip import ClipWeightsUnavailable  # noqa: E402
 from jigsaw_puzzles.errors import ConfigUnavailable  # noqa: E402
-from jigsaw_puzzles.export import build  # noqa: E402
+from jigsaw_puzzles.publishing.export import build  # noqa: E402
 
 CLIP = {"clip_model": "ViT-S-32", "clip_pretrained": None}
 
@@ -48,7 +48,7 @@ def test_hard_equals_easy_but_for_distractors(hard, photo_dir, cache_dir):
 
 def test_hard_distractors_are_closer_than_easy_ones(hard, photo_dir, cache_dir):
     """Under the mining embedding, hard distractors are more similar to the truth than easy ones."""
-    from jigsaw_puzzles.clip import ClipMiner
+    from jigsaw_puzzles.generation.clip import ClipMiner
 
     miner = ClipMiner("ViT-S-32", None, allow_random_init=True, progress=False)
     easy = {r["source_id"]: r for r in load_dataset("missing_piece_selection_easy", source=photo_dir,
@@ -111,7 +111,7 @@ def test_unreachable_hub_fails_fast(monkeypatch, tmp_path):
     import huggingface_hub
     from huggingface_hub import constants
 
-    from jigsaw_puzzles.clip import weights as clip_weights
+    from jigsaw_puzzles.generation.clip import weights as clip_weights
 
     def no_download(*args, **kwargs):
         raise AssertionError("a download was attempted after the probe failed")
@@ -155,10 +155,10 @@ def test_hard_on_any_grid(photo_dir, cache_dir, clip_cache, tmp_path, monkeypatc
     import datasets
 
     from jigsaw_puzzles.cli import main
-    from jigsaw_puzzles.clip import ClipMiner
+    from jigsaw_puzzles.generation.clip import ClipMiner
     from jigsaw_puzzles.spec import get as get_spec
-    from jigsaw_puzzles.tasks.order_restoration import grid_cells
-    from jigsaw_puzzles.tasks.missing_piece_selection import acceptable, Distractor
+    from jigsaw_puzzles.generation.tasks.order_restoration import grid_cells
+    from jigsaw_puzzles.generation.tasks.missing_piece_selection import acceptable, Distractor
 
     hard = load_dataset("missing_piece_selection_hard_2x3_k5", source=photo_dir, cache_dir=cache_dir,
                         clip_cache_dir=clip_cache, **CLIP)
@@ -199,6 +199,6 @@ def test_hard_on_any_grid(photo_dir, cache_dir, clip_cache, tmp_path, monkeypatc
 
 
 def _normalised(folder):
-    from jigsaw_puzzles.sources import curate, read_source
+    from jigsaw_puzzles.generation.sources import curate, read_source
 
     return [(s.source_id, read_source(s.path)[1]) for s in curate(folder).accepted]

@@ -11,7 +11,7 @@ from jigsaw_puzzles.errors import UserError
 from jigsaw_puzzles.human import HumanTest, answer_text, participant_order
 from jigsaw_puzzles.human.pool import agreement, fleiss_kappa, pairwise_agreement, pooled_metrics
 from jigsaw_puzzles.inference.rundir import RunLocked
-from jigsaw_puzzles.report import make_report
+from jigsaw_puzzles.reporting.report import make_report
 
 CONFIGS = ("piece_localization_easy", "anomaly_detection", "order_generation")
 
@@ -74,7 +74,7 @@ def test_no_participant_sees_two_items_that_reveal_each_other(tmp_path):
 def test_circular_rotations_travel_with_their_item(tmp_path):
     """Under --circular a participant who gets a photo's Order Restoration item sees all its rotations (that is
     circular evaluation), and then not that photo's Order Generation item."""
-    from jigsaw_puzzles.circular import parse_rotation
+    from jigsaw_puzzles.generation.circular import parse_rotation
 
     data = {c: jp.load_dataset(c, split="lite").select(range(3)) for c in ("order_restoration", "order_generation")}
     test = HumanTest(tmp_path / "h", data, "lite", 0, circular=True)

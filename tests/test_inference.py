@@ -53,7 +53,7 @@ def tiny_vlm(tmp_path_factory):
 
 # ============================================================================================== random baseline
 def test_random_baseline_within_binomial_interval(tmp_path):
-    from jigsaw_puzzles.scoring import clopper_pearson
+    from jigsaw_puzzles.scoring.score import clopper_pearson
 
     from jigsaw_puzzles.baselines import CHANCE
 
@@ -166,9 +166,9 @@ class FakeBuilder:
 
 
 def test_unbuildable_config_is_skipped_unless_asked_for_and_added_once_enabled(tmp_path, monkeypatch):
-    from jigsaw_puzzles import builder
+    from jigsaw_puzzles.generation import builder
     from jigsaw_puzzles.errors import ConfigUnavailable
-    from jigsaw_puzzles.report import make_report
+    from jigsaw_puzzles.reporting.report import make_report
 
     hard = "missing_piece_selection_hard"
     reason = ("CLIP weights for model 'ViT-B-32' are not available: offline. Pass a checkpoint file with "
@@ -201,7 +201,7 @@ def test_unbuildable_config_is_skipped_unless_asked_for_and_added_once_enabled(t
 
 
 def test_nothing_buildable_is_one_error(tmp_path, monkeypatch):
-    from jigsaw_puzzles import builder
+    from jigsaw_puzzles.generation import builder
     from jigsaw_puzzles.errors import UserError
     from jigsaw_puzzles.spec import CONFIGS
 

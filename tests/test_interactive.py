@@ -148,7 +148,7 @@ def test_reward_rules_partial_credit_costs_and_bounds():
     r = row("order_generation_3x3")
     plain = Game(Puzzle.from_row(r))
     plain.submit()  # the shuffled board as it is
-    from jigsaw_puzzles.rewards import position_reward
+    from jigsaw_puzzles.training.rewards import position_reward
 
     share = position_reward(completions=[plain.answer()], answer=[r["answer"]], config=["order_generation_3x3"])[0]
     assert plain.score() == pytest.approx(0.5 * share) and plain.reward() == pytest.approx(0.5 * share)

@@ -15,7 +15,7 @@ import pytest
 
 from fixtures.stubs import local_server, reply_json
 from jigsaw_puzzles.cli import main
-from jigsaw_puzzles.export import build
+from jigsaw_puzzles.publishing.export import build
 from jigsaw_puzzles.inference import evaluate_model
 
 pytest.importorskip("lmms_eval", reason="the [harness] extra (lmms-eval) is not installed")

@@ -15,13 +15,13 @@ import pytest
 from PIL import Image
 
 from fixtures.photos import write_photos
-from jigsaw_puzzles.builder import make_builder
+from jigsaw_puzzles.generation.builder import make_builder
 from jigsaw_puzzles.errors import UsageError
-from jigsaw_puzzles.plan import DEFAULT_ANSWER_PLAN, _cost, assign, lite_ids, plan_slots, quotas
+from jigsaw_puzzles.generation.plan import DEFAULT_ANSWER_PLAN, _cost, assign, lite_ids, plan_slots, quotas
 from jigsaw_puzzles.rng import stable_hash
 from jigsaw_puzzles.spec import GENERATOR_VERSION
-from jigsaw_puzzles.tasks import get_task
-from jigsaw_puzzles.tasks.anomaly_detection import slot_meaning
+from jigsaw_puzzles.generation.tasks import get_task
+from jigsaw_puzzles.generation.tasks.anomaly_detection import slot_meaning
 
 CONFIGS = ("missing_piece_selection_easy", "order_restoration", "piece_localization_hard", "anomaly_detection")
 
@@ -75,7 +75,7 @@ def test_adding_removing_and_reencoding_a_photo_keeps_the_other_items(tmp_path, 
 
 
 def _id_of(path) -> str:
-    from jigsaw_puzzles.sources import content_id
+    from jigsaw_puzzles.generation.sources import content_id
     return content_id(path.read_bytes())
 
 

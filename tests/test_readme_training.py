@@ -38,7 +38,7 @@ def test_readme_grpo_and_sft_run_two_steps(tmp_path, monkeypatch, photo_dir):
     from _tiny_vlm import build_tiny_vlm
 
     from fixtures.photos import write_photos
-    from jigsaw_puzzles.export import build
+    from jigsaw_puzzles.publishing.export import build
 
     monkeypatch.chdir(tmp_path)
     model = str(build_tiny_vlm(tmp_path / "tiny"))

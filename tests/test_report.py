@@ -1,4 +1,4 @@
-"""Tests for jigsaw_puzzles.report (table, CSV, Markdown, plots) on hand-made run directories."""
+"""Tests for jigsaw_puzzles.reporting.report (table, CSV, Markdown, plots) on hand-made run directories."""
 from __future__ import annotations
 
 import csv
@@ -8,8 +8,8 @@ import pytest
 
 from jigsaw_puzzles.errors import UsageError
 from jigsaw_puzzles.inference import RunDir
-from jigsaw_puzzles.report import COLUMNS, LABELS, TABLE_CONFIGS, load_runs, make_report, parse_params, table_rows
-from jigsaw_puzzles.scoring import score
+from jigsaw_puzzles.reporting.report import COLUMNS, LABELS, TABLE_CONFIGS, load_runs, make_report, parse_params, table_rows
+from jigsaw_puzzles.scoring.score import score
 
 CONFIGS = list(TABLE_CONFIGS) + ["order_generation"]
 REF = {"missing_piece_selection_easy": "A", "missing_piece_selection_hard": "B", "piece_localization_easy": "A",
@@ -89,7 +89,7 @@ def test_report_writes_markdown_csv_and_plots(runs, tmp_path, capsys):
 
 
 def test_correlation_matches_numpy_pearson(runs):
-    from jigsaw_puzzles.report import task_correlation
+    from jigsaw_puzzles.reporting.report import task_correlation
 
     loaded = load_runs(runs)
     tasks, corr = task_correlation(loaded)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from jigsaw_puzzles.rewards import adjacency_reward, combine, exact_reward, format_reward, position_reward
+from jigsaw_puzzles.training.rewards import adjacency_reward, combine, exact_reward, format_reward, position_reward
 
 OG = "order_generation"
 AD = "anomaly_detection"
@@ -93,8 +93,8 @@ def test_a_malformed_reference_is_a_data_error():
 
 
 def test_track_logs_per_config_and_feeds_a_curriculum():
-    from jigsaw_puzzles.rewards import track
-    from jigsaw_puzzles.stream import Curriculum
+    from jigsaw_puzzles.training.rewards import track
+    from jigsaw_puzzles.training.stream import Curriculum
 
     cur = Curriculum([{"order_generation": 1}, {"order_restoration": 1}], threshold=0.5, window=2)
     logged = {}
@@ -112,11 +112,11 @@ from itertools import permutations  # noqa: E402
 
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-from jigsaw_puzzles.extraction import PARSED, classify_response  # noqa: E402
-from jigsaw_puzzles.rewards import track  # noqa: E402
+from jigsaw_puzzles.scoring.extraction import PARSED, classify_response  # noqa: E402
+from jigsaw_puzzles.training.rewards import track  # noqa: E402
 from jigsaw_puzzles.spec import (ANOMALY, CHOICE, ORDER, ORIENTED, ROTATIONS, anomaly_answers, format_oriented,  # noqa: E402
                                  get, parse_reference)
-from jigsaw_puzzles.training import jigsaw_reward, make_jigsaw_reward  # noqa: E402
+from jigsaw_puzzles.training.trl_helpers import jigsaw_reward, make_jigsaw_reward  # noqa: E402
 
 ROT = "order_generation_2x2_rot"
 

@@ -3,7 +3,7 @@ from collections import Counter
 import pytest
 
 from jigsaw_puzzles.rng import ItemRNG, stable_hash
-from jigsaw_puzzles.plan import plan_slots
+from jigsaw_puzzles.generation.plan import plan_slots
 
 
 def test_stream_is_fixed_forever():

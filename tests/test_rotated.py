@@ -18,14 +18,14 @@ from jigsaw_puzzles import spec
 from jigsaw_puzzles.baselines import random_answer, solve
 from jigsaw_puzzles.baselines.placer import _turned, place_rotated, upright_score
 from jigsaw_puzzles.cli import main
-from jigsaw_puzzles.extraction import AMBIGUOUS, INVALID, PARSED, classify_response
+from jigsaw_puzzles.scoring.extraction import AMBIGUOUS, INVALID, PARSED, classify_response
 from jigsaw_puzzles.human.session import answer_text
-from jigsaw_puzzles.rewards import adjacency_reward, exact_reward, format_reward, position_reward
+from jigsaw_puzzles.training.rewards import adjacency_reward, exact_reward, format_reward, position_reward
 from jigsaw_puzzles.errors import UserError
 from jigsaw_puzzles.rng import item_rng
-from jigsaw_puzzles.scoring import score
-from jigsaw_puzzles.tasks import Context, get_task
-from jigsaw_puzzles.tasks.order_restoration import MIN_CELL
+from jigsaw_puzzles.scoring.score import score
+from jigsaw_puzzles.generation.tasks import Context, get_task
+from jigsaw_puzzles.generation.tasks.order_restoration import MIN_CELL
 
 GRIDS = [(1, 2), (2, 2), (2, 3), (3, 3), (4, 4)]
 UPRIGHT = {0: None, 90: Image.Transpose.ROTATE_270, 180: Image.Transpose.ROTATE_180, 270: Image.Transpose.ROTATE_90}

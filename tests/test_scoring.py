@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from jigsaw_puzzles.spec import PAPER_CONFIGS
-from jigsaw_puzzles.scoring import (
+from jigsaw_puzzles.scoring.score import (
     PAPER_TABLE2,
     binomial_pmf,
     chance_table,

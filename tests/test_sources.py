@@ -8,7 +8,7 @@ import pytest
 from PIL import Image, ImageFilter
 
 from conftest import make_photo, write_photos
-from jigsaw_puzzles.sources import (CurationRules, SourceError, curate, embedded_folder, normalise,
+from jigsaw_puzzles.generation.sources import (CurationRules, SourceError, curate, embedded_folder, normalise,
                                     read_source)
 
 
@@ -138,7 +138,7 @@ def test_every_embedded_and_fixture_photo_has_structure_with_a_wide_margin():
     rules = CurationRules()
     embedded = [r.stats["structure"] for r in curate(embedded_folder()).records if r.status == "accepted"]
     assert len(embedded) >= 40 and min(embedded) >= 2 * rules.min_structure
-    from jigsaw_puzzles.sources import structure
+    from jigsaw_puzzles.generation.sources import structure
 
     for seed in range(20):
         grey = np.asarray(normalise(make_photo(seed)).convert("L"), dtype=np.float64)

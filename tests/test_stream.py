@@ -10,11 +10,11 @@ from PIL import Image
 
 from fixtures.photos import write_photos
 from jigsaw_puzzles.errors import UsageError
-from jigsaw_puzzles.export import build
-from jigsaw_puzzles.rewards import exact_reward
-from jigsaw_puzzles.sources import curate
+from jigsaw_puzzles.publishing.export import build
+from jigsaw_puzzles.training.rewards import exact_reward
+from jigsaw_puzzles.generation.sources import curate
 from jigsaw_puzzles.spec import parse_reference
-from jigsaw_puzzles.stream import STREAM_CONFIGS, Curriculum, holdout, training_stream
+from jigsaw_puzzles.training.stream import STREAM_CONFIGS, Curriculum, holdout, training_stream
 
 
 @pytest.fixture(scope="module")
@@ -126,8 +126,8 @@ def test_exclude_takes_every_form_of_an_evaluation_set_by_its_source_ids(folder,
     """A DatasetDict, a parquet file or a save_to_disk folder silently excluded nothing (item 13)."""
     import datasets
 
-    from jigsaw_puzzles.stream import _eval_ids
-    from jigsaw_puzzles.sources import folder_fingerprint
+    from jigsaw_puzzles.training.stream import _eval_ids
+    from jigsaw_puzzles.generation.sources import folder_fingerprint
 
     train = _train_ids(folder)
     held = train[:3]

@@ -9,8 +9,8 @@ import pytest
 from jigsaw_puzzles import CONFIGS, load_dataset
 from jigsaw_puzzles.geometry import MASK_GREY, grid_boxes
 from jigsaw_puzzles.spec import LETTERS, anomaly_answers, features, format_order
-from jigsaw_puzzles.sources import curate, read_source
-from jigsaw_puzzles.tasks.base import MIN_DISTINCT
+from jigsaw_puzzles.generation.sources import curate, read_source
+from jigsaw_puzzles.generation.tasks.base import MIN_DISTINCT
 
 # The hard config needs CLIP; it is built with a random-init model in test_hard.py.
 PLAIN = [c for c in CONFIGS if c != "missing_piece_selection_hard"]
@@ -183,9 +183,9 @@ def test_prompts_are_the_papers(built):
 
 def test_one_list_of_configs_everywhere():
     from jigsaw_puzzles.baselines.solver import CONFIGS as solver_configs
-    from jigsaw_puzzles.report import TABLE_CONFIGS
+    from jigsaw_puzzles.reporting.report import TABLE_CONFIGS
     from jigsaw_puzzles.spec import CONFIGS as SPECS, PAPER_CONFIGS
-    from jigsaw_puzzles.tasks import TASKS
+    from jigsaw_puzzles.generation.tasks import TASKS
 
     assert tuple(CONFIGS) == tuple(SPECS) == tuple(TASKS) == tuple(solver_configs)
     assert TABLE_CONFIGS == PAPER_CONFIGS == tuple(CONFIGS[:7])

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from jigsaw_puzzles.training import completion_text, jigsaw_reward, make_compute_metrics, make_jigsaw_reward
+from jigsaw_puzzles.training.trl_helpers import completion_text, jigsaw_reward, make_compute_metrics, make_jigsaw_reward
 
 CARD = Path(__import__("jigsaw_puzzles").METRIC_PATH) / "README.md"
 
@@ -147,7 +147,7 @@ def test_shaped_reward_refuses_an_unreadable_value_above_wrong():
 
 def test_reward_reads_references_as_score_does():
     """Issue #20 item 7: a correct answer earned 0.0 when the reference was not written canonically."""
-    from jigsaw_puzzles.scoring import score
+    from jigsaw_puzzles.scoring.score import score
 
     cases = [("[2, 3, 1, 4]", "[2,3,1,4]", "order_generation"), ("A", "a", "piece_localization_easy"),
              ("B", "B  ", "order_restoration"), ("[(2, 90), (1, 0)]", "[(2,90),(1,0)] ", "order_generation_1x2_rot"),
@@ -224,8 +224,8 @@ def test_compute_metrics_runs_inside_seq2seq_trainer_with_predict_with_generate(
     from _tiny_vlm import build_tokenizer
 
     from jigsaw_puzzles import load_dataset
-    from jigsaw_puzzles.extraction import config_from_id
-    from jigsaw_puzzles.scoring import score
+    from jigsaw_puzzles.scoring.extraction import config_from_id
+    from jigsaw_puzzles.scoring.score import score
 
     tokenizer = build_tokenizer()
     config = transformers.T5Config(vocab_size=len(tokenizer), d_model=16, d_ff=32, num_layers=1, num_heads=2,

@@ -10,11 +10,11 @@ import pytest
 import jigsaw_puzzles as jp
 from jigsaw_puzzles.cli import main
 from jigsaw_puzzles.errors import UsageError
-from jigsaw_puzzles.extraction import classify_response
+from jigsaw_puzzles.scoring.extraction import classify_response
 from jigsaw_puzzles.inference import evaluate_model
 from jigsaw_puzzles.inference.rundir import RunMismatchError
-from jigsaw_puzzles.report import make_report
-from jigsaw_puzzles.variants import COT_INSTRUCTION, Variant, composite, cot_question
+from jigsaw_puzzles.reporting.report import make_report
+from jigsaw_puzzles.generation.variants import COT_INSTRUCTION, Variant, composite, cot_question
 
 CONFIGS = [c for c in jp.spec.CONFIGS if c != "missing_piece_selection_hard"]
 

@@ -19,7 +19,7 @@ from jigsaw_puzzles import load_dataset
 from jigsaw_puzzles.cli import main
 from jigsaw_puzzles.integrations.vlmevalkit import DATASET_CLASS_FILE, export, read_tsv
 from jigsaw_puzzles.prompts import option_lines
-from jigsaw_puzzles.scoring import score
+from jigsaw_puzzles.scoring.score import score
 
 CONFIGS = ["order_restoration", "connection_verification", "anomaly_detection", "order_generation"]
 

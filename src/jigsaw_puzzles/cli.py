@@ -14,12 +14,12 @@ import sys
 import threading
 
 from ._version import __version__
-from .variants import INPUT_FORMATS, PROMPT_STYLES
+from .generation.variants import INPUT_FORMATS, PROMPT_STYLES
 from .errors import UsageError, UserError
-from .outdir import check_out, environment_error
+from .publishing.outdir import check_out, environment_error
 from .inference.openai_backend import DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, DEFAULT_TIMEOUT
 from .inference.registry import BACKENDS
-from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN
+from .generation.plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN
 from .spec import CONFIGS, GENERATOR_VERSION, SPLITS
 
 PROG = "jigsaw-puzzles"
@@ -110,7 +110,7 @@ def _config_name(text: str) -> str:
 
 
 def _grid(text: str) -> str:
-    from .builder import with_grid
+    from .generation.builder import with_grid
 
     try:
         with_grid("order_generation", text)
@@ -144,13 +144,13 @@ def apply_grid(args) -> None:
     """``--grid RxC`` / ``--rotated``: the configs they select (:func:`builder.select_configs`) replace ``--configs``."""
     grid, rotated = getattr(args, "grid", None), getattr(args, "rotated", False)
     if grid or rotated:
-        from .builder import select_configs
+        from .generation.builder import select_configs
 
         args.configs = select_configs(args.configs, grid, rotated)
 
 
 def _add_clip(p: argparse.ArgumentParser) -> None:
-    from .tasks import TASKS
+    from .generation.tasks import TASKS
 
     defaults = TASKS["missing_piece_selection_hard"].options
     g = p.add_argument_group("hard distractors (missing_piece_selection_hard)")
@@ -185,7 +185,7 @@ def _labelled_bars() -> None:
 
 
 def cmd_build(args) -> int:
-    from .export import build
+    from .publishing.export import build
 
     _labelled_bars()
     report = build(args.out, source=args.source, seed=args.seed, configs=args.configs,
@@ -202,13 +202,13 @@ def cmd_build(args) -> int:
 
 
 def cmd_show(args) -> int:
-    from .item_commands import run_show
+    from .generation.commands import run_show
 
     return run_show(args, _clip_kwargs(args))
 
 
 def cmd_curate(args) -> int:
-    from .item_commands import run_curate
+    from .generation.commands import run_curate
 
     return run_curate(args)
 
@@ -308,7 +308,7 @@ def run_eval(args) -> int:
     if args.json:
         print(json.dumps(res, indent=2, default=str))
     else:
-        from .report import make_report
+        from .reporting.report import make_report
 
         make_report([res["run_dir"]], out=None, stream=sys.stdout)
         print(f"run directory: {res['run_dir']}  ({res['n_items']} items"
@@ -348,7 +348,7 @@ def add_report_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run_report(args) -> int:
-    from .report import make_report
+    from .reporting.report import make_report
 
     make_report(args.runs, out=args.out, params=dict(args.params), plots=not args.no_plots, stream=sys.stdout,
                 compare=args.compare)

@@ -1,4 +1,5 @@
 """Why items are hard: per-item features, error models, answer bias and the paper's analyses over run directories.
+May import: every area below it (reporting and what reporting may import).
 
 >>> from jigsaw_puzzles.analysis import analyze
 >>> analyze(["runs/model-a", "runs/model-b"], out="analysis")   # analysis/analysis.md, CSVs, PNGs

@@ -20,7 +20,7 @@ import math
 from itertools import permutations
 from typing import Sequence
 
-from ..extraction import classify_response
+from ..scoring.extraction import classify_response
 from ..spec import ANOMALY, CHOICE, CONFIGS, format_order, parse_reference
 
 ALPHA = 0.01
@@ -116,7 +116,7 @@ def answer_bias(records: Sequence[dict], alpha: float = ALPHA, min_excess: float
 
 def plot_bias(results: dict[str, list[dict]], path) -> object | None:
     """Grouped bars per config (choice tasks and the anomaly judgment): the reference shares and every run's."""
-    from ..report import LABELS, _plt
+    from ..reporting.report import LABELS, _plt
 
     configs = [c for c in CONFIGS if CONFIGS[c].kind in (CHOICE, ANOMALY)
                and any(b["config"] == c and b["n_answered"] for rows in results.values() for b in rows)]

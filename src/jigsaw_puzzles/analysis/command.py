@@ -7,7 +7,7 @@ import sys
 from typing import Callable
 
 from ..cli_tools import add_dataset_option
-from ..plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN
+from ..generation.plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN
 from .error_model import MIN_PERMUTATIONS, PERMUTATIONS
 
 def add_parser(subparsers, kv: Callable[[str], tuple[str, str]]) -> argparse.ArgumentParser:

@@ -244,7 +244,7 @@ def plot_importance(result: dict, path, title: str) -> object | None:
     each model's null threshold (dashed); the title says which feature beats the null, or that none does."""
     if result.get("skipped") or not result["models"]:
         return None
-    from ..report import _plt
+    from ..reporting.report import _plt
 
     plt = _plt()
     columns = result["columns"]

@@ -21,7 +21,7 @@ from typing import Mapping
 from ..errors import UserError
 from ..inference.data import build_dataset, dataset_fingerprint
 from ..inference.rundir import atomic_write_json
-from ..tasks import TASKS
+from ..generation.tasks import TASKS
 from .features import FEATURE_VERSION, NAMES, item_features
 from .runs import AnalysisRun
 

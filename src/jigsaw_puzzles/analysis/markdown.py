@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..report import LABELS
+from ..reporting.report import LABELS
 from ..spec import CONFIGS, ORDER
 from .bias import ALPHA, MIN_EXCESS
 from .error_model import ALPHA as NULL_ALPHA, MIN_ITEMS, MODEL_LABELS, MODELS, NO_FINDING, auc_text, finding

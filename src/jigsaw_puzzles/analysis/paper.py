@@ -1,5 +1,5 @@
 """The paper's analyses on any set of runs: Fig. 5 (task correlation) and Fig. 6 (accuracy vs parameters) through
-:mod:`jigsaw_puzzles.report`, Fig. 8 (Order Restoration vs Order Generation) and Fig. 7 (self-correction).
+:mod:`jigsaw_puzzles.reporting.report`, Fig. 8 (Order Restoration vs Order Generation) and Fig. 7 (self-correction).
 
 Self-correction (Fig. 7): an Order Restoration answer whose text states a free order - a bracketed list
 (``[2, 3, 1, 4]``, ``[2 3 1 4]``, ``(2, 3, 1, 4)``) or a comma list (``2, 3, 1, 4``) of a permutation of 1-4 -
@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from ..report import (ORDER_GENERATION, SHORT, TABLE_CONFIGS, RunSummary, _baseline_value, plot_correlation,
+from ..reporting.report import (ORDER_GENERATION, SHORT, TABLE_CONFIGS, RunSummary, _baseline_value, plot_correlation,
                       plot_params, write_correlation_csv)
 from ..spec import CONFIGS
 
@@ -73,7 +73,7 @@ def plot_or_vs_og(runs: Sequence[RunSummary], path) -> Path | None:
     pts = [(r.acc(OR), r.acc(OG), r.name) for r in runs if r.acc(OR) is not None and r.acc(OG) is not None]
     if not pts:
         return None
-    from ..report import _plt
+    from ..reporting.report import _plt
 
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 5))

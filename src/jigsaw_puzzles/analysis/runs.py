@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from ..circular import is_rotation
+from ..generation.circular import is_rotation
 from ..errors import UserError
 from ..inference.rundir import RunDir
-from ..report import RunSummary, load_run, name_runs
+from ..reporting.report import RunSummary, load_run, name_runs
 from ..spec import CONFIGS
 
 

@@ -1,4 +1,5 @@
 """Weight-free baselines: ``random`` (uniform guessing) and ``solver`` (classical jigsaw solver).
+May import: the root foundations only.
 
 >>> from jigsaw_puzzles.baselines import random_answer, solve
 >>> random_answer(row, "order_generation", seed=0)      # e.g. "[3, 1, 4, 2]"

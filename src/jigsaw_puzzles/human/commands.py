@@ -75,7 +75,7 @@ def run(args, helpers) -> int:
     test = None
     if args.browse:
         if args.circular:  # browse the rotations too
-            from ..circular import expand_datasets
+            from ..generation.circular import expand_datasets
 
             data = expand_datasets(data)
         demo = browse_app(data)

@@ -15,7 +15,7 @@ write, its verdict by the package's own extraction, the response time), written 
 restart resumes at the first unanswered item of that order. Nothing here imports Gradio.
 
 ``circular=True`` (``human --circular``): every multiple-choice item is also shown under each rotation of its
-options (:mod:`jigsaw_puzzles.circular`), shuffled among the others; the results keep the plain figures (rotation
+options (:mod:`jigsaw_puzzles.generation.circular`), shuffled among the others; the results keep the plain figures (rotation
 0) and add a ``circular`` block per such config, as ``eval --circular`` does.
 """
 from __future__ import annotations
@@ -30,14 +30,14 @@ from typing import Mapping
 
 from .._version import __version__
 from ..errors import UserError
-from ..circular import circular_aggregate, expand_datasets, parse_rotation
+from ..generation.circular import circular_aggregate, expand_datasets, parse_rotation
 from ..inference.data import dataset_fingerprint
 from ..inference.rundir import PredictionWriter, RunDir, atomic_write_json
 from ..inference.runner import stored_verdict, verdicts
 from ..inference.settings import GenerationSettings, RunIdentity
 from ..rng import ItemRNG
-from ..scoring import aggregate
-from ..variants import Variant
+from ..scoring.score import aggregate
+from ..generation.variants import Variant
 from ..spec import (ANOMALY, CHOICE, LETTERS, ORIENTED, ROTATIONS, format_anomaly, format_order, format_oriented,
                     get as get_spec, is_config)
 

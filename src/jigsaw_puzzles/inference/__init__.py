@@ -1,4 +1,5 @@
 """Model evaluation on Jigsaw-Puzzles: ``evaluate_model`` (Python) / ``jigsaw-puzzles eval`` (CLI).
+May import: the root foundations, baselines, scoring, generation.
 
 Torch, transformers and vLLM are imported only when their backend is used.
 """

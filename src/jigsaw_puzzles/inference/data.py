@@ -14,7 +14,7 @@ from typing import Mapping, Sequence
 
 from ..errors import ConfigUnavailable, UsageError
 from ..spec import CONFIGS, SPLITS, is_config
-from ..tasks import TASKS
+from ..generation.tasks import TASKS
 
 _FP_COLUMNS = ("id", "source_id", "question", "options", "answer", "metadata")
 
@@ -57,7 +57,7 @@ def build_dataset(config: str, split: str, source, seed: int, num_proc: int | No
                   dataset_kwargs: Mapping | None = None):
     """``config``'s ``split`` through the package's builder (cached); ``ConfigUnavailable`` before any work when
     the config's preparation cannot run here, or from the plan when too few sources qualify."""
-    from ..builder import make_builder
+    from ..generation.builder import make_builder
 
     # only the split asked for: a Lite run cuts the Lite items (the same bytes as a full build), not the test split
     builder = make_builder(config, source, seed, **{"splits": (split,), **dict(dataset_kwargs or {})})

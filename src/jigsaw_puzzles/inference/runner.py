@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from .._version import __version__
-from ..circular import circular_aggregate, expand_datasets, is_rotation
+from ..generation.circular import circular_aggregate, expand_datasets, is_rotation
 from ..errors import UsageError
-from ..extraction import Extraction
-from ..variants import Variant
-from ..scoring import aggregate, score_items
+from ..scoring.extraction import Extraction
+from ..generation.variants import Variant
+from ..scoring.score import aggregate, score_items
 from .backends import BUILTIN_MODELS, Request, dist_info
 from .data import dataset_fingerprint, dataset_options, load_datasets, select_configs
 from .openai_backend import resolve_api_base
@@ -73,7 +73,7 @@ def _sync_barrier(world: int):
 
 
 def verdicts(records: Sequence[dict], rows: Sequence[dict]) -> list[dict]:
-    """Per item, the one verdict (extraction and correctness) of :func:`jigsaw_puzzles.scoring.score_items`."""
+    """Per item, the one verdict (extraction and correctness) of :func:`jigsaw_puzzles.scoring.score.score_items`."""
     scored = score_items([r["output"] for r in records], [row["answer"] for row in rows],
                          [r["config"] for r in records], [row.get("options") for row in rows])
     return [{"extracted": ex.answer, "status": ex.status, "rule": ex.rule, "parts": ex.parts, "correct": ok}
@@ -137,10 +137,10 @@ def evaluate_model(
         data: ``{config: datasets.Dataset}`` to evaluate instead of building the datasets (custom data, tests).
         dataset_kwargs: the tasks' options and settings for the builder (``clip_model``, ``clip_pretrained``,
             ``clip_cache_dir`` for the hard config); the options that shape items are recorded in run.json.
-        prompt_style / input_format / blind: how items are presented (:class:`~jigsaw_puzzles.variants.Variant`:
+        prompt_style / input_format / blind: how items are presented (:class:`~jigsaw_puzzles.generation.variants.Variant`:
             ``"paper"``/``"cot"``, ``"pieces"``/``"composite"``, no image), recorded in run.json and in the
             report's row name; the items and the scoring are the same.
-        circular: also ask every multiple-choice item with its options rotated (:mod:`jigsaw_puzzles.circular`);
+        circular: also ask every multiple-choice item with its options rotated (:mod:`jigsaw_puzzles.generation.circular`);
             results.json keeps the plain figures (rotation 0) and adds a ``circular`` block per such config.
         backend_kwargs: extra keyword arguments for the backend constructor (e.g. ``device_map``,
             ``max_model_len``, ``timeout``, ``max_retries``, ``retry_budget``, ``retry_base_delay``).

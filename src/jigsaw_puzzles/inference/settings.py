@@ -59,7 +59,7 @@ class RunIdentity:
     generation: GenerationSettings
     api_base: str | None = None  # the endpoint (openai backend): another server may serve other weights
     dataset_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # config -> its Task.options
-    variant: Mapping[str, Any] | None = None  # jigsaw_puzzles.variants.Variant.to_dict(); None = the paper's setting
+    variant: Mapping[str, Any] | None = None  # jigsaw_puzzles.generation.variants.Variant.to_dict(); None = the paper's setting
 
     def to_dict(self) -> dict:
         """The run.json keys of this identity."""

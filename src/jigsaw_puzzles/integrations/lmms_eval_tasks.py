@@ -8,7 +8,7 @@ jigsaw_puzzles_lite ...``.
 
 ``circular=True`` adds, for the multiple-choice configs, circular tasks ``jigsaw_puzzles[_lite]_circular_<config>``
 and their groups ``jigsaw_puzzles[_lite]_circular``: the same rows, each expanded by ``process_docs`` into its
-rotations (:mod:`jigsaw_puzzles.circular`, the package's generated items), scored as ``jigsaw_circular_accuracy``
+rotations (:mod:`jigsaw_puzzles.generation.circular`, the package's generated items), scored as ``jigsaw_circular_accuracy``
 (right iff every rotation is) beside ``jigsaw_plain_accuracy`` (rotation 0 alone).
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 
 from ..errors import UsageError
-from ..circular import is_circular
+from ..generation.circular import is_circular
 from ..spec import CONFIGS, PAPER_CONFIGS
 
 HOOKS = Path(__file__).with_name("lmms_eval") / "utils.py"

@@ -11,13 +11,13 @@ The TSV therefore carries, per row: ``index``, ``image``, ``image_path``, ``ques
 columns (multiple-choice configs only; Anomaly Detection and Order Generation are not plain multiple choice and
 get none), ``answer``, ``category`` (the config), ``id`` and ``prompt`` (the paper's full prompt, exactly as
 ``jigsaw-puzzles eval`` sends it). :data:`DATASET_CLASS_FILE` is a class to drop into VLMEvalKit that prompts
-with ``prompt`` and scores with :mod:`jigsaw_puzzles.scoring` (docs/integrations.md says how).
+with ``prompt`` and scores with :mod:`jigsaw_puzzles.scoring.score` (docs/integrations.md says how).
 
 Circular variants (``export vlmevalkit --circular``) follow VLMEvalKit's own convention for circular
 multiple-choice data (``vlmeval/tools.py``'s ``circular`` command, read by ``ImageMCQDataset.evaluate``): a
 ``<name>_circular.tsv`` per multiple-choice config in which rotation ``r`` of the item at ``index`` i has
 ``index = i + r * OFFSET`` (``OFFSET`` = 1e6, times 10 until it exceeds every index) and ``g_index = i``, rotation 0
-keeping ``index = g_index``. The rotations are this package's generated items (:mod:`jigsaw_puzzles.circular`:
+keeping ``index = g_index``. The rotations are this package's generated items (:mod:`jigsaw_puzzles.generation.circular`:
 reordered candidates, relabelled masks, rotated option texts), each row with its own images, and the dataset class
 scores a file with ``g_index`` per group: right iff every rotation is.
 """
@@ -31,7 +31,7 @@ import io
 from pathlib import Path
 from typing import Iterable
 
-from ..circular import is_circular, rotations
+from ..generation.circular import is_circular, rotations
 from ..prompts import option_lines
 from ..spec import CHOICE, CONFIGS, get as get_spec
 

@@ -42,7 +42,7 @@ class JigsawPuzzlesDataset(ImageMCQDataset):
         return [*(dict(type="image", value=p) for p in paths), dict(type="text", value=line["prompt"])]
 
     def evaluate(self, eval_file, **judge_kwargs):
-        from jigsaw_puzzles.scoring import circular_score, item_chance, score, score_items
+        from jigsaw_puzzles.scoring.score import circular_score, item_chance, score, score_items
 
         data = load(eval_file)
         main = data[data["index"] == data["g_index"]] if "g_index" in data else data  # rotation 0: plain

@@ -1,4 +1,5 @@
 """An interactive, multi-turn jigsaw: a model moves pieces and sees the board after each move.
+May import: the root foundations, baselines, scoring, generation, inference, publishing, training.
 
 One set of rules (:mod:`.core`), two faces: :class:`JigsawToolEnv` for TRL's ``GRPOTrainer(environment_factory=...)``
 (:mod:`.trl_env`) and a ``gymnasium.Env`` registered as ``JigsawPuzzles/Jigsaw-v0`` (:mod:`.gym_env`, imported on

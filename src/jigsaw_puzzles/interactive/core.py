@@ -126,7 +126,7 @@ class Rules:
     * The reward of a rollout: ``1`` when the submitted board is exactly the picture (every piece in place and
       upright); for a submitted board that is not, ``partial_weight`` x the share of ``partial`` (``"position"``:
       pieces in place, Jigsaw-R1's credit; ``"adjacency"``: true neighbour pairs kept; ``None``: none) from
-      :mod:`jigsaw_puzzles.rewards`; ``0`` when nothing was submitted. From it are taken ``turn_cost`` per action
+      :mod:`jigsaw_puzzles.training.rewards`; ``0`` when nothing was submitted. From it are taken ``turn_cost`` per action
       beyond the fewest that solve the puzzle from its start (default ``0.25 / max_turns``: a whole wasted budget
       costs 0.25) and ``invalid_cost`` per invalid action. Clipped to ``[-1, 1]``: never above 1, and a rollout
       that never submits is never rewarded. With the defaults a solve without invalid actions (>= 0.75) always
@@ -391,7 +391,7 @@ class Game:
             return 1.0
         if self.rules.partial is None:
             return 0.0
-        from .. import rewards
+        from ..training import rewards
 
         fn = rewards.position_reward if self.rules.partial == "position" else rewards.adjacency_reward
         p = self.puzzle

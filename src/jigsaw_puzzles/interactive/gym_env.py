@@ -28,7 +28,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..errors import UsageError
-from ..sources import DEFAULT_RULES
+from ..generation.sources import DEFAULT_RULES
 from ..spec import get as get_spec, is_config
 from .core import GUTTER, LABEL, Game, Puzzle, Rules
 
@@ -64,7 +64,7 @@ class JigsawEnv(gym.Env):
         self._rows, self._ended = None, False
 
     def _next_row(self, seed: int | None) -> dict:
-        from ..stream import training_stream
+        from ..training.stream import training_stream
 
         if seed is not None or self._rows is None:
             stream_seed = seed if seed is not None else int(self.np_random.integers(0, 2**31 - 1))

@@ -8,7 +8,7 @@ The circular tasks (``jigsaw-puzzles lmms-eval --circular``) expand each config'
 (:func:`circular_docs`, the package's generated items) and score ``jigsaw_circular_accuracy`` (an item is right iff
 every rotation is) beside ``jigsaw_plain_accuracy`` (rotation 0 alone, the plain task's figure).
 """
-from jigsaw_puzzles.scoring import score
+from jigsaw_puzzles.scoring.score import score
 from jigsaw_puzzles.spec import PAPER_CONFIGS, config_from_id
 
 
@@ -34,7 +34,7 @@ def process_results(doc, results):
 
 
 def aggregate(items):
-    """Accuracy (%) of one config's items, from ``jigsaw_puzzles.scoring.score``."""
+    """Accuracy (%) of one config's items, from ``jigsaw_puzzles.scoring.score.score``."""
     if not items:
         return float("nan")
     result = score([i["prediction"] for i in items], [i["answer"] for i in items], [i["config"] for i in items],
@@ -43,8 +43,8 @@ def aggregate(items):
 
 
 def circular_docs(dataset):
-    """Every row followed by its rotations (``jigsaw_puzzles.circular``), ids ``<id>#circ<r>``."""
-    from jigsaw_puzzles.circular import expand_dataset
+    """Every row followed by its rotations (``jigsaw_puzzles.generation.circular``), ids ``<id>#circ<r>``."""
+    from jigsaw_puzzles.generation.circular import expand_dataset
 
     return expand_dataset(dataset, config_from_id(dataset[0]["id"])) if len(dataset) else dataset
 
@@ -55,9 +55,9 @@ def process_results_circular(doc, results):
 
 
 def aggregate_circular(items):
-    """Circular accuracy (%) of one config's items: right iff every rotation is (jigsaw_puzzles.circular)."""
-    from jigsaw_puzzles.circular import circular_aggregate
-    from jigsaw_puzzles.scoring import score_items
+    """Circular accuracy (%) of one config's items: right iff every rotation is (jigsaw_puzzles.generation.circular)."""
+    from jigsaw_puzzles.generation.circular import circular_aggregate
+    from jigsaw_puzzles.scoring.score import score_items
 
     if not items:
         return float("nan")
@@ -70,6 +70,6 @@ def aggregate_circular(items):
 
 def aggregate_plain(items):
     """Accuracy (%) on rotation 0, the items as the plain task asks them."""
-    from jigsaw_puzzles.circular import is_rotation
+    from jigsaw_puzzles.generation.circular import is_rotation
 
     return aggregate([i for i in items if not is_rotation(i["id"])])

@@ -1,0 +1,130 @@
+"""Task 2, Piece Localization: which masked cell does the piece come from?
+
+Easy: 2x2 grid, two masked cells labelled A, B.  Hard: 3x3 grid, four masked
+cells labelled A-D.  A mask is uniform grey (160, 160, 160) with a large black
+letter outlined in white; labels follow the reading order of the masked cells.
+Image 2 is the original content of the masked cell whose label is the answer.
+The masked cells are drawn among the sets whose cells are pairwise distinct
+(mean absolute difference >= 8 grey levels), so the piece fits exactly one mask.
+
+Beyond the paper, ``piece_localization_<R>x<C>`` masks 4 cells (all but one of a smaller grid) of an R x C
+grid, and ``piece_localization_<R>x<C>_k<K>`` masks K (2-26; at least one cell stays unmasked: the piece
+needs a context); the grid is cut as the order grid configs cut
+it (cells of at least 32 px). The K masked cells are the first K pairwise-distinct cells of a seeded shuffle
+of the grid (a photo without K pairwise-distinct cells that way is refused), labelled A, B, ... in reading
+order; the question names the grid and the labels.
+"""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from ... import geometry, prompts
+from ...rng import ItemRNG
+from ...spec import LETTERS, get as get_spec
+from .base import MIN_DISTINCT, Context, Item, Task, TaskError, distinct_subsets, pairwise_differences
+from .order_restoration import grid_cells, grid_reason
+
+LEVELS = {"easy": (2, 2, prompts.PIECE_LOCALIZATION_EASY),
+          "hard": (3, 4, prompts.PIECE_LOCALIZATION_HARD)}
+
+
+def num_slots(level: str) -> int:
+    return LEVELS[level][1]
+
+
+def check(image: Image.Image, level: str) -> str | None:
+    grid, masks, _ = LEVELS[level]
+    if not distinct_subsets(geometry.split(image, grid, grid), masks):
+        return f"piece_localization_{level}: no {masks} pairwise-distinct cells to mask"
+    return None
+
+
+def draw_masks(board: Image.Image, boxes, masked, labels) -> None:
+    """Mask cell ``masked[j]`` of ``board`` (uniform grey over its whole box) and label it ``labels[j]``, in place:
+    the one way masks are drawn (the items, and the circular evaluation's relabelled boards)."""
+    for letter, cell in zip(labels, masked):
+        geometry.fill(board, boxes[cell], geometry.MASK_GREY)
+        geometry.draw_label(board, boxes[cell], letter)
+
+
+def make_item(image: Image.Image, rng: ItemRNG, slot: int, level: str) -> Item:
+    grid, masks, template = LEVELS[level]
+    cells = geometry.split(image, grid, grid)
+    subsets = distinct_subsets(cells, masks)
+    if not subsets:
+        raise TaskError(check(image, level))
+    masked = rng.child("masked cells").choice(subsets)
+    boxes = geometry.grid_boxes(image.size, grid, grid)
+    board = image.copy()
+    draw_masks(board, boxes, masked, LETTERS)
+    piece_cell = masked[slot]
+    labels = list(LETTERS[:masks])
+    return Item(
+        images=[board, cells[piece_cell]],
+        question=template,
+        options=labels,
+        answer=labels[slot],
+        metadata={"grid": [grid, grid], "masked_cells": list(masked),
+                  "labels": dict(zip(labels, masked)), "piece_cell": piece_cell},
+    )
+
+
+def _task(level: str, summary: str) -> Task:
+    def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        return make_item(image, rng, slot, level)
+
+    def check_level(image: Image.Image) -> str | None:
+        return check(image, level)
+
+    return Task(f"piece_localization_{level}", num_slots(level), check_level, build, summary, __name__)
+
+
+def distinct_pick(cells: list[Image.Image], k: int, order: list[int]) -> list[int] | None:
+    """The first ``k`` cells in ``order`` that are pairwise distinct from those taken before (sorted), or
+    None: linear in the grid, where listing every k-subset of a large grid is not."""
+    diffs = pairwise_differences(cells)
+    taken: list[int] = []
+    for i in order:
+        if all(diffs[i, j] >= MIN_DISTINCT for j in taken):
+            taken.append(i)
+            if len(taken) == k:
+                return sorted(taken)
+    return None
+
+
+def grid_task(config: str) -> Task:
+    """The task record of ``piece_localization_<R>x<C>[_k<K>]``."""
+    spec = get_spec(config)
+    rows, cols = spec.grid
+    k = spec.num_options
+
+    def check_grid(image: Image.Image) -> str | None:
+        return grid_reason(image, rows, cols, lambda cells: None if distinct_pick(cells, k, list(range(len(cells))))
+                           is not None else f"{config}: no {k} pairwise-distinct cells to mask")
+
+    def build_grid(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        cells = grid_cells(image, rows, cols)
+        order = list(range(len(cells)))
+        rng.child("masked cells").shuffle(order)
+        masked = distinct_pick(cells, k, order)
+        if masked is None:
+            raise TaskError(f"{config}: no {k} pairwise-distinct cells to mask")
+        width, height = cells[0].size
+        board = image.crop((0, 0, width * cols, height * rows))
+        draw_masks(board, geometry.grid_boxes(board.size, rows, cols), masked, LETTERS)
+        labels = list(LETTERS[:k])
+        question = prompts.PIECE_LOCALIZATION_GRID.format(
+            grid_words=prompts.grid_words(rows, cols), k=k, labels=prompts.and_list(labels),
+            choices=prompts.and_list(labels, "or"),
+            quoted=prompts.and_list([f'"{x}"' for x in labels], "or"))
+        return Item(images=[board, cells[masked[slot]]], question=question, options=labels, answer=labels[slot],
+                    metadata={"grid": [rows, cols], "masked_cells": masked, "labels": dict(zip(labels, masked)),
+                              "piece_cell": masked[slot]})
+
+    return Task(config, k, check_grid, build_grid,
+                f"Piece Localization on a {rows}x{cols} grid: {k} masks", __name__)
+
+
+TASKS = [_task("easy", "Piece Localization (easy): 2x2 grid, two masks"),
+         _task("hard", "Piece Localization (hard): 3x3 grid, four masks")]

@@ -1,0 +1,151 @@
+"""The dataset card of an export: YAML made with ``huggingface_hub``'s card data, a body like the best benchmark
+cards (link bar, one example sheet per config, configs table, usage, results measured on this very export,
+curation, licences, citation), and the files it links to (``assets/``, ``CREDITS.md``).
+
+Everything it writes refers only to files inside the export and names no path of the build machine.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from .._version import __version__
+from ..spec import CITATION, CONFIGS, GENERATOR_VERSION, HOMEPAGE, LITE_FRACTION, SPLITS, features, get as get_spec
+
+ASSETS = "assets"
+LICENSE_FILE = "CREDITS.md"
+
+
+def size_category(n: int) -> str:
+    """The Hub's ``size_categories`` bucket of ``n`` rows."""
+    for bound, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if n < bound:
+            return name
+    return "n>1M"
+
+
+def card_data(configs: list[str], counts: dict, sizes: dict):
+    """``huggingface_hub.DatasetCardData`` of the export: licence, tasks, configs, ``dataset_info``."""
+    import datasets
+    from huggingface_hub import DatasetCardData
+
+    info = []
+    for config in configs:
+        splits = datasets.SplitDict()
+        for split in SPLITS:
+            if counts[config][split]:
+                splits.add(datasets.SplitInfo(name=split, num_bytes=sizes[config][split],
+                                              num_examples=counts[config][split]))
+        entry = datasets.DatasetInfo(features=features(), splits=splits)._to_yaml_dict()
+        entry["download_size"] = entry["dataset_size"] = sum(sizes[config].values())
+        info.append({"config_name": config, **entry})
+    yaml_configs = [{"config_name": c, "data_files": [{"split": s, "path": f"{c}/{s}-*.parquet"}
+                                                      for s in SPLITS if counts[c][s]]} for c in configs]
+    total = sum(counts[c]["test"] for c in configs)
+    return DatasetCardData(
+        license="other", license_name="mixed", license_link=LICENSE_FILE, pretty_name="Jigsaw-Puzzles",
+        language=["en"], size_categories=[size_category(total)],
+        task_categories=["visual-question-answering", "image-text-to-text"],
+        task_ids=["visual-question-answering"],
+        tags=["spatial-reasoning", "jigsaw-puzzles", "benchmark", "vision-language-models"],
+        configs=yaml_configs, dataset_info=info)
+
+
+def credits_text(embedded: bool) -> str:
+    path = resources.files("jigsaw_puzzles") / "data" / "CREDITS.md"
+    if embedded and path.is_file():
+        return path.read_text("utf-8")
+    return ("# Credits\n\nThe source images of this export come from the builder's own folder; their licences and "
+            "attributions are the publisher's to state here. Puzzles cut from an image are derived works of it.\n")
+
+
+def write_assets(out: Path, datasets_: dict) -> dict[str, str]:
+    """One example sheet per config (its first Lite item, else its first test item), answer shown:
+    ``assets/<config>.png``; returns ``{config: relative path}``."""
+    from ..generation.sheet import draw_item
+
+    (out / ASSETS).mkdir(exist_ok=True)
+    written = {}
+    for config, ds in datasets_.items():
+        if not len(ds):
+            continue
+        rel = f"{ASSETS}/{config}.png"
+        draw_item(ds[0], str(out / rel), show_answer=True)
+        written[config] = rel
+    return written
+
+
+def baseline_results(datasets_: dict) -> dict:
+    """The built-in baselines scored on the export's test items: ``{name: score() result}``."""
+    from ..baselines import random_answer, solve
+    from ..scoring.score import score
+
+    results = {}
+    for name, answer in (("Random (seed 0)", lambda row, c: random_answer(row, c, 0)),
+                         ("Classical solver (no weights)", lambda row, c: solve(row, c).text)):
+        preds, refs, cfgs, opts = [], [], [], []
+        for config, ds in datasets_.items():
+            for row in ds:
+                preds.append(answer(row, config))
+                refs.append(row["answer"])
+                cfgs.append(config)
+                opts.append(row["options"] or None)
+        results[name] = score(preds, refs, cfgs, opts) if preds else {}
+    return results
+
+
+def _results_table(configs: list[str], results: dict) -> str:
+    head = "| | " + " | ".join(f"`{c}`" for c in configs) + " |"
+    rule = "|---|" + "---:|" * len(configs)
+    first = next(iter(results.values()), {})
+    lines = [head, rule,
+             "| n (test items) | " + " | ".join(str(first.get(c, {}).get("n", "-")) for c in configs) + " |",
+             "| chance | " + " | ".join(f"{first[c]['chance']:.2f}" if c in first else "-" for c in configs) + " |",
+             "| ↑ chance, p < 0.05 | " + " | ".join(
+                 f"{first[c]['critical_value']:.2f}" if c in first and first[c]["critical_value"] ==
+                 first[c]["critical_value"] else "-" for c in configs) + " |",
+             "| constant answer (best) | " + " | ".join(
+                 f"{first[c]['constant_baseline']['accuracy']:.2f}" if "constant_baseline" in first.get(c, {})
+                 else "-" for c in configs) + " |"]
+    for name, res in results.items():
+        lines.append(f"| {name} | " + " | ".join(f"{res[c]['accuracy']:.2f}" if c in res else "-"
+                                                  for c in configs) + " |")
+    return "\n".join(lines)
+
+
+def render_card(configs: list[str], counts: dict, sizes: dict, report: dict, seed: int, repo: str,
+                assets: dict, results: dict) -> str:
+    """The card: compact, in the shape of the Hub's best benchmark cards; one chance figure per config (the exact
+    per-item chance of this export's test items, as in the results table); no text of the build machine."""
+    template = (resources.files("jigsaw_puzzles") / "publishing" / "cards" / "dataset_card.md").read_text("utf-8")
+    curation = report["curation"]
+    summary = (f"{curation['accepted']} of {curation['accepted'] + curation['rejected']} files passed the "
+               f"automated curation rules; every verdict and every task's skip, with its reason, is in "
+               f"[`curation_report.json`](curation_report.json).")
+    measured = next(iter(results.values()), {})
+
+    def chance(c: str) -> str:
+        return f"{measured[c]['chance']:.2f}%" if c in measured else f"{get_spec(c).chance * 100:.2f}%"
+
+    ordered = sorted(configs, key=lambda c: c not in CONFIGS)  # the paper's first
+    rows = "\n".join(f"| `{c}` | {get_spec(c).title} | {'x'.join(map(str, get_spec(c).grid))} | {chance(c)} | "
+                     f"{counts[c]['test']} | {counts[c]['lite']} |" for c in ordered)
+    if any(c not in CONFIGS for c in configs):  # grid configs, apart from the paper's
+        first_grid = next(c for c in ordered if c not in CONFIGS)
+        rows = rows.replace(f"| `{first_grid}` |", "| *beyond the paper:* | | | | | |\n| `" + first_grid + "` |", 1)
+    examples = "\n\n".join(f"**`{c}`**\n\n![{c}: one item, answer shown]({assets[c]})" for c in configs if c in assets)
+    notes = [f"`{c}` has no `lite` split here: the task skipped every photograph of the Lite subset."
+             for c in configs if not counts[c]["lite"]]
+    skipped = sorted(report.get("skipped_configs", {}))
+    if skipped:  # the reason stays in curation_report.json: it speaks of the machine that built the export
+        notes.append(f"Not in this export: {', '.join(f'`{c}`' for c in skipped)} (it could not be built where "
+                     "the export was made; see `curation_report.json`).")
+    first = configs[0] if configs else "order_restoration"
+    return template.format(
+        yaml=card_data(configs, counts, sizes).to_yaml(), version=__version__, generator_version=GENERATOR_VERSION,
+        num_sources=curation["accepted"], num_configs=len(configs), seed=seed, repo=repo, config_rows=rows,
+        examples=examples, lite_percent=round(LITE_FRACTION * 100),
+        not_included="".join(" " + n for n in notes), first=first,
+        results=_results_table(configs, results), homepage=HOMEPAGE,
+        curation_summary=summary, license_file=LICENSE_FILE, citation=CITATION.strip())

@@ -1,0 +1,142 @@
+"""Hub-ready export: parquet per config and split, images embedded, card with ``configs:`` YAML.
+
+The folder loads with stock ``datasets.load_dataset(folder, config)``: the card's
+YAML ``configs`` maps every config to its parquet files, and the parquet schema
+carries the ``datasets`` features (``Image`` included).  We write parquet with
+pyarrow ourselves, one row group per 64 rows, so that the bytes do not depend on
+how many processes generated the rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from . import card
+from .._version import __version__
+from ..generation.builder import CONFIGS, make_builder
+from ..errors import ConfigUnavailable, UsageError
+from ..inference.options import whole
+from .outdir import check_build_out, environment_error, kept_sources
+from ..generation.sources import folder_fingerprint
+from ..spec import GENERATOR_VERSION, SPLITS, is_config
+
+ROW_GROUP_SIZE = 64
+
+
+def write_parquet(dataset, path: Path) -> None:
+    table = dataset.data.table.combine_chunks()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, compression="zstd")
+    os.replace(tmp, path)
+
+
+def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
+          configs: list[str] | None = None, num_proc: int | None = None,
+          cache_dir: str | None = None, repo: str = "<exported folder or repo>", **builder_kwargs) -> dict:
+    """Generate ``configs`` and write the Hub-ready folder ``out``; returns the curation report.
+
+    ``builder_kwargs`` hold the tasks' options and settings (``clip_model``, ``clip_pretrained``,
+    ``clip_cache_dir``, ...). When ``configs`` is not given and a config cannot run here
+    (``ConfigUnavailable``: e.g. no torch/open_clip, or no CLIP weights offline), it is skipped with the
+    reason and the way to enable it; when it is asked for explicitly, the error is raised before any work.
+    """
+    out = Path(out)
+    whole("--num-proc", num_proc)  # 0 or -1 is one line, not a silent single process
+    explicit = configs is not None
+    configs = list(configs or CONFIGS)
+    unknown = [c for c in configs if not is_config(c)]
+    if unknown:
+        raise UsageError(f"unknown config(s) {', '.join(unknown)}; choose from {', '.join(CONFIGS)}, or a grid "
+                         "config such as order_generation_3x3")
+    earlier = check_build_out(out, source)  # refuses any folder but an earlier export; nothing deleted yet
+    if earlier is not None and "keep_sources" not in builder_kwargs:  # its sources win over new near-duplicates
+        builder_kwargs["keep_sources"] = kept_sources(earlier)
+    builders, skipped = {}, {}
+    for config in list(configs):  # resolve every task's preparation (e.g. CLIP weights) before any work
+        builders[config] = make_builder(config, source, seed, cache_dir, **builder_kwargs)
+        try:
+            builders[config].preparation()
+            builders[config].plan()  # curation and the answer plan: too few sources is known before writing
+        except ConfigUnavailable as err:
+            if explicit:
+                raise
+            configs.remove(config)
+            skipped[config] = err.reason
+    if not configs:
+        raise ConfigUnavailable("every config", "; ".join(f"{c}: {r}" for c, r in skipped.items()))
+    staging = out.parent / f".{out.name}.partial-{os.getpid()}"  # all or nothing: renamed into place at the end
+    try:
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        report = _write(staging, builders, configs, skipped, source, seed, num_proc, repo)
+        _swap_into_place(staging, out)
+    except OSError as err:  # a full disk, a quota, a read-only folder: one line, the earlier export intact
+        user_error = environment_error(err, f"cannot write the export {out}; "
+                                            + ("the earlier export there is unchanged" if earlier is not None
+                                               else "nothing was written"))
+        if user_error is None:
+            raise
+        raise user_error from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return report
+
+
+def _swap_into_place(staging: Path, out: Path) -> None:
+    """Rename ``staging`` to ``out``; an existing ``out`` is replaced only when that succeeds (else it is put
+    back as it was)."""
+    if not (out.exists() or out.is_symlink()):
+        os.replace(staging, out)
+        return
+    previous = out.parent / f".{out.name}.previous-{os.getpid()}"
+    shutil.rmtree(previous, ignore_errors=True)
+    os.replace(out, previous)
+    try:
+        os.replace(staging, out)
+    except BaseException:
+        os.replace(previous, out)
+        raise
+    if previous.is_dir() and not previous.is_symlink():
+        shutil.rmtree(previous, ignore_errors=True)
+    else:
+        previous.unlink()
+
+
+def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source, seed: int, num_proc, repo) -> dict:
+    counts, sizes, report, tests = {}, {}, {"configs": {}}, {}
+    for config in configs:
+        builder = builders[config]
+        builder.download_and_prepare(num_proc=num_proc)
+        counts[config], sizes[config] = {}, {}
+        for split in SPLITS:
+            dataset = builder.as_dataset(split=split)
+            path = out / config / f"{split}-00000-of-00001.parquet"
+            if len(dataset):  # an empty split has no file and no YAML entry (see card.card_data)
+                write_parquet(dataset, path)
+            counts[config][split] = len(dataset)
+            sizes[config][split] = path.stat().st_size if len(dataset) else 0
+        tests[config] = builder.as_dataset(split="test")
+        builder_report = builder.report
+        report["curation"] = builder_report["curation"]
+        report["configs"][config] = {"task_skips": builder_report["task_skips"], **counts[config]}
+    # no path of the build machine in anything exported: the folder is named, never located
+    report["curation"]["folder"] = "<embedded photos>" if source is None else Path(str(source)).name
+    report["curation"]["embedded"] = source is None
+    report["skipped_configs"] = skipped
+    report["seed"] = seed
+    report["version"] = __version__
+    report["generator_version"] = GENERATOR_VERSION
+    report["fingerprint"] = folder_fingerprint(source)  # what a training stream refuses to train on
+    (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    (out / card.LICENSE_FILE).write_text(card.credits_text(source is None), encoding="utf-8")
+    assets = card.write_assets(out, tests)
+    results = card.baseline_results(tests)
+    (out / "README.md").write_text(card.render_card(configs, counts, sizes, report, seed, repo, assets, results),
+                                   encoding="utf-8")
+    return report
