@@ -7,7 +7,8 @@ The face, ``import jigsaw_puzzles as jp``:
   answer formats, row schema, citation);
 * scoring: ``jp.score``, ``jp.score_items``, ``jp.extract_answer``, ``jp.classify_response``, ``jp.Extraction``,
   ``jp.chance_table``, ``jp.PAPER_TABLE2``, ``jp.METRIC_PATH`` (``evaluate.load(jp.METRIC_PATH)``);
-* evaluation and reports: ``jp.evaluate_model``, ``jp.make_report``;
+* evaluation and reports: ``jp.evaluate_model``, ``jp.EvalSettings`` (its settings as one validated record),
+  ``jp.make_report``;
 * training: ``jp.training_stream``, ``jp.Curriculum``, ``jp.holdout``, ``jp.rewards`` (the reward functions),
   ``jp.jigsaw_reward``, ``jp.make_jigsaw_reward``, ``jp.make_compute_metrics``, ``jp.with_prompt``,
   ``jp.to_messages``;
@@ -33,7 +34,7 @@ from .spec import SPLITS, config_from_id
 from .training.trl_helpers import jigsaw_reward, make_compute_metrics, make_jigsaw_reward, to_messages, with_prompt
 from .training import rewards
 from .training.stream import Curriculum, holdout, training_stream
-from .inference import evaluate_model  # torch/transformers are imported only when used
+from .inference import EvalSettings, evaluate_model  # torch/transformers are imported only when used
 
 #: The ``evaluate`` metric shipped inside the package: ``evaluate.load(jp.METRIC_PATH)`` from any folder.
 METRIC_PATH = str(_Path(__file__).parent / "scoring" / "metrics" / "jigsaw_puzzles")
@@ -41,7 +42,7 @@ METRIC_PATH = str(_Path(__file__).parent / "scoring" / "metrics" / "jigsaw_puzzl
 __all__ = ["METRIC_PATH", "CONFIGS", "SPLITS", "JigsawPuzzles", "JigsawPuzzlesConfig", "load_dataset", "make_builder",
            "CurationRules", "curate", "spec", "ConfigUnavailable", "UserError", "Extraction",
            "classify_response", "config_from_id", "extract_answer", "PAPER_TABLE2", "chance_table", "score",
-           "score_items", "make_report", "jigsaw_reward", "make_compute_metrics", "make_jigsaw_reward", "evaluate_model",
+           "score_items", "make_report", "EvalSettings", "jigsaw_reward", "make_compute_metrics", "make_jigsaw_reward", "evaluate_model",
            "rewards", "training_stream", "to_messages", "with_prompt", "Curriculum", "holdout",
            "__version__"]
 

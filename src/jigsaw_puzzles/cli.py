@@ -283,6 +283,7 @@ def run_eval(args) -> int:
     from .inference.backends import dist_info
     from .inference.options import eval_backend_kwargs
     from .inference.runner import backend_choice, evaluate_model
+    from .inference.settings import EvalSettings
 
     _labelled_bars()
     backend_kwargs = eval_backend_kwargs(args)  # every value checked first: one line and exit 2 if one is wrong
@@ -293,9 +294,9 @@ def run_eval(args) -> int:
                   file=sys.stderr)
     if args.backend == "openai":
         backend_kwargs.update(timeout=args.timeout, max_retries=args.max_retries, retry_budget=args.retry_budget)
-    res = evaluate_model(
-        args.model, backend=args.backend, configs=args.configs, split=args.split, source=args.source,
-        seed=args.seed, out=args.out, max_items=args.max_items, batch_size=args.batch_size,
+    settings = EvalSettings(
+        backend=args.backend, configs=args.configs, split=args.split, source=args.source, seed=args.seed,
+        out=args.out, max_items=args.max_items, batch_size=args.batch_size,
         tensor_parallel_size=args.tensor_parallel_size, api_base=args.api_base, api_key=args.api_key,
         max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_p=args.top_p, dtype=args.dtype,
         system_prompt=args.system_prompt, num_proc=args.num_proc, trust_remote_code=args.trust_remote_code,
@@ -303,6 +304,7 @@ def run_eval(args) -> int:
         prompt_style=args.prompt_style, input_format=args.input_format, blind=args.blind, circular=args.circular,
         dataset_kwargs={**_clip_kwargs(args), **({"cache_dir": args.cache_dir} if args.cache_dir else {}),
                         "progress": not args.no_progress})
+    res = evaluate_model(args.model, settings)
     if dist_info()[0] != 0:
         return 0
     if args.json:

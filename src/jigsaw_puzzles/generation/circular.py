@@ -29,6 +29,7 @@ one rotation of every item, so its circular accuracy is 0.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -161,20 +162,40 @@ def _expand_batch(batch: dict, config: str) -> dict:
     return out
 
 
-def expand_dataset(ds, config: str, max_items: int | None = None):
+def expand_dataset(ds, config: str, max_items: int | None = None, bar=None):
     """The first ``max_items`` items of ``ds`` (all by default), each followed by its rotations (a
-    ``datasets.Dataset`` with the same features); ``ds`` itself, cut to ``max_items``, when not multiple choice."""
+    ``datasets.Dataset`` with the same features); ``ds`` itself, cut to ``max_items``, when not multiple choice.
+    ``bar`` (a tqdm bar) advances by one per item."""
     if max_items is not None and max_items < len(ds):
         ds = ds.select(range(max_items))
     if not is_circular(config):
         return ds
-    return ds.map(_expand_batch, batched=True, batch_size=8, fn_kwargs={"config": config}, features=ds.features,
-                  desc=f"circular {config}", load_from_cache_file=False)  # never a stale cache of older code
+
+    def expand(batch):
+        out = _expand_batch(batch, config)
+        if bar is not None:
+            bar.update(len(batch["id"]))
+        return out
+
+    fingerprint = hashlib.sha256(f"{ds._fingerprint}/circular/{config}".encode()).hexdigest()[:16]
+    return ds.map(expand, batched=True, batch_size=8, features=ds.features, new_fingerprint=fingerprint,
+                  load_from_cache_file=False)  # never a stale cache of older code
 
 
-def expand_datasets(datasets_: Mapping, max_items: int | None = None) -> dict:
-    """``{config: expand_dataset(ds, config, max_items)}``."""
-    return {c: expand_dataset(ds, c, max_items) for c, ds in datasets_.items()}
+def expand_datasets(datasets_: Mapping, max_items: int | None = None, progress: bool = False) -> dict:
+    """``{config: expand_dataset(ds, config, max_items)}``, under one labelled bar ("circular rotations") when
+    ``progress``: rendering every rotation of every multiple-choice item takes a while."""
+    from tqdm.auto import tqdm
+
+    total = sum(len(ds) if max_items is None else min(len(ds), max_items)
+                for c, ds in datasets_.items() if is_circular(c))
+    with tqdm(total=total, desc="circular rotations", unit="item", disable=not progress or not total,
+              dynamic_ncols=True) as bar:
+        out = {}
+        for c, ds in datasets_.items():
+            bar.set_postfix_str(c)
+            out[c] = expand_dataset(ds, c, max_items, bar)
+        return out
 
 
 # ------------------------------------------------------------------------------------------------ scoring

@@ -5,8 +5,11 @@ Constructors import their heavy dependencies (torch, transformers, vllm) only wh
 """
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from typing import Callable
+
+from ..errors import UsageError
 
 from .backends import BUILTIN_MODELS, Backend, BuiltinBackend, TransformersBackend, VLLMBackend
 from .openai_backend import OpenAIBackend
@@ -18,6 +21,8 @@ class BackendEntry:
     summary: str
     default_batch_size: int  # items handed to the backend at once (openai: concurrent requests)
     make: Callable[..., Backend]
+    requires: tuple[str, ...] = ()  # the modules its constructor imports
+    extra: str | None = None  # the package extra that installs them
 
 
 #: keyword arguments every constructor is offered; each takes what it uses, the rest are the backend's own.
@@ -50,10 +55,21 @@ def _openai(model, settings, *, batch_size, api_base=None, api_key=None, **kwarg
 #: name -> entry, in the order the CLI lists them.
 BACKENDS: dict[str, BackendEntry] = {
     "builtin": BackendEntry(f"the weight-free baselines ({', '.join(BUILTIN_MODELS)})", 16, _builtin),
-    "transformers": BackendEntry("AutoModelForImageTextToText, batched, device_map=auto", 8, _transformers),
-    "vllm": BackendEntry("vllm.LLM.chat (offline engine, tensor parallel)", 256, _vllm),
+    "transformers": BackendEntry("AutoModelForImageTextToText, batched, device_map=auto", 8, _transformers,
+                                 ("torch", "transformers"), "inference"),
+    "vllm": BackendEntry("vllm.LLM.chat (offline engine, tensor parallel)", 256, _vllm, ("vllm",), "vllm"),
     "openai": BackendEntry("any OpenAI-compatible /chat/completions endpoint", 8, _openai),
 }
+
+
+def check_installed(backend: str) -> None:
+    """A UsageError naming the extra to install when ``backend``'s modules are missing (the base install has no
+    torch), before a run directory is locked or an item built; found by name, nothing is imported."""
+    entry = BACKENDS[backend]
+    missing = [m for m in entry.requires if importlib.util.find_spec(m) is None]
+    if missing:
+        raise UsageError(f"the {backend} backend needs {' and '.join(missing)}, which this Python lacks: "
+                         f"pip install 'jigsaw-puzzles[{entry.extra}]' (or -e \".[{entry.extra}]\" in a clone)")
 
 
 def make_backend(backend: str, model: str, settings: GenerationSettings, **kwargs) -> Backend:

@@ -27,10 +27,10 @@ from ..scoring.score import aggregate, score_items
 from .backends import BUILTIN_MODELS, Request, dist_info
 from .data import dataset_fingerprint, dataset_options, load_datasets, select_configs
 from .openai_backend import resolve_api_base
-from .options import check_model, check_run
-from .registry import BACKENDS, make_backend
+from .options import check_model
+from .registry import BACKENDS, check_installed, make_backend
 from .rundir import RunDir, now
-from .settings import GenerationSettings, RunIdentity
+from .settings import EvalSettings, GenerationSettings, RunIdentity
 
 
 def slug(text: str) -> str:
@@ -86,37 +86,12 @@ def stored_verdict(record: dict) -> tuple[Extraction, bool]:
                        parts=dict(record.get("parts") or {})), bool(record.get("correct")))
 
 
-def evaluate_model(
-    model: str,
-    backend: str | None = None,
-    configs: Sequence[str] | None = None,
-    split: str = "test",
-    source: str | os.PathLike | None = None,
-    seed: int = 0,
-    out: str | os.PathLike | None = None,
-    max_items: int | None = None,
-    batch_size: int | None = None,
-    tensor_parallel_size: int = 1,
-    api_base: str | None = None,
-    api_key: str | None = None,
-    max_new_tokens: int = 256,
-    temperature: float = 0.0,
-    top_p: float = 1.0,
-    dtype: str = "auto",
-    system_prompt: str | None = None,
-    num_proc: int | None = None,
-    trust_remote_code: bool = False,
-    overwrite: bool = False,
-    progress: bool = True,
-    data: dict | None = None,
-    backend_kwargs: dict | None = None,
-    dataset_kwargs: dict | None = None,
-    prompt_style: str = "paper",
-    input_format: str = "pieces",
-    blind: bool = False,
-    circular: bool = False,
-) -> dict:
+def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides) -> dict:
     """Evaluate ``model`` on Jigsaw-Puzzles and return the content of ``results.json`` (+ ``run_dir``).
+
+    The settings come as one :class:`~jigsaw_puzzles.inference.settings.EvalSettings` (what the CLI builds from its
+    flags), as keyword arguments (``evaluate_model(model, split="lite", max_items=5)``), or both (the keywords
+    override); every value is validated before anything is locked, loaded or built.
 
     Args:
         model: ``"random"`` / ``"solver"`` (built-in baselines), a HF model id or local checkpoint
@@ -134,6 +109,8 @@ def evaluate_model(
         max_new_tokens / temperature / top_p / dtype / system_prompt: decoding settings (greedy by default), a
             :class:`GenerationSettings` recorded in run.json.
         overwrite: discard an existing run in ``out`` instead of resuming it.
+        trust_remote_code: let transformers / vLLM run the checkpoint's own model code.
+        progress: show labelled progress bars (items answered; circular rotations).
         data: ``{config: datasets.Dataset}`` to evaluate instead of building the datasets (custom data, tests).
         dataset_kwargs: the tasks' options and settings for the builder (``clip_model``, ``clip_pretrained``,
             ``clip_cache_dir`` for the hard config); the options that shape items are recorded in run.json.
@@ -145,52 +122,52 @@ def evaluate_model(
         backend_kwargs: extra keyword arguments for the backend constructor (e.g. ``device_map``,
             ``max_model_len``, ``timeout``, ``max_retries``, ``retry_budget``, ``retry_base_delay``).
     """
-    backend = backend or default_backend(model, api_base)
-    if backend not in BACKENDS:
-        raise UsageError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    if settings is not None and not isinstance(settings, EvalSettings):
+        raise UsageError(f"evaluate_model's second argument is an EvalSettings, not {type(settings).__name__}; "
+                         "give other settings by name (e.g. backend='openai')")
+    s = EvalSettings.of(settings, **overrides).validate()
+    backend = s.backend or default_backend(model, s.api_base)
     if model in BUILTIN_MODELS and backend != "builtin":
         raise UsageError(f"--model {model} is a built-in baseline; it runs with the builtin backend")
-    check_run(out=out, max_items=max_items, batch_size=batch_size, tensor_parallel_size=tensor_parallel_size,
-              max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, dtype=dtype, num_proc=num_proc,
-              api_base=api_base, backend_kwargs=backend_kwargs)
-    api_base = resolve_api_base(api_base) if backend == "openai" else api_base  # $OPENAI_BASE_URL checked too
+    check_installed(backend)  # the base install has no torch: one line naming the extra, not a ModuleNotFoundError
+    api_base = resolve_api_base(s.api_base) if backend == "openai" else s.api_base  # $OPENAI_BASE_URL checked too
     check_model(model, backend)  # a typo or an unreachable Hub: one line now, not after minutes of retries
-    variant = Variant(prompt_style, input_format, blind, circular)
-    configs, explicit = select_configs(configs, data)
+    variant = s.variant()
+    configs, explicit = select_configs(s.configs, s.data)
     rank, world, _ = dist_info()
-    rundir = RunDir(out if out else Path("runs") / "-".join([slug(model), split, *variant.labels]))
+    rundir = RunDir(s.out if s.out else Path("runs") / "-".join([slug(model), s.split, *variant.labels]))
     if rank == 0:
         rundir.lock()  # before any work: a second run into the directory is refused at once
     try:
-        source_str = str(Path(source).resolve()) if source else None
+        source_str = str(Path(s.source).resolve()) if s.source else None
         identity = RunIdentity(
-            model=model, backend=backend, split=split, seed=int(seed), source=source_str,
-            generation=GenerationSettings(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p,
-                                          seed=seed, dtype=dtype, system_prompt=system_prompt),
+            model=model, backend=backend, split=s.split, seed=int(s.seed), source=source_str,
+            generation=GenerationSettings(max_new_tokens=s.max_new_tokens, temperature=s.temperature, top_p=s.top_p,
+                                          seed=s.seed, dtype=s.dtype, system_prompt=s.system_prompt),
             api_base=api_base if backend == "openai" else None,
-            dataset_options=dataset_options(configs, dataset_kwargs),
+            dataset_options=dataset_options(configs, s.dataset_kwargs),
             variant=None if variant.is_default else variant.to_dict())
-        if not overwrite:  # a resume with another seed, model, ... is refused before anything is built
+        if not s.overwrite:  # a resume with another seed, model, ... is refused before anything is built
             rundir.check_identity(identity, {})
-        datasets_, skipped = load_datasets(configs, explicit, split, source, seed, num_proc, data, dataset_kwargs,
-                                           announce=rank == 0)
+        datasets_, skipped = load_datasets(configs, explicit, s.split, s.source, s.seed, s.num_proc, s.data,
+                                           s.dataset_kwargs, announce=rank == 0)
         # the fingerprints name the items as built (a circular run's rotations are derived from them), so a
         # circular and a plain run of the same items pair in `report --compare`
         fingerprints = {c: dataset_fingerprint(ds) for c, ds in datasets_.items()}
         if variant.circular:  # the first max_items items, each followed by its rotations
-            datasets_ = expand_datasets(datasets_, max_items)
-        batch_size = batch_size or BACKENDS[backend].default_batch_size
-        limit = None if variant.circular else max_items
+            datasets_ = expand_datasets(datasets_, s.max_items, progress=s.progress and rank == 0)
+        batch_size = s.batch_size or BACKENDS[backend].default_batch_size
+        limit = None if variant.circular else s.max_items
         selected = {c: len(ds) if limit is None else min(len(ds), limit) for c, ds in datasets_.items()}
         details = {"package": "jigsaw-puzzles", "package_version": __version__, "python": sys.version.split()[0],
-                   "configs": configs, "max_items": max_items, "batch_size": batch_size,
-                   "tensor_parallel_size": tensor_parallel_size, "skipped": skipped,
-                   "dataset": {"split": split, "seed": int(seed), "source": source_str,
+                   "configs": configs, "max_items": s.max_items, "batch_size": batch_size,
+                   "tensor_parallel_size": s.tensor_parallel_size, "skipped": skipped,
+                   "dataset": {"split": s.split, "seed": int(s.seed), "source": source_str,
                                "sizes": {c: len(ds) for c, ds in datasets_.items()}, "selected": selected}}
-        backend_args = dict(batch_size=batch_size, tensor_parallel_size=tensor_parallel_size, api_base=api_base,
-                            api_key=api_key, num_proc=num_proc, trust_remote_code=trust_remote_code,
-                            **(backend_kwargs or {}))
-        return _session(rundir, identity, datasets_, selected, details, backend_args, overwrite, progress, rank,
+        backend_args = dict(batch_size=batch_size, tensor_parallel_size=s.tensor_parallel_size, api_base=api_base,
+                            api_key=s.api_key, num_proc=s.num_proc, trust_remote_code=s.trust_remote_code,
+                            **(s.backend_kwargs or {}))
+        return _session(rundir, identity, datasets_, selected, details, backend_args, s.overwrite, s.progress, rank,
                         world, fingerprints)
     finally:
         if rank == 0:

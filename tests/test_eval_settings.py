@@ -1,0 +1,131 @@
+"""The runner's settings as one validated record (#26.6), the backend's extra named when it is missing, and the
+circular expansion's labelled bar (#28.4)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import pytest
+
+from fixtures.rows import make_dataset
+from jigsaw_puzzles import EvalSettings, UserError, evaluate_model
+from jigsaw_puzzles.cli import main
+
+CONFIG = "order_restoration"
+
+
+@pytest.fixture()
+def data():
+    return {CONFIG: make_dataset(CONFIG, 4)}
+
+
+def test_settings_and_keywords_are_the_same_run(data, tmp_path):
+    by_name = evaluate_model("solver", data=data, out=tmp_path / "a", progress=False, max_items=3)
+    settings = EvalSettings(data=data, out=tmp_path / "b", progress=False, max_items=3)
+    by_record = evaluate_model("solver", settings)
+    mixed = evaluate_model("solver", EvalSettings(data=data, progress=False), out=tmp_path / "c", max_items=3)
+    assert by_name["metrics"] == by_record["metrics"] == mixed["metrics"]
+    assert by_name["n_items"] == by_record["n_items"] == mixed["n_items"] == 3
+    runs = [json.loads((tmp_path / d / "run.json").read_text()) for d in "abc"]
+    assert runs[0]["max_items"] == runs[1]["max_items"] == runs[2]["max_items"] == 3
+
+
+def test_every_setting_is_documented_and_the_signature_is_model_settings_overrides():
+    import inspect
+
+    from jigsaw_puzzles.inference import runner
+
+    doc = runner.evaluate_model.__doc__
+    missing = [f.name for f in dataclasses.fields(EvalSettings) if f.name not in doc]
+    assert not missing, f"settings not described in evaluate_model's docstring: {missing}"
+    assert list(inspect.signature(runner.evaluate_model).parameters) == ["model", "settings", "overrides"]
+
+
+@pytest.mark.parametrize("overrides, option", [
+    ({"max_items": 0}, "--max-items"), ({"temperature": -1.0}, "--temperature"), ({"top_p": 0.0}, "--top-p"),
+    ({"dtype": "float8"}, "--dtype"), ({"seed": 1.5}, "--seed"), ({"backend": "tpu"}, "backend"),
+    ({"prompt_style": "poetry"}, "prompt style"), ({"blind": True, "input_format": "composite"}, "--blind"),
+    ({"overwrite": "yes"}, "overwrite"), ({"max_itemz": 3}, "max_itemz"),
+])
+def test_a_wrong_setting_is_one_usage_error_before_anything_is_written(data, tmp_path, overrides, option):
+    with pytest.raises(UserError, match=option.replace("-", r"\-")):
+        evaluate_model("solver", data=data, out=tmp_path / "run", progress=False, **overrides)
+    assert not (tmp_path / "run").exists()
+    if "max_itemz" not in overrides:  # the record refuses the same values by itself
+        with pytest.raises(UserError):
+            EvalSettings(**overrides).validate()
+
+
+def test_a_positional_backend_is_refused_with_what_to_do(data, tmp_path):
+    with pytest.raises(UserError, match="by name"):
+        evaluate_model("solver", "builtin", data=data, out=tmp_path / "run")
+
+
+def test_the_key_never_shows_in_the_settings_repr():
+    assert "s3cret" not in repr(EvalSettings(api_key="s3cret")) and "api_key" not in repr(EvalSettings())
+
+
+def test_the_cli_builds_the_settings_from_its_flags(monkeypatch, tmp_path, photo_dir, cache_dir):
+    from jigsaw_puzzles.inference import runner
+
+    seen = {}
+
+    def fake(model, settings=None, **overrides):
+        seen.update(model=model, settings=settings, overrides=overrides)
+        raise UserError("stop here")
+
+    monkeypatch.setattr(runner, "evaluate_model", fake)
+    argv = ["eval", "--model", "solver", "--source", str(photo_dir), "--configs", CONFIG, "--max-items", "2",
+            "--seed", "3", "--split", "lite", "--out", str(tmp_path / "run"), "--no-progress", "--circular",
+            "--cache-dir", cache_dir]
+    assert main(argv) == 2
+    s = seen["settings"]
+    assert isinstance(s, EvalSettings) and not seen["overrides"] and seen["model"] == "solver"
+    assert (s.configs, s.max_items, s.seed, s.split, s.circular, s.progress) == ((CONFIG,), 2, 3, "lite", True, False)
+    assert s.validate() is s
+
+
+BLOCKED = """
+import sys
+for name in ("torch", "transformers", "vllm"):
+    sys.modules[name] = None   # as on the base install: `pip install jigsaw-puzzles` has none of them
+from jigsaw_puzzles.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("backend, extra", [("transformers", "inference"), ("vllm", "vllm")])
+def test_a_backend_whose_modules_are_missing_names_the_extra_exit_2(tmp_path, photo_dir, backend, extra):
+    ckpt = tmp_path / "x"
+    ckpt.mkdir()
+    argv = ["eval", "--model", str(ckpt), "--backend", backend, "--source", str(photo_dir), "--configs", CONFIG,
+            "--out", str(tmp_path / "run"), "--no-progress"]
+    proc = subprocess.run([sys.executable, "-c", BLOCKED, *argv], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2, proc.stderr
+    assert len(lines) == 1 and f"jigsaw-puzzles[{extra}]" in lines[0] and "Traceback" not in proc.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_default_backend_for_a_local_folder_names_the_extra_too(tmp_path, photo_dir):
+    ckpt = tmp_path / "x"
+    ckpt.mkdir()
+    proc = subprocess.run([sys.executable, "-c", BLOCKED, "eval", "--model", "./x", "--source", str(photo_dir),
+                           "--configs", CONFIG, "--no-progress"], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)
+    assert proc.returncode == 2 and "jigsaw-puzzles[inference]" in proc.stderr.strip().splitlines()[-1]
+    assert "ModuleNotFoundError" not in proc.stderr
+
+
+def test_circular_expansion_shows_a_labelled_bar(tmp_path, photo_dir, cache_dir, capsys):
+    argv = ["eval", "--model", "solver", "--source", str(photo_dir), "--configs", CONFIG, "--max-items", "3",
+            "--out", str(tmp_path / "run"), "--circular", "--cache-dir", cache_dir, "--json"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "circular rotations" in err and "3/3" in err
+    assert main([*argv[:-1], "--no-progress", "--overwrite", "--json"]) == 0
+    assert "circular rotations" not in capsys.readouterr().err
