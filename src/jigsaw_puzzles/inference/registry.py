@@ -6,6 +6,7 @@ Constructors import their heavy dependencies (torch, transformers, vllm) only wh
 from __future__ import annotations
 
 import importlib.util
+import sys
 from dataclasses import dataclass
 from typing import Callable
 
@@ -62,11 +63,20 @@ BACKENDS: dict[str, BackendEntry] = {
 }
 
 
+def _importable(name: str) -> bool:
+    if sys.modules.get(name) is not None:  # imported already (or put there by a test)
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def check_installed(backend: str) -> None:
     """A UsageError naming the extra to install when ``backend``'s modules are missing (the base install has no
     torch), before a run directory is locked or an item built; found by name, nothing is imported."""
     entry = BACKENDS[backend]
-    missing = [m for m in entry.requires if importlib.util.find_spec(m) is None]
+    missing = [m for m in entry.requires if not _importable(m)]
     if missing:
         raise UsageError(f"the {backend} backend needs {' and '.join(missing)}, which this Python lacks: "
                          f"pip install 'jigsaw-puzzles[{entry.extra}]' (or -e \".[{entry.extra}]\" in a clone)")
