@@ -138,3 +138,17 @@ def test_console_script_is_installed():
     assert result.returncode == 0
     assert all(command in result.stdout for command in ("build", "show", "curate", "eval", "report"))
     assert set(CONFIGS) >= {"order_generation", "piece_localization_hard"}
+
+
+@pytest.mark.parametrize("config", ["order_restoration", "order_generation_3x3_rot", "anomaly_detection"])
+def test_load_dataset_lite_builds_only_lite_the_same_bytes(photo_dir, tmp_path, config):
+    """``jp.load_dataset(cfg, split="lite")`` cuts only the Lite items (#28.4), as ``eval`` does, to the byte the
+    rows of a full build's Lite split."""
+    lite = load_dataset(config, split="lite", source=photo_dir, cache_dir=str(tmp_path / "lite"))
+    assert set(lite.info.splits) == {"lite"}  # the test split was never generated
+    full = load_dataset(config, split=None, source=photo_dir, cache_dir=str(tmp_path / "full"))
+    assert set(full) == {"test", "lite"} and 1 <= len(lite) < len(full["test"])
+    assert lite.data.table.equals(full["lite"].data.table)
+    # the test split asked for alone is the full build's test split too
+    test = load_dataset(config, split="test", source=photo_dir, cache_dir=str(tmp_path / "lite"))
+    assert set(test.info.splits) == {"test"} and test.data.table.equals(full["test"].data.table)

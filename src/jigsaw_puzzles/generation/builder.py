@@ -366,9 +366,14 @@ def load_dataset(config: str, split: str | None = "test", source: str | os.PathL
 
     >>> import jigsaw_puzzles as jp
     >>> ds = jp.load_dataset("order_restoration", split="lite")  # embedded photos, seed 0
+
+    A split asked for is the only one built (``splits=(split,)``, as ``eval`` does): Lite cuts only the Lite
+    items, the same bytes as a full build's Lite split; ``split=None`` builds every split.
     """
     if split is not None and split not in SPLITS:
         raise UsageError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
+    if split is not None:
+        kwargs.setdefault("splits", (split,))
     builder = make_builder(config, source, seed, cache_dir, grid, rotated, **kwargs)
     builder.download_and_prepare(num_proc=num_proc)
     return builder.as_dataset(split=split)
