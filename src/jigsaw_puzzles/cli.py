@@ -101,12 +101,12 @@ def _add_source(p: argparse.ArgumentParser) -> None:
 
 
 def _config_name(text: str) -> str:
-    from .spec import is_config
+    from .spec import canonical, is_config
 
     if not is_config(text):
         raise argparse.ArgumentTypeError(f"unknown config {text!r}; choose from {', '.join(CONFIGS)}, or a grid "
                                          "config such as order_generation_3x3")
-    return text
+    return canonical(text)  # order_generation_2x2 is order_generation
 
 
 def _grid(text: str) -> str:

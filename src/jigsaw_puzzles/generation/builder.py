@@ -310,6 +310,7 @@ def make_builder(config: str, source: str | os.PathLike | None = None, seed: int
     if not is_config(config):
         raise UsageError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}, or a grid config such as "
                          "order_generation_3x3")
+    config = get_spec(config).name  # an alias (order_generation_2x2) builds its paper config, same items and ids
     task = get_task(config)
     options = {k: kwargs.pop(k, default) for k, default in task.options.items()}
     settings = {k: kwargs.pop(k, default) for k, default in task.settings.items()}
