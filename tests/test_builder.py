@@ -131,6 +131,13 @@ def test_cli_show_and_curate(photo_dir, cache_dir, tmp_path, capsys, monkeypatch
     assert out.stat().st_size > 10_000
     assert main(["curate", str(photo_dir)]) == 0
     assert "16 accepted, 0 rejected" in capsys.readouterr().out
+    # --hide-answer (#28.4): the answer is neither on the sheet nor on stdout
+    for hide in (False, True):
+        row = load_dataset("order_generation", source=photo_dir, cache_dir=cache_dir)[2]
+        argv = ["show", "order_generation", "--index", "2", "--source", str(photo_dir), "--out", str(out)]
+        assert main(argv + (["--hide-answer"] if hide else [])) == 0
+        printed = capsys.readouterr().out
+        assert row["id"] in printed and (row["answer"] in printed) is not hide and ("answer" in printed) is not hide
 
 
 def test_console_script_is_installed():

@@ -29,7 +29,8 @@ def run_show(args, clip_kwargs: dict) -> int:
         os.replace(staging, out)
     finally:
         staging.unlink(missing_ok=True)
-    print(f"{row['id']} -> {args.out}\nanswer: {row['answer']!r}")
+    # --hide-answer: not on the sheet and not on stdout (a participant or a model may read either)
+    print(f"{row['id']} -> {args.out}" + ("" if args.hide_answer else f"\nanswer: {row['answer']!r}"))
     return 0
 
 
