@@ -160,7 +160,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
             return self._plan
         task, seed = self.task, self.config.seed
         preparation = self.preparation()  # fails before any work
-        curation = curate(self.config.source, self.rules, keep=self.config.keep_sources)
+        curation = curate(self.config.source, self.rules, keep=self.config.keep_sources, progress=self.progress)
         if len(curation.accepted) < max(1, task.min_sources):
             raise ConfigUnavailable(self.config.name, (
                 f"needs at least {max(1, task.min_sources)} usable source images, {len(curation.accepted)} of "
@@ -183,7 +183,8 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                                            lambda path: load_normalised(path, self.rules))
         pool_ids = tuple(s.source_id for s in curation.accepted)
         items = []
-        for source in feasible:  # the probe: what fails here is a recorded skip, never a silent drop
+        probe = tqdm(feasible, desc=f"{self.config.name} [checking sources]", unit="img", disable=not self.progress)
+        for source in probe:  # the probe: what fails here is a recorded skip, never a silent drop
             sid = source.source_id
             try:
                 task.build(load(sid), item_rng(seed, task.family, sid), 0,
