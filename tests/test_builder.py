@@ -131,6 +131,14 @@ def test_cli_show_and_curate(photo_dir, cache_dir, tmp_path, capsys, monkeypatch
     assert out.stat().st_size > 10_000
     assert main(["curate", str(photo_dir)]) == 0
     assert "16 accepted, 0 rejected" in capsys.readouterr().out
+    # a cold cache: show builds the split with labelled bars, curate --skips checks each config's sources with one
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", str(tmp_path / "fresh"))
+    assert main(["show", "order_generation", "--source", str(photo_dir), "--out", str(out)]) == 0
+    assert main(["curate", str(photo_dir), "--skips", "--configs", "connection_verification"]) == 0
+    err = capsys.readouterr().err
+    for label in ("order_generation [checking sources]", "order_generation [test]: 100%",
+                  "connection_verification [checking sources]: 100%"):
+        assert label in err, label
     # --hide-answer (#28.4): the answer is neither on the sheet nor on stdout
     for hide in (False, True):
         row = load_dataset("order_generation", source=photo_dir, cache_dir=cache_dir)[2]

@@ -204,7 +204,8 @@ def cmd_build(args) -> int:
 def cmd_show(args) -> int:
     from .generation.commands import run_show
 
-    return run_show(args, _clip_kwargs(args))
+    _labelled_bars()
+    return run_show(args, {**_clip_kwargs(args), "progress": True})  # a cold cache builds the split: labelled bars
 
 
 def cmd_curate(args) -> int:
@@ -410,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .human.commands import add_parser as add_human_parser
 
     add_human_parser(sub, {"source": _add_source, "configs": _add_configs, "clip": _add_clip,
-                           "clip_kwargs": _clip_kwargs})
+                           "clip_kwargs": _clip_kwargs, "bars": _labelled_bars})
     parser.epilog = EXAMPLES[None]
     for name, command in sub.choices.items():
         command.epilog = command.epilog or EXAMPLES.get(name)  # integration commands bring their own

@@ -42,7 +42,7 @@ def task_skips(source, configs: list[str] | None, seed: int, explicit: bool) -> 
     out = {}
     for config in configs or [c for c in CONFIGS if c != "missing_piece_selection_hard"]:
         try:
-            out[config] = make_builder(config, source, seed).plan()["task_skips"]
+            out[config] = make_builder(config, source, seed, progress=True).plan()["task_skips"]  # a bar per config
         except ConfigUnavailable as err:
             if explicit:
                 raise
