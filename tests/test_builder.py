@@ -131,6 +131,21 @@ def test_cli_show_and_curate(photo_dir, cache_dir, tmp_path, capsys, monkeypatch
     assert out.stat().st_size > 10_000
     assert main(["curate", str(photo_dir)]) == 0
     assert "16 accepted, 0 rejected" in capsys.readouterr().out
+    # a cold cache: show builds the split with labelled bars, curate --skips checks each config's sources with one
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", str(tmp_path / "fresh"))
+    assert main(["show", "order_generation", "--source", str(photo_dir), "--out", str(out)]) == 0
+    assert main(["curate", str(photo_dir), "--skips", "--configs", "connection_verification"]) == 0
+    err = capsys.readouterr().err
+    for label in ("order_generation [checking sources]", "order_generation [test]: 100%",
+                  "connection_verification [checking sources]: 100%"):
+        assert label in err, label
+    # --hide-answer (#28.4): the answer is neither on the sheet nor on stdout
+    for hide in (False, True):
+        row = load_dataset("order_generation", source=photo_dir, cache_dir=cache_dir)[2]
+        argv = ["show", "order_generation", "--index", "2", "--source", str(photo_dir), "--out", str(out)]
+        assert main(argv + (["--hide-answer"] if hide else [])) == 0
+        printed = capsys.readouterr().out
+        assert row["id"] in printed and (row["answer"] in printed) is not hide and ("answer" in printed) is not hide
 
 
 def test_console_script_is_installed():
@@ -138,3 +153,17 @@ def test_console_script_is_installed():
     assert result.returncode == 0
     assert all(command in result.stdout for command in ("build", "show", "curate", "eval", "report"))
     assert set(CONFIGS) >= {"order_generation", "piece_localization_hard"}
+
+
+@pytest.mark.parametrize("config", ["order_restoration", "order_generation_3x3_rot", "anomaly_detection"])
+def test_load_dataset_lite_builds_only_lite_the_same_bytes(photo_dir, tmp_path, config):
+    """``jp.load_dataset(cfg, split="lite")`` cuts only the Lite items (#28.4), as ``eval`` does, to the byte the
+    rows of a full build's Lite split."""
+    lite = load_dataset(config, split="lite", source=photo_dir, cache_dir=str(tmp_path / "lite"))
+    assert set(lite.info.splits) == {"lite"}  # the test split was never generated
+    full = load_dataset(config, split=None, source=photo_dir, cache_dir=str(tmp_path / "full"))
+    assert set(full) == {"test", "lite"} and 1 <= len(lite) < len(full["test"])
+    assert lite.data.table.equals(full["lite"].data.table)
+    # the test split asked for alone is the full build's test split too
+    test = load_dataset(config, split="test", source=photo_dir, cache_dir=str(tmp_path / "lite"))
+    assert set(test.info.splits) == {"test"} and test.data.table.equals(full["test"].data.table)

@@ -159,9 +159,10 @@ def test_choices_come_from_the_spec_and_the_registry():
     for command in ("eval", "build"):  # any config of the spec, a grid config, nothing else
         check = {a.dest: a for a in subs[command]._actions}["configs"].type
         assert [check(c) for c in CONFIGS] == list(CONFIGS) and check("order_generation_3x3")
-        for bad in ("not_a_config", "order_generation_2x2", "missing_piece_selection_easy_3x3"):
+        for bad in ("not_a_config", "order_generation_02x2", "order_generation_9x9"):
             with pytest.raises(argparse.ArgumentTypeError):
                 check(bad)
+        assert check("order_generation_2x2") == "order_generation"  # an alias (#28.4): the paper config's name
     assert list(actions["backend"].choices) == list(BACKENDS)
     assert tuple(actions["split"].choices) == tuple(SPLITS)
 

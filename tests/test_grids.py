@@ -28,6 +28,25 @@ def _assemble(pieces, order, rows, cols) -> Image.Image:
     return sheet
 
 
+def test_a_paper_config_on_its_own_grid_named_explicitly_is_an_alias():
+    """#28.4: ``order_generation_2x2`` names the paper's 2x2 config (its spec, its items), as ``--grid 2x2`` and
+    ``order_generation_2x2_rot`` do; the names stay the paper configs' own everywhere after."""
+    aliases = {"order_generation_2x2": "order_generation", "order_restoration_2x2": "order_restoration",
+               "connection_verification_2x2": "connection_verification", "anomaly_detection_2x2": "anomaly_detection",
+               "missing_piece_selection_easy_3x3": "missing_piece_selection_easy",
+               "missing_piece_selection_hard_3x3": "missing_piece_selection_hard",
+               "piece_localization_3x3": "piece_localization_hard", "piece_localization_2x2_k2": "piece_localization_easy"}
+    for alias, paper in aliases.items():
+        assert spec.is_config(alias) and spec.get(alias) is spec.CONFIGS[paper] and spec.canonical(alias) == paper
+    assert spec.canonical("order_generation_2x2_rot") == "order_generation_2x2_rot"  # a config of its own
+    assert spec.is_answer("[2, 1, 4, 3]", "order_generation_2x2")
+    from jigsaw_puzzles.generation.tasks import TASKS, get_task
+    assert get_task("order_restoration_2x2") is TASKS["order_restoration"]
+    assert jp.make_builder("order_generation_2x2").config.name == "order_generation"
+    from jigsaw_puzzles.inference.data import select_configs as eval_configs
+    assert eval_configs(["order_restoration_2x2", "order_restoration"], None)[0] == ["order_restoration"]
+
+
 def test_grid_names_and_specs():
     assert spec.grid_config("order_generation", 3, 3) == "order_generation_3x3"
     assert spec.grid_config("order_generation", 2, 2) == "order_generation"  # the paper's own grid
@@ -35,9 +54,8 @@ def test_grid_names_and_specs():
     assert (s.grid, s.num_images, s.num_options, s.in_overall, s.family) == ((2, 3), 6, 4, False, "order_2x3")
     assert spec.get("order_restoration_1x2").letters == "AB"  # only two orders exist
     assert spec.get("order_generation_3x3").chance == pytest.approx(1 / 362880)
-    for bad in ("order_generation_2x2", "order_generation_9x9", "order_generation_1x1", "anomaly_detection_2x2",
-                "connection_verification_1x3", "connection_verification_2x2", "missing_piece_selection_easy_3x3",
-                "missing_piece_selection_hard_3x3", "missing_piece_selection_hard_4x4_k1"):
+    for bad in ("order_generation_9x9", "order_generation_1x1", "order_generation_02x2", "connection_verification_1x3",
+                "missing_piece_selection_hard_4x4_k1", "order_generation_2x2_k4"):
         assert not spec.is_config(bad)
     assert spec.grid_config("missing_piece_selection_hard", 3, 3) == "missing_piece_selection_hard"  # the paper's
     hard = spec.get(spec.grid_config("missing_piece_selection_hard", 4, 4, 6))
@@ -118,9 +136,11 @@ def test_piece_localization_on_a_grid_is_verified_from_pixels(name, rows, cols, 
             box = board[(i // cols) * ch:(i // cols + 1) * ch, (i % cols) * cw:(i % cols + 1) * cw]
             assert np.array_equal(box, cell) == (i not in masked)
         assert prompts.grid_words(rows, cols) in item.question and f'"{spec.LETTERS[k - 1]}"' in item.question
-    for bad in ("piece_localization_1x2", "piece_localization_2x2_k4", "piece_localization_3x3",
-                "piece_localization_2x2_k2"):
-        assert not spec.is_config(bad)  # all cells masked, or a paper config under another name
+    for bad in ("piece_localization_1x2", "piece_localization_2x2_k4"):
+        assert not spec.is_config(bad)  # all cells masked
+    # a paper config on its own grid is an alias of it (#28.4)
+    assert spec.canonical("piece_localization_3x3") == "piece_localization_hard"
+    assert spec.canonical("piece_localization_2x2_k2") == "piece_localization_easy"
 
 
 @pytest.mark.parametrize("rows,cols", [(2, 3), (3, 3), (1, 4)])

@@ -186,3 +186,80 @@ def test_cli_refuses_without_out_and_with_a_bad_item_cap(capsys):
     assert main(["human", "--out", "x", "--dataset", "y"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("jigsaw-puzzles: error:") for line in err)
+
+
+def test_response_times_that_are_not_seconds_are_never_stored_nor_averaged(tmp_path, data):
+    """#28.4: NaN, inf, -5 (and text) are no response time: the answer is kept, its time is not, and the agreement
+    table's median never sees them (nor a NaN already in an older predictions.jsonl)."""
+    test = HumanTest(tmp_path / "h", data, "lite", 0)
+    p = test.participant("p01")
+    for rt in (float("nan"), -5, float("inf"), "nan", "-inf", "1e999", [2.0], True):
+        rec = p.record(p.next_item(), _right(test.row(p.next_item())), rt)
+        assert rec["response_time_s"] is None and rec["latency_s"] is None
+    rec = p.record(p.next_item(), _right(test.row(p.next_item())), "2.5")
+    assert rec["response_time_s"] == 2.5
+    text = (tmp_path / "h/participants/p01/predictions.jsonl").read_text()
+    assert "NaN" not in text and "Infinity" not in text and "-5" not in text
+    # an older run that stored one: left out of the medians (results.json and the agreement table)
+    lines = [json.loads(x) for x in text.splitlines()]
+    lines[0]["response_time_s"] = float("nan")
+    lines[1]["response_time_s"] = -5.0
+    (tmp_path / "h/participants/p01/predictions.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    test.close()
+    again = HumanTest(tmp_path / "h", data, "lite", 0)
+    again.participant("p01")
+    again.close()
+    medians = [m.get("median_response_s") for c, m in json.loads(
+        (tmp_path / "h/participants/p01/results.json").read_text())["metrics"].items() if c != "overall"]
+    assert all(v is None or v == 2.5 for v in medians) and 2.5 in medians
+    assert all(r["median_response_s"] in (None, 2.5) for r in agreement(tmp_path / "h"))
+
+
+def test_answers_that_do_not_fit_the_item_on_screen_are_one_clear_refusal(tmp_path, data):
+    """#28.4: a letter for an order item, an order for a letter, anomaly fields for an order, a 5,000-digit
+    number, an item that is not on screen: a UserError (the app shows it), nothing recorded, no other exception."""
+    test = HumanTest(tmp_path / "h", data, "lite", 0)
+    p = test.participant("p01")
+    wrong_kind = ["B", ("B", "A", "A"), [1, 2, 3, 4], [[1, 2], [0, 0]], ["9" * 5000, 1, 2, 3], [1.5, 2, 3, 4],
+                  [True, 2, 3, 4], None, 7, {"a": 1}, ("x", None), ([1, 2, 3, 4], ["a", "b", "c", "d"])]
+    for _ in range(3):
+        item = p.next_item()
+        right = _right(test.row(item))
+        for value in wrong_kind:
+            if value == right or (isinstance(right, str) and str(value).upper() == right):
+                continue
+            try:
+                rec = p.record(item, value, 1.0)
+            except UserError:
+                continue
+            assert rec is not None and rec["id"] == item  # a valid (wrong or right) answer of the item's kind
+            break
+        else:
+            p.record(item, right, 1.0)
+    later = next(i for i in p.order if i not in p.answers and i != p.next_item())
+    with pytest.raises(UserError, match="not the item on screen"):
+        p.record(later, _right(test.row(later)), 1.0)
+    with pytest.raises(UserError, match="not the item on screen"):
+        p.record("order_generation/nope", [1, 2, 3, 4], 1.0)
+    assert later not in p.answers
+    for config, value in [("order_generation", "B"), ("order_generation", ("B", "A", "A")),
+                          ("order_generation_2x2_rot", "B"), ("order_generation_2x2_rot", [1, 2, 3, 4]),
+                          ("anomaly_detection", 7), ("order_generation", ["9" * 5000, 1, 2, 3])]:
+        with pytest.raises(UserError):
+            answer_text(config, value)
+    test.close()
+
+
+def test_the_landing_page_promises_the_number_of_items_each_participant_sees(tmp_path):
+    """#28.4: items that give each other away are withheld, so the landing page counts what a participant sees
+    ("You will see 65 puzzles", then "Item 1 of 65"), not every item of the split."""
+    pytest.importorskip("gradio")
+    from jigsaw_puzzles.human.app import test_app
+
+    data = {c: jp.load_dataset(c, split="lite").select(range(6)) for c in ("order_restoration", "order_generation")}
+    test = HumanTest(tmp_path / "h", data, "lite", 0)
+    assert len(test.item_ids) == 12 and test.per_participant == (6, 6) == (test.participant("p01").total,) * 2
+    demo = test_app(test)
+    texts = [b.value for b in demo.blocks.values() if type(b).__name__ == "Markdown" and isinstance(b.value, str)]
+    assert any("You will see 6 puzzles" in t for t in texts) and not any("12 puzzles" in t for t in texts)
+    test.close()

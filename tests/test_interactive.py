@@ -88,6 +88,10 @@ def test_same_row_and_same_actions_give_byte_identical_observations():
     (("swap", True, 3), "whole number"),
     (("swap", None, [1]), "whole number"),
     (("swap", "9" * 5000, 1), "whole number"),
+    (("swap", 10 ** 5000, 1), "no position <int too large to show>"),  # past Python's 4,300-digit str limit
+    (("swap", 2, -10 ** 4400), "no position"),
+    (("swap", [10 ** 5000], 1), "whole number"),
+    (("rotate", 1, 10 ** 5000), "90, 180 or 270"),
     (("rotate", 1, 45), "90, 180 or 270"),
     (("rotate", 1, -90), "90, 180 or 270"),
     (("rotate", 1, "ninety"), "90, 180 or 270"),
@@ -279,6 +283,36 @@ def test_gym_reset_with_a_row_and_the_budget_truncates():
         JigsawEnv("order_generation").reset(options={"row": row("order_generation_3x3")})
     with pytest.raises(UsageError, match="order config"):
         JigsawEnv("connection_verification")
+
+
+def test_gym_a_refused_row_leaves_the_env_and_gymnasiums_checker_ready_for_the_next_episode():
+    """#28.4: a row the env refuses (another grid, turned pieces in an unturned env) raises UsageError on reset,
+    and the next episode plays under the passive checker ``gym.make`` wraps it in (the stock one then failed the
+    first step with TypeError); an alias config plays its paper config."""
+    from gymnasium.wrappers import PassiveEnvChecker
+
+    import jigsaw_puzzles.interactive.gym_env  # noqa: F401  (registers the env)
+
+    env = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation")
+    chain, wrapped = [], env
+    while wrapped is not env.unwrapped:
+        chain.append(type(wrapped))
+        wrapped = wrapped.env
+    assert sum(issubclass(t, PassiveEnvChecker) for t in chain) == 1  # checked, once
+    for refused, why in ((row("order_generation_3x3"), r"\(3x3, no turned pieces\) does not fit"),
+                         (row("order_generation_2x2_rot"), r"\(2x2, turned pieces\) does not fit")):
+        with pytest.raises(UsageError, match=why):
+            env.reset(options={"row": refused})
+        obs, info = env.reset(seed=3)
+        obs, reward, terminated, truncated, info = env.step("swap(1, 2)")
+        assert info["valid"] and obs["text"].startswith("Swapped") and (terminated, truncated) == (False, False)
+    with pytest.raises(UsageError, match="turned pieces"):  # and the other way round
+        gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation_2x2_rot").reset(options={"row": row("order_generation")})
+    alias = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation_2x2")
+    a, b = alias.reset(seed=4), gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation").reset(seed=4)
+    assert alias.unwrapped.config == "order_generation" and a[1]["id"] == b[1]["id"]
+    assert np.array_equal(a[0]["board"], b[0]["board"])
+    assert env.step(10 ** 5000)[4]["valid"] is False  # a non-text action past the str limit: invalid, no raise
 
 
 def test_the_readme_gymnasium_quickstart_runs():

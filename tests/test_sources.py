@@ -2,6 +2,9 @@
 
 import io
 import shutil
+import struct
+import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -80,6 +83,31 @@ def test_decompression_bomb_is_rejected_before_decoding(tmp_path):
         read_source(path, CurationRules(max_pixels=1_000_000))
     curation = curate(tmp_path, CurationRules(max_pixels=1_000_000))
     assert "decompression bomb" in curation.records[0].reason
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that declares ``width`` x ``height`` (the guard must refuse it before any pixel is decoded)."""
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\0" * 16)) + chunk(b"IEND", b""))
+
+
+def test_oversized_images_get_one_rule_and_one_message_whoever_caught_them(tmp_path, capsys):
+    """#28.4: over our 64 Mpx rule, over Pillow's warning limit (89 Mpx) and over its error limit (179 Mpx): the
+    same reason, the project's rule, never Pillow's "could be decompression bomb DOS attack"."""
+    from jigsaw_puzzles.cli import main
+
+    sizes = {"a_72mpx.png": (9000, 8000), "b_100mpx.png": (10000, 10000), "c_400mpx.png": (20000, 20000)}
+    for name, (w, h) in sizes.items():
+        (tmp_path / name).write_bytes(_png_header(w, h))
+    reasons = {Path(r.path).name: r.reason for r in curate(tmp_path).records}
+    for name, (w, h) in sizes.items():
+        assert reasons[name].startswith(f"decompression bomb guard: {w * h} pixels") and \
+            reasons[name].endswith("> max_pixels 64000000, checked before decoding"), reasons[name]
+    assert main(["curate", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("decompression bomb guard:") == 3 and "DOS attack" not in out and "exceeds limit" not in out
 
 
 def test_normalise_orientation_mode_size():

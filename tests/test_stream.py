@@ -159,7 +159,8 @@ def test_exclude_refuses_what_it_cannot_read_with_one_clear_error(folder, tmp_pa
              (tmp_path / "empty", "names no photo"), ((), "names no photo"), (17, "not a int"),
              (datasets.Dataset.from_dict({"id": ["x"]}), "no source_id column"), ("photo_001.jpg", "does not exist"),
              (training_stream(folder), "IterableDataset"), (["0123456789abcdef", 3.5], "not a float"),
-             ({"0123456789abcdef": 1}, "not a dict"), (tmp_path / "torn_export", "is corrupt")]
+             ({"0123456789abcdef": 1}, "not a dict"), (tmp_path / "torn_export", "is corrupt"),
+             ("", "empty path"), (" ", "empty path"), (["0123456789abcdef", ""], "empty path")]  # #28.4: not "."
     for exclude, message in cases:
         with pytest.raises(UsageError, match=message):
             training_stream(folder, exclude=exclude)
@@ -213,3 +214,11 @@ def test_malformed_mixtures_and_curricula_are_one_line_errors(folder):
             training_stream(folder, mixture=mixture)
     with pytest.raises(UsageError, match="window of at least 1"):
         Curriculum([{"order_generation": 1}], window=0)  # its mean would divide by zero at the first update
+
+
+def test_a_paper_config_named_on_its_own_grid_streams_the_paper_configs_items(folder):
+    """#28.4: ``order_generation_2x2`` is an alias of ``order_generation``: the same rows, under the paper name."""
+    plain = take(training_stream(folder, mixture={"order_generation": 1}, seed=2), 4)
+    alias = take(training_stream(folder, mixture={"order_generation_2x2": 1}, seed=2), 4)
+    assert [r["id"] for r in alias] == [r["id"] for r in plain] and all(r["config"] == "order_generation" for r in alias)
+    assert [r["answer"] for r in alias] == [r["answer"] for r in plain]

@@ -102,11 +102,21 @@ def test_the_dataset_class_prompts_like_eval_and_scores_with_the_package(exporte
     assert (tmp_path / "pred_acc.csv").is_file()
 
 
-def test_cli_export_and_its_user_errors(tmp_path, capsys, photo_dir, cache_dir):
+def test_cli_export_and_its_user_errors(tmp_path, capsys, photo_dir, cache_dir, monkeypatch):
+    import datasets
+
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", str(tmp_path / "fresh"))  # the build runs here
     out = tmp_path / "lmu"
     assert main(["export", "vlmevalkit", "--out", str(out), "--source", str(photo_dir), "--split", "lite",
-                 "--configs", "connection_verification"]) == 0
+                 "--configs", "connection_verification", "--circular"]) == 0
     assert (out / "JigsawPuzzles_connection_verification.tsv").is_file()
+    # #28.4: every step of the export shows a labelled bar on stderr (the source check, the build, the TSVs)
+    err = capsys.readouterr().err
+    rows = len(load_dataset("connection_verification", split="lite", source=photo_dir, cache_dir=cache_dir))
+    for label in ("connection_verification [checking sources]", "connection_verification [lite]",
+                  f"VLMEvalKit JigsawPuzzles_connection_verification.tsv: 100%|██████████| {rows}/{rows}",
+                  f"VLMEvalKit JigsawPuzzles_connection_verification_circular.tsv: 100%|██████████| {3 * rows}/{3 * rows}"):
+        assert label in err, label
     assert (out / DATASET_CLASS_FILE.name).is_file()
     empty = tmp_path / "not_an_export"
     empty.mkdir()

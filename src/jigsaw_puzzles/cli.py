@@ -101,12 +101,12 @@ def _add_source(p: argparse.ArgumentParser) -> None:
 
 
 def _config_name(text: str) -> str:
-    from .spec import is_config
+    from .spec import canonical, is_config
 
     if not is_config(text):
         raise argparse.ArgumentTypeError(f"unknown config {text!r}; choose from {', '.join(CONFIGS)}, or a grid "
                                          "config such as order_generation_3x3")
-    return text
+    return canonical(text)  # order_generation_2x2 is order_generation
 
 
 def _grid(text: str) -> str:
@@ -204,7 +204,8 @@ def cmd_build(args) -> int:
 def cmd_show(args) -> int:
     from .generation.commands import run_show
 
-    return run_show(args, _clip_kwargs(args))
+    _labelled_bars()
+    return run_show(args, {**_clip_kwargs(args), "progress": True})  # a cold cache builds the split: labelled bars
 
 
 def cmd_curate(args) -> int:
@@ -412,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .human.commands import add_parser as add_human_parser
 
     add_human_parser(sub, {"source": _add_source, "configs": _add_configs, "clip": _add_clip,
-                           "clip_kwargs": _clip_kwargs})
+                           "clip_kwargs": _clip_kwargs, "bars": _labelled_bars})
     parser.epilog = EXAMPLES[None]
     for name, command in sub.choices.items():
         command.epilog = command.epilog or EXAMPLES.get(name)  # integration commands bring their own

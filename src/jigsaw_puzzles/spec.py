@@ -19,6 +19,7 @@ config is one task module under ``tasks/`` plus one entry in :data:`CONFIGS`.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from itertools import permutations
@@ -30,7 +31,7 @@ __all__ = [
     "format_choice", "format_anomaly", "anomaly_answers", "format_order", "parse_reference", "answer_space",
     "config_from_id", "get", "select_configs", "features", "CITATION", "HOMEPAGE", "GENERATOR_VERSION",
     "GRID_BASES", "MAX_GRID_SIDE", "grid_config", "is_config", "is_answer", "ORIENTED", "ROTATIONS",
-    "format_oriented", "parse_oriented",
+    "format_oriented", "parse_oriented", "canonical",
 ]
 
 #: Option letters, in order: option ``k`` (0-based) is ``LETTERS[k]``.
@@ -105,9 +106,7 @@ class ConfigSpec:
         if self.kind == CHOICE:
             return 1 / self.num_options
         if self.kind in (ORDER, ORIENTED):
-            n = 1
-            for k in range(2, self.order_length + 1):
-                n *= k
+            n = math.factorial(self.order_length)
             if self.rotated:
                 n *= len(ROTATIONS) ** self.order_length
             return 1 / n
@@ -221,13 +220,14 @@ def _grid_spec(config: str) -> ConfigSpec | None:
         base, rows, cols = m.group(1), int(m.group(2)), int(m.group(3))
         masks = int(m.group(4)) if m.group(4) else None
         eight, rotated = bool(m.group(5)), bool(m.group(6))
-        if grid_config(base, rows, cols, masks, eight, rotated) != config:  # out of range, or a paper config renamed
-            raise ValueError(f"{config!r}: use {grid_config(base, rows, cols, masks, eight, rotated)!r}")
+        name = grid_config(base, rows, cols, masks, eight, rotated)  # ValueError out of range
+        if name in CONFIGS and not re.search(r"(?<![0-9])0", config):  # a paper config on its own grid, named
+            return CONFIGS[name]  # explicitly: an alias of it (its spec, its items)
+        if name != config:  # e.g. a default _k or a zero-padded size spelled out
+            raise ValueError(f"{config!r}: use {name!r}")
         paper = CONFIGS["piece_localization_hard" if base == "piece_localization" else base]
         tag = f"{rows}x{cols}"
-        n_orders = 1
-        for k in range(2, rows * cols + 1):
-            n_orders *= k
+        n_orders = math.factorial(rows * cols)
         order = paper.kind == ORDER or paper.family == "order"
         options = min(paper.num_options, n_orders) if order else paper.num_options
         title, short = f"{paper.title} ({tag})", f"{paper.short} {tag}"
@@ -253,10 +253,9 @@ def _grid_spec(config: str) -> ConfigSpec | None:
             options = min(paper.num_options, n_orders) if paper.kind == CHOICE else 0
             kind = ORIENTED if paper.kind == ORDER else CHOICE
             title, short, tag = f"{paper.title} ({tag}, rotated pieces)", f"{paper.short} {tag} rot", f"{tag}_rot"
-        spec = _GRID_SPECS[config] = ConfigSpec(
-            config, family or (f"order_{tag}" if order else config), title, short, kind, options,
-            rows * cols if order else options + 1 if base in _MPS else paper.num_images,
-            (rows, cols), in_overall=False, rotated=rotated)
+        spec = _GRID_SPECS[config] = ConfigSpec(config, family or (f"order_{tag}" if order else config), title, short,
+                                                kind, options, rows * cols if order else options + 1 if base in _MPS
+                                                else paper.num_images, (rows, cols), in_overall=False, rotated=rotated)
     return spec
 
 
@@ -272,6 +271,11 @@ def get(config: str) -> ConfigSpec:
         raise ValueError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}, or a grid config "
                          f"<{'|'.join(GRID_BASES)}>_<R>x<C>[_rot]")
     return spec
+
+
+def canonical(config: str) -> str:
+    """The config's own name: ``order_generation_2x2`` (a paper config on its own grid) is ``order_generation``."""
+    return get(config).name
 
 
 def is_config(config: str) -> bool:

@@ -160,7 +160,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
             return self._plan
         task, seed = self.task, self.config.seed
         preparation = self.preparation()  # fails before any work
-        curation = curate(self.config.source, self.rules, keep=self.config.keep_sources)
+        curation = curate(self.config.source, self.rules, keep=self.config.keep_sources, progress=self.progress)
         if len(curation.accepted) < max(1, task.min_sources):
             raise ConfigUnavailable(self.config.name, (
                 f"needs at least {max(1, task.min_sources)} usable source images, {len(curation.accepted)} of "
@@ -183,7 +183,8 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                                            lambda path: load_normalised(path, self.rules))
         pool_ids = tuple(s.source_id for s in curation.accepted)
         items = []
-        for source in feasible:  # the probe: what fails here is a recorded skip, never a silent drop
+        probe = tqdm(feasible, desc=f"{self.config.name} [checking sources]", unit="img", disable=not self.progress)
+        for source in probe:  # the probe: what fails here is a recorded skip, never a silent drop
             sid = source.source_id
             try:
                 task.build(load(sid), item_rng(seed, task.family, sid), 0,
@@ -310,6 +311,7 @@ def make_builder(config: str, source: str | os.PathLike | None = None, seed: int
     if not is_config(config):
         raise UsageError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}, or a grid config such as "
                          "order_generation_3x3")
+    config = get_spec(config).name  # an alias (order_generation_2x2) builds its paper config, same items and ids
     task = get_task(config)
     options = {k: kwargs.pop(k, default) for k, default in task.options.items()}
     settings = {k: kwargs.pop(k, default) for k, default in task.settings.items()}
@@ -366,9 +368,14 @@ def load_dataset(config: str, split: str | None = "test", source: str | os.PathL
 
     >>> import jigsaw_puzzles as jp
     >>> ds = jp.load_dataset("order_restoration", split="lite")  # embedded photos, seed 0
+
+    A split asked for is the only one built (``splits=(split,)``, as ``eval`` does): Lite cuts only the Lite
+    items, the same bytes as a full build's Lite split; ``split=None`` builds every split.
     """
     if split is not None and split not in SPLITS:
         raise UsageError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
+    if split is not None:
+        kwargs.setdefault("splits", (split,))
     builder = make_builder(config, source, seed, cache_dir, grid, rotated, **kwargs)
     builder.download_and_prepare(num_proc=num_proc)
     return builder.as_dataset(split=split)

@@ -29,7 +29,8 @@ def run_show(args, clip_kwargs: dict) -> int:
         os.replace(staging, out)
     finally:
         staging.unlink(missing_ok=True)
-    print(f"{row['id']} -> {args.out}\nanswer: {row['answer']!r}")
+    # --hide-answer: not on the sheet and not on stdout (a participant or a model may read either)
+    print(f"{row['id']} -> {args.out}" + ("" if args.hide_answer else f"\nanswer: {row['answer']!r}"))
     return 0
 
 
@@ -41,7 +42,7 @@ def task_skips(source, configs: list[str] | None, seed: int, explicit: bool) -> 
     out = {}
     for config in configs or [c for c in CONFIGS if c != "missing_piece_selection_hard"]:
         try:
-            out[config] = make_builder(config, source, seed).plan()["task_skips"]
+            out[config] = make_builder(config, source, seed, progress=True).plan()["task_skips"]  # a bar per config
         except ConfigUnavailable as err:
             if explicit:
                 raise

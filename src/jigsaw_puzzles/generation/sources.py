@@ -13,6 +13,7 @@ import hashlib
 import io
 import math
 import os
+import re
 import stat
 import warnings
 from dataclasses import dataclass, field
@@ -202,6 +203,12 @@ def content_id(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+def _too_many_pixels(pixels: int | None, rules: CurationRules, size: str = "") -> str:
+    """The one reason for an oversized image, whether our rule or Pillow's (larger) bomb limit caught it."""
+    count = f"{pixels} pixels" if pixels is not None else "more pixels than Pillow opens"
+    return f"decompression bomb guard: {count}{size} > max_pixels {rules.max_pixels}, checked before decoding"
+
+
 def _decode(data: bytes, rules: CurationRules) -> tuple[Image.Image, tuple[int, int]]:
     """Decode with every failure turned into a :class:`SourceError` reason.
 
@@ -215,21 +222,20 @@ def _decode(data: bytes, rules: CurationRules) -> tuple[Image.Image, tuple[int, 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # corrupt EXIF/TIFF tags: the verdict is the decode's
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our rule below says it, in our words
             image = Image.open(io.BytesIO(data))
             size = width, height = image.size
             if width * height > rules.max_pixels:
-                raise SourceError(
-                    f"decompression bomb guard: {width}x{height} = {width * height} pixels "
-                    f"> max_pixels {rules.max_pixels}")
+                raise SourceError(_too_many_pixels(width * height, rules, f" ({width}x{height})"))
             scale = 2 * rules.max_side / max(width, height)
             if image.format == "JPEG" and scale < 1:
                 image.draft(None, (math.ceil(width * scale), math.ceil(height * scale)))
             image.load()
     except SourceError:
         raise
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as err:
-        raise SourceError(f"decompression bomb: {err}") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as err:  # past Pillow's own limit
+        found = re.search(r"(\d+) pixels", str(err))  # "Image size (N pixels) exceeds limit of ..."
+        raise SourceError(_too_many_pixels(int(found.group(1)) if found else None, rules)) from None
     except UnidentifiedImageError:
         raise SourceError("not an image (unidentified format)") from None
     except (OSError, SyntaxError, ValueError) as err:  # truncated / corrupt streams

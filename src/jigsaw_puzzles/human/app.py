@@ -123,7 +123,7 @@ def position_choices(rows: int, cols: int) -> list[tuple[str, str]]:
 
 def order_numbers(text: str) -> list[int] | None:
     """The order editor's ``[3, 2, _, _]`` as numbers; None while a slot is empty (the answer is refused)."""
-    return None if "_" in str(text) else [int(v) for v in re.findall(r"\d+", str(text or ""))]
+    return None if "_" in str(text) else [int(v) for v in re.findall(r"\d{1,4}", str(text or ""))]
 
 
 def question_html(text: str) -> str:
@@ -150,7 +150,9 @@ def test_app(test: HumanTest):
         pid_state, item_state = gr.State(None), gr.State(None)
         gr.Markdown("## Jigsaw-Puzzles: human baseline")
         with gr.Column(visible=True) as intro:
-            gr.Markdown(f"You will see {len(test.item_ids)} puzzles ({test.split} split, "
+            fewest, most = test.per_participant  # items that give each other away are withheld: one of each group
+            count = fewest if fewest == most else f"{fewest} to {most}"
+            gr.Markdown(f"You will see {count} puzzles ({test.split} split, "
                         f"{', '.join(get_spec(c).title for c in test.datasets)}), one at a time, exactly as a model "
                         "sees them. Answer each as well and as quickly as you can; the time from the moment the "
                         "images appear to your answer is recorded. Click an image to zoom. You can stop at any "

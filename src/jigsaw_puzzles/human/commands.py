@@ -68,8 +68,10 @@ def run(args, helpers) -> int:
     else:
         from ..inference.data import load_datasets
 
+        helpers["bars"]()  # the builder's labelled bars (source check, items) instead of datasets' unnamed ones
         data, skipped = load_datasets(args.configs or list(CONFIGS), args.configs is not None, args.split,
-                                      args.source, args.seed, None, dataset_kwargs=helpers["clip_kwargs"](args))
+                                      args.source, args.seed, None,
+                                      dataset_kwargs={**helpers["clip_kwargs"](args), "progress": True})
     if args.max_items is not None:
         data = {c: ds.select(range(min(len(ds), args.max_items))) for c, ds in data.items()}
     test = None

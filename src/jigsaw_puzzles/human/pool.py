@@ -17,7 +17,7 @@ from typing import Sequence
 
 from ..inference.rundir import RunDir
 from ..spec import CONFIGS, PAPER_CONFIGS, get as get_spec, is_config
-from .session import HUMAN_JSON, PARTICIPANTS
+from .session import HUMAN_JSON, PARTICIPANTS, response_time
 
 
 def is_human_test(path) -> bool:
@@ -94,8 +94,8 @@ def agreement(root) -> list[dict]:
             continue
         shared = sorted(set.intersection(*(set(recs) for recs in who.values())))
         ratings = [[str(who[pid][i].get("extracted")) for pid in sorted(who)] for i in shared]
-        times = [float(r["response_time_s"]) for recs in who.values() for r in recs.values()
-                 if r.get("response_time_s") is not None]
+        times = [response_time(r.get("response_time_s")) for recs in who.values() for r in recs.values()]
+        times = [t for t in times if t is not None]  # NaN, inf or negative (hand-edited, or older runs): no time
         rows.append({"config": config, "participants": len(who), "shared_items": len(shared),
                      "pairwise_agreement": pairwise_agreement(ratings) if len(who) > 1 else None,
                      "fleiss_kappa": fleiss_kappa(ratings) if len(who) > 1 else None,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import re
 import statistics
 import threading
@@ -64,18 +65,42 @@ def participant_order(item_ids, seed: int, participant: str, reveals: Mapping[st
     participants every item is answered, never two of one group by the same person. An item's circular
     rotations (``<id>#circ<r>``) come with it: asking one item under every rotation is what circular evaluation
     is."""
-    groups: dict[object, dict[str, list[str]]] = {}
-    for item_id in sorted(item_ids):
-        unit = parse_rotation(item_id)[0]
-        groups.setdefault((reveals or {}).get(item_id, unit), {}).setdefault(unit, []).append(item_id)
     order = []
-    for key, units in groups.items():
+    for key, units in reveal_groups(item_ids, reveals).items():
         names = sorted(units)
         pick = ItemRNG("jigsaw-puzzles", int(seed), "human", participant, "group", str(key)).randbelow(len(names)) \
             if len(names) > 1 else 0
         order += units[names[pick]]
     ItemRNG("jigsaw-puzzles", int(seed), "human", participant).shuffle(order)
     return order
+
+
+def reveal_groups(item_ids, reveals: Mapping[str, object] | None = None) -> dict[object, dict[str, list[str]]]:
+    """``{reveal key: {item: [the item and its circular rotations]}}``: a participant answers one item per key."""
+    groups: dict[object, dict[str, list[str]]] = {}
+    for item_id in sorted(item_ids):
+        unit = parse_rotation(item_id)[0]
+        groups.setdefault((reveals or {}).get(item_id, unit), {}).setdefault(unit, []).append(item_id)
+    return groups
+
+
+def response_time(value) -> float | None:
+    """A response time as stored: seconds, finite and >= 0, to the millisecond; anything else (NaN, inf, a negative
+    number, text, the browser's "" before the first paint) is no time at all: never stored, never averaged."""
+    try:
+        seconds = float(value) if isinstance(value, (int, float, str)) and not isinstance(value, bool) else None
+    except (ValueError, OverflowError):
+        return None
+    return round(seconds, 3) if seconds is not None and math.isfinite(seconds) and seconds >= 0 else None
+
+
+def _numbers(values, n: int) -> list[int] | None:
+    """``n`` whole numbers from the order editor (ints or short digit strings), else None: never a traceback."""
+    if not isinstance(values, (list, tuple)) or len(values) != n:
+        return None
+    out = [v if isinstance(v, int) and not isinstance(v, bool) else int(v) if isinstance(v, str) and
+           v.strip().isdigit() and len(v.strip()) <= 4 else None for v in values]
+    return None if None in out else out
 
 
 def reveal_key(config: str, source_id: str) -> str:
@@ -94,6 +119,8 @@ def answer_text(config: str, answer) -> str:
             raise UserError(f"choose one of {', '.join(get_spec(config).letters)}")
         return letter
     if kind == ANOMALY:
+        if not isinstance(answer, (list, tuple)):
+            raise UserError("answer the judgment first: A (correct) or B (incorrect)")
         judgment, position, type_ = (list(answer) + [None, None, None])[:3]
         judgment = str(judgment or "")[:1].upper()
         if judgment == "A":
@@ -108,14 +135,15 @@ def answer_text(config: str, answer) -> str:
         return format_anomaly(position, type_)
     n = get_spec(config).order_length
     if kind == ORIENTED:  # (order, rotations)
-        order, rotations = (list(answer or ()) + [None, None])[:2]
-        order, rotations = [int(x) for x in (order or [])], [int(x) for x in (rotations or [])]
-        if sorted(order) != list(range(1, n + 1)) or len(rotations) != n or not set(rotations) <= set(ROTATIONS):
+        order, rotations = (list(answer) + [None, None])[:2] if isinstance(answer, (list, tuple)) else (None, None)
+        order, rotations = _numbers(order, n), _numbers(rotations, n)
+        if order is None or rotations is None or sorted(order) != list(range(1, n + 1)) or \
+                not set(rotations) <= set(ROTATIONS):
             raise UserError(f"the answer lists each of the {n} images once, each with its rotation (0, 90, 180 or "
                             "270 degrees clockwise)")
         return format_oriented(order, rotations)
-    order = [int(x) for x in (answer or [])]
-    if sorted(order) != list(range(1, n + 1)):
+    order = _numbers(answer, n)
+    if order is None or sorted(order) != list(range(1, n + 1)):
         raise UserError(f"the order lists each of the {n} images once")
     return format_order(order)
 
@@ -174,6 +202,13 @@ class HumanTest:
     @property
     def item_ids(self) -> list[str]:
         return list(self.where)
+
+    @property
+    def per_participant(self) -> tuple[int, int]:
+        """(fewest, most) items a participant answers: one item (with its rotations) of each group of items that
+        give each other away; the two differ only when a circular group mixes items of unequal rotations."""
+        groups = reveal_groups(self.item_ids, self.reveals).values()
+        return (sum(min(map(len, g.values())) for g in groups), sum(max(map(len, g.values())) for g in groups))
 
     def row(self, item_id: str) -> dict:
         config, i = self.where[item_id]
@@ -246,19 +281,19 @@ class Participant:
     # ---- answers
     def record(self, item_id: str, answer, response_time_s: float | None) -> dict | None:
         """Record the answer to ``item_id``, the item on screen. A second answer to an answered item (a double
-        click) is ignored (None); an incomplete answer raises ``UserError`` and records nothing."""
+        click) is ignored (None); an incomplete answer, an answer of another kind than the item's (a letter for
+        an order) or one to an item that is not on screen raises ``UserError`` and records nothing. A response time
+        that is not a finite number of seconds >= 0 is not stored (:func:`response_time`)."""
         with self._lock:
-            if item_id in self.answers or item_id not in self.test.where:
+            if not isinstance(item_id, str) or item_id in self.answers:
                 return None
+            if item_id != self.next_item():
+                raise UserError(f"item {str(item_id)[:80]!r} is not the item on screen; reload the page")
             config = self.test.config_of(item_id)
             row = self.test.row(item_id)
             output = answer_text(config, answer)
             verdict = verdicts([{"output": output, "config": config}], [row])[0]
-            rt = None
-            try:
-                rt = round(float(response_time_s), 3) if response_time_s not in (None, "") else None
-            except (TypeError, ValueError):
-                rt = None
+            rt = response_time(response_time_s)
             rec = {"id": item_id, "config": config, "output": output, "answer": row["answer"], **verdict,
                    "participant": self.id, "response_time_s": rt, "latency_s": rt,
                    "position": self.order.index(item_id), "answered_at": _now()}
@@ -276,8 +311,8 @@ class Participant:
                         [r["config"] for r in recs]) if recs else {}
         times: dict[str, list[float]] = {}
         for r in recs:
-            if r.get("response_time_s") is not None:
-                times.setdefault(r["config"], []).append(float(r["response_time_s"]))
+            if response_time(r.get("response_time_s")) is not None:
+                times.setdefault(r["config"], []).append(response_time(r["response_time_s"]))
         for c, ts in times.items():
             metrics.setdefault(c, {})["median_response_s"] = round(statistics.median(ts), 3)
         complete = len(ids) == self.total

@@ -13,7 +13,7 @@ import sys
 from typing import Mapping, Sequence
 
 from ..errors import ConfigUnavailable, UsageError
-from ..spec import CONFIGS, SPLITS, is_config
+from ..spec import CONFIGS, SPLITS, canonical, is_config
 from ..generation.tasks import TASKS
 
 _FP_COLUMNS = ("id", "source_id", "question", "options", "answer", "metadata")
@@ -27,6 +27,8 @@ def select_configs(configs: Sequence[str] | None, data: Mapping | None) -> tuple
     unknown = [c for c in configs if not is_config(c) and not (data and c in data)]
     if unknown:
         raise UsageError(f"unknown config(s) {', '.join(unknown)}; choose from {', '.join(known)}")
+    # an alias (order_generation_2x2) is its paper config: one run, one name
+    configs = list(dict.fromkeys(c if data and c in data else canonical(c) for c in configs))
     return configs, explicit
 
 

@@ -93,7 +93,7 @@ def run_export(args: argparse.Namespace, helpers: Mapping[str, Callable]) -> int
 
         data, _ = load_datasets(configs, bool(args.configs), args.split, args.source, args.seed, None,
                                 dataset_kwargs={**helpers["clip_kwargs"](args), "progress": True})
-    written = export(data, args.out, circular=args.circular)
+    written = export(data, args.out, circular=args.circular, progress=True)
     for config, path in written.items():
         what = f"{len(data[config]):5d} rows" if config in data else "rotations"
         print(f"  {config:32s} {what}  {path}")

@@ -80,9 +80,11 @@ def rows(dataset, config: str, circular: bool = False) -> Iterable[dict]:
             yield record
 
 
-def write_tsv(dataset, config: str, path: Path, circular: bool = False) -> int:
+def write_tsv(dataset, config: str, path: Path, circular: bool = False, progress: bool = False) -> int:
     """Write one config's TSV (``circular``: its rotations, VLMEvalKit's circular layout); returns the number of
-    rows."""
+    rows. ``progress``: a bar labelled with the file (each image is re-encoded as base64 PNG: seconds per config)."""
+    from tqdm.auto import tqdm
+
     if circular and not is_circular(config):
         raise ValueError(f"{config} is not multiple choice: it has no circular variant")
     letters = list(get_spec(config).letters) if get_spec(config).kind == CHOICE else []
@@ -93,9 +95,12 @@ def write_tsv(dataset, config: str, path: Path, circular: bool = False) -> int:
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=fields, delimiter="\t", lineterminator="\n")
         writer.writeheader()
-        for record in rows(dataset, config, circular):
-            writer.writerow(record)
-            n += 1
+        total = len(dataset) * (get_spec(config).num_options if circular else 1)  # a row per rotation
+        with tqdm(total=total, desc=f"VLMEvalKit {path.name}", unit="row", disable=not progress) as bar:
+            for record in rows(dataset, config, circular):
+                writer.writerow(record)
+                n += 1
+                bar.update(1)
     return n
 
 
@@ -114,21 +119,21 @@ def read_tsv(path: Path) -> list[dict]:
     return out
 
 
-def export(datasets_: dict, out: str | Path, circular: bool = False) -> dict[str, Path]:
+def export(datasets_: dict, out: str | Path, circular: bool = False, progress: bool = False) -> dict[str, Path]:
     """``{config: dataset}`` -> ``{config: <out>/JigsawPuzzles_<config>.tsv}``, and the dataset class file;
     ``circular``: also ``{config + "_circular": <out>/JigsawPuzzles_<config>_circular.tsv}`` per multiple-choice
-    config."""
+    config. ``progress``: one labelled bar per file."""
     out = Path(out)
     written = {}
     for config, ds in datasets_.items():
         if config not in CONFIGS:
             continue
         path = out / f"{PREFIX}_{config}.tsv"
-        write_tsv(ds, config, path)
+        write_tsv(ds, config, path, progress=progress)
         written[config] = path
         if circular and is_circular(config):
             path = out / f"{PREFIX}_{config}_circular.tsv"
-            write_tsv(ds, config, path, circular=True)
+            write_tsv(ds, config, path, circular=True, progress=progress)
             written[f"{config}_circular"] = path
     (out / DATASET_CLASS_FILE.name).write_text(DATASET_CLASS_FILE.read_text(encoding="utf-8"), encoding="utf-8")
     return written

@@ -313,7 +313,7 @@ class Game:
         if number is None:
             return f"{name} must be a whole number, got {_show(value)}."
         if not 1 <= number <= self.puzzle.n:
-            return f"there is no position {number}; positions are 1-{self.puzzle.n}."
+            return f"there is no position {_show(number)}; positions are 1-{self.puzzle.n}."
         return number - 1
 
     def _closed(self) -> str | None:
@@ -421,7 +421,11 @@ def _integer(value: Any) -> int | None:
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
+    """A short repr of what a model wrote; never raises (an int past Python's 4,300-digit limit, a broken repr)."""
+    try:
+        text = repr(value)
+    except Exception:  # ValueError: "Exceeds the limit (4300 digits) for integer string conversion", or any repr
+        text = f"<{type(value).__name__} too large to show>"
     return text if len(text) <= 40 else text[:37] + "..."
 
 

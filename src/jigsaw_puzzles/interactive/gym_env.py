@@ -44,10 +44,11 @@ class JigsawEnv(gym.Env):
 
     def __init__(self, config: str = "order_generation_3x3", source: Any = None, exclude: Any = None,
                  eval_fraction: float = 0.2, rules: Rules | None = None, render_mode: str | None = None):
-        if not isinstance(config, str) or not is_config(config) or not config.startswith(
+        if not isinstance(config, str) or not is_config(config) or not get_spec(config).name.startswith(
                 ("order_restoration", "order_generation")):
             raise UsageError(f"the interactive jigsaw plays an order config (any grid, with or without _rot), "
                              f"not {config!r}")
+        config = get_spec(config).name  # order_generation_2x2 is order_generation (the paper's 2x2 config)
         if render_mode not in (None, "rgb_array"):
             raise UsageError(f"render_mode is None or 'rgb_array', not {render_mode!r}")
         self.config, self.source, self.exclude, self.eval_fraction = config, source, exclude, eval_fraction
@@ -89,10 +90,12 @@ class JigsawEnv(gym.Env):
         row = (options or {}).get("row")
         if row is None:
             row = self._next_row(seed)
-        game = Game(Puzzle.from_row(row), self.rules)
-        if game.size[0] > self._canvas[1] or game.size[1] > self._canvas[0]:
-            raise UsageError(f"row {game.puzzle.row_id!r} ({game.puzzle.rows}x{game.puzzle.cols}) does not fit this "
-                             f"{self.config} environment's board; make one for its config")
+        puzzle, spec = Puzzle.from_row(row), get_spec(self.config)
+        if (puzzle.rows, puzzle.cols, puzzle.rotated) != (*spec.grid, spec.rotated):  # never played otherwise
+            raise UsageError(f"row {puzzle.row_id!r} ({_kind(puzzle.rows, puzzle.cols, puzzle.rotated)}) does not fit "
+                             f"this {self.config} environment ({_kind(*spec.grid, spec.rotated)}); make one for its "
+                             "config")
+        game = Game(puzzle, self.rules)
         self.game, self._ended = game, False
         return self._observation(self.game.intro()), self._info()
 
@@ -113,5 +116,31 @@ class JigsawEnv(gym.Env):
         return None
 
 
+def _kind(rows: int, cols: int, rotated: bool) -> str:
+    return f"{rows}x{cols}, " + ("turned pieces" if rotated else "no turned pieces")
+
+
+class _PassiveChecker(gym.wrappers.PassiveEnvChecker):
+    """Gymnasium's passive checker, except that a first ``reset`` that raises (a refused row) leaves the check for
+    the next one: the stock wrapper (Gymnasium 1.4) marks the reset checked without its data, and the next
+    episode's first ``step`` then fails with ``TypeError: cannot unpack non-iterable NoneType object``."""
+
+    def reset(self, *, seed=None, options=None):
+        first = not self.checked_reset
+        try:
+            return super().reset(seed=seed, options=options)
+        except BaseException:
+            self.checked_reset = self.checked_reset and not first
+            raise
+
+
+def make(**kwargs) -> gym.Env:
+    """``gymnasium.make``'s entry point: the environment under :class:`_PassiveChecker` (registered with
+    ``disable_env_checker=True`` so that the stock checker is not added on top of it)."""
+    return _PassiveChecker(JigsawEnv(**kwargs))
+
+
+make.metadata = JigsawEnv.metadata  # gymnasium.make reads the render modes from the entry point
+
 if ENV_ID not in gym.registry:
-    gym.register(id=ENV_ID, entry_point=JigsawEnv)
+    gym.register(id=ENV_ID, entry_point=make, disable_env_checker=True)

@@ -45,7 +45,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from ..errors import SourceFolderError, UsageError
 from ..rng import ItemRNG, stable_hash
 from ..generation.sources import curate, folder_fingerprint, load_normalised
-from ..spec import CONFIGS, is_config
+from ..spec import CONFIGS, canonical, is_config
 from .trl_helpers import to_prompt
 
 #: The configs the stream can cut without a whole-folder preparation step (the CLIP-mined hard configs, the paper's
@@ -92,6 +92,7 @@ class Curriculum:
             raise UsageError("curriculum schedule: one increasing item count per stage after the first")
         for mixture in self.stages:
             _check_mixture(mixture)
+        self.stages = [_canonical(mixture) for mixture in self.stages]
         if self.schedule is None and (isinstance(self.window, bool) or not isinstance(self.window, numbers.Integral)
                                       or self.window < 1 or not math.isfinite(self.threshold)):
             raise UsageError("a reward-driven curriculum needs a window of at least 1 reward and a finite threshold")
@@ -130,6 +131,14 @@ def _check_mixture(mixture: Mapping[str, float]) -> None:
         raise UsageError("a mixture needs non-negative finite weights with a positive sum")
 
 
+def _canonical(mixture: Mapping[str, float]) -> dict[str, float]:
+    """The mixture by configs' own names: ``order_generation_2x2`` (an alias) is ``order_generation``."""
+    out: dict[str, float] = {}
+    for config, weight in mixture.items():
+        out[canonical(config)] = out.get(canonical(config), 0) + weight
+    return out
+
+
 _SOURCE_ID = re.compile(r"[0-9a-f]{16}")
 
 
@@ -163,6 +172,9 @@ def _ids_of(exclude: Any, train_fingerprint: str) -> set[str]:
     if isinstance(exclude, datasets.IterableDataset):
         raise UsageError("exclude: an IterableDataset may never end (a training stream is one): pass a Dataset, an "
                          "export folder, a parquet file or source ids")
+    if isinstance(exclude, str) and not exclude.strip():  # Path("") is the current folder: never meant
+        raise UsageError(f"exclude={exclude!r} is an empty path, not an evaluation set: pass an export folder, a "
+                         "parquet file, a Dataset or source ids (exclude=None trains without an evaluation set)")
     if isinstance(exclude, (str, os.PathLike)):
         path = Path(exclude)
         if path.is_file():
@@ -362,9 +374,9 @@ def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[st
         if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low):
             raise UsageError(f"{name} must be a whole number of at least {low}, not {value!r}")
     _check_fraction(eval_fraction)
-    curriculum = curriculum or Curriculum([mixture or {c: 1.0 for c in STREAM_CONFIGS}])
-    if mixture is not None and curriculum.stages[0] is not mixture:
+    if mixture is not None and curriculum is not None:
         raise UsageError("give either a mixture or a curriculum, not both")
+    curriculum = curriculum or Curriculum([mixture or {c: 1.0 for c in STREAM_CONFIGS}])
     curation = curate(source)
     fingerprint = folder_fingerprint(source)
     banned = _eval_ids(exclude, fingerprint)
