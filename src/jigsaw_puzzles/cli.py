@@ -284,7 +284,7 @@ def run_eval(args) -> int:
     from .inference.backends import dist_info
     from .inference.options import eval_backend_kwargs
     from .inference.runner import backend_choice, evaluate_model
-    from .inference.settings import EvalSettings
+    from .inference.config import EvalSettings
 
     _labelled_bars()
     backend_kwargs = eval_backend_kwargs(args)  # every value checked first: one line and exit 2 if one is wrong

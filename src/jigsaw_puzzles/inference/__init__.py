@@ -7,7 +7,8 @@ from .backends import BUILTIN_MODELS, Generation, Request
 from .registry import BACKENDS, make_backend
 from .rundir import RunDir, RunLocked, RunMismatchError
 from .runner import evaluate_model
-from .settings import EvalSettings, GenerationSettings, RunIdentity
+from .config import EvalSettings
+from .settings import GenerationSettings, RunIdentity
 
 __all__ = ["evaluate_model", "EvalSettings", "RunDir", "RunLocked", "RunMismatchError", "BACKENDS", "BUILTIN_MODELS",
            "Generation", "GenerationSettings", "Request", "RunIdentity", "make_backend"]

@@ -30,7 +30,8 @@ from .openai_backend import resolve_api_base
 from .options import check_model
 from .registry import BACKENDS, check_installed, make_backend
 from .rundir import RunDir, now
-from .settings import EvalSettings, GenerationSettings, RunIdentity
+from .config import EvalSettings
+from .settings import GenerationSettings, RunIdentity
 
 
 def slug(text: str) -> str:
