@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .runs import RunSummary
+from .sections import has_circular
 from .table import (SHORT, TABLE_CONFIGS, _baseline_value, baseline_values, columns, item_groups, label)
 
 ORDER_GENERATION = "order_generation"
@@ -44,7 +45,8 @@ def plot_task_bars(runs: Sequence[RunSummary], path, rows: list[dict] | None = N
               for c, v in zip(cols, vals)]
         hi = [r.metrics[c]["ci_high"] - v if c in r.metrics and "ci_high" in r.metrics[c] else 0
               for c, v in zip(cols, vals)]
-        bars = ax.bar(pos, vals, width, label=r.name, yerr=[np.nan_to_num(lo), np.nan_to_num(hi)], capsize=2,
+        name = r.name + (" (plain, rotation 0)" if has_circular(r) else "")
+        bars = ax.bar(pos, vals, width, label=name, yerr=[np.nan_to_num(lo), np.nan_to_num(hi)], capsize=2,
                       error_kw={"elinewidth": 0.8, "ecolor": "0.25"})
         for bar, c, p in zip(bars, cols, pos):
             if r.partial(c):
