@@ -22,7 +22,8 @@ def write_run(path, verdicts: dict[str, list[bool]], fingerprint="0123456789abcd
     """A run directory whose records have the given per-item verdicts (judged by the real reader, as `eval` writes
     them), and a run.json with the datasets' fingerprints (None: none recorded)."""
     records = [{"id": f"{config}/{k:016x}", "config": config, "output": REF.get(config, answer) if ok else "no idea",
-                "answer": REF.get(config, answer)} for config, values in verdicts.items() for k, ok in enumerate(values)]
+                "answer": REF.get(config, answer)}
+               for config, values in verdicts.items() for k, ok in enumerate(values)]
     return write_records_run(path, path.name, records, fingerprint=fingerprint)
 
 

@@ -171,7 +171,7 @@ def test_compare_of_two_circular_runs_pairs_their_circular_verdicts(rows, tmp_pa
         assert by[c].circular and (by[c].acc_a, by[c].acc_b, by[c].diff) == (0.0, 100.0, 100.0)
         assert (by[c].only_a, by[c].only_b, by[c].n) == (0, 6, 6) and by[c].p_value == pytest.approx(2 / 2 ** 6)
     assert not by[AD].circular and by[AD].diff == 0.0
-    code, out, err = _report(capsys, a, b, "--compare", "--no-plots", "--out", tmp_path / "rep")
+    code, _, _ = _report(capsys, a, b, "--compare", "--no-plots", "--out", tmp_path / "rep")
     text = (tmp_path / "rep" / "compare.md").read_text()
     assert code == 0 and "Both runs are circular" in text and "`connection_verification` (circular) | 6 |" in text
     assert "+100.00" in text and "| +0.00 | [+0.00, +0.00] |" in text  # AD, asked once, ties

@@ -171,7 +171,8 @@ def compare(run_a: str | os.PathLike, run_b: str | os.PathLike, draws: int = 200
         p = float(min(1.0, 2 * min((boot <= 0).mean(), (boot >= 0).mean())))
         overall = {"diff": diff, "ci": (float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))),
                    "p_value": p, "significant": p < ALPHA}
-    missing = {c: [who for who, have in (("A", a), ("B", b)) if c not in have] for c in PAPER_CONFIGS if c not in shared}
+    missing = {c: [who for who, have in (("A", a), ("B", b)) if c not in have]
+               for c in PAPER_CONFIGS if c not in shared}
     return {"a": str(run_a), "b": str(run_b), "configs": rows, "overall": overall, "only": only,
             "circular": {"a": ca is not None, "b": cb is not None}, "overall_missing": missing}
 
@@ -194,12 +195,12 @@ def format_comparison(result: dict) -> str:
     lines = [f"**A** = `{result['a']}`, **B** = `{result['b']}`: B - A, paired on the items both answered", ""]
     circ = result.get("circular") or {}
     if circ.get("a") and circ.get("b"):
-        lines += ["Both runs are circular: a config marked (circular) is compared on its circular verdicts (an item "
-                  "is right only if every rotation of its options was), paired item by item; the others on their "
-                  "one answer.", ""]
+        lines += [("Both runs are circular: a config marked (circular) is compared on its circular verdicts (an "
+                   "item is right only if every rotation of its options was), paired item by item; the others on "
+                   "their one answer."), ""]
     elif circ.get("a") or circ.get("b"):
-        lines += [f"{'A' if circ.get('a') else 'B'} is circular and the other is not: both are compared on the "
-                  "items as asked (rotation 0).", ""]
+        lines += [(f"{'A' if circ.get('a') else 'B'} is circular and the other is not: both are compared on the "
+                   "items as asked (rotation 0)."), ""]
     lines += ["| config | n | A | B | B - A | 95% CI | only A right | only B right | p (McNemar exact) | |",
               "|---|---:|---:|---:|---:|---|---:|---:|---:|---|"]
     for r in result["configs"]:
@@ -235,7 +236,7 @@ def compare_many(run_dirs: Sequence[str | os.PathLike]) -> str:
 
 
 def compare_runs(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike | None = None) -> str:
-    """:func:`compare_many`, written to ``out/compare.md`` under the report's ``--out`` rules (:mod:`.report_out`:
+    """:func:`compare_many`, written to ``out/compare.md`` under the report's ``--out`` rules (:mod:`.out`:
     an existing compare.md is replaced only if an earlier report wrote it)."""
     from .out import ReportFolder
 

@@ -137,8 +137,8 @@ def _entry_disagreement(config: str, stored, derived: dict, prefix: str = "") ->
             return f"it says {config} {prefix}{key} {_fmt(stored[key])}, its records give {_fmt(value)}"
     extra = next((k for k in stored if k in SHOWN and k not in derived), None) if not prefix else None
     if extra is not None:
-        return f"it gives {config} a {extra} ({_fmt(stored[extra]) if not isinstance(stored[extra], dict) else '...'})" \
-               " that its records do not"
+        shown = "..." if isinstance(stored[extra], dict) else _fmt(stored[extra])
+        return f"it gives {config} a {extra} ({shown}) that its records do not"
     return None
 
 

@@ -1,11 +1,11 @@
 """The report's figures beyond the plain accuracy: a circular run's circular rows and section, the strict reading.
 
 A circular run (``eval --circular``) gets two rows in the main table, each labelled: ``NAME · plain (rotation 0)``
-(the figures of a plain run) and ``NAME · circular (all rotations)`` (an item counts only if every rotation of its options was
-answered right; Anomaly Detection and Order Generation, not multiple choice, are answered once and carry their
-plain figure), and its item group gets the matching circular baseline rows (chance = the product of the rotations'
-chances, and the exact critical value). The "Circular evaluation" section lists the circular figures per config,
-all in % with one precision. Where the metric gives a strict reading (``strict_accuracy``: an answer read only in
+(the figures of a plain run) and ``NAME · circular (all rotations)`` (an item counts only if every rotation of its
+options was answered right; Anomaly Detection and Order Generation, not multiple choice, are answered once and
+carry their plain figure), and its item group gets the matching circular baseline rows (chance = the product of
+the rotations' chances, and the exact critical value). The "Circular evaluation" section lists the circular
+figures per config, all in % with one precision. Where the metric gives a strict reading (``strict_accuracy``: an answer read only in
 the task's exact format), the "Strict reading" section shows it beside the flexible headline, with the gap.
 """
 from __future__ import annotations

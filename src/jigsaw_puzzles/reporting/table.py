@@ -154,8 +154,8 @@ def table_rows(runs: Sequence[RunSummary]) -> list[dict]:
                              **{c: circ[c].get(key) for c in cols}})
     for r in runs:
         circular = has_circular(r)
-        row = {"name": r.name + (PLAIN_TAG if circular else ""), "kind": "run", "split": r.split, "model": r.model, "backend": r.backend,
-               "parameters": r.parameters, "run_dir": str(r.path), "complete": r.complete,
+        row = {"name": r.name + (PLAIN_TAG if circular else ""), "kind": "run", "split": r.split, "model": r.model,
+               "backend": r.backend, "parameters": r.parameters, "run_dir": str(r.path), "complete": r.complete,
                "n_missing": r.n_missing, "n_errors": r.n_errors, "counts": {}}
         for c in cols:
             row[c] = "skipped" if c in r.skipped else r.acc(c)
