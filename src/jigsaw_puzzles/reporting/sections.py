@@ -5,8 +5,9 @@ A circular run (``eval --circular``) gets two rows in the main table, each label
 options was answered right; Anomaly Detection and Order Generation, not multiple choice, are answered once and
 carry their plain figure), and its item group gets the matching circular baseline rows (chance = the product of
 the rotations' chances, and the exact critical value). The "Circular evaluation" section lists the circular
-figures per config, all in % with one precision. Where the metric gives a strict reading (``strict_accuracy``: an answer read only in
-the task's exact format), the "Strict reading" section shows it beside the flexible headline, with the gap.
+figures per config, all in % with one precision. Where the metric gives a strict reading (``strict_accuracy``: an
+answer read only in the task's exact format), the "Strict reading" section shows it beside the flexible headline,
+with the gap.
 """
 from __future__ import annotations
 
