@@ -137,6 +137,7 @@ def test_the_circular_chance_column_has_one_precision_and_a_unit(rows, tmp_path)
 
 
 def test_the_plot_does_not_hatch_a_complete_circular_run_but_hatches_a_partial_one(rows, tmp_path, monkeypatch):
+    from matplotlib.collections import PathCollection
     from matplotlib.figure import Figure
 
     seen = []
@@ -146,18 +147,21 @@ def test_the_plot_does_not_hatch_a_complete_circular_run_but_hatches_a_partial_o
         ax = fig.axes[0]
         if ax.get_title().startswith("Jigsaw-Puzzles: accuracy per task"):
             seen.append(([p.get_hatch() for p in ax.patches if p.get_hatch()],
-                         [t.get_text() for t in ax.get_legend().get_texts()]))
+                         [t.get_text() for t in ax.get_legend().get_texts()],
+                         sorted(float(y) for coll in ax.collections if isinstance(coll, PathCollection)
+                                for _, y in coll.get_offsets())))
         return real(fig, *args, **kwargs)
 
     monkeypatch.setattr(Figure, "savefig", spy)
     whole = circular_run(tmp_path / "whole", rows, "Whole")
     make_report([whole], out=tmp_path / "rep", stream=None)
-    hatched, legend = seen[-1]
+    hatched, legend, _ = seen[-1]
     assert not hatched and "partial (run incomplete)" not in legend and "Whole [circular] (plain, rotation 0)" in legend
-    part = circular_run(tmp_path / "part", rows, "Part", drop_last=True)  # one AD item unanswered
+    part = circular_run(tmp_path / "part", rows, "Part", drop_last=True, rot0_only=True)  # one AD item unanswered
     make_report([part], out=tmp_path / "rep2", stream=None)
-    hatched, legend = seen[-1]
+    hatched, legend, marks = seen[-1]
     assert len(hatched) == 1 and "partial (run incomplete)" in legend
+    assert marks == [0.0, 0.0] and "circular (all rotations) of that run" in legend  # PL Easy, CV: 0 circular
 
 
 def test_compare_of_two_circular_runs_pairs_their_circular_verdicts(rows, tmp_path, capsys):
