@@ -3,6 +3,7 @@
 circular verdicts, and the plot, the circular table and --compare say exactly what they show."""
 from __future__ import annotations
 
+import csv
 import json
 
 import datasets
@@ -227,5 +228,11 @@ def test_the_strict_reading_is_shown_beside_the_flexible_headline_when_present(t
                               AD: {"accuracy": 50.0, "n": 10}})
     text = strict_section([run], label)
     assert "| M | OR | 60.00 | 40.00 | +20.00 |" in text and "AD" not in text
+    from jigsaw_puzzles.reporting.table import table_rows, write_csv
+
+    write_csv(table_rows([run]), tmp_path / "r.csv")
+    with open(tmp_path / "r.csv") as f:
+        line = next(r for r in csv.DictReader(f) if r["name"] == "M")
+    assert line["OR strict_accuracy"] == "40.0000" and line["OR"] == "60.0000" and line["AD strict_accuracy"] == ""
     run.metrics["order_restoration"].pop("strict_accuracy")
     assert strict_section([run], label) == ""

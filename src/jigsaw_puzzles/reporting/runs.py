@@ -143,9 +143,9 @@ def load_run(path: str | os.PathLike) -> RunSummary:
     else:
         why = disagreement(res, derived)
         if why:
-            raise UserError(f"{rundir.results_json} does not match the run's records: {why}; the report derives "
-                            f"every number from predictions.jsonl, and a run whose stored totals disagree with "
-                            f"them is left out (`eval` with the same --out rewrites results.json)")
+            raise UserError(f"{rundir.results_json} does not match the run's records: {why}; left out (the report "
+                            "derives every number from predictions.jsonl; `eval` with the same --out rewrites "
+                            "results.json from them)")
     if derived.legacy:
         notes.append(f"{derived.legacy} records hold no stored verdict (written before verdicts were stored): "
                      "judged by this package's reader")

@@ -162,7 +162,8 @@ def table_rows(runs: Sequence[RunSummary]) -> list[dict]:
             m = r.metrics.get(c)
             if m:
                 row["counts"][c] = {"n": m.get("n"), "invalid_rate": m.get("invalid_rate"),
-                                    "truncated": int(m.get("truncated") or 0), "empty": int(m.get("empty") or 0)}
+                                    "truncated": int(m.get("truncated") or 0), "empty": int(m.get("empty") or 0),
+                                    "strict_accuracy": m.get("strict_accuracy")}
         if r.overall_tasks() < len(TABLE_CONFIGS) and row["overall"] is not None:
             row["overall_note"] = f"over {r.overall_tasks()} of {len(TABLE_CONFIGS)} tasks"
         rows.append(row)
@@ -295,7 +296,9 @@ def write_csv(rows: list[dict], path: str | os.PathLike) -> None:
     configs = list(COLUMNS) + sorted({k for r in rows for k in r if k not in COLUMNS and is_config(k)})
     meta = ["name", "kind", "split", "model", "backend", "parameters", "complete", "n_missing", "n_errors"]
     counted = [c for c in configs if c != "overall"]
-    extra = [(c, k) for c in counted for k in ("n", "invalid_rate", "truncated", "empty")]
+    strict = any(k.get("strict_accuracy") is not None for r in rows for k in (r.get("counts") or {}).values())
+    keys = ("n", "invalid_rate", "truncated", "empty") + (("strict_accuracy",) if strict else ())
+    extra = [(c, k) for c in counted for k in keys]
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(meta + [label(c) for c in configs] + ["run_dir"] + [f"{label(c)} {k}" for c, k in extra])
