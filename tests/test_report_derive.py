@@ -236,3 +236,18 @@ def test_the_strict_reading_is_shown_beside_the_flexible_headline_when_present(t
     assert line["OR strict_accuracy"] == "40.0000" and line["OR"] == "60.0000" and line["AD strict_accuracy"] == ""
     run.metrics["order_restoration"].pop("strict_accuracy")
     assert strict_section([run], label) == ""
+
+
+def test_results_json_identity_fields_change_nothing_the_report_shows(rows, tmp_path):
+    """What results.json says beside its numbers (split, parameters, completeness) is not read where run.json and
+    the records say it: an edit there moves no row into another group and no point in the size plot."""
+    p = circular_run(tmp_path / "run", rows, "M", drop_last=True)
+    before = make_report([p], out=None, stream=None)
+    res = json.loads((p / "results.json").read_text())
+    res.update(split="test", parameters=7e10, complete=True, model="Other")
+    (p / "results.json").write_text(json.dumps(res))
+    after = make_report([p], out=None, stream=None)
+    assert after["rows"] == before["rows"]
+    run = load_runs([p])[0]
+    assert (run.split, run.parameters, run.complete, run.n_missing, run.name) == ("lite", None, False, 1,
+                                                                                  "M [circular]")

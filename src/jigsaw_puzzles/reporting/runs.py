@@ -150,18 +150,21 @@ def load_run(path: str | os.PathLike) -> RunSummary:
         notes.append(f"{derived.legacy} records hold no stored verdict (written before verdicts were stored): "
                      "judged by this package's reader")
     metrics = {k: v for k, v in derived.metrics.items() if k != "overall"}  # Overall: from the entries shown
-    model = res.get("model") or (run.get("model") if isinstance(run.get("model"), str) else None) or path.name
+    def said(key):  # what run.json (the run's identity) says, then results.json: never a number of the table
+        return (run.get(key) if isinstance(run.get(key), str) else None) or res.get(key)
+
+    model = said("model") or path.name
     name = Path(model).name if (os.sep in model and Path(model).exists()) else model
     name += Variant.from_dict(run.get("variant")).tag  # e.g. "qwen [cot]": variants of one model side by side
-    params = run.get("parameters", res.get("parameters"))
+    params = run.get("parameters")  # recorded by the backend in run.json (results.json only copies it)
     if params is not None and not (_number(params) and params >= 0):  # 0: the built-in baselines
         notes.append(f"parameter count {params!r} ignored (not a positive number)")
         params = None
     dataset = run.get("dataset") if isinstance(run.get("dataset"), dict) else {}
     skipped = {c: (why if isinstance(why, dict) else {"reason": str(why)})
                for c, why in (res.get("skipped") or run.get("skipped") or {}).items()}
-    return RunSummary(path=path, name=name, model=model, backend=res.get("backend") or run.get("backend"),
-                      split=res.get("split") or run.get("split"), parameters=params or None, metrics=metrics,
+    return RunSummary(path=path, name=name, model=model, backend=said("backend"),
+                      split=said("split"), parameters=params or None, metrics=metrics,
                       skipped=skipped,
                       complete=res.get("complete", True) if derived.complete is None else derived.complete,
                       n_missing=int(res.get("n_missing") or 0) if derived.n_missing is None else derived.n_missing,
