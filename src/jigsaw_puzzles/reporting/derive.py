@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..generation.circular import circular_aggregate, is_rotation, parse_rotation
-from ..inference.rundir import RunDir
+from ..inference.rundir import RunDir, read_predictions
 from ..inference.runner import stored_verdict
 from ..scoring.score import aggregate, score_items
 from ..spec import is_config
@@ -64,7 +64,14 @@ def derive(path, run: dict | None = None) -> Derived:
     ``ValueError`` (one line) for a record the metric cannot read."""
     rundir = RunDir(path)
     run = (rundir.read_run() or {}) if run is None else run
-    records = rundir.load_predictions()
+    records: dict[str, dict] = {}  # as RunDir.load_predictions and errored_ids, in one pass over the files
+    errored: set[str] = set()
+    for f in [rundir.predictions, *rundir.shards()]:
+        for rec in read_predictions(f):
+            if rec.get("error"):
+                errored.add(rec["id"])
+            else:
+                records.setdefault(rec["id"], rec)
     variant = run.get("variant") if isinstance(run.get("variant"), dict) else {}
     circular = bool(variant.get("circular")) or any(is_rotation(i) for i in records)
     ids, items, refs, configs, legacy = [], [], [], [], 0
@@ -72,7 +79,7 @@ def derive(path, run: dict | None = None) -> Derived:
     count: dict[str, int] = {}
     for item_id, rec in records.items():
         config, ref = rec.get("config"), rec.get("answer")
-        if not isinstance(config, str) or not is_config(config):
+        if config not in count and (not isinstance(config, str) or not is_config(config)):
             raise ValueError(f"record {item_id!r} names config {config!r}, not a config of this package")
         if not isinstance(ref, str):
             raise ValueError(f"record {item_id!r} has no reference answer ({ref!r})")
@@ -96,7 +103,7 @@ def derive(path, run: dict | None = None) -> Derived:
         if isinstance(metrics.get(c), dict):
             metrics[c].update(tally)
     asked = _asked(run, records)
-    errored = rundir.errored_ids() - set(records)
+    errored -= set(records)
     if asked is None:
         return Derived(metrics, len(records), None, None, len(errored), circular=circular, legacy=legacy)
     if all(isinstance(v, set) for v in asked.values()):
