@@ -198,7 +198,7 @@ def test_overall_not_compared_says_why_in_its_own_terms(tmp_path):
     text = format_comparison(compare(a, b))
     line = next(x for x in text.splitlines() if x.startswith("Overall not compared"))
     assert "the runs do not share all seven" not in text
-    assert "2 of them are not answered by both runs: MPS Hard (neither run), AD (neither run)" in line
+    assert "2 of them are not answered by both runs: MPS Hard (answered by neither), AD (answered by neither)" in line
     assert "A mean over the 5 they share would not be the table's Overall" in line
 
 
@@ -251,3 +251,11 @@ def test_results_json_identity_fields_change_nothing_the_report_shows(rows, tmp_
     run = load_runs([p])[0]
     assert (run.split, run.parameters, run.complete, run.n_missing, run.name) == ("lite", None, False, 1,
                                                                                   "M [circular]")
+
+
+def test_overall_not_compared_names_the_run_that_lacks_a_config(tmp_path):
+    seven = {c: [k < 5 for k in range(10)] for c in PAPER_CONFIGS if c != "anomaly_detection"}
+    a = _verdict_run(tmp_path / "a", seven)
+    b = _verdict_run(tmp_path / "b", {c: v for c, v in seven.items() if c != "order_restoration"})
+    line = next(x for x in format_comparison(compare(a, b)).splitlines() if x.startswith("Overall not compared"))
+    assert "AD (answered by neither), OR (answered by A only)" in line

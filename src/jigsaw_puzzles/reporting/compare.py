@@ -182,7 +182,8 @@ def _overall_missing(result: dict) -> str:
     missing = result.get("overall_missing") or {}
     said = []
     for c, lacking in missing.items():
-        who = "neither run" if len(lacking) == 2 else f"not by {lacking[0]}" if lacking else "no shared item"
+        who = "answered by neither" if len(lacking) == 2 else \
+            f"answered by {'B' if lacking == ['A'] else 'A'} only" if lacking else "no item answered by both"
         said.append(f"{CONFIGS[c].short} ({who})")
     return (f"\nOverall not compared: the Table-2 Overall is the mean of all seven Table-2 configs, and "
             f"{len(missing)} of them {'is' if len(missing) == 1 else 'are'} not answered by both runs: "
