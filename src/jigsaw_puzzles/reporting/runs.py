@@ -143,9 +143,10 @@ def load_run(path: str | os.PathLike) -> RunSummary:
     else:
         why = disagreement(res, derived)
         if why:
+            rewrite = "the human app rewrites it at the next answer" if live_human else \
+                "`eval` with the same --out rewrites it from them"
             raise UserError(f"{rundir.results_json} does not match the run's records: {why}; left out (the report "
-                            "derives every number from predictions.jsonl; `eval` with the same --out rewrites "
-                            "results.json from them)")
+                            f"derives every number from predictions.jsonl; {rewrite})")
     if derived.legacy:
         notes.append(f"{derived.legacy} records hold no stored verdict (written before verdicts were stored): "
                      "judged by this package's reader")
