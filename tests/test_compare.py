@@ -1,7 +1,6 @@
 """Comparing runs (issue #12 part 2): paired tests on the same items, checked where the answer is known."""
 from __future__ import annotations
 
-import json
 import math
 
 import pytest
@@ -11,7 +10,7 @@ from jigsaw_puzzles.cli import main
 from jigsaw_puzzles.reporting.compare import compare, mcnemar_exact
 from jigsaw_puzzles.errors import UsageError
 from jigsaw_puzzles.inference import evaluate_model
-from jigsaw_puzzles.scoring.score import score
+from fixtures.runs import write_records_run
 from jigsaw_puzzles.spec import CONFIGS, PAPER_CONFIGS
 
 NO_CLIP = [c for c in CONFIGS if c != "missing_piece_selection_hard"]
@@ -20,21 +19,12 @@ REF = {"anomaly_detection": "Judgment: A\nError Position:\nError Type:", "order_
 
 
 def write_run(path, verdicts: dict[str, list[bool]], fingerprint="0123456789abcdef", answer="A"):
-    """A run directory whose predictions have the given per-item verdicts (as `eval` writes them), and a run.json
-    with the datasets' fingerprints (None: none recorded)."""
-    path.mkdir(parents=True)
-    with open(path / "predictions.jsonl", "w") as f:
-        for config, values in verdicts.items():
-            for k, ok in enumerate(values):
-                f.write(json.dumps({"id": f"{config}/{k:016x}", "config": config, "output": "A", "answer": answer,
-                                    "correct": ok}) + "\n")
-    prints = {} if fingerprint is None else {c: fingerprint for c in verdicts}
-    (path / "run.json").write_text(json.dumps({"model": path.name, "dataset": {"fingerprints": prints}}))
-    refs = [REF.get(c, "A") for c, values in verdicts.items() for _ in values]  # results.json, for the table
-    preds = [ref if ok else "no idea" for ref, ok in zip(refs, [v for values in verdicts.values() for v in values])]
-    metrics = score(preds, refs, [c for c, values in verdicts.items() for _ in values])
-    (path / "results.json").write_text(json.dumps({"model": path.name, "split": "lite", "metrics": metrics}))
-    return path
+    """A run directory whose records have the given per-item verdicts (judged by the real reader, as `eval` writes
+    them), and a run.json with the datasets' fingerprints (None: none recorded)."""
+    records = [{"id": f"{config}/{k:016x}", "config": config, "output": REF.get(config, answer) if ok else "no idea",
+                "answer": REF.get(config, answer)}
+               for config, values in verdicts.items() for k, ok in enumerate(values)]
+    return write_records_run(path, path.name, records, fingerprint=fingerprint)
 
 
 def test_mcnemar_exact_matches_the_binomial_formula():

@@ -9,7 +9,7 @@ import pytest
 from jigsaw_puzzles.errors import UsageError
 from jigsaw_puzzles.inference import RunDir
 from jigsaw_puzzles.reporting.report import COLUMNS, LABELS, TABLE_CONFIGS, load_runs, make_report, parse_params, table_rows
-from jigsaw_puzzles.scoring.score import score
+from fixtures.runs import write_records_run
 
 CONFIGS = list(TABLE_CONFIGS) + ["order_generation"]
 REF = {"missing_piece_selection_easy": "A", "missing_piece_selection_hard": "B", "piece_localization_easy": "A",
@@ -18,25 +18,26 @@ REF = {"missing_piece_selection_easy": "A", "missing_piece_selection_hard": "B",
 
 
 def write_run(path, model, accs: dict, n=20, params=None, split="lite", skipped=None, fingerprint="f0",
-              refs_of=None, wrong="no idea", **results):
-    """A run dir whose per-config accuracy is accs[config] (% of n items right), scored by the real metric,
-    written through RunDir (the one owner of the run directory's layout). ``refs_of(config, i)`` gives the i-th
-    reference (default: REF[config] for every item); ``fingerprint`` is the datasets' fingerprint in run.json."""
-    preds, refs, cfgs = [], [], []
+              refs_of=None, wrong="no idea", missing=0, errored=0, finishes=None, status="complete"):
+    """A run dir whose per-config accuracy is accs[config] (% of n items right): records judged by the real reader
+    (:func:`fixtures.runs.write_records_run`). ``refs_of(config, i)`` gives the i-th reference (default: REF[config]
+    for every item); ``fingerprint`` is the datasets' fingerprint in run.json; ``missing`` rows of the first config
+    were asked and not answered, ``errored`` of them ended in an error; ``finishes`` = config -> finish per item."""
+    records, errors, asked = [], [], {}
     for c, a in accs.items():
         k = round(a * n / 100)
         for i in range(n):
             ref = refs_of(c, i) if refs_of else REF[c]
-            refs.append(ref)
-            cfgs.append(c)
-            preds.append(ref if i < k else wrong)
-    metrics = score(preds, refs, cfgs)
-    rundir = RunDir(path)
-    rundir.write_run({"model": model, "backend": "transformers", "split": split, "parameters": params,
-                      "dataset": {"fingerprints": {c: fingerprint for c in accs}} if fingerprint else {}})
-    rundir.write_results({"model": model, "backend": "transformers", "split": split, "metrics": metrics,
-                          "skipped": skipped or {}, "complete": True, **results})
-    return path
+            finish = (finishes or {}).get(c, [None] * n)[i]
+            records.append({"id": f"{c}/{i:04x}", "config": c, "output": ref if i < k else wrong, "answer": ref,
+                            "finish": finish})
+        asked[c] = n
+    if missing:
+        c = next(iter(accs))
+        asked[c] += missing
+        errors = [{"id": f"{c}/{n + i:04x}", "config": c, "answer": REF[c]} for i in range(errored)]
+    return write_records_run(path, model, records, split=split, fingerprint=fingerprint, asked=asked,
+                             status=status, skipped=skipped, params=params, errored=errors)
 
 
 @pytest.fixture
@@ -129,7 +130,7 @@ def test_duplicate_model_names_are_disambiguated(tmp_path):
 
 
 def test_an_incomplete_run_says_how_many_items_errored(tmp_path):
-    p = write_run(tmp_path / "a", "A", {c: 40.0 for c in CONFIGS}, complete=False, n_missing=3, n_errors=2)
+    p = write_run(tmp_path / "a", "A", {c: 40.0 for c in CONFIGS}, missing=3, errored=2)
     res = make_report([p], out=tmp_path / "rep", stream=None, plots=False)
     assert "| A (incomplete: 3 items unanswered, 2 errored) |" in res["markdown"]
     with open(tmp_path / "rep" / "report.csv") as f:
@@ -164,25 +165,26 @@ def test_a_folder_without_results_is_listed_as_not_run_and_the_rest_reported(tmp
 
 
 @pytest.mark.parametrize("field,value,why", [
-    ("accuracy", 250.0, "accuracy 250.0 is not a percentage in [0, 100]"),
-    ("accuracy", float("nan"), "accuracy nan is not a percentage"),
-    ("accuracy", "40", "accuracy '40' is not a percentage"),
-    ("n", -3, "n -3 is not a count"),
-    ("correct", 19, "accuracy 40.0 is not correct / n = 19/20"),
-    ("invalid_rate", 130.0, "invalid_rate 130.0 is not a percentage"),
+    ("accuracy", 250.0, "it says order_restoration accuracy 250.00, its records give 40.00"),
+    ("accuracy", float("nan"), "it says order_restoration accuracy nan, its records give 40.00"),
+    ("accuracy", "40", "it says order_restoration accuracy '40', its records give 40.00"),
+    ("n", -3, "it says order_restoration n -3, its records give 20"),
+    ("correct", 19, "it says order_restoration correct 19, its records give 8"),
+    ("invalid_rate", 130.0, "it says order_restoration invalid_rate 130.00, its records give 60.00"),
 ])
-def test_results_are_validated_and_what_is_left_out_is_said(tmp_path, capsys, field, value, why):
+def test_results_that_disagree_with_the_records_leave_the_run_out_saying_why(tmp_path, capsys, field, value, why):
     import json
 
+    good = write_run(tmp_path / "good", "Good", {c: 40.0 for c in CONFIGS})
     p = write_run(tmp_path / "a", "A", {c: 40.0 for c in CONFIGS})
     res = json.loads((p / "results.json").read_text())
     res["metrics"]["order_restoration"][field] = value
     (p / "results.json").write_text(json.dumps(res))
-    code, out, err = _report(tmp_path, capsys, p, "--out", tmp_path / "rep", "--no-plots")
+    code, out, err = _report(tmp_path, capsys, good, p, "--out", tmp_path / "rep", "--no-plots")
     assert code == 0, err
-    row = next(line for line in out.splitlines() if line.startswith("| A |"))
-    assert "250" not in row and "nan" not in row and row.count("40.00") == 8  # OR left out: 6 tasks, Overall over them, OG
-    assert f"A: order_restoration left out: {why}" in out
+    assert not any(line.startswith("| A |") for line in out.splitlines())  # left out, not shown with a hole
+    line = next(line for line in out.splitlines() if line.startswith(f"Not in the table: {p / 'results.json'}"))
+    assert f"does not match the run's records: {why};" in line
 
 
 @pytest.mark.parametrize("corrupt,why", [({"metrics": [1, 2]}, "'metrics' is a list, not an object"),
@@ -203,17 +205,13 @@ def test_a_type_corrupted_results_file_is_one_line_not_a_traceback(tmp_path, cap
 
 
 def test_a_participant_without_results_is_named_not_silently_dropped(tmp_path, capsys):
-    import json
 
     root = tmp_path / "human"
     root.mkdir()
     (root / "human.json").write_text("{}")
     people = root / "participants"
     for pid in ("p01", "p02"):
-        d = write_run(people / pid, f"Human ({pid})", {c: 40.0 for c in CONFIGS})
-        with open(d / "predictions.jsonl", "w") as f:
-            f.write(json.dumps({"id": "order_restoration/0", "config": "order_restoration", "extracted": "D",
-                                "answer": "D", "correct": True}) + "\n")
+        write_run(people / pid, f"Human ({pid})", {c: 40.0 for c in CONFIGS})
     (people / "p02" / "results.json").unlink()
     code, out, err = _report(tmp_path, capsys, root, "--out", tmp_path / "rep", "--no-plots")
     assert code == 0, err
@@ -222,13 +220,10 @@ def test_a_participant_without_results_is_named_not_silently_dropped(tmp_path, c
 
 
 def test_unreadable_answers_are_shown_with_n_and_invalid_rate_and_flagged(tmp_path, capsys):
-    import json
 
     p = write_run(tmp_path / "a", "A", {c: (0.0 if c in ("order_restoration", "anomaly_detection") else 60.0)
-                                        for c in CONFIGS}, n=13)
-    res = json.loads((p / "results.json").read_text())
-    res["metrics"]["order_restoration"].update(truncated=4, empty=2)  # the eval's counts (absent: 0)
-    (p / "results.json").write_text(json.dumps(res))
+                                        for c in CONFIGS}, n=13,
+                  finishes={"order_restoration": ["truncated"] * 4 + ["empty"] * 2 + [None] * 7})
     code, out, err = _report(tmp_path, capsys, p, "--out", tmp_path / "rep", "--no-plots")
     md = (tmp_path / "rep" / "report.md").read_text()
     for text in (out, md):
@@ -244,7 +239,7 @@ def test_unreadable_answers_are_shown_with_n_and_invalid_rate_and_flagged(tmp_pa
 
 def test_baseline_rows_come_from_the_items_whatever_the_order(tmp_path):
     full = write_run(tmp_path / "full", "Full", {c: 40.0 for c in CONFIGS})
-    part = write_run(tmp_path / "part", "Part", {"order_restoration": 40.0}, n=3, complete=False, n_missing=137)
+    part = write_run(tmp_path / "part", "Part", {"order_restoration": 40.0}, n=3, missing=137)
     rows_a = table_rows(load_runs([part, full]))
     rows_b = table_rows(load_runs([full, part]))
     base = [r for r in rows_a if r["kind"] == "baseline"]
@@ -324,9 +319,7 @@ def test_task_bars_have_intervals_marks_and_say_split_and_n(tmp_path, monkeypatc
     monkeypatch.setattr(Figure, "savefig", spy)
     accs = {c: 40.0 for c in CONFIGS if c != "missing_piece_selection_hard"}
     a = write_run(tmp_path / "random", "random", accs, n=13, skipped={"missing_piece_selection_hard": {"reason": "x"}})
-    b = write_run(tmp_path / "b", "B", {c: 40.0 for c in CONFIGS}, n=13, complete=False, n_missing=4)
-    RunDir(b).write_run({"model": "B", "split": "lite", "dataset": {"fingerprints": {c: "f0" for c in CONFIGS},
-                                                                    "selected": {c: 20 for c in CONFIGS}}})
+    b = write_run(tmp_path / "b", "B", {c: 40.0 for c in CONFIGS}, n=13, missing=7)  # MPS Easy: 13 of 20
     make_report([a, b], out=tmp_path / "rep", stream=None)
     assert "split lite" in seen["title"] and "n = 13" in seen["title"]
     assert "skipped" in seen["texts"] and seen["hatched"]  # B answered 13 of 20: partial

@@ -39,7 +39,7 @@ from ..prompts import option_lines
 from ..spec import CHOICE, LETTERS, get as get_spec
 
 __all__ = ["is_circular", "num_rotations", "rotation_id", "parse_rotation", "is_rotation", "rotate", "rotations",
-           "expand_dataset", "expand_datasets", "circular_aggregate", "circular_section"]
+           "expand_dataset", "expand_datasets", "circular_aggregate"]
 
 TAG = "#circ"
 _ID = re.compile(r"(.+)#circ([1-9][0-9]*)")
@@ -224,25 +224,3 @@ def circular_aggregate(ids: Sequence[str], items: Sequence, references: Sequence
             metrics[config]["circular"] = {**block, "rotations": k, "n_partial": len(by_item) - len(whole)}
     return metrics
 
-
-def circular_section(runs: Sequence) -> str:
-    """The report's "Circular evaluation" table (Markdown) for the runs that carry ``circular`` blocks (report
-    ``RunSummary``s); ``""`` when none does."""
-    lines = []
-    for run in runs:
-        for config, m in run.metrics.items():
-            block = m.get("circular") if isinstance(m, dict) else None
-            if not isinstance(block, dict):
-                continue
-            crit = block.get("critical_value")
-            lines.append(f"| {run.name} | `{config}` | {block['rotations']} | {block['n']} | {m['accuracy']:.2f} | "
-                         f"{block['accuracy']:.2f} | {block['chance']:.4g} | "
-                         f"{'-' if crit is None or crit != crit else f'{crit:.2f}'} |")
-    if not lines:
-        return ""
-    return ("\n### Circular evaluation\n\n| run | config | rotations | n | plain | circular | circular chance | "
-            "↑ chance (p < 0.05) |\n|---|---|---:|---:|---:|---:|---:|---:|\n" + "\n".join(lines) +
-            "\n\nCircular = the share of items answered right under every rotation of their options (MMBench's "
-            "CircularEval); plain = rotation 0 alone. Chance = the product of the rotations' chances (1/k^k); "
-            "↑ = the smallest circular accuracy that beats it at p < 0.05 (exact; '-' when even n of n would "
-            "not).\n")

@@ -11,6 +11,15 @@ Items are paired only where both runs answered the same content: per config the 
 comparison is refused with one line (two seeds, sources or generator versions reuse ids for other items). Every
 config both runs answered is compared, grid and rotated configs included; one answered by one run only is named.
 
+Circular runs (``eval --circular``): when both runs are circular, a multiple-choice config is compared on its
+circular verdicts, paired item by item (an item is right iff every rotation of its options was answered right; an
+item without every rotation answered in both runs is left out), the other configs on their one answer; when only
+one is, both are compared on the items as asked (rotation 0). The table says which.
+
+The verdict (``significant``) is McNemar's exact p; the interval is a paired-bootstrap percentile interval. They can
+disagree when few items differ (five, all one way: every resampled difference is positive, but p = 0.0625): a row
+where they do is marked and the note under the table says why.
+
 Overall (the paper's Table-2 Overall: the mean of the seven Table-2 configs' accuracies): the difference, a 95%
 interval and a two-sided p-value from a paired bootstrap that resamples items within each config (stratified).
 Bootstrap draws come from ``numpy.random.default_rng(seed)``: the same runs give the same figures.
@@ -24,7 +33,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..generation.circular import is_rotation
+from ..generation.circular import is_circular, num_rotations, parse_rotation
 from ..errors import UsageError
 from ..inference.rundir import RunDir
 from ..spec import CONFIGS, PAPER_CONFIGS, is_config
@@ -52,6 +61,7 @@ class Paired:
     only_b: int
     p_value: float
     ci: tuple[float, float]
+    circular: bool = False  # circular verdicts (every rotation right), not rotation 0 alone
 
     @property
     def diff(self) -> float:
@@ -61,20 +71,39 @@ class Paired:
     def significant(self) -> bool:
         return self.p_value < ALPHA
 
+    @property
+    def split_verdict(self) -> bool:
+        """The interval and the exact test disagree (the interval excludes 0 and p >= 0.05, or the reverse)."""
+        return (self.ci[0] > 0 or self.ci[1] < 0) != self.significant
 
-def _verdicts(path: str | os.PathLike) -> tuple[dict[str, dict[str, tuple[bool, object]]], dict]:
-    """(config -> item id -> (correct, reference), dataset fingerprints) of a run directory."""
+
+def _verdicts(path: str | os.PathLike) -> tuple[dict, dict | None, dict]:
+    """(config -> item id -> (correct, reference) for the items as asked, config -> item id -> circular verdict
+    (None for a run that is not circular), dataset fingerprints) of a run directory."""
     rundir = RunDir(path)
     if not rundir.path.is_dir():
         raise UsageError(f"{path}: no such run directory")
+    records = rundir.load_predictions()
+    run = rundir.read_run() or {}
+    variant = run.get("variant") if isinstance(run.get("variant"), dict) else {}
+    circular = bool(variant.get("circular"))
     out: dict[str, dict[str, tuple[bool, object]]] = {}
-    for item_id, rec in rundir.load_predictions().items():
-        if is_rotation(item_id):  # a circular run's items as asked (rotation 0): rotations are not independent items
-            continue
-        out.setdefault(str(rec.get("config")), {})[item_id] = (bool(rec.get("correct")), rec.get("answer"))
-    dataset = (rundir.read_run() or {}).get("dataset")
+    turns: dict[str, dict[str, dict[int, bool]]] = {}
+    for item_id, rec in records.items():
+        config = str(rec.get("config"))
+        base, r = parse_rotation(item_id)
+        circular = circular or r > 0
+        if r == 0:  # the item as asked: a circular run's rotations are not independent items
+            out.setdefault(config, {})[item_id] = (bool(rec.get("correct")), rec.get("answer"))
+        if is_config(config) and is_circular(config):
+            turns.setdefault(config, {}).setdefault(base, {})[r] = bool(rec.get("correct"))
+    whole = None
+    if circular:
+        whole = {c: {i: all(g.values()) for i, g in by.items() if sorted(g) == list(range(num_rotations(c)))}
+                 for c, by in turns.items()}
+    dataset = run.get("dataset")
     fingerprints = dataset.get("fingerprints") if isinstance(dataset, dict) else None
-    return out, fingerprints if isinstance(fingerprints, dict) else {}
+    return out, whole, fingerprints if isinstance(fingerprints, dict) else {}
 
 
 def _same_items(run_a, run_b, config: str, a: dict, b: dict, fa: dict, fb: dict, ids: list[str]) -> None:
@@ -103,7 +132,8 @@ def compare(run_a: str | os.PathLike, run_b: str | os.PathLike, draws: int = 200
             seed: int = 0) -> dict:
     """``{"configs": [Paired, ...], "overall": {...} | None, "a": path, "b": path, "only": {...}}`` on the shared
     items; ``UsageError`` when the runs answered other items under the same ids."""
-    (a, fa), (b, fb) = _verdicts(run_a), _verdicts(run_b)
+    (a, ca, fa), (b, cb, fb) = _verdicts(run_a), _verdicts(run_b)
+    both_circular = ca is not None and cb is not None
     rng = np.random.default_rng(seed)
     rows, shared = [], {}
     present = set(a) | set(b)
@@ -114,12 +144,17 @@ def compare(run_a: str | os.PathLike, run_b: str | os.PathLike, draws: int = 200
         if not ids:
             continue
         _same_items(run_a, run_b, config, a[config], b[config], fa, fb, ids)
-        va = np.array([a[config][i][0] for i in ids], dtype=float)
-        vb = np.array([b[config][i][0] for i in ids], dtype=float)
+        circ = both_circular and config in ca and config in cb
+        if circ:  # paired on the circular verdicts of the items with every rotation answered in both
+            ids = [i for i in ids if i in ca[config] and i in cb[config]]
+            if not ids:
+                continue
+        va = np.array([ca[config][i] if circ else a[config][i][0] for i in ids], dtype=float)
+        vb = np.array([cb[config][i] if circ else b[config][i][0] for i in ids], dtype=float)
         shared[config] = (va, vb)
         only_a, only_b = int(((va == 1) & (vb == 0)).sum()), int(((va == 0) & (vb == 1)).sum())
         rows.append(Paired(config, len(ids), 100 * va.mean(), 100 * vb.mean(), only_a, only_b,
-                           mcnemar_exact(only_a, only_b), _bootstrap_ci(vb - va, rng, draws)))
+                           mcnemar_exact(only_a, only_b), _bootstrap_ci(vb - va, rng, draws), circ))
     if not rows:
         raise UsageError(f"{run_a} and {run_b} share no answered item: compare runs on the same split, seed and "
                          f"photos")
@@ -136,24 +171,58 @@ def compare(run_a: str | os.PathLike, run_b: str | os.PathLike, draws: int = 200
         p = float(min(1.0, 2 * min((boot <= 0).mean(), (boot >= 0).mean())))
         overall = {"diff": diff, "ci": (float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))),
                    "p_value": p, "significant": p < ALPHA}
-    return {"a": str(run_a), "b": str(run_b), "configs": rows, "overall": overall, "only": only}
+    missing = {c: [who for who, have in (("A", a), ("B", b)) if c not in have]
+               for c in PAPER_CONFIGS if c not in shared}
+    return {"a": str(run_a), "b": str(run_b), "configs": rows, "overall": overall, "only": only,
+            "circular": {"a": ca is not None, "b": cb is not None}, "overall_missing": missing}
+
+
+def _overall_missing(result: dict) -> str:
+    """Why the Overall was not compared, in its own terms: which Table-2 configs are not answered by both."""
+    missing = result.get("overall_missing") or {}
+    said = []
+    for c, lacking in missing.items():
+        who = "answered by neither" if len(lacking) == 2 else \
+            f"answered by {'B' if lacking == ['A'] else 'A'} only" if lacking else "no item answered by both"
+        said.append(f"{CONFIGS[c].short} ({who})")
+    return (f"\nOverall not compared: the Table-2 Overall is the mean of all seven Table-2 configs, and "
+            f"{len(missing)} of them {'is' if len(missing) == 1 else 'are'} not answered by both runs: "
+            f"{', '.join(said)}. A mean over the {len(PAPER_CONFIGS) - len(missing)} they share would not be the "
+            "table's Overall; compare the configs above.")
 
 
 def format_comparison(result: dict) -> str:
     """Markdown: one row per config and the overall, B - A with its interval and p-value."""
-    lines = [f"**A** = `{result['a']}`, **B** = `{result['b']}`: B - A, paired on the items both answered", "",
-             "| config | n | A | B | B - A | 95% CI | only A right | only B right | p (McNemar exact) | |",
-             "|---|---:|---:|---:|---:|---|---:|---:|---:|---|"]
+    lines = [f"**A** = `{result['a']}`, **B** = `{result['b']}`: B - A, paired on the items both answered", ""]
+    circ = result.get("circular") or {}
+    if circ.get("a") and circ.get("b"):
+        lines += [("Both runs are circular: a config marked (circular) is compared on its circular verdicts (an "
+                   "item is right only if every rotation of its options was), paired item by item; the others on "
+                   "their one answer."), ""]
+    elif circ.get("a") or circ.get("b"):
+        lines += [(f"{'A' if circ.get('a') else 'B'} is circular and the other is not: both are compared on the "
+                   "items as asked (rotation 0)."), ""]
+    lines += ["| config | n | A | B | B - A | 95% CI | only A right | only B right | p (McNemar exact) | |",
+              "|---|---:|---:|---:|---:|---|---:|---:|---:|---|"]
     for r in result["configs"]:
-        lines.append(f"| `{r.config}` | {r.n} | {r.acc_a:.2f} | {r.acc_b:.2f} | {r.diff:+.2f} | "
-                     f"[{r.ci[0]:+.2f}, {r.ci[1]:+.2f}] | {r.only_a} | {r.only_b} | {r.p_value:.4f} | "
-                     f"{'significant' if r.significant else ''} |")
+        mark = " §" if r.split_verdict else ""
+        lines.append(f"| `{r.config}`{' (circular)' if r.circular else ''} | {r.n} | {r.acc_a:.2f} | "
+                     f"{r.acc_b:.2f} | {r.diff:+.2f} | [{r.ci[0]:+.2f}, {r.ci[1]:+.2f}]{mark} | {r.only_a} | "
+                     f"{r.only_b} | {r.p_value:.4f} | {'significant' if r.significant else ''} |")
     o = result["overall"]
     if o is not None:
         lines.append(f"| **Overall** | | | | {o['diff']:+.2f} | [{o['ci'][0]:+.2f}, {o['ci'][1]:+.2f}] | | | "
                      f"{o['p_value']:.4f} (paired bootstrap) | {'significant' if o['significant'] else ''} |")
     else:
-        lines.append("\nOverall not compared: the runs do not share all seven Table-2 configs.")
+        lines.append(_overall_missing(result))
+    split = [r for r in result["configs"] if r.split_verdict]
+    if split:
+        lines.append(f"\n§ The interval and the test disagree on {', '.join(r.config for r in split)}. The verdict "
+                     "is McNemar's exact test, which reads only the items the runs disagree on (only A right, only "
+                     "B right): with few of them it cannot reach p < 0.05 (even 5 of 5 one way give p = 0.0625). "
+                     "The 95% CI is a paired-bootstrap percentile interval, which resamples the observed items and "
+                     "is too narrow when few items differ (every resample then leans one way). Read it as "
+                     "\"not shown\": more items would settle it.")
     for key in ("a", "b"):
         if result.get("only", {}).get(key):
             lines.append(f"\nNot compared, answered by {key.upper()} only: {', '.join(result['only'][key])}.")
@@ -168,7 +237,7 @@ def compare_many(run_dirs: Sequence[str | os.PathLike]) -> str:
 
 
 def compare_runs(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike | None = None) -> str:
-    """:func:`compare_many`, written to ``out/compare.md`` under the report's ``--out`` rules (:mod:`.report_out`:
+    """:func:`compare_many`, written to ``out/compare.md`` under the report's ``--out`` rules (:mod:`.out`:
     an existing compare.md is replaced only if an earlier report wrote it)."""
     from .out import ReportFolder
 

@@ -1,4 +1,5 @@
-"""The report's figures: per-task bars (95% intervals, skipped and partial columns marked, split and n said),
+"""The report's figures: per-task bars (95% intervals, skipped and partial columns marked, split and n said; a
+circular run's bars are its plain figures and a diamond marks its circular accuracy),
 the task correlation heatmap (paper Fig. 5) and accuracy vs parameter count (paper Fig. 6)."""
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 from typing import Sequence
 
 from .runs import RunSummary
+from ..generation.circular import is_circular
+from .sections import circular_value, has_circular
 from .table import (SHORT, TABLE_CONFIGS, _baseline_value, baseline_values, columns, item_groups, label)
 
 ORDER_GENERATION = "order_generation"
@@ -36,7 +39,7 @@ def plot_task_bars(runs: Sequence[RunSummary], path, rows: list[dict] | None = N
     x = np.arange(len(cols))
     width = 0.8 / max(1, len(runs))
     fig, ax = plt.subplots(figsize=(max(7.5, 1.1 * len(cols) + 0.25 * len(runs) * len(cols)), 5))
-    any_partial = any_skipped = False
+    any_partial = any_skipped = any_circular = False
     for k, r in enumerate(runs):
         pos = x - 0.4 + width * (k + 0.5)
         vals = [r.acc(c) if r.acc(c) is not None else np.nan for c in cols]
@@ -44,8 +47,16 @@ def plot_task_bars(runs: Sequence[RunSummary], path, rows: list[dict] | None = N
               for c, v in zip(cols, vals)]
         hi = [r.metrics[c]["ci_high"] - v if c in r.metrics and "ci_high" in r.metrics[c] else 0
               for c, v in zip(cols, vals)]
-        bars = ax.bar(pos, vals, width, label=r.name, yerr=[np.nan_to_num(lo), np.nan_to_num(hi)], capsize=2,
+        name = r.name + (" (plain, rotation 0)" if has_circular(r) else "")
+        bars = ax.bar(pos, vals, width, label=name, yerr=[np.nan_to_num(lo), np.nan_to_num(hi)], capsize=2,
                       error_kw={"elinewidth": 0.8, "ecolor": "0.25"})
+        if has_circular(r):  # the circular figure on the run's own bar: a diamond where it is multiple choice
+            circ = [circular_value(r.metrics, c) if c in r.metrics and is_circular(c) else None for c in cols]
+            keep = [(p, v) for p, v in zip(pos, circ) if v is not None]
+            if keep:
+                ax.scatter([p for p, _ in keep], [v for _, v in keep], marker="D", s=22, color="k", zorder=4, clip_on=False,
+                           label=None if any_circular else "circular (all rotations) of that run")
+                any_circular = True
         for bar, c, p in zip(bars, cols, pos):
             if r.partial(c):
                 bar.set_hatch("///")

@@ -1,11 +1,13 @@
 """``jigsaw-puzzles report``: the paper's Table 2 (+ Order Generation) over run directories, and plots.
 
 Rows = per set of items the baseline rows "Random Guessing", "↑ Random (p < 0.05)" and "Constant answer (best)"
-(from the items the runs answered, :mod:`.report_table`), then the runs; columns = MPS Easy/Hard, PL Easy/Hard,
+(from the items the runs answered, :mod:`.table`), then the runs; columns = MPS Easy/Hard, PL Easy/Hard,
 CV, AD, OR, Overall (mean of the seven, as in Table 2) and OG, then grid configs; a second table gives each
-config's n and invalid rate. Runs are read and validated by :mod:`.report_runs` (a folder that cannot be read is
-listed with its reason, the rest reported). Outputs (``--out DIR``, rules in :mod:`.report_out`): ``report.md``,
-``report.csv``, ``task_bars.png`` (per-task bars with 95% intervals), ``task_correlation.png`` +
+config's n and invalid rate. Every number is derived from each run's records (:mod:`.derive`; results.json is a
+cache, and a run whose results.json disagrees is left out saying why); runs are read by :mod:`.runs` (a folder that
+cannot be read is listed with its reason, the rest reported); a circular run gets circular rows and the strict
+reading is shown where the metric gives it (:mod:`.sections`). Outputs (``--out DIR``, rules in :mod:`.out`):
+``report.md``, ``report.csv``, ``task_bars.png`` (per-task bars with 95% intervals), ``task_correlation.png`` +
 ``task_correlation.csv`` (Pearson correlation between tasks across runs, paper Fig. 5; needs >= 3 runs),
 ``accuracy_vs_params.png`` (overall accuracy vs parameter count, log x, paper Fig. 6) and with ``--compare``
 ``compare.md`` (:mod:`.compare`).
@@ -17,8 +19,8 @@ import os
 import sys
 from typing import Sequence
 
-from ..generation.circular import circular_section
 from .out import ReportFolder
+from .sections import circular_section, strict_section
 from .plots import (ORDER_GENERATION, _plt, plot_correlation, plot_params, plot_task_bars, task_correlation,
                            write_correlation_csv)
 from .runs import (TABLE_CONFIGS, RunSummary, load_run, load_runs, name_runs, overall_accuracy,
@@ -49,7 +51,7 @@ def make_report(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike | 
     left_out: list = []
     runs = load_runs(run_dirs, params, left_out=left_out)
     rows = table_rows(runs)
-    md = format_markdown(runs, rows, left_out) + circular_section(runs)  # "" unless a run is circular
+    md = format_markdown(runs, rows, left_out) + circular_section(runs) + strict_section(runs, label)
     humans = {str(p): agreement(p) for p in run_dirs if is_human_test(p) and str(p) not in dict(left_out)}
     for where, agree in humans.items():
         md += (f"\n### Human agreement ({where})\n\n" + format_agreement(agree) + "\nHuman = the mean of the "

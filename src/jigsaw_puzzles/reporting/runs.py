@@ -1,29 +1,28 @@
-"""The runs a report reads: ``results.json`` (+ ``run.json``) of each run directory, validated.
+"""The runs a report reads: each run directory's records, ``run.json`` and ``results.json``, checked.
 
-A report believes no file blindly. A per-config entry whose numbers are not what the metric writes (an accuracy
-of 250 or NaN, a count that is not a count, an accuracy that disagrees with ``correct / n``) is left out of the
-table with its reason; a run whose ``results.json`` is missing (a run that never finished a session: "not run"),
-not JSON, or of the wrong shape is left out of the report with its reason, and the other runs are reported.
+A report believes no file blindly, and no number of ``results.json`` at all: every figure is re-derived from the
+run's per-item records (:mod:`.derive`), and a run whose ``results.json`` says otherwise (an edited or foreign
+file: an accuracy of 250, a chance of 90, a config the run never answered) is left out of the report with one line
+naming the number and why. A run whose ``results.json`` is missing (a run that never finished a session: "not
+run"), not JSON, or of the wrong shape is left out with its reason, and the other runs are reported.
 A human test folder becomes one run per participant and a pooled "Human" row; a participant without readable
 results is left out of both with its reason, never silently.
 """
 from __future__ import annotations
 
-import math
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable
 
 from ..errors import UsageError, UserError
 from ..inference.rundir import RunDir
-from ..spec import PAPER_CONFIGS, is_config
+from ..spec import PAPER_CONFIGS
 from ..generation.variants import Variant
+from .derive import UNSETTLED, derive, disagreement
 
 TABLE_CONFIGS = PAPER_CONFIGS
-RATES = ("invalid_rate", "ambiguous_rate", "chance", "ci_low", "ci_high")
-COUNTS = ("truncated", "empty")
 
 
 @dataclass
@@ -45,6 +44,8 @@ class RunSummary:
     selected: dict = field(default_factory=dict)  # config -> items the run was asked to answer (run.json)
     notes: list = field(default_factory=list)  # what was left out of this run's row, and why
     pooled: bool = False  # the pooled "Human" row (no items of its own)
+    circular: bool = False  # asked every multiple-choice item once per rotation of its options
+    missing: dict | None = None  # config -> rows asked but unanswered (None: run.json does not say what was asked)
 
     def acc(self, col: str) -> float | None:
         if col == "overall":
@@ -56,10 +57,9 @@ class RunSummary:
         return sum(1 for c in TABLE_CONFIGS if c in self.metrics)
 
     def partial(self, config: str) -> bool:
-        """The run answered fewer of this config's items than it was asked to (an incomplete run)."""
-        m = self.metrics.get(config) or {}
-        if config in self.selected and m.get("n") is not None:
-            return int(m["n"]) < int(self.selected[config])
+        """The run left some of this config's items (or, circular, some of their rotations) unanswered."""
+        if self.missing is not None:
+            return bool(self.missing.get(config))
         return not self.complete and config in self.metrics
 
 
@@ -89,37 +89,6 @@ def _number(v) -> bool:
 
 def _count(v) -> bool:
     return _number(v) and float(v) >= 0 and float(v) == int(v)
-
-
-def entry_problem(m) -> str | None:
-    """Why a results.json per-config entry cannot be shown (None when it can)."""
-    if not isinstance(m, dict):
-        return f"its entry is a {type(m).__name__}, not an object"
-    acc, n = m.get("accuracy"), m.get("n")
-    if not _number(acc) or not 0 <= acc <= 100:  # NaN fails both comparisons
-        return f"accuracy {acc!r} is not a percentage in [0, 100]"
-    if not _count(n) or n < 1:
-        return f"n {n!r} is not a count of items"
-    if "correct" in m:
-        k = m["correct"]
-        if not _count(k) or k > n:
-            return f"correct {k!r} is not a count of at most n = {n}"
-        if abs(acc - 100.0 * k / n) > 1e-6:
-            return f"accuracy {acc!r} is not correct / n = {k}/{n}"
-    for key in RATES:
-        if key in m and (not _number(m[key]) or not 0 <= m[key] <= 100):
-            return f"{key} {m[key]!r} is not a percentage in [0, 100]"
-    cv = m.get("critical_value")
-    if cv is not None and (not _number(cv) or not (math.isnan(cv) or 0 <= cv <= 100)):  # NaN: too few items
-        return f"critical_value {cv!r} is not a percentage in [0, 100]"
-    for key in COUNTS:
-        if key in m and (not _count(m[key]) or m[key] > n):
-            return f"{key} {m[key]!r} is not a count of at most n = {n}"
-    const = m.get("constant_baseline")
-    if const is not None and (not isinstance(const, dict) or not _number(const.get("accuracy"))
-                              or not 0 <= const["accuracy"] <= 100):
-        return f"constant_baseline {const!r} is not an answer with an accuracy in [0, 100]"
-    return None
 
 
 def _run_problem(res: dict) -> str | None:
@@ -161,29 +130,47 @@ def load_run(path: str | os.PathLike) -> RunSummary:
         run = rundir.read_run() or {}
     except UserError:
         run = {}
-    metrics, notes = {}, []
-    for k, v in res.get("metrics", res).items():
-        if k == "overall" or not is_config(k):
-            continue  # "overall" is recomputed from the entries shown; other keys of a bare dict are not configs
-        why = entry_problem(v)
+    try:
+        derived = derive(path, run)
+    except ValueError as err:
+        raise UserError(f"{rundir.predictions}: {err}") from None
+    notes = []
+    status = run.get("status")
+    live_human = run.get("backend") == "human"  # the human app rewrites results.json after every answer
+    if status in UNSETTLED and not live_human:  # results.json predates the answers of the session that did not end
+        notes.append(f"figures from its {derived.answered} answered records (run.json says {status!r}: "
+                     "results.json predates its last session)")
+    else:
+        why = disagreement(res, derived)
         if why:
-            notes.append(f"{k} left out: {why} (in {rundir.results_json})")
-        else:
-            metrics[k] = v
-    model = res.get("model") or (run.get("model") if isinstance(run.get("model"), str) else None) or path.name
+            rewrite = "the human app rewrites it at the next answer" if live_human else \
+                "`eval` with the same --out rewrites it from them"
+            raise UserError(f"{rundir.results_json} does not match the run's records: {why}; left out (the report "
+                            f"derives every number from predictions.jsonl; {rewrite})")
+    if derived.legacy:
+        notes.append(f"{derived.legacy} records hold no stored verdict (written before verdicts were stored): "
+                     "judged by this package's reader")
+    metrics = {k: v for k, v in derived.metrics.items() if k != "overall"}  # Overall: from the entries shown
+    def said(key):  # what run.json (the run's identity) says, then results.json: never a number of the table
+        return (run.get(key) if isinstance(run.get(key), str) else None) or res.get(key)
+
+    model = said("model") or path.name
     name = Path(model).name if (os.sep in model and Path(model).exists()) else model
     name += Variant.from_dict(run.get("variant")).tag  # e.g. "qwen [cot]": variants of one model side by side
-    params = run.get("parameters", res.get("parameters"))
+    params = run.get("parameters")  # recorded by the backend in run.json (results.json only copies it)
     if params is not None and not (_number(params) and params >= 0):  # 0: the built-in baselines
         notes.append(f"parameter count {params!r} ignored (not a positive number)")
         params = None
     dataset = run.get("dataset") if isinstance(run.get("dataset"), dict) else {}
     skipped = {c: (why if isinstance(why, dict) else {"reason": str(why)})
                for c, why in (res.get("skipped") or run.get("skipped") or {}).items()}
-    return RunSummary(path=path, name=name, model=model, backend=res.get("backend") or run.get("backend"),
-                      split=res.get("split") or run.get("split"), parameters=params or None, metrics=metrics,
-                      skipped=skipped, complete=res.get("complete", True),
-                      n_missing=int(res.get("n_missing") or 0), n_errors=int(res.get("n_errors") or 0),
+    return RunSummary(path=path, name=name, model=model, backend=said("backend"),
+                      split=said("split"), parameters=params or None, metrics=metrics,
+                      skipped=skipped,
+                      complete=res.get("complete", True) if derived.complete is None else derived.complete,
+                      n_missing=int(res.get("n_missing") or 0) if derived.n_missing is None else derived.n_missing,
+                      n_errors=derived.n_errors if derived.n_missing is not None else int(res.get("n_errors") or 0),
+                      circular=derived.circular, missing=derived.missing if derived.n_missing is not None else None,
                       fingerprints=dict(dataset.get("fingerprints") or {}), seed=run.get("seed"),
                       source=run.get("source"), selected=dict(dataset.get("selected") or {}), notes=notes)
 

@@ -14,6 +14,7 @@ import os
 from typing import Sequence
 
 from .runs import TABLE_CONFIGS, RunSummary
+from .sections import CIRCULAR_BASELINES, CIRCULAR_TAG, PLAIN_TAG, circular_value, has_circular
 from ..spec import ANOMALY_CHANCE_ALTERED, ANOMALY_CHANCE_UNCHANGED, CONFIGS, PAPER_CONFIGS, get as get_spec, is_config
 
 OPEN_ENDED = tuple(c for c in CONFIGS if c not in PAPER_CONFIGS)  # reported after "Overall"
@@ -90,6 +91,19 @@ def baseline_values(group: Sequence[RunSummary], col: str) -> dict:
             "n_altered": m.get("n_altered")}
 
 
+def circular_baselines(group: Sequence[RunSummary], col: str) -> dict:
+    """The circular chance and critical value of one column for the group's circular runs (a config asked once:
+    its plain figures), from the circular run that answered the most items; {} without a circular run."""
+    cands = [r for r in group if has_circular(r) and circular_value(r.metrics, col) is not None]
+    if not cands:
+        return {}
+    if col == "overall":
+        best = min(cands, key=lambda r: str(r.path))
+    else:
+        best = min(cands, key=lambda r: (-int(r.metrics[col].get("n") or 0), str(r.path), r.name))
+    return {key: circular_value(best.metrics, col, key) for key, _ in CIRCULAR_BASELINES}
+
+
 def _baseline_value(runs: Sequence[RunSummary], col: str, key: str) -> float | None:
     """One baseline figure for runs over the same items (kept for the analysis' figures)."""
     return baseline_values(runs, col).get(key)
@@ -133,19 +147,31 @@ def table_rows(runs: Sequence[RunSummary]) -> list[dict]:
                 if not row["answers"]:
                     continue  # runs scored before the metric computed it
             rows.append(row)
+        if any(has_circular(r) for r in group):
+            circ = {c: circular_baselines(group, c) for c in cols}
+            for key, name in CIRCULAR_BASELINES:
+                rows.append({"name": name + tag, "kind": "baseline", "split": group[0].split, **note,
+                             **{c: circ[c].get(key) for c in cols}})
     for r in runs:
-        row = {"name": r.name, "kind": "run", "split": r.split, "model": r.model, "backend": r.backend,
-               "parameters": r.parameters, "run_dir": str(r.path), "complete": r.complete,
+        circular = has_circular(r)
+        row = {"name": r.name + (PLAIN_TAG if circular else ""), "kind": "run", "split": r.split, "model": r.model,
+               "backend": r.backend, "parameters": r.parameters, "run_dir": str(r.path), "complete": r.complete,
                "n_missing": r.n_missing, "n_errors": r.n_errors, "counts": {}}
         for c in cols:
             row[c] = "skipped" if c in r.skipped else r.acc(c)
             m = r.metrics.get(c)
             if m:
                 row["counts"][c] = {"n": m.get("n"), "invalid_rate": m.get("invalid_rate"),
-                                    "truncated": int(m.get("truncated") or 0), "empty": int(m.get("empty") or 0)}
+                                    "truncated": int(m.get("truncated") or 0), "empty": int(m.get("empty") or 0),
+                                    "strict_accuracy": m.get("strict_accuracy")}
         if r.overall_tasks() < len(TABLE_CONFIGS) and row["overall"] is not None:
             row["overall_note"] = f"over {r.overall_tasks()} of {len(TABLE_CONFIGS)} tasks"
         rows.append(row)
+        if circular:  # the same run's circular figures, on a row of their own (its answers are counted once)
+            crow = {k: v for k, v in row.items() if k not in cols and k != "counts"}
+            crow.update(name=r.name + CIRCULAR_TAG, kind="circular",
+                        **{c: "skipped" if c in r.skipped else circular_value(r.metrics, c) for c in cols})
+            rows.append(crow)
     return rows
 
 
@@ -241,6 +267,12 @@ def format_markdown(runs: Sequence[RunSummary], rows: list[dict] | None = None, 
     if any(_dominated(r, c) for r in rows for c in cols):
         notes.append(f"‡ More than {DOMINANT:.0f}% of the answers could not be read (invalid): the accuracy says "
                      "more about the answer format than about the task.")
+    if any(r["kind"] == "circular" for r in rows):
+        notes.append(f"A circular run has two rows: '{PLAIN_TAG.strip(' ·')}' is its answers to the items as "
+                     f"asked (the figures of a plain run), '{CIRCULAR_TAG.strip(' ·')}' counts an item only if every "
+                     "rotation of its options was answered right (Anomaly Detection and Order Generation, not "
+                     "multiple choice, are asked once and keep their plain figure). Read the circular row against "
+                     "the 'circular' baseline rows (chance = the product of the rotations' chances).")
     notes += _skip_notes(runs)
     consts = [r for r in rows if r.get("answers")]
     for r in consts:
@@ -264,7 +296,9 @@ def write_csv(rows: list[dict], path: str | os.PathLike) -> None:
     configs = list(COLUMNS) + sorted({k for r in rows for k in r if k not in COLUMNS and is_config(k)})
     meta = ["name", "kind", "split", "model", "backend", "parameters", "complete", "n_missing", "n_errors"]
     counted = [c for c in configs if c != "overall"]
-    extra = [(c, k) for c in counted for k in ("n", "invalid_rate", "truncated", "empty")]
+    strict = any(k.get("strict_accuracy") is not None for r in rows for k in (r.get("counts") or {}).values())
+    keys = ("n", "invalid_rate", "truncated", "empty") + (("strict_accuracy",) if strict else ())
+    extra = [(c, k) for c in counted for k in keys]
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(meta + [label(c) for c in configs] + ["run_dir"] + [f"{label(c)} {k}" for c, k in extra])

@@ -1,0 +1,78 @@
+"""What re-deriving every number from the records costs the report (issue #27 section 4).
+
+Writes a paper-sized run directory (8 configs x ``--n`` records, each with the reader's verdict, as ``eval``
+writes them; optionally circular: every multiple-choice item once per rotation of its options) and times, best of
+``--repeat`` in one process:
+  * read     - reading ``results.json`` alone (what the report did before: the floor of any report)
+  * derive   - :func:`jigsaw_puzzles.reporting.derive.derive` (records -> every figure)
+  * load_run - the report's reading of the run: derive + the check against results.json
+  * report   - ``make_report`` without plots (the Markdown tables)
+
+    python benchmarks/report.py [--n 1100] [--repeat 3] [--circular]
+"""
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from fixtures.runs import write_records_run  # noqa: E402  (the tests' run writer: records judged by the reader)
+from jigsaw_puzzles.generation.circular import num_rotations, rotation_id  # noqa: E402
+from jigsaw_puzzles.reporting.derive import derive  # noqa: E402
+from jigsaw_puzzles.reporting.report import load_run, make_report  # noqa: E402
+from jigsaw_puzzles.spec import CONFIGS, LETTERS  # noqa: E402
+
+REF = {"anomaly_detection": "Judgment: A\nError Position:\nError Type:", "order_generation": "[2, 3, 1, 4]"}
+
+
+def records(n: int, circular: bool, seed: int = 0) -> list[dict]:
+    rng = random.Random(seed)
+    out = []
+    for c, spec in CONFIGS.items():
+        k = num_rotations(c) if circular else 1
+        for i in range(n):
+            for r in range(k):
+                ref = REF.get(c) or rng.choice(spec.letters)
+                guess = ref if rng.random() < 0.4 else (rng.choice(LETTERS[:spec.num_options]) if spec.num_options
+                                                        else "no idea")
+                out.append({"id": rotation_id(f"{c}/{i:016x}", r), "config": c, "answer": ref,
+                            "output": f"Let me look at the seams.\nAnswer: {guess}"})
+    return out
+
+
+def best(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1100)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--circular", action="store_true")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        recs = records(args.n, args.circular)
+        path = write_records_run(Path(tmp) / "run", "bench", recs, circular=args.circular)
+        figures = {
+            "read": best(lambda: json.loads((path / "results.json").read_text()), args.repeat),
+            "derive": best(lambda: derive(path), args.repeat),
+            "load_run": best(lambda: load_run(path), args.repeat),
+            "report": best(lambda: make_report([path], out=None, stream=None, plots=False), args.repeat),
+        }
+    print(f"{len(recs)} records ({len(CONFIGS)} configs x {args.n} items"
+          + (", every rotation" if args.circular else "") + f"), best of {args.repeat}:")
+    for name, s in figures.items():
+        print(f"  {name:9s} {s * 1000:9.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
