@@ -198,6 +198,9 @@ def main(argv=None):
     iw = np.triu_indices(len(whole), 1)
     print(f"whole images only: {len(whole)} images, {len(iw[0])} pairs (1 related), distances 0..20:",
           np.bincount(sub[iw], minlength=65)[:21].tolist())
+    embedded = whole[:len(originals)]
+    print("embedded photos only: nearest pair", int((sub[:len(embedded), :len(embedded)] + 64 * np.eye(len(embedded),
+                                                     dtype=np.uint8)).min()))
     print(f"fingerprint: {fp['hashing_ms']:.1f} ms per image; all {fp['images']}x{fp['images']} distances "
           f"{fp['compare_s']:.2f} s")
 

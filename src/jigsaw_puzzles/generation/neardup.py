@@ -79,7 +79,7 @@ def distances(queries: np.ndarray, references: np.ndarray) -> np.ndarray:
     """``(len(queries), len(references))`` distances between fingerprints (``(n, K)`` arrays): the least Hamming
     distance from either photo's whole-photo hash to any hash of the other's fingerprint."""
     queries, references = np.atleast_2d(queries), np.atleast_2d(references)
-    out = np.empty((len(queries), len(references)), dtype=np.int64)
+    out = np.empty((len(queries), len(references)), dtype=np.uint8)
     step = max(1, 200_000 // max(1, len(references) * len(CROPS)))
     for start in range(0, len(queries), step):
         q = queries[start:start + step]
@@ -115,21 +115,24 @@ def keep_originals(candidates: list, keep: frozenset, bits: int) -> list:
     export's), else the smallest source id, whatever the file order. Each dropped record gets its reason (the kept
     photo it copies); the kept ones are marked accepted and returned (sources)."""
     candidates = sorted(candidates, key=lambda c: (c[0].source_id not in keep, c[0].source_id, c[0].relpath))
-    if not candidates:
-        return []
-    table = distances(np.stack([fp for _, fp, _ in candidates]), np.stack([fp for _, fp, _ in candidates]))
-    kept: list[int] = []
-    for i, (source, _, record) in enumerate(candidates):
-        twin = next((k for k in kept if candidates[k][0].source_id == source.source_id), None)
-        near = next((k for k in kept if table[i, k] <= bits), None)
-        if twin is not None or near is not None:
-            other = candidates[twin if twin is not None else near][0]
-            record.reason = (f"exact duplicate of {other.relpath} ({other.source_id})" if twin is not None else
-                             f"near duplicate of {other.relpath} ({other.source_id}"
-                             f"{', already in the benchmark' if other.source_id in keep else ''}): "
-                             f"pHash distance {table[i, near]} <= {bits} (a re-encoded, resized, cropped or "
-                             f"re-toned copy)")
+    kept: list = []  # (source, fingerprint), in the order above: the first of a group is the one that stays
+    by_id: dict = {}
+    fps = np.zeros((len(candidates), len(CROPS)), dtype=np.uint64)  # the kept ones' fingerprints, first rows
+    for source, fp, record in candidates:
+        twin = by_id.get(source.source_id)
+        near = distances(fp, fps[:len(kept)])[0] if kept and twin is None else None
+        k = int(np.argmax(near <= bits)) if near is not None and (near <= bits).any() else None
+        if twin is not None:
+            record.reason = f"exact duplicate of {twin.relpath} ({twin.source_id})"
+            continue
+        if k is not None:
+            other = kept[k][0]
+            record.reason = (f"near duplicate of {other.relpath} ({other.source_id}"
+                             f"{', already in the benchmark' if other.source_id in keep else ''}): pHash distance "
+                             f"{near[k]} <= {bits} (a re-encoded, resized, cropped or re-toned copy)")
             continue
         record.status = "accepted"
-        kept.append(i)
-    return [candidates[k][0] for k in kept]
+        fps[len(kept)] = fp
+        kept.append((source, fp))
+        by_id[source.source_id] = source
+    return [source for source, _ in kept]
