@@ -208,7 +208,7 @@ def _parquet_ids(path: Path) -> dict:
     return dict.fromkeys(pq.read_table(path, columns=["source_id"]).column("source_id").to_pylist())
 
 
-def _folder_ids(folder: Path, train_fingerprint: str) -> set[str]:
+def _folder_ids(folder: Path, train_fingerprint: str) -> dict:
     """An export (``curation_report.json``), a ``save_to_disk`` folder, a folder of parquet files, or photos."""
     from ..publishing.outdir import read_report  # a corrupt report is one line, as in `build`
 
