@@ -424,8 +424,9 @@ def twin_tiles(folder: Path, count: int = 2, amp: int = 3) -> None:
 
 
 def near_identical(folder: Path, count: int, amp: int = 7) -> None:
-    """``count`` copies of one photo, each with its own blocky +-amp shading: accepted by curation (distinct
-    dHashes), but a cell of one is within 8 grey levels of the same cell of another."""
+    """``count`` copies of one photo, each with its own left third (another photo's) and its own blocky +-amp
+    shading: accepted by curation (not near duplicates: a third of each differs), but a cell of one's right
+    two thirds is within 8 grey levels of the same cell of another."""
     import numpy as np
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -434,7 +435,9 @@ def near_identical(folder: Path, count: int, amp: int = 7) -> None:
     for k in range(count):
         signs = np.random.default_rng(1000 + k).choice([-amp, amp], size=(8, 9))
         shade = np.kron(signs, np.ones((h // 8 + 1, w // 9 + 1)))[:h, :w]
-        Image.fromarray(np.clip(base + shade[..., None], 0, 255).astype(np.uint8)).save(folder / f"near_{k}.png")
+        own = base.copy()
+        own[:, : w // 3] = np.asarray(make_photo(700 + k), dtype=np.int16)[:, : w // 3]
+        Image.fromarray(np.clip(own + shade[..., None], 0, 255).astype(np.uint8)).save(folder / f"near_{k}.png")
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Image statistics of the curation rules (:mod:`jigsaw_puzzles.generation.sources`): blur, structure, near-duplicate hash."""
+"""Image statistics of the curation rules (:mod:`jigsaw_puzzles.generation.sources`): blur, structure; the old
+near-duplicate hash (the rule now: :mod:`jigsaw_puzzles.generation.neardup`)."""
 
 from __future__ import annotations
 
@@ -27,11 +28,8 @@ def structure(grey: np.ndarray) -> float:
 
 
 def difference_hash(image: Image.Image) -> int:
-    """64-bit difference hash (dHash) for near-duplicate detection.
-
-    Written here rather than taken from ``imagehash`` because that package pulls in
-    SciPy and PyWavelets for what is a resize and a comparison.
-    """
+    """64-bit difference hash (dHash): the near-duplicate rule before the pHash one (distance <= 4), kept for
+    ``benchmarks/neardup.py``, which measures it beside the rule now (it missed crops and re-toned copies)."""
     small = np.asarray(image.convert("L").resize((9, 8), Image.Resampling.BILINEAR), dtype=np.int16)
     bits = (small[:, 1:] > small[:, :-1]).flatten()
     return int("".join("1" if b else "0" for b in bits), 2)

@@ -26,6 +26,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from .. import geometry
 from ..errors import SourceFolderError, UserError
+from . import neardup
 from .imagestats import difference_hash, sharpness, structure  # noqa: F401  (part of this module's face)
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
@@ -49,7 +50,8 @@ class CurationRules:
     #: neighbour-pixel correlation of the grey image, the lower of across and down (:func:`structure`): i.i.d.
     #: noise, whose puzzles nobody can solve, scores 0 to 0.12; the embedded photos 0.80 or more
     min_structure: float = 0.3
-    near_duplicate_bits: int = 4  # max Hamming distance of 64-bit difference hashes
+    #: near duplicates: max Hamming distance of 64-bit pHashes, a photo's against its crops' (:mod:`.neardup`)
+    near_duplicate_bits: int = neardup.DEFAULT_BITS
 
     def key(self) -> str:
         return ",".join(f"{k}={v}" for k, v in sorted(dataclasses.asdict(self).items()))
@@ -82,6 +84,7 @@ class CurationRecord:
     reason: str = ""
     source_id: str | None = None
     stats: dict = field(default_factory=dict)
+    phash: list[str] | None = None  # the near-duplicate fingerprint (:func:`.neardup.to_hex`) of a decoded photo
 
 
 @dataclass
@@ -422,27 +425,11 @@ def _curate_cached(folder: str, fingerprint: str, rules: CurationRules, progress
             record.reason = f"cannot be used ({type(err).__name__}: {err})"
             continue
         source = Source(source_id, str(path), rel, image.width, image.height)
-        candidates.append((source, difference_hash(image), record))
+        fingerprint = neardup.fingerprint(image)
+        record.phash = neardup.to_hex(fingerprint)
+        candidates.append((source, fingerprint, record))
 
-    # Duplicates: a source already in the benchmark (``keep``) stays, else the smallest id, whatever the file order.
-    candidates.sort(key=lambda c: (c[0].source_id not in keep, c[0].source_id, c[0].relpath))
-    kept: list[tuple[Source, int]] = []
-    for source, dhash, record in candidates:
-        reason = ""
-        for other, other_hash in kept:
-            if other.source_id == source.source_id:
-                reason = f"exact duplicate of {other.relpath} ({other.source_id})"
-                break
-            distance = bin(dhash ^ other_hash).count("1")
-            if distance <= rules.near_duplicate_bits:
-                reason = (f"near duplicate of {other.relpath} ({other.source_id}"
-                          f"{', already in the benchmark' if other.source_id in keep else ''}): "
-                          f"dHash distance {distance} <= {rules.near_duplicate_bits}")
-                break
-        if reason:
-            record.reason = reason
-            continue
-        record.status = "accepted"
-        kept.append((source, dhash))
-    accepted = sorted((s for s, _ in kept), key=lambda s: s.source_id)
+    # Duplicates (exact or near): a source already in the benchmark (``keep``) stays, else the smallest id.
+    kept = neardup.keep_originals(candidates, keep, rules.near_duplicate_bits)
+    accepted = sorted(kept, key=lambda s: s.source_id)
     return Curation(folder=folder, rules=rules, accepted=accepted, records=records)

@@ -1,0 +1,138 @@
+"""Near-duplicate photos: a copy of a photo re-encoded, resized, cropped or lightly re-toned is recognised.
+
+A photo's *fingerprint* is the 64-bit perceptual hash (``imagehash.phash``: the signs of the low DCT
+frequencies of a 32x32 grey thumbnail) of the photo and of :data:`CROPS`, 35 crops of it that remove up to 10%
+of its width and of its height, split in every way between the two sides on a 5% grid. Two photos are near
+duplicates when the hash of either whole photo is within ``bits`` (Hamming distance) of any hash of the other's
+fingerprint: a crop of a photo matches the photo's own hash of the nearest crop on the grid (at most 2.5% off
+each side), which a global hash alone does not. Re-encodes, resizes and small brightness or contrast changes move
+a pHash by a few bits; distinct photos are about 32 bits apart. The figures, the threshold and how it was chosen:
+docs/performance.md#near-duplicate-photos (``benchmarks/neardup.py``).
+
+Hashes are computed on the normalised image (:func:`jigsaw_puzzles.generation.sources.normalise`), so the file's
+size, format and orientation do not enter. ``imagehash`` (with SciPy) is a dependency of the base install: the
+build's duplicate rule decides which photos become items, so it must be the same on every install.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+from PIL import Image
+
+#: max Hamming distance between two 64-bit pHashes of near duplicates (chosen in docs/performance.md)
+DEFAULT_BITS = 8
+_STEPS = (0.0, 0.05, 0.10)
+#: (left, top, right, bottom) fractions removed; the first is the whole photo
+CROPS: tuple[tuple[float, float, float, float], ...] = tuple(
+    (left, top, right, bottom)
+    for left in _STEPS for right in _STEPS if left + right <= 0.10 + 1e-9
+    for top in _STEPS for bottom in _STEPS if top + bottom <= 0.10 + 1e-9)
+_THUMB = 128  # long side of the grey thumbnail the crops are cut from (pHash itself reads 32x32)
+_SIDE = 32  # imagehash.phash's own thumbnail (hash_size 8 x highfreq_factor 4)
+_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def fingerprint(image: Image.Image) -> np.ndarray:
+    """The pHashes (``uint64``) of ``image`` and of its :data:`CROPS`, the whole photo first."""
+    import imagehash
+
+    grey = image.convert("L")
+    scale = _THUMB / max(grey.size)
+    if scale < 1:
+        grey = grey.resize((max(1, round(grey.width * scale)), max(1, round(grey.height * scale))),
+                           Image.Resampling.BOX)
+    width, height = grey.size
+    out = np.empty(len(CROPS), dtype=np.uint64)
+    for k, (left, top, right, bottom) in enumerate(CROPS):
+        box = (left * width, top * height, (1 - right) * width, (1 - bottom) * height)
+        thumb = grey.resize((_SIDE, _SIDE), Image.Resampling.LANCZOS, box=box)  # what phash does, crop included
+        bits = imagehash.phash(thumb).hash.flatten()
+        out[k] = int("".join("1" if b else "0" for b in bits), 2)
+    return out
+
+
+def to_hex(fp: np.ndarray) -> list[str]:
+    """A fingerprint as 16-digit hex strings (how ``curation_report.json`` records it)."""
+    return [f"{int(h):016x}" for h in fp]
+
+
+def from_hex(values: Sequence[str]) -> np.ndarray | None:
+    """The fingerprint recorded by :func:`to_hex`, or ``None`` when ``values`` is not one."""
+    try:
+        if len(values) != len(CROPS):
+            return None
+        return np.array([int(v, 16) for v in values], dtype=np.uint64)
+    except (TypeError, ValueError):
+        return None
+
+
+def popcount(x: np.ndarray) -> np.ndarray:
+    """Set bits of each ``uint64`` (any shape)."""
+    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
+        return np.bitwise_count(x)
+    return _POPCOUNT[np.ascontiguousarray(x, dtype=np.uint64).view(np.uint8)].reshape(*x.shape, 8).sum(-1)
+
+
+def distances(queries: np.ndarray, references: np.ndarray) -> np.ndarray:
+    """``(len(queries), len(references))`` distances between fingerprints (``(n, K)`` arrays): the least Hamming
+    distance from either photo's whole-photo hash to any hash of the other's fingerprint."""
+    queries, references = np.atleast_2d(queries), np.atleast_2d(references)
+    out = np.empty((len(queries), len(references)), dtype=np.uint8)
+    step = max(1, 200_000 // max(1, len(references) * len(CROPS)))
+    for start in range(0, len(queries), step):
+        q = queries[start:start + step]
+        a = popcount(q[:, None, :1] ^ references[None, :, :]).min(-1)  # the query whole vs the reference's crops
+        b = popcount(q[:, None, :] ^ references[None, :, :1]).min(-1)  # the reference whole vs the query's crops
+        out[start:start + step] = np.minimum(a, b)
+    return out
+
+
+class Index:
+    """The fingerprints of a set of photos (an evaluation set), queried by :meth:`nearest`."""
+
+    def __init__(self, ids: Iterable[str], fingerprints: Iterable[np.ndarray]):
+        self.ids = list(ids)
+        fps = list(fingerprints)
+        self.fps = np.stack(fps) if fps else np.zeros((0, len(CROPS)), dtype=np.uint64)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def nearest(self, fp: np.ndarray) -> tuple[str | None, int]:
+        """The id of the photo nearest to ``fp`` and the distance (``(None, 65)`` when the index is empty)."""
+        if not self.ids:
+            return None, 65
+        d = distances(fp[None, :], self.fps)[0]
+        k = int(d.argmin())
+        return self.ids[k], int(d[k])
+
+
+def keep_originals(candidates: list, keep: frozenset, bits: int) -> list:
+    """The build's duplicate rule. ``candidates``: ``[(source, fingerprint, record)]`` of the photos that passed
+    every other rule. Of near duplicates one stays: a source in ``keep`` (already in the benchmark: an earlier
+    export's), else the smallest source id, whatever the file order. Each dropped record gets its reason (the kept
+    photo it copies); the kept ones are marked accepted and returned (sources)."""
+    candidates = sorted(candidates, key=lambda c: (c[0].source_id not in keep, c[0].source_id, c[0].relpath))
+    kept: list = []  # (source, fingerprint), in the order above: the first of a group is the one that stays
+    by_id: dict = {}
+    fps = np.zeros((len(candidates), len(CROPS)), dtype=np.uint64)  # the kept ones' fingerprints, first rows
+    for source, fp, record in candidates:
+        twin = by_id.get(source.source_id)
+        near = distances(fp, fps[:len(kept)])[0] if kept and twin is None else None
+        k = int(np.argmax(near <= bits)) if near is not None and (near <= bits).any() else None
+        if twin is not None:
+            record.reason = f"exact duplicate of {twin.relpath} ({twin.source_id})"
+            continue
+        if k is not None:
+            other = kept[k][0]
+            record.reason = (f"near duplicate of {other.relpath} ({other.source_id}"
+                             f"{', already in the benchmark' if other.source_id in keep else ''}): pHash distance "
+                             f"{near[k]} <= {bits} (a re-encoded, resized, cropped or re-toned copy)")
+            continue
+        record.status = "accepted"
+        fps[len(kept)] = fp
+        kept.append((source, fp))
+        by_id[source.source_id] = source
+    return [source for source, _ in kept]
