@@ -238,6 +238,13 @@ def add_report_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
+def _print_report(run_dir) -> None:
+    """The one-run report eval prints (reporting sits above inference: the CLI joins them)."""
+    from .reporting.report import make_report
+
+    make_report([run_dir], out=None, stream=sys.stdout)
+
+
 def run_report(args) -> int:
     from .reporting.report import make_report
 
@@ -290,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_curate)
 
     add_eval_parser(sub, {"source": _add_source, "configs": _add_configs, "clip": _add_clip,
-                          "clip_kwargs": _clip_kwargs, "bars": _labelled_bars})
+                          "clip_kwargs": _clip_kwargs, "bars": _labelled_bars, "report": _print_report})
     add_report_parser(sub)
     from .analysis.command import add_parser as add_analysis_parser
 

@@ -16,7 +16,8 @@ PROG = "jigsaw-puzzles"
 
 
 def add_parser(subparsers, helpers: Mapping[str, Callable]) -> argparse.ArgumentParser:
-    """``helpers``: the CLI's shared option makers (``source``, ``configs``, ``clip``, ``clip_kwargs``, ``bars``)."""
+    """``helpers``: the CLI's shared option makers (``source``, ``configs``, ``clip``, ``clip_kwargs``, ``bars``) and
+    ``report`` (prints a run's report: reporting is an area above this one)."""
     p = subparsers.add_parser(
         "eval", help="run a model (or a built-in baseline) on the benchmark",
         description="Evaluate a VLM on Jigsaw-Puzzles. Re-running the same command resumes the run directory: "
@@ -112,9 +113,7 @@ def run_eval(args) -> int:
     if args.json:
         print(json.dumps(res, indent=2, default=str))
     else:
-        from ..reporting.report import make_report
-
-        make_report([res["run_dir"]], out=None, stream=sys.stdout)
+        args.helpers["report"](res["run_dir"])
         print(f"run directory: {res['run_dir']}  ({res['n_items']} items"
               + ("" if res["complete"] else f", {res['n_missing']} missing") + ")")
     if res["complete"]:
