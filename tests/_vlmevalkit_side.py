@@ -61,6 +61,7 @@ def main(job_file: str) -> None:
     vlm_datasets.IMAGE_DATASET.append(module.JigsawPuzzlesDataset)  # the documented registration
     vlm_datasets.DATASET_CLASSES.insert(0, module.JigsawPuzzlesDataset)
     out = {"version": getattr(vlmeval, "__version__", None), "datasets": {}}
+    os.makedirs(job["work_dir"], exist_ok=True)  # as VLMEvalKit's run.py does
     for name in job["datasets"]:
         dataset = vlm_datasets.build_dataset(name)
         assert type(dataset).__name__ == "JigsawPuzzlesDataset", type(dataset)

@@ -59,6 +59,16 @@ def write_parquet(items: Iterable[Mapping], path: Path, split: str, total: int |
     return n
 
 
+def _stored(dataset):
+    """A built dataset with its images as their stored PNG bytes (``{"bytes", "path"}``): written as they are,
+    never decoded and encoded again (5-10x faster on full-size photos)."""
+    import datasets
+
+    if isinstance(dataset, datasets.Dataset) and isinstance(dataset.features.get("images"), datasets.List):
+        return dataset.cast_column("images", datasets.List(datasets.Image(decode=False)))
+    return dataset
+
+
 def export(validation: Mapping[str, object], out: str | Path, train_size: int, train_source=None,
            train_seed: int = 0) -> dict[str, tuple[Path, int]]:
     """``{config: dataset}`` (evaluation) -> ``out/val.parquet``; the training stream over ``train_source`` with
@@ -78,6 +88,6 @@ def export(validation: Mapping[str, object], out: str | Path, train_size: int, t
         path = out / "train.parquet"
         written["train"] = (path, write_parquet(islice(iter(stream), train_size), path, "train", train_size))
     path = out / "val.parquet"
-    items = (item for ds in validation.values() for item in ds)
+    items = (item for ds in validation.values() for item in _stored(ds))
     written["val"] = (path, write_parquet(items, path, "val", sum(len(ds) for ds in validation.values())))
     return written
