@@ -32,8 +32,7 @@ def main(job_file: str) -> None:
     processor = Qwen2VLProcessor(image_processor=Qwen2VLImageProcessor(**pixels), tokenizer=tokenizer,
                                  video_processor=Qwen2VLVideoProcessor(**pixels), chat_template=CHAT_TEMPLATE)
     vision_start = tokenizer.convert_tokens_to_ids("<|vision_start|>")
-    out = {"versions": {"verl": verl.__version__, "transformers": transformers.__version__}, "files": {},
-           "rewards": {}}
+    out = {"versions": {"verl": verl.__version__, "transformers": transformers.__version__}, "files": {}}
     data_config = OmegaConf.create({"prompt_key": "prompt", "image_key": "images", "max_prompt_length": 16384,
                                     "filter_overlong_prompts": True, "filter_overlong_prompts_workers": None,
                                     "cache_dir": tempfile.mkdtemp(), "return_raw_chat": True})
@@ -59,7 +58,16 @@ def main(job_file: str) -> None:
     config = OmegaConf.create({"reward": {
         "custom_reward_function": {"path": job["reward_path"], "name": "compute_score", "reward_kwargs": {}},
         "reward_manager": {"source": "register", "name": "naive"}}})
-    manager = load_reward_manager(config, tokenizer)
+    out["rewards"] = rewards(load_reward_manager(config, tokenizer), tokenizer, job, rows_by_id)
+    config.reward.custom_reward_function.path = "pkg://jigsaw_puzzles.integrations.verl"  # the module path form
+    out["pkg_rewards"] = rewards(load_reward_manager(config, tokenizer), tokenizer, job, rows_by_id)
+    with open(job["out"], "w") as f:
+        json.dump(out, f)
+
+
+def rewards(manager, tokenizer, job: dict, rows_by_id: dict) -> dict:
+    """Per row id, what ``manager`` (verl's reward manager) makes of each completion, tokenized as a response."""
+    out = {}
     prompt = torch.tensor([tokenizer.encode("a prompt")], dtype=torch.long)
     for item_id, texts in job["completions"].items():
         row = rows_by_id[item_id]
@@ -75,9 +83,8 @@ def main(job_file: str) -> None:
             result = manager.loop.run_until_complete(manager.run_single(data))
             got.append({"reward_score": float(result["reward_score"]),
                         **{k: float(v) for k, v in result["reward_extra_info"].items()}})
-        out["rewards"][item_id] = got
-    with open(job["out"], "w") as f:
-        json.dump(out, f)
+        out[item_id] = got
+    return out
 
 
 if __name__ == "__main__":

@@ -56,9 +56,9 @@ def rewards_of(text: str, item: dict) -> dict[str, float]:
     cols = {"answer": [item["answer"]], "config": [jp.config_from_id(item["id"])], "options": [item["options"]],
             "metadata": [item["metadata"]]}
     r = jp.rewards
-    return {"acc": r.exact_reward(completions=[text], **cols)[0], "position": r.position_reward(completions=[text], **cols)[0],
-            "adjacency": r.adjacency_reward(completions=[text], **cols)[0],
-            "format": r.format_reward(completions=[text], **cols)[0]}
+    fns = {"acc": r.exact_reward, "position": r.position_reward, "adjacency": r.adjacency_reward,
+           "format": r.format_reward}
+    return {name: fn(completions=[text], **cols)[0] for name, fn in fns.items()}
 
 
 def test_row_layout_is_verls(lite):
@@ -169,6 +169,7 @@ def test_verl_reads_the_rows_and_its_reward_loading_gives_jp_rewards(tmp_path, p
             if row["id"] in val:
                 assert row["text"] == val[row["id"]]["question"]
     assert set(result["rewards"]) == set(val)
+    assert result["pkg_rewards"] == result["rewards"]  # reward.custom_reward_function.path=pkg://... gives the same
     for item_id, got in result["rewards"].items():
         for text, reward in zip(job["completions"][item_id], got, strict=True):
             want = rewards_of(text, val[item_id])
