@@ -10,7 +10,8 @@ import pytest
 
 import jigsaw_puzzles as jp
 from jigsaw_puzzles.errors import UsageError
-from jigsaw_puzzles.interactive import Game, JigsawToolEnv, Puzzle, Rules, pieces_of, tool_rows
+from jigsaw_puzzles.interactive import (Game, JigsawSwapEnv, JigsawToolEnv, Puzzle, Rules, environments, pieces_of,
+                                        tool_rows)
 from jigsaw_puzzles.interactive.policy import Plan, moves
 
 
@@ -222,6 +223,27 @@ def test_the_tools_have_the_schemas_trl_renders():
     swap = get_json_schema(JigsawToolEnv().swap)["function"]["parameters"]
     assert swap["required"] == ["first", "second"] and swap["properties"]["first"]["type"] == "integer"
     assert "no puzzle" in JigsawToolEnv().swap(1, 2)  # a tool before reset answers, never raises
+
+
+def test_environments_is_trls_dict_factory_keyed_by_task():
+    envs = environments(["order_generation", "order_generation_2x2_rot"], rules=Rules(max_turns=5))
+    upright, rotated = envs["order_generation"](), envs["order_generation_2x2_rot"]()
+    assert type(upright) is JigsawSwapEnv and type(rotated) is JigsawToolEnv and upright.rules.max_turns == 5
+    assert not hasattr(upright, "rotate") and hasattr(rotated, "rotate")  # no rotate tool where nothing is turned
+    stream = jp.training_stream(mixture={"order_generation": 1.0, "order_generation_2x2_rot": 1.0}, seed=0,
+                                eval_fraction=0.0)
+    rows = list(tool_rows(stream, environment=True).take(12))
+    assert {r["environment"] for r in rows} == set(envs) and all(r["environment"] == r["config"] for r in rows)
+    for r in rows:  # as TRL resets them: the environment column is its routing field, not a reset argument
+        env = envs[r["environment"]]()
+        assert env.reset(**{k: v for k, v in r.items() if k != "environment"})[0]["type"] == "image"
+    rot = next(r for r in rows if r["environment"] == "order_generation_2x2_rot")
+    with pytest.raises(UsageError, match="rotate tool"):
+        JigsawSwapEnv().reset(**rot)
+    with pytest.raises(UsageError, match="not an order config"):
+        environments(["order_generation", "anomaly_detection"])
+    with pytest.raises(ValueError, match="unknown config"):
+        environments(["order_generation_rot"])
 
 
 # ----------------------------------------------------------------------------------------------- Gymnasium

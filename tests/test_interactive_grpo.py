@@ -73,3 +73,45 @@ def test_grpo_interactive_runs_two_steps_with_tool_images_and_environment_reward
         assert "rewards/JigsawToolEnv/mean" in h  # get_reward is the reward source
         assert -1.0 <= h["reward"] <= 1.0
         assert h.get("tools/call_frequency", 1) > 0
+
+
+@pytest.mark.slow
+def test_grpo_with_a_dict_environment_factory_keyed_by_task(tmp_path, monkeypatch):
+    """TRL's dict ``environment_factory`` (rows routed by their ``environment`` column) with :func:`environments`:
+    upright and rotated puzzles in one run, each reset in its own environment class, each prompt offering that
+    class's tools only, both classes' ``get_reward`` logged."""
+    from transformers import AutoProcessor
+    from trl import GRPOConfig, GRPOTrainer
+
+    import jigsaw_puzzles as jp
+    from jigsaw_puzzles.interactive import JigsawSwapEnv, JigsawToolEnv, environments, tool_rows
+
+    monkeypatch.chdir(tmp_path)
+    model, generation = tool_ready_tiny_vlm(tmp_path / "tiny")
+    configs = ["order_generation", "order_generation_2x2_rot"]
+    resets = []
+    for cls in (JigsawSwapEnv, JigsawToolEnv):
+        original = cls.__dict__.get("reset", JigsawSwapEnv.reset)
+
+        def reset(self, _original=original, **row):
+            resets.append((type(self).__name__, row["config"]))
+            return _original(self, **row)
+
+        monkeypatch.setattr(cls, "reset", reset)
+    stream = jp.training_stream(mixture={c: 1.0 for c in configs}, seed=0, eval_fraction=0.0)
+    rows = tool_rows(stream, environment=True).select_columns(["prompt", "pieces", "config", "metadata", "id",
+                                                                "environment"])
+    args = GRPOConfig(output_dir=str(tmp_path / "out"), max_steps=2, per_device_train_batch_size=4,
+                      num_generations=2, max_completion_length=400, max_tool_calling_iterations=2, logging_steps=1,
+                      save_strategy="no", report_to="none", seed=0, use_cpu=True, bf16=False,
+                      remove_unused_columns=False, generation_kwargs=generation)
+    trainer = GRPOTrainer(model=str(model), processing_class=AutoProcessor.from_pretrained(model),
+                          environment_factory=environments(configs), args=args, train_dataset=rows)
+    tools = {name: sorted(t.__name__ for t in ts) for name, ts in trainer._env_tools.items()}
+    assert tools == {"order_generation": ["submit", "swap"], "order_generation_2x2_rot": ["rotate", "submit", "swap"]}
+    trainer.train()
+    assert trainer.state.global_step == 2
+    assert {(cls, config) for cls, config in resets} == {("JigsawSwapEnv", "order_generation"),
+                                                         ("JigsawToolEnv", "order_generation_2x2_rot")}
+    logged = {k for h in trainer.state.log_history for k in h}
+    assert {"rewards/JigsawSwapEnv/mean", "rewards/JigsawToolEnv/mean"} <= logged

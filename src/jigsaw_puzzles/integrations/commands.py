@@ -1,4 +1,4 @@
-"""The CLI commands of the harness integrations: ``export vlmevalkit`` and ``lmms-eval``.
+"""The CLI commands of the harness integrations: ``export vlmevalkit``, ``export verl`` and ``lmms-eval``.
 
 Registered by :func:`jigsaw_puzzles.cli.build_parser`, which hands over its shared option helpers.
 """
@@ -16,7 +16,8 @@ EXAMPLES = {
     "export": """examples:
   jigsaw-puzzles export vlmevalkit --out ~/LMUData --split lite
   jigsaw-puzzles export vlmevalkit --out ~/LMUData --dataset ./jigsaw_puzzles
-  jigsaw-puzzles export vlmevalkit --out ~/LMUData --split lite --circular   # + JigsawPuzzles_<config>_circular.tsv""",
+  jigsaw-puzzles export vlmevalkit --out ~/LMUData --split lite --circular   # + JigsawPuzzles_<config>_circular.tsv
+  jigsaw-puzzles export verl --out verl_data --train-source ~/train_photos --train-size 5000   # train/val parquet""",
     "lmms-eval": """examples:
   jigsaw-puzzles build --out ./jigsaw_puzzles && jigsaw-puzzles lmms-eval --dataset ./jigsaw_puzzles --out tasks/
   lmms-eval --include_path tasks/ --tasks jigsaw_puzzles_lite --model openai --model_args model_version=M,base_url=URL
@@ -27,9 +28,10 @@ EXAMPLES = {
 
 def add_parsers(subparsers, helpers: Mapping[str, Callable]) -> None:
     p = subparsers.add_parser(
-        "export", help="write the benchmark in another harness's format (VLMEvalKit)", epilog=EXAMPLES["export"],
+        "export", help="write the benchmark in another harness's format (VLMEvalKit, verl)", epilog=EXAMPLES["export"],
         description="Write the benchmark in another harness's format. Formats: vlmevalkit (one TSV per config and "
-                    "the dataset class that scores it). `jigsaw-puzzles export FORMAT --help`: its options.")
+                    "the dataset class that scores it), verl (train and validation parquet for verl's RL "
+                    "trainer). `jigsaw-puzzles export FORMAT --help`: its options.")
     formats = p.add_subparsers(dest="format", required=True, metavar="FORMAT")
     p = formats.add_parser(
         "vlmevalkit", help="VLMEvalKit: one TSV per config and the dataset class that scores them",
@@ -47,6 +49,7 @@ def add_parsers(subparsers, helpers: Mapping[str, Callable]) -> None:
     helpers["configs"](p)
     helpers["clip"](p)
     p.set_defaults(func=lambda args: run_export(args, helpers))
+    add_verl_parser(formats, helpers, formatter_class=p.formatter_class)
 
     p = subparsers.add_parser(
         "lmms-eval", help="write an lmms-eval task folder for a built export or a Hub repo", epilog=EXAMPLES["lmms-eval"],
@@ -75,10 +78,9 @@ def run_lmms_eval(args) -> int:
     return 0
 
 
-def run_export(args: argparse.Namespace, helpers: Mapping[str, Callable]) -> int:
-    from .vlmevalkit import export
-
-    helpers["bars"]()
+def evaluation_data(args: argparse.Namespace, helpers: Mapping[str, Callable]) -> dict:
+    """``{config: dataset}`` of ``args``: the configs of a built export (``--dataset``), or built from
+    ``--source``/``--seed`` (``--configs``, ``--split``, the CLIP options)."""
     configs = args.configs or list(CONFIGS)
     if args.dataset:
         import datasets
@@ -93,10 +95,60 @@ def run_export(args: argparse.Namespace, helpers: Mapping[str, Callable]) -> int
 
         data, _ = load_datasets(configs, bool(args.configs), args.split, args.source, args.seed, None,
                                 dataset_kwargs={**helpers["clip_kwargs"](args), "progress": True})
+    return data
+
+
+def run_export(args: argparse.Namespace, helpers: Mapping[str, Callable]) -> int:
+    from .vlmevalkit import export
+
+    helpers["bars"]()
+    data = evaluation_data(args, helpers)
     written = export(data, args.out, circular=args.circular, progress=True)
     for config, path in written.items():
         what = f"{len(data[config]):5d} rows" if config in data else "rotations"
         print(f"  {config:32s} {what}  {path}")
     print(f"wrote {len(written)} VLMEvalKit TSVs and jigsaw_puzzles' dataset class to {args.out} "
           f"(docs/integrations.md: how to register it)")
+    return 0
+
+
+def add_verl_parser(formats, helpers: Mapping[str, Callable], formatter_class) -> None:
+    p = formats.add_parser(
+        "verl", help="verl: train and validation parquet in its multimodal RL row layout, and the reward to name",
+        epilog=EXAMPLES["export"], formatter_class=formatter_class,
+        description="Write OUT/train.parquet (the training stream: training photos only, never a photo of the "
+                    "validation set) and OUT/val.parquet (the evaluation items) in verl's RL row layout (prompt "
+                    "with one <image> per image, images, data_source = the config, reward_model.ground_truth, "
+                    "extra_info), and print the reward function to name in reward.custom_reward_function.")
+    p.add_argument("--out", required=True, metavar="DIR", help="where to write train.parquet and val.parquet")
+    add_dataset_option(p, "validation from a folder written by `jigsaw-puzzles build` (default: build from "
+                          "--source/--seed)", metavar="DIR")
+    p.add_argument("--split", choices=SPLITS, default="test",
+                   help="the validation split: test (all items; every evaluation photo is kept out of train) or "
+                        "lite (the Lite subset: only its photos are kept out of train)")
+    p.add_argument("--train-size", type=int, default=1000, metavar="N", help="training rows (0: val.parquet only)")
+    p.add_argument("--train-source", default=None, metavar="DIR",
+                   help="photos of the training stream (default: --source); its train side only, minus every "
+                        "photo of the validation set")
+    p.add_argument("--train-seed", type=int, default=0, metavar="N", help="the training stream's seed")
+    helpers["source"](p)
+    helpers["configs"](p)
+    helpers["clip"](p)
+    p.set_defaults(func=lambda args: run_verl(args, helpers))
+
+
+def run_verl(args: argparse.Namespace, helpers: Mapping[str, Callable]) -> int:
+    from . import verl
+    from .verl_export import export
+
+    if args.train_size < 0:
+        raise UsageError(f"--train-size must be 0 or more, got {args.train_size}")
+    helpers["bars"]()
+    data = evaluation_data(args, helpers)
+    source = args.train_source if args.train_source is not None else args.source
+    written = export(data, args.out, args.train_size, train_source=source, train_seed=args.train_seed)
+    for name, (path, n) in written.items():
+        print(f"  {name:5s} {n:6d} rows  {path}")
+    print(f"wrote verl parquet to {args.out}; reward: reward.custom_reward_function.path={Path(verl.__file__)} "
+          f"reward.custom_reward_function.name=compute_score (docs/integrations.md#verl)")
     return 0

@@ -47,10 +47,14 @@ class JigsawPuzzlesDataset(ImageMCQDataset):
         data = load(eval_file)
         main = data[data["index"] == data["g_index"]] if "g_index" in data else data  # rotation 0: plain
         result = score([str(p) for p in main["prediction"]], [str(a) for a in main["answer"]],
-                       [str(c) for c in main["category"]])
+                       [str(c) for c in main["category"]], _options(main))
+        verdicts = score_items([str(p) for p in data["prediction"]], [str(a) for a in data["answer"]],
+                               [str(c) for c in data["category"]], _options(data))
+        base = eval_file.rsplit(".", 1)[0]
+        dump(pd.DataFrame({"index": data["index"], "id": data["id"], "category": data["category"],
+                           "extracted": [ex.answer for ex, _ in verdicts], "status": [ex.status for ex, _ in verdicts],
+                           "hit": [int(ok) for _, ok in verdicts]}), base + "_items.csv")
         if "g_index" in data:  # circular: a group is right iff every rotation is
-            verdicts = score_items([str(p) for p in data["prediction"]], [str(a) for a in data["answer"]],
-                                   [str(c) for c in data["category"]])
             groups = {}
             for g, c, a, (_, ok) in zip(data["g_index"], data["category"], data["answer"], verdicts):
                 groups.setdefault(str(c), {}).setdefault(int(g), []).append((ok, item_chance(str(a), str(c))))
@@ -59,5 +63,12 @@ class JigsawPuzzlesDataset(ImageMCQDataset):
                                        [[p for _, p in v] for v in by_item.values()])
                 result[c].update({f"circular_{k}": v for k, v in block.items()})
         table = pd.DataFrame([{"config": name, **metrics} for name, metrics in result.items()])
-        dump(table, eval_file.rsplit(".", 1)[0] + "_acc.csv")
+        dump(table, base + "_acc.csv")
         return table
+
+
+def _options(data):
+    """Each row's option texts from its option columns (``A``, ``B``, ...), as ``jigsaw-puzzles eval`` passes them to
+    the reader (an answer given as an option's text counts as that option); ``None`` for a row without any."""
+    letters = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c in data]
+    return [[str(row[c]) for c in letters if not pd.isna(row[c])] or None for _, row in data.iterrows()]

@@ -10,15 +10,23 @@ may return content parts, whose images TRL feeds back to the model; ``get_reward
 The rules live in :class:`.core.Game`; this class only adapts them. Rows: a training-stream row or a built
 dataset row of an order config, with its pieces under ``pieces`` (use :func:`tool_rows` to move them out of
 ``images``: TRL would otherwise show the loose pieces in the prompt as well).
+
+TRL also takes ``environment_factory`` as a dict keyed by name, each row naming its own in an ``environment``
+column; only that environment's tools are rendered in the row's prompt. :func:`environments` is that dict, keyed by
+task (the config): the rotated configs get :class:`JigsawToolEnv` (swap, rotate, submit), the others
+:class:`JigsawSwapEnv` (swap, submit: no ``rotate`` tool offered where no piece is turned); ``tool_rows(...,
+environment=True)`` adds the column. One run then mixes rotated and upright puzzles, each with its own tools.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any
+from typing import Any, Callable, Iterable
 
-from .core import Game, Observation, Puzzle, Rules
+from ..errors import UsageError
+from ..spec import config_from_id, get as get_spec
+from .core import ORDER_BASES, Game, Observation, Puzzle, Rules
 
 #: The prompt of an interactive rollout (the board and the rules come from ``reset``).
 PROMPT = "Restore the photograph by moving its pieces with the tools."
@@ -47,9 +55,11 @@ def _tool(method):
     return tool
 
 
-class JigsawToolEnv:
-    """An interactive jigsaw for TRL's ``environment_factory`` (``functools.partial(JigsawToolEnv, rules=...)``
-    for other :class:`~.core.Rules`)."""
+class JigsawSwapEnv:
+    """The interactive jigsaw of puzzles whose pieces are upright: tools ``swap`` and ``submit`` only. A rotated
+    puzzle is refused at ``reset`` (it could not be solved without ``rotate``: use :class:`JigsawToolEnv`)."""
+
+    ROTATE = False
 
     def __init__(self, rules: Rules | None = None):
         self.rules = rules or Rules()
@@ -57,7 +67,11 @@ class JigsawToolEnv:
 
     def reset(self, **row: Any) -> list[dict]:
         """Set up the row's puzzle; returns the board and the rules as content parts."""
-        self.game = Game(Puzzle.from_row(row), self.rules)
+        puzzle = Puzzle.from_row(row)
+        if puzzle.rotated and not self.ROTATE:
+            raise UsageError(f"row {row.get('id')!r}: a rotated puzzle needs the rotate tool; give its rows "
+                             f"JigsawToolEnv (environments() does)")
+        self.game = Game(puzzle, self.rules)
         return _parts(self.game.observe())
 
     def _play(self, action: str, *args: Any) -> list[dict] | str:
@@ -79,19 +93,6 @@ class JigsawToolEnv:
         return self._play("swap", first, second)
 
     @_tool
-    def rotate(self, position: int, degrees: int) -> list:
-        """Turn the piece at a position clockwise (puzzles whose pieces were turned).
-
-        Args:
-            position: a position of the board, the number shown above its piece.
-            degrees: 90, 180 or 270, clockwise.
-
-        Returns:
-            The board as it now stands, and what happened.
-        """
-        return self._play("rotate", position, degrees)
-
-    @_tool
     def submit(self) -> list:
         """Submit the board as it stands as the restored photograph; this ends the episode.
 
@@ -105,12 +106,53 @@ class JigsawToolEnv:
         return self.game.reward() if self.game is not None else 0.0
 
 
-def tool_rows(dataset, prompt: str = PROMPT):
+class JigsawToolEnv(JigsawSwapEnv):
+    """An interactive jigsaw for TRL's ``environment_factory`` (``functools.partial(JigsawToolEnv, rules=...)``
+    for other :class:`~.core.Rules`): tools ``swap``, ``rotate`` and ``submit``, any order puzzle."""
+
+    ROTATE = True
+
+    @_tool
+    def rotate(self, position: int, degrees: int) -> list:
+        """Turn the piece at a position clockwise (puzzles whose pieces were turned).
+
+        Args:
+            position: a position of the board, the number shown above its piece.
+            degrees: 90, 180 or 270, clockwise.
+
+        Returns:
+            The board as it now stands, and what happened.
+        """
+        return self._play("rotate", position, degrees)
+
+
+def environments(configs: Iterable[str], rules: Rules | None = None) -> dict[str, Callable[[], JigsawSwapEnv]]:
+    """TRL's dict ``environment_factory``, keyed by task: ``{config: factory}`` for each order config of
+    ``configs`` (any grid, ``_rot`` or not), :class:`JigsawToolEnv` for the rotated ones and :class:`JigsawSwapEnv`
+    for the others, each with ``rules``. Rows name theirs with ``tool_rows(..., environment=True)``."""
+    out = {}
+    for config in configs:
+        spec = get_spec(config)  # an unknown name is a ValueError naming it
+        if not any(config.startswith(base) for base in ORDER_BASES):
+            raise UsageError(f"{config} is not an order config: the interactive jigsaw plays "
+                             f"{' and '.join(ORDER_BASES)} (any grid, _rot or not)")
+        out[config] = functools.partial(JigsawToolEnv if spec.rotated else JigsawSwapEnv, rules=rules)
+    if not out:
+        raise UsageError("environments() needs at least one order config")
+    return out
+
+
+def tool_rows(dataset, prompt: str = PROMPT, environment: bool = False):
     """A stream or dataset of order items made ready for :class:`JigsawToolEnv`: the pieces move from
     ``images`` to ``pieces`` and ``prompt`` becomes one user turn of ``prompt`` (``reset`` adds the board and
-    the rules). Works on ``datasets.Dataset`` and ``IterableDataset`` alike."""
+    the rules); ``environment=True`` adds the ``environment`` column TRL routes a dict ``environment_factory``
+    by (the row's config, as :func:`environments` keys it). Works on ``datasets.Dataset`` and ``IterableDataset``
+    alike."""
     def convert(row):
-        return {"prompt": [{"role": "user", "content": prompt}], "pieces": row["images"]}
+        out = {"prompt": [{"role": "user", "content": prompt}], "pieces": row["images"]}
+        if environment:
+            out["environment"] = row.get("config") or config_from_id(row["id"])
+        return out
 
     names = dataset.column_names
     columns = [c for c in ("images", "question", "options") if names is None or c in names]

@@ -1,0 +1,91 @@
+"""Jigsaw-Puzzles for verl: the row layout of verl's multimodal RL dataset, and its custom reward function.
+
+verl 0.9.1's ``RLHFDataset`` (verl/utils/dataset/rl_dataset.py) reads parquet rows with ``prompt`` (chat messages
+whose ``<image>`` placeholders are filled, one to one and in order, from ``images``), ``images``, ``data_source``,
+``reward_model.ground_truth`` and ``extra_info``; its reward loading (verl/trainer/ppo/reward.py) finds a function
+through ``reward.custom_reward_function.{path,name}`` and calls it as ``compute_score(data_source=...,
+solution_str=..., ground_truth=..., extra_info=...)`` plus ``reward.custom_reward_function.reward_kwargs``.
+
+:func:`verl_row` is the row of one item; :func:`compute_score` reads the response with this package's reader
+(:mod:`jigsaw_puzzles.training.rewards`, the rewards TRL gets, so the same answer earns the same reward) and
+returns verl's dict: ``score`` (the chosen reward, plus ``format_weight`` times the format reward) and every reward
+beside it (``acc`` = exact, ``position``, ``adjacency``, ``format``), which verl logs per data source.
+
+This file imports the package absolutely (never relatively), so verl can load it by its file path
+(``reward.custom_reward_function.path=$(python -c 'import jigsaw_puzzles.integrations.verl as v;
+print(v.__file__)')``) as well as by ``pkg://jigsaw_puzzles.integrations.verl``; it needs neither verl nor torch.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Optional
+
+from jigsaw_puzzles.spec import config_from_id, is_config
+from jigsaw_puzzles.training import rewards
+
+#: verl's image placeholder in ``prompt`` (``RLHFDataset._build_messages`` splits the content on it).
+IMAGE = "<image>"
+#: The rewards :func:`compute_score` can put in ``score`` (``reward_kwargs: {reward: position}``).
+REWARDS = {"exact": rewards.exact_reward, "position": rewards.position_reward,
+           "adjacency": rewards.adjacency_reward}
+ABILITY = "spatial_reasoning"
+
+
+def verl_row(item: Mapping[str, Any], index: int, split: str) -> dict:
+    """One item (a ``jp.load_dataset`` or training-stream row) as verl's RL row: one user turn holding one
+    ``<image>`` per image (in the order the question numbers them) and then the question; ``data_source`` = the
+    config; ``extra_info`` keeps what the reader needs (config, options, metadata) and the item's id."""
+    config = config_from_id(item["id"])
+    images = list(item["images"])
+    question = item["question"]
+    if IMAGE in question:  # verl would take it for an image of its own and pair every image with the wrong slot
+        raise ValueError(f"{item['id']}: the question contains verl's image placeholder {IMAGE!r}")
+    return {
+        "data_source": config,
+        "prompt": [{"role": "user", "content": IMAGE * len(images) + question}],
+        "images": images,
+        "ability": ABILITY,
+        "reward_model": {"style": "rule", "ground_truth": item["answer"]},
+        "extra_info": {"split": split, "index": index, "id": item["id"], "config": config,
+                       "options": list(item.get("options") or []), "metadata": _metadata(item.get("metadata"))},
+    }
+
+
+def _metadata(value: Any) -> str:
+    if value is None or isinstance(value, str):
+        return value or ""
+    return json.dumps(value, sort_keys=True)
+
+
+def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: Optional[Mapping] = None,
+                  reward: str = "exact", format_weight: float = 0.0, **verl_kwargs: Any) -> dict[str, float]:
+    """verl's custom reward: ``{"score": <reward> + format_weight * format, "acc": exact, "position": ...,
+    "adjacency": ..., "format": ...}`` for one response, every value from this package's reader.
+
+    ``data_source`` names the config (``extra_info["config"]``, when present, must agree); ``extra_info`` brings
+    the item's ``options`` and ``metadata``; the keys verl adds itself (``num_turns``, ``rollout_reward_scores``,
+    tool fields) are ignored. A reference or config that cannot be read is a ``ValueError`` (never a guessed
+    reward); an unreadable response earns 0.0 from every reward, as in :mod:`jigsaw_puzzles.training.rewards`.
+    ``verl_kwargs``: what verl's reward managers may pass besides (``reward_router_address``, ...), unused."""
+    if reward not in REWARDS:
+        raise ValueError(f"compute_score: reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+    info = dict(extra_info or {})
+    config = str(data_source)
+    if not is_config(config):
+        raise ValueError(f"compute_score: data_source {data_source!r} is not a Jigsaw-Puzzles config")
+    if info.get("config") not in (None, config):
+        raise ValueError(f"compute_score: data_source {config!r} and extra_info config {info['config']!r} disagree")
+    columns = {"answer": [ground_truth], "config": [config], "options": [_options(info.get("options"))],
+               "metadata": [info.get("metadata") or None]}
+    values = {name: fn(completions=[str(solution_str)], **columns)[0] for name, fn in REWARDS.items()}
+    values["format"] = rewards.format_reward(completions=[str(solution_str)], **columns)[0]
+    return {"score": values[reward] + float(format_weight) * values["format"], "acc": values["exact"],
+            "position": values["position"], "adjacency": values["adjacency"], "format": values["format"]}
+
+
+def _options(value: Any) -> Optional[list]:
+    """Parquet hands ``options`` back as a list or a numpy array; an empty one means the item has none."""
+    if value is None:
+        return None
+    options = [str(o) for o in value]
+    return options or None
