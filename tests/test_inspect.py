@@ -4,6 +4,7 @@ task from the command line. A log is judged by its ``status`` (Inspect exits 0 e
 from __future__ import annotations
 
 import configparser
+import json
 import math
 import os
 import subprocess
@@ -96,22 +97,29 @@ def test_a_bad_task_argument_is_one_clear_error():
         ie.order_generation(split="dev")
 
 
-def test_the_solver_as_an_inspect_model_scores_what_eval_scores(tmp_path):
-    log = inspect_eval(ie.order_generation(configs="order_generation,order_restoration"), model="jigsaw/solver",
+@pytest.mark.parametrize("model", ["solver", "random"])
+def test_the_baselines_as_inspect_models_score_what_eval_scores(tmp_path, model):
+    log = inspect_eval(ie.order_generation(configs="order_generation,order_restoration"), model=f"jigsaw/{model}",
                        display="none", log_dir=str(tmp_path / "logs"))[0]
     assert log.status == "success", log.error
-    ran = evaluate_model("solver", configs=["order_generation", "order_restoration"], split="lite",
+    ran = evaluate_model(model, configs=["order_generation", "order_restoration"], split="lite",
                          out=tmp_path / "run", progress=False)
     metrics = _metrics(log)
     for config in ("order_generation", "order_restoration"):
         assert metrics[f"{config}/accuracy"] == pytest.approx(ran["metrics"][config]["accuracy"])
         assert metrics[f"{config}/n"] == ran["metrics"][config]["n"]
+    predictions = {json.loads(line)["id"]: json.loads(line)["output"]
+                   for line in (Path(ran["run_dir"]) / "predictions.jsonl").read_text().splitlines()}
+    assert {s.id: s.output.completion for s in log.samples} == predictions  # the very same answers, item by item
 
 
 @pytest.mark.slow
-def test_inspect_eval_runs_the_task_from_the_command_line(tmp_path):
-    """``inspect eval`` (the console script, a subprocess, offline) on the task file, with the package's
-    ``jigsaw/solver`` model found through the ``inspect_ai`` entry point that setup.cfg declares."""
+@pytest.mark.parametrize("spec,model", [("jigsaw_puzzles/connection_verification", "jigsaw/solver"),
+                                        ("FILE@connection_verification", "jigsaw/random")])
+def test_inspect_eval_runs_the_task_from_the_command_line(tmp_path, spec, model):
+    """``inspect eval`` (the console script, a subprocess, offline) on the task by its registry name (found through
+    the ``inspect_ai`` entry point that setup.cfg declares, installed as an install writes it) and by its file,
+    with the package's ``jigsaw/`` models."""
     cfg = configparser.ConfigParser()
     cfg.read(ROOT / "setup.cfg")
     entry = cfg["options.entry_points"]["inspect_ai"].strip()
@@ -124,7 +132,7 @@ def test_inspect_eval_runs_the_task_from_the_command_line(tmp_path):
            "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "NO_COLOR": "1"}
     inspect = Path(sys.executable).with_name("inspect")
     task_file = ROOT / "src" / "jigsaw_puzzles" / "integrations" / "inspect_eval.py"
-    proc = subprocess.run([str(inspect), "eval", f"{task_file}@connection_verification", "--model", "jigsaw/solver",
+    proc = subprocess.run([str(inspect), "eval", spec.replace("FILE", str(task_file)), "--model", model,
                            "-T", "split=lite", "--log-dir", str(tmp_path / "logs"), "--display", "plain"],
                           env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     logs = sorted((tmp_path / "logs").glob("*.eval"))

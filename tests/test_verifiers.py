@@ -154,3 +154,19 @@ def test_vf_eval_multi_turn_game_rewards_equal_the_gym_faces(tmp_path):
         assert trace.rewards["game_reward"].score == pytest.approx(reward)
         solved += trace.info["game"]["solved"]
     assert 0 < solved < len(traces)
+
+
+def test_the_tasksets_take_the_training_stream(photo_dir):
+    from jigsaw_puzzles.integrations.verifiers_env import JigsawTaskset, JigsawTasksetConfig
+    from jigsaw_puzzles.integrations.verifiers_game import JigsawGameTaskset, JigsawGameTasksetConfig
+
+    single = JigsawTaskset(JigsawTasksetConfig(configs=["order_generation", "anomaly_detection"], stream=True,
+                                               source=str(photo_dir)))
+    assert not single.bounded  # endless, as the stream is
+    tasks = list(single.take(4))
+    assert {t.data.config for t in tasks} == {"order_generation", "anomaly_detection"}
+    stream = jp.training_stream(str(photo_dir), mixture={"order_generation": 1, "anomaly_detection": 1})
+    assert [t.data.id for t in tasks] == [row["id"] for row, _ in zip(stream, range(4))]  # the very stream rows
+    game = list(JigsawGameTaskset(JigsawGameTasksetConfig(configs=["order_generation_3x3"], stream=True,
+                                                          source=str(photo_dir))).take(2))
+    assert [len(t.data.pieces) for t in game] == [9, 9] and all(t.puzzle().n == 9 for t in game)
