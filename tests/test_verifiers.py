@@ -48,7 +48,9 @@ def _vf_eval(url: str, out: Path, taskset: str, *args: str) -> list:
     assert proc.returncode == 0 and len(traces) == 1, (proc.stdout + proc.stderr)[-3000:]
     episodes = [vf.WireEpisode.model_validate(json.loads(line)) for line in traces[0].read_text().splitlines()]
     for episode in episodes:  # every rollout ran: vf-eval's exit code does not say so
-        assert episode.ok and not episode.errors and len(episode.traces) == 1, episode.errors
+        why = (episode.errors, episode.is_timeout, [(t.ok, t.errors, t.is_timeout, t.stop_condition, t.is_completed)
+                                                    for t in episode.traces])
+        assert episode.ok and not episode.errors and len(episode.traces) == 1, why
         assert episode.traces[0].ok and not episode.traces[0].errors
     return [e.traces[0] for e in episodes]
 

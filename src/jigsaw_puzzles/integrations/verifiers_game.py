@@ -87,6 +87,7 @@ class JigsawGameEnvConfig(vf.EnvConfig):
     """The game's budget (None: :meth:`Rules.budget`, 2n unrotated, 3n rotated)."""
     partial: str | None = "position"
     partial_weight: float = 0.5
+    turn_cost: float | None = None
     invalid_cost: float = 0.05
 
 
@@ -96,7 +97,7 @@ class JigsawGameEnv(vf.Env[JigsawGameEnvConfig]):
     async def run(self, task, agents):
         c = self.config
         game = Game(task.puzzle(), Rules(max_turns=c.max_turns, partial=c.partial, partial_weight=c.partial_weight,
-                                         invalid_cost=c.invalid_cost))
+                                         turn_cost=c.turn_cost, invalid_cost=c.invalid_cost))
         async with agents.agent.interaction(task) as interaction:
             segment = await interaction.turn()
             while not segment.terminated:
