@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+import httpx
 import verifiers.v1 as vf
 from openai import AsyncOpenAI
 from verifiers.v1.dialects.chat import message_to_wire
@@ -141,6 +142,10 @@ class ChatHarness(vf.Harness[ChatHarnessConfig]):
         else:
             messages.extend(message_to_wire(m) for m in prompt or [])
         extra = {"max_tokens": self.config.max_tokens} if self.config.max_tokens else {}
-        async with AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0) as client:
+        # the interception server shares this process's event loop, which other rollouts' scoring and rendering
+        # can hold for seconds: a patient connect (the SDK's 5 s failed under load) and the SDK's own retries, which
+        # the interception server de-duplicates
+        timeout = httpx.Timeout(600.0, connect=60.0)
+        async with AsyncOpenAI(base_url=endpoint, api_key=secret, timeout=timeout, max_retries=2) as client:
             await client.chat.completions.create(model=ctx.model, messages=messages, **extra)
         return ProgramResult(exit_code=0, stdout="", stderr="")
