@@ -95,6 +95,11 @@ SUBSTITUTIONS: dict[str, Sub] = {
         setup=("jigsaw-puzzles eval --model random --split lite --out runs/model-a --no-progress",
                "jigsaw-puzzles eval --model solver --split lite --out runs/model-b --no-progress",
                "jigsaw-puzzles eval --model solver --split lite --blind --out runs/model-c --no-progress")),
+    "run-names": Sub(
+        "results are keyed by a run's model name: the stand-in `runs/model-a` of the `runs` entry is the "
+        "random baseline, named `random`",
+        "model name",
+        replace=(('["model-a"]', '["random"]'),)),
     "lite-run": Sub(
         "`runs/*-lite` stands for the user's model runs: the test makes one first (README's main job)",
         "runs/*-lite",
