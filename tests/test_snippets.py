@@ -2,7 +2,7 @@
 (issue #28 item 2).
 
 A block runs verbatim unless an HTML comment right above it, ``<!-- snippet: KEY[, KEY] -->``, names entries of
-:data:`SUBSTITUTIONS`: that table is the one place that lists what this machine cannot have (model weights from
+:data:`SUBSTITUTIONS` (tests/fixtures/snippet_subs.py): that table is the one place that lists what this machine cannot have (model weights from
 the Hub, a GPU, an API server, a Hub account, the user's own photos) and what the test does instead. Each entry
 names the exact text it replaces (the test fails when the page no longer holds it) and the words the page says
 next to the block, so a reader sees the substitution too. Besides the table, one rule holds everywhere: the
@@ -33,147 +33,12 @@ from pathlib import Path
 import pytest
 
 from fixtures.photos import write_photos
+from fixtures.snippet_subs import SUBSTITUTIONS, Sub  # noqa: F401  (Sub: the entries' type)
 from fixtures.stubs import local_server, reply_json
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["README.md"] + sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))
 LANGS = {"python", "bash", "sh", "text", "json", "bibtex"}
-CPU = "use_cpu=True, bf16=False, report_to='none', per_device_train_batch_size=2"
-
-
-@dataclass(frozen=True)
-class Sub:
-    why: str                      # what this machine lacks, and what the test does instead
-    says: str                     # words the page shows next to the block (in it or in its section above it)
-    replace: tuple = ()           # (text in the block, its stand-in: a template over Context's fields)
-    setup: tuple = ()             # shell lines run in the page's folder before the block
-    mode: str = "run"             # run | parse (CLI lines parsed, not run) | syntax | synopsis
-    serve: str = ""               # a line starting with this is a server: started, its page fetched, stopped
-
-
-SUBSTITUTIONS: dict[str, Sub] = {
-    "own-photos": Sub(
-        "`/data/my_photos` and `/data/photos` stand for the user's own folder of photographs (every embedded "
-        "photo is an evaluation photo, so a training stream refuses them); the test writes 16 synthetic "
-        "photo-like JPEGs (tests/fixtures/photos.py) and uses that folder",
-        "your own photos",
-        replace=(("/data/my_photos", "{photos}"), ("/data/photos", "{photos}"))),
-    "export": Sub(
-        "`./jigsaw_puzzles` is the evaluation export of README Quickstart 2; on a page of its own the test "
-        "builds one first (one config, the embedded photos)",
-        "./jigsaw_puzzles",
-        setup=("jigsaw-puzzles build --out ./jigsaw_puzzles --configs order_restoration",)),
-    "trl-tiny": Sub(
-        "a Hub model and 100 training steps need weights and a GPU: the test trains tests' tiny random-init "
-        "Qwen2-VL (tests/_tiny_vlm.py; with TRL's Qwen3-VL tool template where tools are used) for 2 CPU steps",
-        "Qwen",
-        replace=(("Qwen/Qwen2-VL-2B-Instruct", "{tiny}"), ("Qwen/Qwen3-VL-2B-Instruct", "{tool_tiny}"),
-                 ('GRPOConfig(output_dir="grpo", max_steps=100)',
-                  f'GRPOConfig(output_dir="grpo", max_steps=2, {CPU}, num_generations=2, max_completion_length=8)'),
-                 ('SFTConfig(output_dir="sft", max_steps=100)', f'SFTConfig(output_dir="sft", max_steps=2, {CPU})'),
-                 ('GRPOConfig(output_dir="out", max_steps=100',
-                  f'GRPOConfig(output_dir="out", max_steps=2, {CPU}, num_generations=2, '
-                  f'max_completion_length=16'))),
-    "eval-tiny": Sub(
-        "a Hub model needs its weights: the test evaluates tests' tiny random-init Qwen2-VL on 2 items per config "
-        "with 8 new tokens",
-        "Qwen",
-        replace=(("--model Qwen/Qwen2.5-VL-7B-Instruct --split lite",
-                  "--model {tiny} --split lite --max-items 2 --max-new-tokens 8"),
-                 ('"Qwen/Qwen2.5-VL-7B-Instruct", backend="transformers"',
-                  '"{tiny}", max_items=2, backend="transformers"'),
-                 ("max_new_tokens=256", "max_new_tokens=8"))),
-    "api-server": Sub(
-        "an OpenAI-compatible server: the test serves a stub chat-completions endpoint on 127.0.0.1 that answers "
-        "every question with `A` (tests/fixtures/stubs.py), with OPENAI_API_KEY set to a dummy",
-        "server",
-        replace=(("http://localhost:8000/v1", "{api}"), ("--api-base URL", "--api-base {api}"))),
-    "runs": Sub(
-        "`runs/model-a`, `runs/model-b`, `runs/model-c` stand for the user's run directories: the test makes "
-        "them first with the weight-free baselines on Lite (random, solver, solver --blind)",
-        "your run",
-        setup=("jigsaw-puzzles eval --model random --split lite --out runs/model-a --no-progress",
-               "jigsaw-puzzles eval --model solver --split lite --out runs/model-b --no-progress",
-               "jigsaw-puzzles eval --model solver --split lite --blind --out runs/model-c --no-progress")),
-    "run-names": Sub(
-        "results are keyed by a run's model name: the stand-in `runs/model-a` of the `runs` entry is the "
-        "random baseline, named `random`",
-        "model name",
-        replace=(('["model-a"]', '["random"]'),)),
-    "lite-run": Sub(
-        "`runs/*-lite` stands for the user's model runs: the test makes one first (README's main job)",
-        "runs/*-lite",
-        setup=("jigsaw-puzzles eval --model solver --split lite --no-progress",)),
-    "ci": Sub(
-        "the test command runs the whole suite in a new venv (it would run this test again): CI runs it "
-        "verbatim as a line of .ci/run; here the test checks that it is one",
-        "tests",
-        replace=(('python -m venv .venv && . .venv/bin/activate && pip install "torch==2.14.1" "torchvision==0.29.1"'
-                  ' && pip install -e ".[test,clip,inference,train,harness,app]" && python -m pytest -q tests',
-                  "grep -qxF -- 'python -m venv .venv && . .venv/bin/activate && pip install \"torch==2.14.1\" "
-                  "\"torchvision==0.29.1\" && pip install -e \".[test,clip,inference,train,harness,app]\" && "
-                  "python -m pytest -q tests' {repo}/.ci/run"),)),
-    "hub-upload": Sub(
-        "`hf upload` needs a Hub account and the network: the test runs `hf upload --help` (the command exists "
-        "with these options) and checks the folder holds what the Hub reads (README.md with its YAML)",
-        "Hub account",
-        replace=(("hf upload USER/jigsaw-puzzles ./jigsaw_puzzles --repo-type dataset",
-                  "hf upload --help | grep -q -- --repo-type && head -1 ./jigsaw_puzzles/README.md | grep -qx -- ---"),)),
-    "hub-dataset": Sub(
-        "`USER/jigsaw-puzzles` is the user's export on the Hub: the test builds one locally and loads that; "
-        "`launch()` serves until stopped: the test serves without blocking, fetches the page and stops",
-        "USER/jigsaw-puzzles",
-        setup=("jigsaw-puzzles build --out ./jigsaw_puzzles --configs order_restoration",),
-        replace=(('"USER/jigsaw-puzzles"', '"./jigsaw_puzzles"'),
-                 ("browse_app(data).launch(head=HEAD, css=CSS)",
-                  "app = browse_app(data); app.launch(head=HEAD, css=CSS, server_port={port}, "
-                  "prevent_thread_lock=True); __fetch__({port}); app.close()"))),
-    "human-server": Sub(
-        "the app serves until stopped: the test starts each `jigsaw-puzzles human` line on a free port, waits "
-        "for its page, then stops it",
-        "http://127.0.0.1:7860",
-        serve="jigsaw-puzzles human"),
-    "clip-file": Sub(
-        "the `openai` CLIP weights come from the Hub: the test writes a random-init ViT-S-32 checkpoint file "
-        "(the page's own way out offline, a local file) and mines with it",
-        "weights",
-        replace=(('clip_model="ViT-B-32", clip_pretrained="openai"',
-                  'clip_model="ViT-S-32", clip_pretrained="{clip_file}"'),
-                 ("--clip-model ViT-B-32 --clip-pretrained openai", "--clip-model ViT-S-32 --clip-pretrained {clip_file}"))),
-    "vlmevalkit": Sub(
-        "`VLMEvalKit/` is the user's VLMEvalKit checkout: the test makes its `vlmeval/dataset` folder",
-        "VLMEvalKit checkout",
-        setup=("mkdir -p VLMEvalKit/vlmeval/dataset",)),
-    "repo-example": Sub(
-        "`examples/` lives in the repository; the test runs it from there on tests' tiny Qwen2-VL, 2 CPU steps",
-        "repository",
-        replace=(("python examples/grpo_jigsaw.py --model Qwen/Qwen2.5-VL-3B-Instruct",
-                  "python {repo}/examples/grpo_jigsaw.py --model {tiny} --cpu --batch-size 2 --num-generations 2 "
-                  "--max-completion-length 8 --window 4"),
-                 ("--max-steps 500", "--max-steps 2"))),
-    "trainer": Sub(
-        "`tokenizer`, `model`, `args` and `eval_dataset` are the user's: the test binds tests' tiny Qwen2-VL, "
-        "its tokenizer, CPU Seq2SeqTrainingArguments and a Lite config",
-        "your",
-        setup=("python:tiny-trainer",)),
-    "gpu": Sub(
-        "GPUs, 7B-78B weights, vLLM and an API key are not here: every `jigsaw-puzzles` command of the block "
-        "(also after `accelerate launch -m jigsaw_puzzles.cli`) is parsed by the CLI's own parser, not run; the "
-        "`vllm serve` line is not run",
-        "GPU",
-        mode="parse"),
-    "debian": Sub(
-        "the recipe that made the embedded photos downloads Debian packages as root: its shell blocks are "
-        "syntax-checked (`bash -n`) and its Python blocks compiled, not run",
-        "Debian",
-        mode="syntax"),
-    "synopsis": Sub(
-        "a usage synopsis, not a command: every `--option` it names must be an option of its subcommand",
-        "jigsaw-puzzles",
-        mode="synopsis"),
-}
-
-
 @dataclass
 class Block:
     page: str
