@@ -180,6 +180,12 @@ class Context(dict):
     def make_repo(self):
         return ROOT
 
+    def make_ci_line(self):
+        from test_readme_commands import readme_commands
+        path = self.tmp / "ci_line.txt"
+        path.write_text(readme_commands()[1] + "\n")
+        return path
+
     def make_port(self):
         return free_port()
 
