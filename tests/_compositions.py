@@ -173,7 +173,8 @@ def suffix(draw, config, kind, ans, other) -> tuple[str, Optional[str], str]:
             else "That is my answer.", canonical(config, ans), ""
     if kind == "hedge":
         return draw(st.sampled_from([f"Or maybe {o}.", f"But {o} is also possible.", f"It could also be {o}.",
-                                     f"Or possibly {o}, hard to say.", f"Though perhaps {o}."])), None, ""
+                                     f"Or possibly {o}, hard to say.", f"Though perhaps {o}.", f"and {o}",
+                                     f"& {o}", f"+ {o}"])), None, ""
     if kind == "alternative":
         return draw(st.sampled_from([f"Alternative answer: {o}", f"Backup: {o}", f"Second guess: {o}",
                                      f"If not, then {o}.", f"Otherwise {o}."])), None, ""

@@ -118,6 +118,19 @@ def test_options_map_order_restoration_lists_to_letters(loaded):
     assert without["order_restoration"]["accuracy"] == 0.0
 
 
+def test_the_metric_reports_strict_beside_flexible():
+    import evaluate
+
+    metric = evaluate.load(jp.METRIC_PATH)
+    out = metric.compute(predictions=["B", "The answer is (C).", "Answer: D", "[2, 3, 1, 4]", "I'd say 2 3 1 4."],
+                         references=["B", "C", "D", "[2, 3, 1, 4]", "[2, 3, 1, 4]"],
+                         configs=["piece_localization_hard"] * 3 + ["order_generation"] * 2)
+    hard, order = out["piece_localization_hard"], out["order_generation"]
+    assert (hard["accuracy"], hard["strict_correct"]) == (100.0, 2) and round(hard["strict_accuracy"], 2) == 66.67
+    assert (order["accuracy"], order["strict_accuracy"], order["strict_correct"]) == (100.0, 50.0, 1)
+    assert round(out["overall"]["strict_accuracy"], 2) == 66.67
+
+
 WHEEL_SCRIPT = r"""
 import json, os, sys
 import evaluate

@@ -16,7 +16,7 @@ from .common import (AMBIGUOUS, INVALID, PARSED, Extraction, _PRINT_LIST, _casel
 _SEP = r"(?:\s*(?:,|;|->|-)\s*|\s+)"
 _ITEM = r"(?:<?image\s?|img\s?|#)?\d+>?"
 _LIST_BRACKET = re.compile(r"[\[(]\s?(" + _ITEM + r"(?:" + _SEP + _ITEM + r")*)\s?[\])]", re.I)
-_BARE_SEQ = re.compile(r"([1-9])(?<![\d.\w][1-9])" + (_SEP + r"([1-9])") * 3 + r"(?![\d\w]|\.\d)")
+_BARE_SEQ = re.compile(r"([1-9])(?<![\d.A-Za-z_][1-9])" + (_SEP + r"([1-9])") * 3 + r"(?![\dA-Za-z_]|\.\d)")
 _BARE_SEQS: dict[int, re.Pattern] = {4: _BARE_SEQ}
 
 
@@ -26,8 +26,8 @@ def _bare_seq(n: int) -> re.Pattern | None:
     if n > 9:
         return None
     if n not in _BARE_SEQS:
-        _BARE_SEQS[n] = re.compile(r"([1-9])(?<![\d.\w][1-9])" + (_SEP + r"([1-9])") * (n - 1)
-                                   + r"(?![\d\w]|\.\d)")
+        _BARE_SEQS[n] = re.compile(r"([1-9])(?<![\d.A-Za-z_][1-9])" + (_SEP + r"([1-9])") * (n - 1)
+                                   + r"(?![\dA-Za-z_]|\.\d)")
     return _BARE_SEQS[n]
 # Line-bounded like the letter markers: a list on the next line only counts after a colon ("Order:\n[2, 3, 1, 4]").
 # Each branch starts with a literal letter and then checks that no letter precedes it (see common._lowered).

@@ -102,16 +102,17 @@ _OPEN = re.compile(
     r"|perhaps|possibly|probably|might|could|may|plausible|possible|possibility|likely|instead|rather|unsure"
     r"|not sure|confiden\w*|guess|equally|answer|choose|choice|pick|select|go with|correct|right|then)(?![A-Za-z])"
     r"|%", re.I)
-_JOINED = re.compile(r"\s*(?:,|&|\+|/|and|or|plus|as well as|together with|along with)\s*$", re.I)
+_JOINED = re.compile(r"[\s.)\]}$*]*(?:,|&|\+|/|and|or|plus|as well as|together with|along with)\s*[(\[]?\s*"
+                     r"(?:(?:option|choice|candidate|letter|region)\s*)?[(\[]?\s*$", re.I)
 _WINDOW = 30
 
 
 def _keeps_open(tail: str, start: int, end: int) -> bool:
     """True when the mention ``tail[start:end]`` of another answer is one: joined to the final answer, alone in
     its clause, or with an open word within :data:`_WINDOW` characters of it in its clause."""
-    if _JOINED.fullmatch(tail[:start]):
-        return True
     c0 = _clause_start(tail, start)
+    if _JOINED.fullmatch(tail[:start]) or _JOINED.fullmatch(tail[c0:start]):  # "B and D", "B.\nand D"
+        return True
     e = _BREAK.search(tail, end)
     c1 = e.start() if e else len(tail)
     if not tail[c0:start].strip(" \t*#>-([:") and not tail[end:c1].strip(" \t*)].:"):
