@@ -182,13 +182,14 @@ def classify_response(text: Any, config: str, options: Optional[Sequence[str]] =
     Returns:
         An :class:`Extraction`; ``.answer`` is the canonical answer or ``None``.
     """
-    spec = _spec(config)
-    if type(text) is str and config in _INFO:
+    if type(text) is str and type(config) is str and config in _INFO:
+        spec = CONFIGS[config]
         fast = _fast(text, config)
         if fast is None:
             fast = _cascade(text, spec, config, options)
         fast.strict = strict_answer(text, spec)
         return fast
+    spec = _spec(config)
     ex = _cascade(text, spec, config, options)
     ex.strict = strict_answer(text, spec)
     return ex

@@ -25,7 +25,29 @@ import re
 from typing import Optional
 
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED
+from .choice import _article_like
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, _negated
+from .hedge import _ARTICLE
+from .options import _option_text
+from .order import _LIST_BRACKET, _bare_seq, _ints
+from .oriented import _BARE, _pairs
+
+_WORD = re.compile(r"[a-z]+")
+
+
+def _search(rx: re.Pattern, keys: frozenset, t: str, lo: int = 0, hi: Optional[int] = None):
+    """``rx.search(t, lo, hi)``, skipped when no word of ``t[lo:hi]`` is one of ``keys`` and it holds no "?" or
+    "%" (every match of these keyword patterns holds one): the keyword alternations are slow to scan."""
+    part = t[lo:hi].lower()
+    if "?" not in part and "%" not in part and keys.isdisjoint(_WORD.findall(part)):
+        return None
+    return rx.search(t, lo, len(t) if hi is None else hi)
+
+
+def _keys(rx: re.Pattern) -> frozenset:
+    """Every word in the pattern's source: a superset of the words any match holds."""
+    return frozenset(w for w in _WORD.findall(rx.pattern.lower()) if len(w) > 1)
+
 
 # A withdrawal of what came before: only the text after it is read.
 _RETRACT = re.compile(
@@ -48,6 +70,8 @@ _DOUBT_AFTER = re.compile(
     r"|worth considering|an alternative|(?:my )?(?:second|next|backup) (?:choice|guess|pick|option)|(?:a |my )?backup)"
     r"| but (?:the|it|this|that|they|its|seams?|edges?|colou?rs?)\b[^.\n]{0,60}(?:n't|not|wrong|fail|mismatch))",
     re.I)
+_RETRACT_KEYS = _keys(_RETRACT) | {"recheck", "rechecking", "nevermind"}
+_QUALIFIED_KEYS = _keys(_QUALIFIED) | {"alternatively", "fallback", "doubtful", "confident", "confidence", "trying"}
 _BREAK = re.compile(r"[\n!?;]|\.(?:\s|$)")
 _LETTER_AT = {}  # letter -> pattern of it standing alone
 
@@ -59,39 +83,60 @@ def _letter_rx(letter: str) -> re.Pattern:
     return rx
 
 
+_END = " \t\n.!*\"')]}"
+
+_DIGITS = re.compile(r"\d+")
+_WORDCHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'")
+
+
 def _clause_start(t: str, pos: int) -> int:
-    """Start of the clause (line or sentence) holding ``t[pos]``."""
-    start = 0
-    for m in _BREAK.finditer(t, max(0, pos - 200), pos):
-        start = m.end()
-    return start
+    """Start of the clause (line or sentence) holding ``t[pos]``: after the last of "\n", "!", "?", ";" or a "."
+    followed by white space before it (the :data:`_BREAK` that ends last before ``pos``)."""
+    start = max(t.rfind("\n", 0, pos), t.rfind("!", 0, pos), t.rfind("?", 0, pos), t.rfind(";", 0, pos),
+                t.rfind(". ", 0, pos), t.rfind(".\t", 0, pos))
+    if pos >= 1 and t[pos - 1] == "." and pos == len(t):
+        start = max(start, pos - 1)
+    return start + 1
 
 
 def _statement(t: str, ex: Extraction, spec) -> Optional[tuple[int, int]]:
     """(start, end) of the final statement of ``ex.answer`` in ``t``: its last occurrence that is not negated
     (``None`` when the answer is not written out, e.g. named by an option's text or region names)."""
-    kind, last = spec.kind, None
-    if kind == CHOICE:
-        from .choice import _article_like
-        for m in _letter_rx(ex.answer).finditer(t):
-            if not _negated(t, m.start(), m.end()) and not _article_like(t, m.end(), ex.answer):
-                last = (m.start(), m.end())
-    elif kind == ORDER:
-        from .order import _LIST_BRACKET, _bare_seq, _ints
-        want = tuple(int(x) for x in ex.answer.strip("[]").split(","))
-        bare = _bare_seq(len(want))
-        for rx in (_LIST_BRACKET, bare) if bare is not None else (_LIST_BRACKET,):
-            for m in rx.finditer(t):
-                nums = _ints(m.group(1)) if rx is _LIST_BRACKET else tuple(int(g) for g in m.groups())
-                if nums == want and not _negated(t, m.start(), m.end()) and (last is None or m.end() > last[1]):
-                    last = (m.start(), m.end())
-    elif kind == ORIENTED:
-        from .oriented import _BARE, _pairs
-        want = _pairs(ex.answer)
-        for m in _BARE.finditer(t):
-            if _pairs(m.group(0)) == want and not _negated(t, m.start(), m.end()):
-                last = (m.start(), m.end() + (t[m.end():m.end() + 1] == "]"))
-    return last
+    kind = spec.kind
+    if kind == CHOICE:  # the occurrences from the last one back (what _letter_rx matches, found with rfind)
+        letter, i = ex.answer, len(t)
+        while True:
+            i = t.rfind(letter, 0, i)
+            if i < 0:
+                return None
+            if ((i == 0 or t[i - 1] not in _WORDCHARS) and (i + 1 == len(t) or t[i + 1] not in _WORDCHARS)
+                    and not _negated(t, i, i + 1) and not _article_like(t, i + 1, letter)):
+                return i, i + 1
+    if kind == ORDER:  # the commonest case first: the text ends with the answer's bracketed list
+        i = t.rfind("[")
+        m = _LIST_BRACKET.match(t, i) if i >= 0 else None
+        if (m is not None and not t[m.end():].strip(_END) and _ints(m.group(1)) == tuple(map(int, _DIGITS.findall(ex.answer)))
+                and not _negated(t, i, m.end())):
+            return i, m.end()
+    # orders: the lists in the last 400 characters first (the final statement is usually there), else all
+    for pos in ((len(t) - 400, 0) if len(t) > 400 else (0,)):
+        found = []
+        if kind == ORDER:
+            want = tuple(int(x) for x in ex.answer.strip("[]").split(","))
+            bare = _bare_seq(len(want))
+            for rx in (_LIST_BRACKET, bare) if bare is not None else (_LIST_BRACKET,):
+                for m in rx.finditer(t, pos):
+                    nums = _ints(m.group(1)) if rx is _LIST_BRACKET else tuple(int(g) for g in m.groups())
+                    if nums == want:
+                        found.append((m.end(), m.start()))
+        elif kind == ORIENTED:
+            want = _pairs(ex.answer)
+            found = [(m.end() + (t[m.end():m.end() + 1] == "]"), m.start()) for m in _BARE.finditer(t, pos)
+                     if _pairs(m.group(0)) == want]
+        for end, start in sorted(found, reverse=True):
+            if not _negated(t, start, end):
+                return start, end
+    return None
 
 
 # A word near another answer after the final one that keeps it open ("D is also plausible", "if not B then D",
@@ -102,7 +147,7 @@ _OPEN = re.compile(
     r"|perhaps|possibly|probably|might|could|may|plausible|possible|possibility|likely|instead|rather|unsure"
     r"|not sure|confiden\w*|guess|equally|answer|choose|choice|pick|select|go with|correct|right|then)(?![A-Za-z])"
     r"|%", re.I)
-_JOINED = re.compile(r"[\s.)\]}$*]*(?:,|&|\+|/|and|or|plus|as well as|together with|along with)\s*[(\[]?\s*"
+_JOINED = re.compile(r"[\s.)\]}$*\"']*(?:,|&|\+|/|and|or|plus|as well as|together with|along with)\s*[(\[]?\s*"
                      r"(?:(?:option|choice|candidate|letter|region)\s*)?[(\[]?\s*$", re.I)
 _WINDOW = 30
 
@@ -125,8 +170,6 @@ def _others_after(tail: str, ex: Extraction, spec, config: str, options, strong:
     """Why the text after the final statement keeps another answer open ("" when it does not)."""
     kind = spec.kind
     if kind == CHOICE:
-        from .hedge import _ARTICLE
-        from .options import _option_text
         for m in _OTHER_LETTER.finditer(tail):
             o = m.group(0)
             if o == ex.answer or o not in spec.letters or (o in "AI" and _ARTICLE.match(tail, m.end())):
@@ -138,7 +181,6 @@ def _others_after(tail: str, ex: Extraction, spec, config: str, options, strong:
             return "letter and option text disagree: " + "/".join(sorted(named))
         return ""
     if kind == ORDER:
-        from .order import _LIST_BRACKET, _bare_seq, _ints
         want = tuple(int(x) for x in ex.answer.strip("[]").split(","))
         found = [(m, _ints(m.group(1))) for m in _LIST_BRACKET.finditer(tail)]
         bare = _bare_seq(len(want))
@@ -150,7 +192,6 @@ def _others_after(tail: str, ex: Extraction, spec, config: str, options, strong:
                 return "another order stays open after the final one"
         return ""
     if kind == ORIENTED:
-        from .oriented import _BARE, _pairs
         want = _pairs(ex.answer)
         for m in _BARE.finditer(tail):
             if (len(_pairs(m.group(0))) == len(want) and _pairs(m.group(0)) != want
@@ -175,7 +216,8 @@ def apply_rule(t: str, ex: Extraction, spec, config: str, options, reread, depth
         return ex
     start, end = span
     tail = t[end:]
-    r = _RETRACT.search(tail)
+    bare_end = not tail.strip(_END)  # nothing after the final statement but closing punctuation
+    r = None if bare_end else _search(_RETRACT, _RETRACT_KEYS, tail)
     if r is not None and depth < 3:
         again = reread(tail[r.end():], depth + 1)
         if again.status == PARSED:
@@ -187,10 +229,11 @@ def apply_rule(t: str, ex: Extraction, spec, config: str, options, reread, depth
             pass
         if _others_after(t[r.end() if r else 0:start], ex, spec, config, options, strong=False):
             return Extraction(None, AMBIGUOUS, "rule", "an earlier answer differs and is not withdrawn", ex.parts)
-    clause = t[_clause_start(t, start):start]
-    q = _QUALIFIED.search(clause)
+    q = _search(_QUALIFIED, _QUALIFIED_KEYS, t, max(_clause_start(t, start), start - 200), start)
     if q is not None:
         return Extraction(None, AMBIGUOUS, "rule", f"the final statement is qualified ({q.group(0)!r})", ex.parts)
+    if bare_end:
+        return ex
     if _DOUBT_AFTER.match(tail):
         return Extraction(None, AMBIGUOUS, "rule", "the final answer is doubted where it stands", ex.parts)
     why = _others_after(tail, ex, spec, config, options)
@@ -217,6 +260,8 @@ _CLEAN_LEAD = re.compile(r"[\s*#>\-]*(?:(?:so|thus|therefore),?\s*)?(?:(?:my|the
                          re.I)
 _BLOCK_DOUBT = re.compile(r"wrong|unlikely|doubt|unsure|not sure|\?|possib|plausib|alternativ|(?<![A-Za-z])(?:or|maybe"
                           r"|perhaps|also|otherwise|if not|second (?:guess|choice|pick)|but|close|confiden\w*)(?![A-Za-z])|%", re.I)
+_BLOCK_DOUBT_KEYS = _keys(_BLOCK_DOUBT) | {"possible", "possibly", "plausible", "alternative", "alternatively",
+                                          "doubtful", "confident", "confidence"}
 _JUDGMENT = re.compile(r"(?<![A-Za-z])judge?ment(?![A-Za-z])", re.I)
 _FIELD_LINE = re.compile(r"[^\n]*(?:\n|$)")
 _LABEL_LINE = re.compile(r"[ \t*>#-]*(?:error[ \t]*)?(?:position|type)(?![A-Za-z])", re.I)
@@ -229,11 +274,12 @@ def _anomaly_rule(t: str, ex: Extraction, reread, depth: int) -> Extraction:
     """The rule for Anomaly Detection: after the last answer block (its Judgment line and the two field lines
     that follow), a withdrawal is re-read and anything naming a judgment, a cell or a type keeps another answer
     open."""
-    last = None
-    for last in _JUDGMENT.finditer(t):
-        pass
-    if last is None:
-        return ex
+    low, i, last = t.lower(), len(t), None  # the last "Judgment": found with rfind, confirmed by the pattern
+    while last is None:
+        i = low.rfind("judg", 0, i)
+        if i < 0:
+            return ex
+        last = _JUDGMENT.match(t, i)
     line = t[t.rfind("\n", 0, last.start()) + 1:last.start()]
     if not _CLEAN_LEAD.fullmatch(line):  # "Or maybe Judgment: B", "Confidence: 60% (Judgment: B ..."
         return Extraction(None, AMBIGUOUS, "rule", f"the final statement is qualified ({line.strip()!r})", ex.parts)
@@ -243,11 +289,13 @@ def _anomaly_rule(t: str, ex: Extraction, reread, depth: int) -> Extraction:
         end = _FIELD_LINE.match(t, end).end()
         if end >= len(t):
             break
-    doubt = _BLOCK_DOUBT.search(t, last.end(), end)
+    doubt = _search(_BLOCK_DOUBT, _BLOCK_DOUBT_KEYS, t, last.end(), end)
     if doubt is not None:
         return Extraction(None, AMBIGUOUS, "rule", f"the answer block is doubted ({doubt.group(0)!r})", ex.parts)
     tail = t[end:]
-    r = _RETRACT.search(tail)
+    if not tail.strip(_END):
+        return ex
+    r = _search(_RETRACT, _RETRACT_KEYS, tail)
     if r is not None and depth < 3:
         again = reread(tail[r.end():], depth + 1)
         if again.status == PARSED:

@@ -60,8 +60,23 @@ def _block(lines: list[str], spec) -> Optional[str]:
     return format_anomaly(p, ty)
 
 
+_MEMO: dict = {}  # (short text, config) -> strict answer: a pure function, and short answers repeat
+
+
 def strict_answer(text: Any, spec) -> Optional[str]:
     """The answer ``text`` gives in the task's exact format (see the module), else ``None``."""
+    if type(text) is str and len(text) <= 64:
+        key = (text, spec.name)
+        if key in _MEMO:
+            return _MEMO[key]
+        if len(_MEMO) >= 65536:
+            _MEMO.clear()
+        found = _MEMO[key] = _strict(text, spec)
+        return found
+    return _strict(text, spec)
+
+
+def _strict(text: Any, spec) -> Optional[str]:
     if not isinstance(text, str):
         return None
     if "<" in text:
@@ -78,7 +93,8 @@ def strict_answer(text: Any, spec) -> Optional[str]:
         found = _block(lines[-3:], spec)
         if found is None or len(lines) == 3:
             return found
-        earlier = {_block(lines[i:i + 3], spec) for i in range(len(lines) - 5)} - {None}
+        earlier = {_block(lines[i:i + 3], spec) for i in range(len(lines) - 5) if lines[i].startswith("Judgment")}
+        earlier.discard(None)
         return None if earlier - {found} else found
     nl = text.rfind("\n")
     if nl < 0:
@@ -86,7 +102,10 @@ def strict_answer(text: Any, spec) -> Optional[str]:
     found = _answer(text[nl + 1:].strip(), spec)
     if found is None:
         return None
+    longest = len(found) + 12  # an exact line is the answer and at most "Answer: " and a "."
     for line in text[:nl].split("\n"):  # another exact answer earlier: the text keeps two open
+        if len(line) > longest + 8:
+            continue
         other = _answer(line.strip(), spec)
         if other is not None and other != found:
             return None
