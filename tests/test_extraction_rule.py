@@ -95,3 +95,19 @@ def test_a_stored_record_without_strict_gets_it_from_its_output():
     old = {**rec, **{k: v for k, v in new.items() if k != "strict"}}
     assert stored_verdict(old)[0].strict == "C"
     assert stored_verdict({"output": "C", "config": "no_such_config", "extracted": None})[0].strict is None
+
+
+def test_results_json_has_strict_beside_flexible(tmp_path):
+    import json
+
+    from fixtures.rows import make_dataset
+    from jigsaw_puzzles.inference import evaluate_model
+
+    data = {"connection_verification": make_dataset("connection_verification", 6, seed=0, size=(72, 72))}
+    res = evaluate_model("random", data=data, out=tmp_path / "run", progress=False)
+    col = res["metrics"]["connection_verification"]
+    recs = [json.loads(line) for line in (tmp_path / "run" / "predictions.jsonl").read_text().splitlines()]
+    assert col["strict_correct"] == sum(r["strict"] == r["answer"] for r in recs)
+    assert col["strict_accuracy"] == 100.0 * col["strict_correct"] / len(recs)
+    stored = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert json.dumps(stored).count("strict_accuracy") >= 2  # per config and overall
