@@ -126,6 +126,12 @@ def statement(draw, config, ans) -> str:
                   "Option {a}", "{a}", "{a}.", "Selected: {a}"]
     if spec.kind in (ORDER, ORIENTED):
         forms += ["The order is {v}.", "Order: {v}", "The correct arrangement is {v}", "Solution:\n{v}"]
+    if spec.kind == ORDER:  # row by row: a nested list, a markdown grid, "Row k:" lines
+        rows, cols = spec.grid
+        grid = [ans[r * cols:(r + 1) * cols] for r in range(rows)]
+        forms += ["[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in grid) + "]",
+                  "\n".join("| " + " | ".join(map(str, g)) + " |" for g in grid),
+                  "\n".join(f"Row {i + 1}: " + " ".join(map(str, g)) for i, g in enumerate(grid))]
     return draw(st.sampled_from(forms)).format(v=v, a=ans if spec.kind == CHOICE else v)
 
 

@@ -50,6 +50,14 @@ RULE = [
     ("lower left", CV8, "H"),
     ("E (upper right)", CV8, "E"),
     ("答案是2 3 1 4", OG, "[2, 3, 1, 4]"),
+    # orders written row by row (a nested list, a markdown grid, "Row k:" lines) when they make one permutation
+    ("[[2, 3], [1, 4]]", OG, "[2, 3, 1, 4]"),
+    ("Answer: [[2, 3, 1], [4, 6, 5]]", "order_generation_2x3", "[2, 3, 1, 4, 6, 5]"),
+    ("The grid:\n| 2 | 3 |\n|---|---|\n| 1 | 4 |", OG, "[2, 3, 1, 4]"),
+    ("Row 1: 2 3\nRow 2: 1 4", OG, "[2, 3, 1, 4]"),
+    ("[[2, 3], [1, 4]] or [[1, 2], [3, 4]]", OG, None),
+    ("Maybe [1, 2, 3, 4].\n| 2 | 3 |\n| 1 | 4 |", OG, None),
+    ("Row 1: 2 3\nRow 2: 1 3", OG, None),
 ]
 
 

@@ -72,6 +72,9 @@ _DOUBT_AFTER = re.compile(
     re.I)
 _RETRACT_KEYS = _keys(_RETRACT) | {"recheck", "rechecking", "nevermind"}
 _QUALIFIED_KEYS = _keys(_QUALIFIED) | {"alternatively", "fallback", "doubtful", "confident", "confidence", "trying"}
+_CONTINUES = re.compile(r"[\s*#>(\[-]*(?:and|or|plus|as well as|&|\+|/)(?![A-Za-z])", re.I)
+_ROWS_BEFORE = re.compile(r"(?m)^[ \t]*(?:\|[ \t]*\d+[ \t]*\|[ \t\d|]*|(?i:row)[ \t]*\d+[ \t]*[:\-][ \t\d,]+)$|\[\[")
+_SOFT_LEAD = re.compile(r"[\s*#>(\[-]*(?:though|but|perhaps|maybe|possibly|probably)(?![A-Za-z])", re.I)
 _BREAK = re.compile(r"[\n!?;]|\.(?:\s|$)")
 _LETTER_AT = {}  # letter -> pattern of it standing alone
 
@@ -227,9 +230,15 @@ def apply_rule(t: str, ex: Extraction, spec, config: str, options, reread, depth
         r = None
         for r in _RETRACT.finditer(t, 0, start):
             pass
-        if _others_after(t[r.end() if r else 0:start], ex, spec, config, options, strong=False):
+        before = t[r.end() if r else 0:start]
+        if _others_after(before, ex, spec, config, options, strong=False) or _ROWS_BEFORE.search(before):
             return Extraction(None, AMBIGUOUS, "rule", "an earlier answer differs and is not withdrawn", ex.parts)
-    q = _search(_QUALIFIED, _QUALIFIED_KEYS, t, max(_clause_start(t, start), start - 200), start)
+        if _SOFT_LEAD.match(t, _clause_start(t, start), start):  # "Though perhaps [1, 4, 2, 3]."
+            return Extraction(None, AMBIGUOUS, "rule", "the answer read from prose is hedged", ex.parts)
+    c0 = _clause_start(t, start)
+    if _CONTINUES.match(t, c0, start):  # "... \nand [1, 3, 2, 4]": a second answer joined to what came before
+        return Extraction(None, AMBIGUOUS, "rule", "the final answer is joined to another", ex.parts)
+    q = _search(_QUALIFIED, _QUALIFIED_KEYS, t, max(c0, start - 200), start)
     if q is not None:
         return Extraction(None, AMBIGUOUS, "rule", f"the final statement is qualified ({q.group(0)!r})", ex.parts)
     if bare_end:
