@@ -8,6 +8,12 @@ answer out of whatever they wrote, using the cascade below, and says how sure it
 is. Nothing here ever evaluates model text (no ``eval``/``ast.literal_eval``):
 lists and letters are read with regular expressions only.
 
+The reading rule (:mod:`.reading`, issue #27) then judges what the cascade found: an answer is read only when the
+text says one thing (no qualifier, negation or second candidate where the final statement stands; nothing after it
+keeps another answer open, a withdrawal being re-read; letter and option text agree), else it is ambiguous. The
+strict reader (:mod:`.strict`) reads only the exact format, the whole response or its last line
+(``Extraction.strict``).
+
 Cascade (first step that yields something wins)
 -----------------------------------------------
 0. **Region.** ``None``/empty -> invalid. If the text contains ``</think>`` only

@@ -198,7 +198,7 @@ def _rows(t: str, n: int) -> Optional[tuple[int, tuple[int, ...]]]:
 
 def _order(t: str, strict: bool, n: int = 4, regions: bool = True) -> Extraction:
     """The order list of ``n`` pieces in ``t``; ``regions``: the 2x2 region names ("top-left: 3") count too."""
-    if not strict and ("[[" in t or "|" in t or "ow" in t):
+    if not strict and ("[[" in t or "|" in t or "Row" in t or "row" in t):
         rows = _rows(t, n)
         if rows is not None:  # another full order before it, not ruled out: the text gives two
             before = t[:rows[0]]
