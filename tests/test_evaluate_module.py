@@ -17,7 +17,7 @@ METRIC_DIR = Path(jp.METRIC_PATH)
 SCRIPT = r"""
 import json, os, sys
 import evaluate
-from jigsaw_puzzles import scoring
+from jigsaw_puzzles.scoring import score as scoring  # the module: scoring.score is the function
 
 preds = ["B", "The answer is (C).", "Judgment: B Error Position: C Error Type: A", "2 3 1 4", "A or B"]
 refs = ["B", "A", "Judgment: B\nError Position: C\nError Type: A", "[2, 3, 1, 4]", "A"]
