@@ -58,7 +58,7 @@ def test_results_are_measured_on_this_export(export):
     report = json.loads((export / "curation_report.json").read_text())
     assert [int(c) for c in rows["n (test items)"].split("|")[2:-1]] == [report["configs"][c]["test"] for c in CONFIGS]
     for name in ("chance", "↑ chance, p < 0.05", "constant answer (best)", "Random (seed 0)",
-                 "Classical solver (no weights)"):
+                 "Classical solver (no weights)", "Random (seed 0), strict", "Classical solver (no weights), strict"):
         cells = [c.strip() for c in rows[name].split("|")[2:-1]]
         assert len(cells) == len(CONFIGS) and all(re.fullmatch(r"\d+\.\d\d", c) for c in cells), rows[name]
     solver = [float(c) for c in rows["Classical solver (no weights)"].split("|")[2:-1]]
@@ -151,3 +151,15 @@ def test_the_results_table_has_the_best_constant_answer_row():
                            {"Always B": score(["B"] * 10, refs, "missing_piece_selection_easy")})
     rows = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in table.splitlines()[2:]}
     assert rows["constant answer (best)"] == rows["Always B"] == "60.00"
+
+
+def test_the_results_table_shows_strict_beside_flexible():
+    """A model that answers in prose scores under the reading rule (flexible) and not under the strict reader."""
+    from jigsaw_puzzles.publishing.card import _results_table
+    from jigsaw_puzzles.scoring.score import score
+
+    refs = list("BBBACBBDBA")
+    preds = ["B", "The answer is B.", "Answer: B", "A", "I think it is C.", "B", "B.", "D", "B", "A"]
+    table = _results_table(["missing_piece_selection_easy"], {"Prose": score(preds, refs, "missing_piece_selection_easy")})
+    rows = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in table.splitlines()[2:]}
+    assert rows["Prose"] == "100.00" and rows["Prose, strict"] == "80.00"

@@ -17,7 +17,7 @@ METRIC_DIR = Path(jp.METRIC_PATH)
 SCRIPT = r"""
 import json, os, sys
 import evaluate
-from jigsaw_puzzles.scoring import score as scoring
+from jigsaw_puzzles.scoring import score as scoring  # the module: scoring.score is the function
 
 preds = ["B", "The answer is (C).", "Judgment: B Error Position: C Error Type: A", "2 3 1 4", "A or B"]
 refs = ["B", "A", "Judgment: B\nError Position: C\nError Type: A", "[2, 3, 1, 4]", "A"]
@@ -116,6 +116,19 @@ def test_options_map_order_restoration_lists_to_letters(loaded):
     without = metric.compute(predictions=["[2, 1, 4, 3]"], references=["C"], configs=["order_restoration"])
     assert with_options["order_restoration"]["accuracy"] == 100.0
     assert without["order_restoration"]["accuracy"] == 0.0
+
+
+def test_the_metric_reports_strict_beside_flexible():
+    import evaluate
+
+    metric = evaluate.load(jp.METRIC_PATH)
+    out = metric.compute(predictions=["B", "The answer is (C).", "Answer: D", "[2, 3, 1, 4]", "I'd say 2 3 1 4."],
+                         references=["B", "C", "D", "[2, 3, 1, 4]", "[2, 3, 1, 4]"],
+                         configs=["piece_localization_hard"] * 3 + ["order_generation"] * 2)
+    hard, order = out["piece_localization_hard"], out["order_generation"]
+    assert (hard["accuracy"], hard["strict_correct"]) == (100.0, 2) and round(hard["strict_accuracy"], 2) == 66.67
+    assert (order["accuracy"], order["strict_accuracy"], order["strict_correct"]) == (100.0, 50.0, 1)
+    assert round(out["overall"]["strict_accuracy"], 2) == 66.67
 
 
 WHEEL_SCRIPT = r"""

@@ -22,6 +22,8 @@ from .._version import __version__
 from ..generation.circular import circular_aggregate, expand_datasets, is_rotation
 from ..errors import UsageError
 from ..scoring.extraction import Extraction
+from ..scoring.extraction.strict import strict_answer
+from ..spec import get as get_spec
 from ..generation.variants import Variant
 from ..scoring.score import aggregate, score_items
 from .backends import BUILTIN_MODELS, Request, dist_info
@@ -77,14 +79,21 @@ def verdicts(records: Sequence[dict], rows: Sequence[dict]) -> list[dict]:
     """Per item, the one verdict (extraction and correctness) of :func:`jigsaw_puzzles.scoring.score.score_items`."""
     scored = score_items([r["output"] for r in records], [row["answer"] for row in rows],
                          [r["config"] for r in records], [row.get("options") for row in rows])
-    return [{"extracted": ex.answer, "status": ex.status, "rule": ex.rule, "parts": ex.parts, "correct": ok}
-            for ex, ok in scored]
+    return [{"extracted": ex.answer, "status": ex.status, "rule": ex.rule, "parts": ex.parts, "correct": ok,
+             "strict": ex.strict} for ex, ok in scored]
 
 
 def stored_verdict(record: dict) -> tuple[Extraction, bool]:
-    """The verdict a predictions record carries (written by :func:`verdicts`)."""
+    """The verdict a predictions record carries (written by :func:`verdicts`; a record written before the strict
+    reader existed gets its strict reading from its output)."""
+    strict = record.get("strict")
+    if "strict" not in record:
+        try:
+            strict = strict_answer(record.get("output"), get_spec(record.get("config")))
+        except (ValueError, KeyError, TypeError):  # not a config: no strict reading
+            strict = None
     return (Extraction(record.get("extracted"), record.get("status", "invalid"), record.get("rule", ""),
-                       parts=dict(record.get("parts") or {})), bool(record.get("correct")))
+                       parts=dict(record.get("parts") or {}), strict=strict), bool(record.get("correct")))
 
 
 def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides) -> dict:

@@ -108,9 +108,13 @@ def _results_table(configs: list[str], results: dict) -> str:
              "| constant answer (best) | " + " | ".join(
                  f"{first[c]['constant_baseline']['accuracy']:.2f}" if "constant_baseline" in first.get(c, {})
                  else "-" for c in configs) + " |"]
-    for name, res in results.items():
+    for name, res in results.items():  # flexible (the headline), then strict: only the exact answer format
         lines.append(f"| {name} | " + " | ".join(f"{res[c]['accuracy']:.2f}" if c in res else "-"
                                                   for c in configs) + " |")
+        if any("strict_accuracy" in res.get(c, {}) for c in configs):
+            lines.append(f"| {name}, strict | " + " | ".join(
+                f"{res[c]['strict_accuracy']:.2f}" if "strict_accuracy" in res.get(c, {}) else "-"
+                for c in configs) + " |")
     return "\n".join(lines)
 
 

@@ -206,6 +206,7 @@ def _column(config: str, refs: list[str], items: list[tuple[Extraction, bool]],
             pmf: np.ndarray | None = None, chances: list[float] | None = None) -> dict[str, float]:
     n = len(items)
     correct = sum(ok for _, ok in items)
+    strict = sum(ex.strict is not None and ex.strict == r for r, (ex, _) in zip(refs, items))
     chances = [item_chance(r, config) for r in refs] if chances is None else chances
     pmf = null_distribution(chances) if pmf is None else pmf
     sf = _upper_tail(pmf)
@@ -216,6 +217,8 @@ def _column(config: str, refs: list[str], items: list[tuple[Extraction, bool]],
         "accuracy": 100.0 * correct / n,
         "n": n,
         "correct": correct,
+        "strict_accuracy": 100.0 * strict / n,  # the strict reader: only the exact format (extraction.strict)
+        "strict_correct": strict,
         "chance": 100.0 * float(np.mean(chances)),
         # NaN when even n/n correct would not reach p < alpha (too few items).
         "critical_value": 100.0 * k_crit / n if k_crit <= n else float("nan"),
@@ -306,6 +309,7 @@ def _overall(columns: dict[str, dict], nulls: dict[str, np.ndarray]) -> dict[str
     acc = [c["accuracy"] for c in cols]
     res = {
         "accuracy": float(np.mean(acc)),
+        "strict_accuracy": float(np.mean([c["strict_accuracy"] for c in cols])),
         "n": int(sum(c["n"] for c in cols)),
         "n_columns": k,
         "chance": float(np.mean([c["chance"] for c in cols])),
@@ -353,7 +357,8 @@ def score(
 
     Returns:
         ``{config: {...}, ..., "overall": {...}}``. Per config: ``accuracy``, ``n``,
-        ``correct``, ``chance``, ``critical_value``, ``p_value``, ``ci_low``/``ci_high``
+        ``correct``, ``strict_accuracy``/``strict_correct`` (the strict reader's: only the exact format),
+        ``chance``, ``critical_value``, ``p_value``, ``ci_low``/``ci_high``
         (95% Clopper-Pearson), ``invalid_rate``, ``ambiguous_rate`` - all percentages
         except ``n``/``correct``/``p_value`` - and ``constant_baseline`` (``{"answer", "accuracy"}``: the
         best constant answer on these items and its accuracy); Anomaly Detection adds

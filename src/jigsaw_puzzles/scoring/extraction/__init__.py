@@ -8,6 +8,12 @@ answer out of whatever they wrote, using the cascade below, and says how sure it
 is. Nothing here ever evaluates model text (no ``eval``/``ast.literal_eval``):
 lists and letters are read with regular expressions only.
 
+The reading rule (:mod:`.reading`, issue #27) then judges what the cascade found: an answer is read only when the
+text says one thing (no qualifier, negation or second candidate where the final statement stands; nothing after it
+keeps another answer open, a withdrawal being re-read; letter and option text agree), else it is ambiguous. The
+strict reader (:mod:`.strict`) reads only the exact format, the whole response or its last line
+(``Extraction.strict``).
+
 Cascade (first step that yields something wins)
 -----------------------------------------------
 0. **Region.** ``None``/empty -> invalid. If the text contains ``</think>`` only
@@ -95,6 +101,8 @@ from .choice import _choice
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, _clean, _region
 from .order import _order, _order_result
 from .oriented import _oriented
+from .reading import apply_rule, withdrawn
+from .strict import strict_answer
 
 #: Only the last this many characters of the answer region are read (linear, bounded work per response).
 MAX_CHARS = 16_384
@@ -181,10 +189,16 @@ def classify_response(text: Any, config: str, options: Optional[Sequence[str]] =
         An :class:`Extraction`; ``.answer`` is the canonical answer or ``None``.
     """
     if type(text) is str and type(config) is str and config in _INFO:
+        spec = CONFIGS[config]
         fast = _fast(text, config)
-        if fast is not None:
-            return fast
-    return _cascade(text, _spec(config), config, options)
+        if fast is None:
+            fast = _cascade(text, spec, config, options)
+        fast.strict = strict_answer(text, spec)
+        return fast
+    spec = _spec(config)
+    ex = _cascade(text, spec, config, options)
+    ex.strict = strict_answer(text, spec)
+    return ex
 
 
 def _cascade(text: Any, spec, config: str, options: Optional[Sequence[str]] = None) -> Extraction:
@@ -205,13 +219,26 @@ def _cascade(text: Any, spec, config: str, options: Optional[Sequence[str]] = No
     t = _clean(region)
     if not t or t.isspace():
         return Extraction(None, INVALID, "none", "empty response")
+    return _read(t, strict, spec, config, options)
+
+
+def _read(t: str, strict: bool, spec, config: str, options, depth: int = 0) -> Extraction:
+    """The cascade's reading of the cleaned text ``t``, judged by the reading rule (:mod:`.reading`)."""
     if spec.kind == CHOICE:
-        return _choice(t, strict, spec, options, config)
-    if spec.kind == ORDER:
-        return _order(t, strict, spec.order_length, spec.grid == (2, 2))
-    if spec.kind == ORIENTED:
-        return _oriented(t, strict, spec.order_length)
-    return _anomaly(t, strict, spec.num_options, spec.grid)
+        ex = _choice(t, strict, spec, options, config)
+    elif spec.kind == ORDER:
+        ex = _order(t, strict, spec.order_length, spec.grid == (2, 2))
+    elif spec.kind == ORIENTED:
+        ex = _oriented(t, strict, spec.order_length)
+    else:
+        ex = _anomaly(t, strict, spec.num_options, spec.grid)
+    reread = lambda rest, d: (_read(rest.strip(), False, spec, config, options, d) if rest.strip()  # noqa: E731
+                              else Extraction(None, INVALID, "none", "nothing after the withdrawal"))
+    if ex.status == AMBIGUOUS:  # "A... wait, actually C": what follows the last withdrawal may be clean
+        return withdrawn(t, ex, reread, depth)
+    if ex.status != PARSED:
+        return ex
+    return apply_rule(t, ex, spec, config, options, reread, depth)
 
 
 def extract_answer(text: Any, config: str, options: Optional[Sequence[str]] = None) -> Optional[str]:

@@ -9,7 +9,7 @@ from ...spec import ConfigSpec
 from .common import (AMBIGUOUS, INVALID, PARSED, Extraction, _OR_OTHER, _PRINT_STR, _caseless, _clean, _finditer,
                      _last_boxed, _last_segment, _lowered, _negated, _start)
 from .hedge import hedged_letter, other_letters, picks
-from .options import _CV_KEYS, _lists_in, _option_text
+from .options import _CV_KEYS, _DIR_KEYS, _lists_in, _option_text
 
 
 # --------------------------------------------------------------------------- letters
@@ -276,6 +276,9 @@ def _nothing_to_read(t: str, tl: str, letters: str, config: str) -> bool:
             return False
     elif config == "connection_verification":
         if any([k in tl for k in _CV_KEYS]):
+            return False
+    elif config.endswith("_8dir"):
+        if any([k in tl for k in _DIR_KEYS]):
             return False
     elif config == "order_restoration" and _ANY_DIGIT.search(t):
         return False

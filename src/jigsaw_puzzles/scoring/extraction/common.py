@@ -28,6 +28,8 @@ class Extraction:
         diagnostic sub-scores: anomaly ``{"judgment", "position", "type"}`` (``"?"`` for a field that is
         hedged or names no single cell: it matches no reference, blank ones included),
         order ``{"order": (a, b, c, d)}`` (any 4 integers that were read).
+    strict: the answer the strict reader reads (:mod:`.strict`: only the task's exact format, the whole
+        response or its last line), else ``None``; set by :func:`classify_response`.
     """
 
     answer: Optional[str]
@@ -35,6 +37,7 @@ class Extraction:
     rule: str
     detail: str = ""
     parts: dict = field(default_factory=dict)
+    strict: Optional[str] = None
 
     @property
     def is_parsed(self) -> bool:
@@ -210,7 +213,8 @@ _PRINT_LIST = re.compile(r"print\s*\(\s*(?P<val>\[[^\]\n]{0,80}\])\s*\)")
 # never an answer candidate. Both checks are anchored at the candidate and read a bounded window (linear time):
 # the one before it is matched on the reversed window, so it is a single anchored match, not a scan.
 _NEG_WORDS = ["not", "never", "no", "cannot", "can not", "rather than", "instead of", "eliminate", "eliminating",
-              "rule out", "ruling out", "neither", "nor", "than", "unlike"]
+              "rule out", "ruling out", "neither", "nor", "than", "unlike", "anything but", "all but",
+              "everything but", "any but", "except", "except for", "hardly", "barely", "tried", "first tried"]
 _NEG_BEFORE_REV = re.compile(  # reversed: [bracket][space][:][option [the] ][be ]WORD, WORD at a word start
     r"[(\[\"']? ?:?(?:(?:noitpo|eciohc|etadidnac|rettel|rewsna|redro|tsil)(?: eht)? )?"
     r"(?:(?:eb|esoohc|kcip|tceles|yas|htiw og) )?"
@@ -219,12 +223,14 @@ _NEG_BEFORE_REV = re.compile(  # reversed: [bracket][space][:][option [the] ][be
 )
 _NEG_WINDOW = 40  # longer than any phrase above
 _NEG_WORD = (
-    r"(?:wrong|incorrect|false|impossible|ruled out|eliminated|excluded|not (?:correct|right|it|possible|"
+    r"(?:wrong|incorrect|false|impossible|ruled out|eliminated|excluded|unlikely|least likely|doubtful"
+    r"|not (?:correct|right|it|possible|likely|"
     r"a (?:match|fit)|the (?:answer|correct|right|one|solution)\w*))"
 )
 _NEG_AFTER = re.compile(
     r"[)\]\"']?(?: ?(?:[:=]|->|-+) ?(?:wrong|incorrect|false|no|not correct|not right)"
     r"| ?(?:(?:[:=]|->|-+) ?)?[\u2717\u2718\u274c]"
+    r"| ?\? ?|\?$| ?\((?:wrong|incorrect|unlikely|doubtful|no|not it|unsure|\?)\)"
     r"| (?:is|was|'s|seems|looks|appears|would be|must be|should be|will be)"
     r" (?:(?:definitely|clearly|obviously|also|probably|certainly|likely|still) )?" + _NEG_WORD +
     r"|'s " + _NEG_WORD +

@@ -16,7 +16,7 @@ _ORDINALS = {"second": "A", "third": "B", "fourth": "C", "fifth": "D"}
 # A hedge inside the name ("candidate 2 or 3", "the third or fourth image") names every side of it.
 _ALT = r"\s*(?:,\s*)?(?:or|/|and/or|nor)\s*(?:(?:maybe|possibly|perhaps|even)\s+)?"
 _CANDIDATE = re.compile(
-    r"\bcandidate\s*#?\s*([1-4])\b(?:" + _ALT + r"(?:candidate\s*)?#?\s*(\d+)\b)?"
+    r"\bcandidate\s*#?\s*([1-9]\d?)\b(?:" + _ALT + r"(?:candidate\s*)?#?\s*(\d+)\b)?"
     r"|\b((?:second|third|fourth|fifth)(?:" + _ALT + r"(?:the\s+)?(?:second|third|fourth|fifth))*)"
     r"\s+(?:input\s+)?image\b",
     re.I)
@@ -28,6 +28,15 @@ _CV_TEXT = (
 )
 
 
+# Connection Verification's 8 directions (spec.DIRECTIONS, in option order), in the words models use for them.
+_DIRECTION = re.compile(
+    r"(?<![a-z])(?:(?!(?:upper|top|lower|bottom)[\s-]*right)(?<!upper )(?<!upper-)(?<!top )(?<!top-)(?<!lower )"
+    r"(?<!lower-)(?<!bottom )(?<!bottom-)(right)|(?<!upper )(?<!upper-)(?<!top )(?<!top-)(?<!lower )(?<!lower-)"
+    r"(?<!bottom )(?<!bottom-)(left)|(above|directly up)|(below|directly down)|((?:upper|top)[\s-]*right|north[\s-]*east)"
+    r"|((?:upper|top)[\s-]*left|north[\s-]*west)|((?:lower|bottom)[\s-]*right|south[\s-]*east)"
+    r"|((?:lower|bottom)[\s-]*left|south[\s-]*west))(?![a-z])", re.I)
+_DIR_KEYS = ("right", "left", "above", "below", "up", "down", "east", "west")
+_CV_NOT_BEFORE = re.compile(r"\bnot\s+(?:to\s+the\s+|directly\s+|diagonally\s+)*$", re.I)
 _CV_KEYS = ("adjacent", "horizontal", "left", "side", "vertical", "top", "above")  # one is in every _CV_* match
 
 
@@ -70,7 +79,8 @@ def _option_text(text: str, spec: ConfigSpec, options: Optional[Sequence[str]], 
             return found
         for m in _CANDIDATE.finditer(text):
             if m.group(1):
-                named = {"ABCD"[int(d) - 1] if 1 <= int(d) <= 4 else "?" for d in m.group(1, 2) if d}
+                named = {spec.letters[int(d) - 1] if 1 <= int(d) <= len(spec.letters) else "?"
+                         for d in m.group(1, 2) if d}
             else:
                 named = {_ORDINALS[w.lower()] for w in _ORDINAL_RX.findall(m.group(3))}
             if _negated(text, m.start(), m.end()):
@@ -78,6 +88,16 @@ def _option_text(text: str, spec: ConfigSpec, options: Optional[Sequence[str]], 
                     ruled_out.update(named)
             else:
                 found.update(named)
+    elif config.endswith("_8dir"):
+        if low is not None and not any([k in low for k in _DIR_KEYS]):
+            return found
+        for m in _DIRECTION.finditer(text):
+            letter = spec.letters[[g is not None for g in m.groups()].index(True)]
+            if _negated(text, m.start(), m.end()) or _CV_NOT_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+                if ruled_out is not None:
+                    ruled_out.add(letter)
+            else:
+                found.add(letter)
     elif config == "connection_verification":
         if low is not None and not any([k in low for k in _CV_KEYS]):
             return found

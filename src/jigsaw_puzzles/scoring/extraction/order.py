@@ -16,7 +16,7 @@ from .common import (AMBIGUOUS, INVALID, PARSED, Extraction, _PRINT_LIST, _casel
 _SEP = r"(?:\s*(?:,|;|->|-)\s*|\s+)"
 _ITEM = r"(?:<?image\s?|img\s?|#)?\d+>?"
 _LIST_BRACKET = re.compile(r"[\[(]\s?(" + _ITEM + r"(?:" + _SEP + _ITEM + r")*)\s?[\])]", re.I)
-_BARE_SEQ = re.compile(r"([1-9])(?<![\d.\w][1-9])" + (_SEP + r"([1-9])") * 3 + r"(?![\d\w]|\.\d)")
+_BARE_SEQ = re.compile(r"([1-9])(?<![\d.A-Za-z_][1-9])" + (_SEP + r"([1-9])") * 3 + r"(?![\dA-Za-z_]|\.\d)")
 _BARE_SEQS: dict[int, re.Pattern] = {4: _BARE_SEQ}
 
 
@@ -26,8 +26,8 @@ def _bare_seq(n: int) -> re.Pattern | None:
     if n > 9:
         return None
     if n not in _BARE_SEQS:
-        _BARE_SEQS[n] = re.compile(r"([1-9])(?<![\d.\w][1-9])" + (_SEP + r"([1-9])") * (n - 1)
-                                   + r"(?![\d\w]|\.\d)")
+        _BARE_SEQS[n] = re.compile(r"([1-9])(?<![\d.A-Za-z_][1-9])" + (_SEP + r"([1-9])") * (n - 1)
+                                   + r"(?![\dA-Za-z_]|\.\d)")
     return _BARE_SEQS[n]
 # Line-bounded like the letter markers: a list on the next line only counts after a colon ("Order:\n[2, 3, 1, 4]").
 # Each branch starts with a literal letter and then checks that no letter precedes it (see common._lowered).
@@ -164,8 +164,48 @@ def _stated(t: str, n: int) -> Optional[Extraction]:
     return _order_result(nums, "last_line" if not t[line_end:].strip() else "mention", n)
 
 
+# An order written row by row at the end of the response: a nested list ("[[2, 3], [1, 4]]"), or lines that are a
+# markdown grid row ("| 2 | 3 |") or "Row 1: 2 3" each; read when the rows are equally long and make n numbers.
+_NESTED = re.compile(r"\[\s*(\[[\d,\s]+\](?:\s*,\s*\[[\d,\s]+\])+)\s*,?\s*\]\W*\Z")
+_ROW_LINE = re.compile(r"\s*(?:\|\s*)?(?:(?i:row)\s*\d+\s*[:\-]\s*)?(\d+(?:\s*[|,]?\s*\d+)*)\s*\|?\s*")
+_TABLE_RULE = re.compile(r"\s*\|?\s*:?-+:?(?:\s*\|\s*:?-+:?)*\s*\|?\s*")
+
+
+def _rows(t: str, n: int) -> Optional[tuple[int, tuple[int, ...]]]:
+    """(start, numbers) of an order written row by row that ends ``t``, else ``None``."""
+    m = _NESTED.search(t) if "[[" in t else None
+    if m is not None:
+        rows = [_ints(r) for r in re.findall(r"\[([\d,\s]+)\]", m.group(1))]
+        start = m.start()
+    else:
+        lines = t.rstrip(" .\n").split("\n")
+        rows, start = [], len(t)
+        for line in reversed(lines):
+            if _TABLE_RULE.fullmatch(line) and rows:
+                start -= len(line) + 1
+                continue
+            r = _ROW_LINE.fullmatch(line)
+            if r is None or not ("|" in line or line.lstrip().lower().startswith("row")):
+                break
+            rows.insert(0, _ints(r.group(1)))
+            start -= len(line) + 1
+        if len(rows) < 2:
+            return None
+    if len({len(r) for r in rows}) != 1 or sum(map(len, rows)) != n:
+        return None
+    return max(0, start), tuple(x for r in rows for x in r)
+
+
 def _order(t: str, strict: bool, n: int = 4, regions: bool = True) -> Extraction:
     """The order list of ``n`` pieces in ``t``; ``regions``: the 2x2 region names ("top-left: 3") count too."""
+    if not strict and ("[[" in t or "|" in t or "Row" in t or "row" in t):
+        rows = _rows(t, n)
+        if rows is not None:  # another full order before it, not ruled out: the text gives two
+            before = t[:rows[0]]
+            earlier = _affirmed_list(before, n)
+            if (earlier is not None and earlier != rows[1]) or "[[" in before:
+                return Extraction(None, AMBIGUOUS, "rows", "an order written row by row and another one")
+            return _order_result(rows[1], "rows", n)
     bare = _bare_seq(n)
     cands: list[tuple[int, str, tuple[int, ...]]] = []
     boxed = _last_boxed(t)  # only the box ending last can win

@@ -22,7 +22,7 @@ from jigsaw_puzzles.spec import CITATION, HOMEPAGE
 _DESCRIPTION = """
 Scores raw VLM responses on the Jigsaw-Puzzles benchmark (Lyu et al., 2025). The final answer is
 extracted from each response (bare letters, "Answer: B", \\boxed{B}, reasoning traces, <think> blocks,
-three-line anomaly answers, order lists), compared by exact match with the reference, and reported per
+three-line anomaly answers, order lists; read only when the text says one thing), compared by exact match with the reference, and reported per
 task config together with the accuracy of uniform random guessing, the exact one-sided binomial critical
 value at p < 0.05, the p-value, a 95% Clopper-Pearson interval and the share of unreadable responses.
 "overall" is the mean over the paper's seven Table-2 columns that are present.
@@ -41,6 +41,9 @@ Returns:
     accuracy: exact-match accuracy in % (0-100).
     n: number of items.
     correct: number of correct items.
+    strict_accuracy, strict_correct: the same counting only answers in the task's exact format (the whole
+        response or its last line: "B" or "Answer: B", "[2, 3, 1, 4]", the three-line anomaly block); the gap to
+        accuracy is how much the extraction decided ("overall" has strict_accuracy).
     chance: expected accuracy (%) of uniform random guessing over the answer space.
     critical_value: smallest accuracy (%) that beats chance at p < 0.05 (exact one-sided test).
         For "overall" this is the paper's mean of the column critical values;

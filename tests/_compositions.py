@@ -1,0 +1,223 @@
+"""A generator of composed responses, each with the verdict a careful grader gives it (issue #27 section 2).
+
+A composition is reasoning before, an answer statement in one of many surface forms, and a suffix (none, the same
+answer restated, a hedge, an alternative, a withdrawal with a new answer, a withdrawal alone, a negation of another
+answer or of itself, a confidence note). The surface forms are written here by hand, from how people and models
+phrase answers, independently of the extractor's regular expressions and tables (nothing here imports them): a
+form the extractor does not know lowers the recall, never the verdict.
+
+Verdicts: an answer string (the only answer the text gives) or ``None`` (no single answer: ambiguous, withdrawn,
+or none). A *misread* is a parsed reading that differs from the verdict (any parsed reading of a ``None``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from hypothesis import strategies as st
+
+from jigsaw_puzzles.spec import (ANOMALY, CHOICE, DIRECTIONS, ORDER, ORIENTED, LETTERS, format_anomaly, format_order, format_oriented, get,
+                                 grid_config)
+
+
+@dataclass(frozen=True)
+class Composition:
+    config: str
+    text: str
+    verdict: Optional[str]  # the one answer, or None
+    statement: str  # the clean stated answer alone (what the reward of this composition may not exceed)
+    suffix: str  # the suffix kind
+
+
+# ----------------------------------------------------------------------------------------------- families
+def _letter_configs():
+    out = ["piece_localization_easy", "connection_verification", "piece_localization_hard"]
+    out += [grid_config("missing_piece_selection_easy", 3, 3, k) for k in range(2, 9)]
+    return out
+
+
+FAMILIES = {
+    "letters": _letter_configs(),
+    "eight": ["connection_verification_2x2_8dir", "connection_verification_3x3_8dir"],
+    "orders": [grid_config("order_generation", r, c) for r, c in ((2, 2), (1, 3), (2, 3), (3, 3), (3, 2))],
+    "turns": [grid_config("order_generation", r, c, rotated=True) for r, c in ((2, 2), (1, 3), (2, 3))],
+    "anomaly": [grid_config("anomaly_detection", r, c) for r, c in ((2, 2), (1, 3), (2, 3), (3, 3))],
+}
+
+
+# ----------------------------------------------------------------------------------------------- answers
+@st.composite
+def answers(draw, config):
+    """(canonical answer, rendering dict) pairs: two different answers of ``config``."""
+    spec = get(config)
+    kind = spec.kind
+    if kind == CHOICE:
+        a, b = draw(st.permutations(list(spec.letters)))[:2]
+        return a, b
+    if kind == ORDER:
+        n = spec.order_length
+        a = draw(st.permutations(list(range(1, n + 1))))
+        b = draw(st.permutations(list(range(1, n + 1))).filter(lambda p: p != a))
+        return tuple(a), tuple(b)
+    if kind == ORIENTED:
+        n = spec.order_length
+        out = []
+        for _ in range(2):
+            order = draw(st.permutations(list(range(1, n + 1))))
+            turns = draw(st.lists(st.sampled_from([0, 90, 180, 270]), min_size=n, max_size=n))
+            out.append(tuple(zip(order, turns)))
+        if out[0] == out[1]:
+            out[1] = tuple((i, (r + 90) % 360) for i, r in out[1])
+        return out[0], out[1]
+    cells = spec.num_options
+    choices = [("A", None, None)] + [("B", LETTERS[p], t) for p in range(cells) for t in "AB"]
+    a, b = draw(st.permutations(choices))[:2]
+    return a, b
+
+
+def canonical(config, ans) -> str:
+    kind = get(config).kind
+    if kind == CHOICE:
+        return ans
+    if kind == ORDER:
+        return format_order(ans)
+    if kind == ORIENTED:
+        return format_oriented([i for i, _ in ans], [r for _, r in ans])
+    return format_anomaly() if ans[0] == "A" else format_anomaly(ans[1], ans[2])
+
+
+# ----------------------------------------------------------------------------------------------- surface forms
+_TYPE_WORD = {"A": "rotated", "B": "mirrored"}
+
+
+def render(draw, config, ans) -> str:
+    """One surface form of the bare answer value (how it is written inside a statement)."""
+    kind = get(config).kind
+    if kind == CHOICE:
+        return draw(st.sampled_from([ans, f"({ans})", f"**{ans}**", f"option {ans}", f"[{ans}]"]))
+    if kind == ORDER:
+        sep = draw(st.sampled_from([", ", ",", " "]))
+        body = sep.join(map(str, ans))
+        return draw(st.sampled_from([f"[{body}]", f"[{body}]", body if len(ans) <= 9 else f"[{body}]"]))
+    if kind == ORIENTED:
+        return "[" + ", ".join(draw(st.sampled_from([f"({i}, {r})", f"({i},{r})", f"({i}, {r}°)"]))
+                               for i, r in ans) + "]"
+    if ans[0] == "A":
+        return draw(st.sampled_from(["Judgment: A\nError Position:\nError Type:", "Judgment: A",
+                                     "Judgment: A\nError Position: none\nError Type: none"]))
+    j, p, t = ans
+    return draw(st.sampled_from([f"Judgment: B\nError Position: {p}\nError Type: {t}",
+                                 f"Judgment: B, Error Position: {p}, Error Type: {t}",
+                                 f"Judgment: B\nError Position: ({p})\nError Type: {t}"]))
+
+
+def statement(draw, config, ans) -> str:
+    """A full answer statement giving ``ans``."""
+    spec = get(config)
+    v = render(draw, config, ans)
+    if spec.kind == ANOMALY:
+        return draw(st.sampled_from([v, f"Final answer:\n{v}", f"**Answer**\n{v}", v.replace("Judgment", "Judgement")]))
+    forms = ["Answer: {v}", "The answer is {v}.", "Final answer: {v}", "So the final answer is {v}.",
+             "{v}", "\\boxed{{{v}}}", "My answer: {v}", "Therefore the answer is {v}", "**Final Answer:** {v}",
+             "I'd go with {v}.", "Verdict: {v}", "Result = {v}", "答案是{v}", '{{"answer": "{v}"}}', "=> {v}",
+             "Conclusion - {v}.", "It has to be {v}."]
+    if spec.kind == CHOICE:
+        forms += ["I choose {v}.", "The correct option is {v}.", "{v} is correct.", "The best match is {v}.",
+                  "Option {a}", "{a}", "{a}.", "Selected: {a}"]
+    if spec.kind in (ORDER, ORIENTED):
+        forms += ["The order is {v}.", "Order: {v}", "The correct arrangement is {v}", "Solution:\n{v}"]
+    if spec.kind == ORDER:  # row by row: a nested list, a markdown grid, "Row k:" lines
+        rows, cols = spec.grid
+        grid = [ans[r * cols:(r + 1) * cols] for r in range(rows)]
+        forms += ["[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in grid) + "]",
+                  "\n".join("| " + " | ".join(map(str, g)) + " |" for g in grid),
+                  "\n".join(f"Row {i + 1}: " + " ".join(map(str, g)) for i, g in enumerate(grid))]
+    return draw(st.sampled_from(forms)).format(v=v, a=ans if spec.kind == CHOICE else v)
+
+
+def wording(draw, config, ans) -> Optional[str]:
+    """An option's own words alone, where the config has words per option (the verdict is that option)."""
+    if config.endswith("_8dir"):
+        d = DIRECTIONS[LETTERS.index(ans)]
+        return draw(st.sampled_from([f"<image 2> lies {d} of <image 1>.", f"Direction: {d}", f"{ans} ({d})"]))
+    if config.startswith("missing_piece"):
+        return draw(st.sampled_from([f"Candidate {LETTERS.index(ans) + 1}", f"{ans}: Candidate {LETTERS.index(ans) + 1}"]))
+    return None
+
+
+def reasoning(draw, config, ans, other) -> str:
+    """Sentences before the statement: observations, and other answers tried or ruled out."""
+    o = render(draw, config, other)
+    if get(config).kind == ANOMALY:
+        o = "the cell " + (other[1] or "A")
+    picks = draw(st.lists(st.sampled_from([
+        "Let me look at the seams carefully.",
+        "The colours along the edges continue smoothly.",
+        "I compare every piece with its neighbours.",
+        f"I first tried {o}, but the seam does not match.",
+        f"{o} is wrong because the horizon breaks.",
+        f"It cannot be {o}.",
+        "The sky should be at the top.",
+        "Some textures repeat, which makes this harder.",
+    ]), max_size=3))
+    return " ".join(picks)
+
+
+# ----------------------------------------------------------------------------------------------- suffixes
+SUFFIXES = ("none", "restated", "hedge", "alternative", "withdrawn_new", "withdrawn_alone", "negate_other",
+            "negate_self", "confident", "confident_other")
+
+
+def suffix(draw, config, kind, ans, other) -> tuple[str, Optional[str], str]:
+    """(text, verdict, statement of the verdict when it changed or "") for a suffix kind."""
+    a, o = render(draw, config, ans), render(draw, config, other)
+    anomaly = get(config).kind == ANOMALY
+    if kind == "none":
+        return "", canonical(config, ans), ""
+    if kind == "restated":
+        return draw(st.sampled_from([f"So: {a}.", f"Again, {a}.", f"(answer: {a})"])) if not anomaly \
+            else "That is my answer.", canonical(config, ans), ""
+    if kind == "hedge":
+        return draw(st.sampled_from([f"Or maybe {o}.", f"But {o} is also possible.", f"It could also be {o}.",
+                                     f"Or possibly {o}, hard to say.", f"Though perhaps {o}.", f"and {o}",
+                                     f"& {o}", f"+ {o}"])), None, ""
+    if kind == "alternative":
+        return draw(st.sampled_from([f"Alternative answer: {o}", f"Backup: {o}", f"Second guess: {o}",
+                                     f"If not, then {o}.", f"Otherwise {o}."])), None, ""
+    if kind == "withdrawn_new":
+        st_ = statement(draw, config, other)
+        lead = draw(st.sampled_from(["Wait, that's wrong.", "Actually, no.", "On second thought,",
+                                     "Hmm, let me reconsider.", "Correction:"]))
+        return f"{lead}\n{st_}", canonical(config, other), st_
+    if kind == "withdrawn_alone":
+        return draw(st.sampled_from(["Wait, that's wrong.", "Actually, I take that back.",
+                                     "Hmm, no, that was a mistake."])), None, ""
+    if kind == "negate_other":
+        return draw(st.sampled_from([f"Definitely not {o}.", f"{o} is wrong.", f"It is not {o}."])) if not anomaly \
+            else "The other cells look fine.", canonical(config, ans), ""
+    if kind == "negate_self":
+        return draw(st.sampled_from([f"Hmm, {a} is wrong though.", "No, that is wrong.",
+                                     f"Actually it is not {a}."])), None, ""
+    if kind == "confident":
+        return draw(st.sampled_from(["I am fairly confident.", "Confidence: 90%.", "I'm sure about this."])), \
+            canonical(config, ans), ""
+    return draw(st.sampled_from([f"Confidence: 60% ({o} is close).", f"I am 70% sure; otherwise {o}.",
+                                 f"Not fully sure, {o} is my second choice."])), None, ""
+
+
+@st.composite
+def compositions(draw, family=None):
+    family = family or draw(st.sampled_from(sorted(FAMILIES)))
+    config = draw(st.sampled_from(FAMILIES[family]))
+    ans, other = draw(answers(config))
+    kind = draw(st.sampled_from(SUFFIXES))
+    before = reasoning(draw, config, ans, other)
+    words = wording(draw, config, ans) if draw(st.booleans()) else None
+    stated = words if words is not None and kind in ("none", "confident") else statement(draw, config, ans)
+    tail, verdict, restated = suffix(draw, config, kind, ans, other)
+    sep1 = draw(st.sampled_from(["\n", "\n\n", " "])) if before else ""
+    sep2 = draw(st.sampled_from(["\n", " "])) if tail else ""
+    if get(config).kind == ANOMALY or "\n" in stated:
+        sep1, sep2 = ("\n" if before else ""), ("\n" if tail else "")
+    text = f"{before}{sep1}{stated}{sep2}{tail}"
+    return Composition(config, text, verdict, restated or stated, kind)

@@ -1,0 +1,121 @@
+"""The reading rule (issue #27 section 1): one thing; the last word; letter and text agree; the recall list.
+Every row of #27's table gets the careful grader's verdict; the strict reader reads only the exact format."""
+import pytest
+
+from jigsaw_puzzles.scoring.extraction import PARSED, classify_response
+from jigsaw_puzzles.scoring.score import score
+
+PLH, CV, OG = "piece_localization_hard", "connection_verification", "order_generation"
+CV8, MPS6 = "connection_verification_3x3_8dir", "missing_piece_selection_easy_3x3_k6"
+
+# (text, config, the careful grader's verdict: the one answer, or None)
+ISSUE_27 = [
+    ("Answer: B\nAlternative answer: D", PLH, None),
+    ("Answer: anything but B", PLH, None),
+    ("All but B.", PLH, None),
+    ("B is unlikely.", PLH, None),
+    ("Hardly B.", PLH, None),
+    ("Answer: B (wrong)", PLH, None),
+    ("Answer: B and D", PLH, None),
+    ("B & C", PLH, None),
+    ("B+C", PLH, None),
+    ("The answer is B.\nWait, that's wrong. Looking again at the seam, it is clearly region D.", PLH, "D"),
+    ("The answer is B. Note: D is also plausible.", PLH, None),
+    ("Answer: C. The two images are adjacent horizontally.", CV, None),
+    ("E (lower left)", CV8, None),
+    ("I first tried [2, 3, 1, 4] but the seams do not match.", OG, None),
+]
+RULE = [
+    # the last word: a withdrawal is re-read; what follows must be clean and final
+    ("A... wait, actually C", PLH, "C"),
+    ("[2, 3, 1, 4]. Actually no, it is [3, 2, 1, 4]", OG, "[3, 2, 1, 4]"),
+    ("The answer is B. Wait, that's wrong.", PLH, None),
+    ("The answer is B. If not B then D.", PLH, None),
+    ("Answer: B. I am 60% confident; D is my second guess.", PLH, None),
+    ("The answer is [2, 3, 1, 4]. [1, 2, 3, 4] is also possible.", OG, None),
+    ("Judgment: A\nError Position:\nError Type:\nOr maybe Judgment: B\nError Position: A\nError Type: A",
+     "anomaly_detection", None),
+    ("Answer: B?", PLH, None),
+    ("Answer: C. It is adjacent vertically.", CV, None),
+    # explanations that only mention other options keep nothing open
+    ("Final answer: A\nExplanation: option B shows sky and option C shows sand.", CV, "A"),
+    ("[3, 1, 4, 2]\nHere images 1, 2, 3, 4 are the pieces in the order they were given.", OG, "[3, 1, 4, 2]"),
+    # recall where the text says one thing
+    ("It is not A; it is C.", PLH, "C"),
+    ("C, not A", PLH, "C"),
+    ("A: wrong\nB: wrong\nC: correct\nD: wrong", PLH, "C"),
+    ('{"answer": "B"}', PLH, "B"),
+    ("答案是B", PLH, "B"),
+    ("Candidate 5", MPS6, "E"),
+    ("lower left", CV8, "H"),
+    ("E (upper right)", CV8, "E"),
+    ("答案是2 3 1 4", OG, "[2, 3, 1, 4]"),
+    # orders written row by row (a nested list, a markdown grid, "Row k:" lines) when they make one permutation
+    ("[[2, 3], [1, 4]]", OG, "[2, 3, 1, 4]"),
+    ("Answer: [[2, 3, 1], [4, 6, 5]]", "order_generation_2x3", "[2, 3, 1, 4, 6, 5]"),
+    ("The grid:\n| 2 | 3 |\n|---|---|\n| 1 | 4 |", OG, "[2, 3, 1, 4]"),
+    ("Row 1: 2 3\nRow 2: 1 4", OG, "[2, 3, 1, 4]"),
+    ("[[2, 3], [1, 4]] or [[1, 2], [3, 4]]", OG, None),
+    ("Maybe [1, 2, 3, 4].\n| 2 | 3 |\n| 1 | 4 |", OG, None),
+    ("Row 1: 2 3\nRow 2: 1 3", OG, None),
+]
+
+
+@pytest.mark.parametrize("text,config,verdict", ISSUE_27 + RULE)
+def test_the_careful_graders_verdict(text, config, verdict):
+    ex = classify_response(text, config)
+    if verdict is None:
+        assert ex.status != PARSED, (text, ex)
+    else:
+        assert (ex.answer, ex.status) == (verdict, PARSED), (text, ex)
+
+
+@pytest.mark.parametrize("text,config,strict", [
+    ("B", PLH, "B"), ("Answer: B", PLH, "B"), ("B.", PLH, "B"), ("Let me think.\nB", PLH, "B"),
+    ("Answer: D\nB", PLH, None),  # two exact answers: none
+    ("The answer is B.", PLH, None), ("(B)", PLH, None), ("Answer: B or D", PLH, None), ("E", PLH, None),
+    ("[2, 3, 1, 4]", OG, "[2, 3, 1, 4]"), ("Order:\n[2,3,1,4]", OG, "[2, 3, 1, 4]"), ("[1, 1, 2, 3]", OG, None),
+    ("2 3 1 4", OG, None),
+    ("[(2, 90), (1, 0), (3, 180), (4, 270)]", "order_generation_2x2_rot", "[(2, 90), (1, 0), (3, 180), (4, 270)]"),
+    ("Reasoning...\nJudgment: B\nError Position: C\nError Type: A", "anomaly_detection",
+     "Judgment: B\nError Position: C\nError Type: A"),
+    ("Judgment: A\nError Position:\nError Type:", "anomaly_detection", "Judgment: A\nError Position:\nError Type:"),
+    ("Judgment: B\nError Position: C\nError Type: A\nor D", "anomaly_detection", None),
+    ("<think>B</think>\nC", PLH, "C"), ("<think>the answer is B\nB", PLH, None),
+])
+def test_the_strict_reader_reads_only_the_exact_format(text, config, strict):
+    assert classify_response(text, config).strict == strict
+
+
+def test_score_reports_strict_beside_flexible():
+    res = score(["B", "The answer is B.", "Answer: C", "I pick D, not C."], ["B", "B", "C", "D"], PLH)
+    col = res[PLH]
+    assert (col["accuracy"], col["correct"], col["strict_accuracy"], col["strict_correct"]) == (100.0, 4, 50.0, 2)
+    assert res["overall"]["strict_accuracy"] == 50.0
+
+
+def test_a_stored_record_without_strict_gets_it_from_its_output():
+    from jigsaw_puzzles.inference.runner import stored_verdict, verdicts
+
+    rec = {"output": "Answer: C", "config": PLH}
+    new = verdicts([rec], [{"answer": "C", "options": None}])[0]
+    assert new["strict"] == "C" and stored_verdict({**rec, **new})[0].strict == "C"
+    old = {**rec, **{k: v for k, v in new.items() if k != "strict"}}
+    assert stored_verdict(old)[0].strict == "C"
+    assert stored_verdict({"output": "C", "config": "no_such_config", "extracted": None})[0].strict is None
+
+
+def test_results_json_has_strict_beside_flexible(tmp_path):
+    import json
+
+    from fixtures.rows import make_dataset
+    from jigsaw_puzzles.inference import evaluate_model
+
+    data = {"connection_verification": make_dataset("connection_verification", 6, seed=0, size=(72, 72))}
+    res = evaluate_model("random", data=data, out=tmp_path / "run", progress=False)
+    col = res["metrics"]["connection_verification"]
+    recs = [json.loads(line) for line in (tmp_path / "run" / "predictions.jsonl").read_text().splitlines()]
+    assert col["strict_correct"] == sum(r["strict"] == r["answer"] for r in recs)
+    assert col["strict_accuracy"] == 100.0 * col["strict_correct"] / len(recs)
+    stored = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert json.dumps(stored).count("strict_accuracy") >= 2  # per config and overall
