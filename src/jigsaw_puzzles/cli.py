@@ -398,6 +398,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_configs(p)
     p.set_defaults(func=cmd_curate)
 
+    from .publishing.verify import add_parser as add_verify_parser
+
+    add_verify_parser(sub, _labelled_bars)
     add_eval_parser(sub)
     add_report_parser(sub)
     from .analysis.command import add_parser as add_analysis_parser
