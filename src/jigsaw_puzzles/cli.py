@@ -296,6 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_configs(p)
     p.set_defaults(func=cmd_curate)
 
+    from .publishing.verify import add_parser as add_verify_parser
+
+    add_verify_parser(sub, _labelled_bars)
     add_eval_parser(sub, {"source": _add_source, "configs": _add_configs, "clip": _add_clip,
                           "clip_kwargs": _clip_kwargs, "bars": _labelled_bars, "report": _print_report})
     add_report_parser(sub)

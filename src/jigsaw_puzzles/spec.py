@@ -51,7 +51,9 @@ LITE_FRACTION = 0.2  # 220 of the paper's 1,100 images
 #: (docs/tasks.md, "Generator versions"). Recorded in every item's metadata and in the card.
 #: 2.0.0: the stable answer plan (slots, Lite and easy distractors per photo, not per folder).
 #: 3.0.0: the quota answer plan (exact letter and Lite balance; one photo moves only a few other items).
-GENERATOR_VERSION = "3.0.0"
+#: 3.1.0: hard distractors reproducible across CPUs: similarities to 3 decimals (ties by pool id), portable
+#:        random-init CLIP weights (only the hard configs change).
+GENERATOR_VERSION = "3.1.0"
 
 #: Anomaly Detection under uniform guessing (judgment A/B, then position and type):
 #: right with probability 1/2 on an unchanged item and 1/2 * 1/4 * 1/2 on an altered one.

@@ -130,6 +130,7 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
     report["curation"]["embedded"] = source is None
     report["skipped_configs"] = skipped
     report["seed"] = seed
+    report["answer_plan"] = builders[configs[0]].config.answer_plan  # what `verify` rebuilds the items with
     report["version"] = __version__
     report["generator_version"] = GENERATOR_VERSION
     report["fingerprint"] = folder_fingerprint(source)  # what a training stream refuses to train on

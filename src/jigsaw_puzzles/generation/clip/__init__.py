@@ -20,8 +20,8 @@ patch".  This module turns that sentence into a reproducible procedure:
   chosen distractor (so the four options are pairwise distinct).
 * **Order.**  The chunked float32 pass on the device only retrieves a
   candidate short-list; every decision is taken on CPU from the float64 dot
-  product of the stored float32 embeddings, rounded to ``1e-6``
-  (``rint(s * 1e6)``).  Order is higher rounded similarity first, then the
+  product of the stored float32 embeddings, rounded to ``1e-3``
+  (``rint(s * 1e3)``).  Order is higher rounded similarity first, then the
   smaller pool id string.  Given the same embeddings, CPU and GPU searches
   therefore return identical picks (float32/TF32 noise of the device pass is
   covered by a 1e-4 safety margin and exact rescans).

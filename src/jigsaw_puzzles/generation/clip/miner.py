@@ -25,7 +25,7 @@ class Candidate:
     source_id: str
     row: int
     col: int
-    similarity: float  # cosine similarity to the true patch, rounded to 1e-6
+    similarity: float  # cosine similarity to the true patch, rounded to 1e-3
     pool_index: int
 
     @property

@@ -13,8 +13,12 @@ from .weights import _resolve_device
 #: Candidates whose cosine similarity to the true patch (or to an already chosen
 #: distractor) exceeds this bound are treated as near duplicates and skipped.
 DEFAULT_MAX_SIMILARITY = 0.95
-#: Similarities are rounded to this many decimals before ordering / comparing.
-SIMILARITY_DECIMALS = 6
+#: Similarities are rounded to this many decimals before ordering / comparing, and recorded so. Three, not six
+#: (generator 3.1.0): CPU kernels move a similarity by up to 3.4e-7 (``ONEDNN_MAX_CPU_ISA=SSE41`` vs AVX2,
+#: docs/performance.md#reproducibility-across-instruction-sets), which reordered near-equal candidates and
+#: changed the sixth decimal; candidates within one 1e-3 step are ordered by pool id, which reads no float, and
+#: a decision can change only when a similarity lies within that noise of a rounding edge (:mod:`.ties`).
+SIMILARITY_DECIMALS = 3
 _SCALE = 10 ** SIMILARITY_DECIMALS
 #: Bound on |float32 dot - float64 dot| for unit vectors (D <= ~1024), used as a
 #: safety margin between the float32 device pass and the exact CPU decisions.
@@ -22,7 +26,7 @@ _SLACK = 1e-4
 
 
 def _round_sim(s: np.ndarray) -> np.ndarray:
-    """Similarity -> int64 units of 1e-6 (rint of float64)."""
+    """Similarity -> int64 units of 10**-SIMILARITY_DECIMALS (rint of float64)."""
     return np.rint(np.asarray(s, dtype=np.float64) * _SCALE).astype(np.int64)
 
 
@@ -54,7 +58,7 @@ def nearest_neighbours(
     or has similarity above ``max_similarity`` with, a candidate already picked
     for that query.
 
-    Order: higher similarity rounded to 1e-6 first, then smaller ``pool_ids``
+    Order: higher similarity rounded to ``SIMILARITY_DECIMALS`` first, then smaller ``pool_ids``
     string.  The pool is scanned in chunks of at most ``chunk_size`` rows (and the
     queries in chunks of ``query_chunk_size``), so peak extra memory is
     ``query_chunk_size x chunk_size`` similarities; a running top-(k+margin) is
@@ -83,7 +87,7 @@ def nearest_neighbours(
     # on device or BLAS path.  float32 dot products of unit vectors are within
     # _SLACK of that value, so the device-side bound is loosened by _SLACK and the
     # completeness test below keeps a _SLACK margin.
-    slack_units = int(_SLACK * _SCALE)
+    slack_units = max(1, int(np.ceil(_SLACK * _SCALE)))  # at least one step: device rounding may land next door
     dev_bound = None if max_similarity is None else (bound_units + 0.5) / _SCALE + _SLACK
 
     # Tie-break rank: position of each pool id in sorted order.

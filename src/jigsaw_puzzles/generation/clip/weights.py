@@ -14,6 +14,9 @@ DEFAULT_CLIP_MODEL = "ViT-B-32"
 DEFAULT_CLIP_PRETRAINED = "openai"
 #: Seed of the local generator used for ``pretrained=None`` (random init).
 RANDOM_INIT_SEED = 0
+#: How random-init weights are named (``<identity><seed>``): the portable draw of :func:`portable_random_init`
+#: (generator 3.1.0; before it, ``random-init-seed<N>`` named torch's own, machine-dependent draw).
+RANDOM_INIT_IDENTITY = "random-init-portable-seed"
 
 
 class ClipWeightsUnavailable(RuntimeError):
@@ -54,7 +57,7 @@ class WeightsSpec:
     """Where the weights of a CLIP model come from, resolved before any work.
 
     ``identity`` names the weights in cache keys and metadata: the open_clip
-    tag, ``sha256:<hex>`` of a checkpoint file, or ``random-init-seed<N>``.
+    tag, ``sha256:<hex>`` of a checkpoint file, or ``random-init-portable-seed<N>``.
     """
 
     model_name: str
@@ -179,7 +182,7 @@ def resolve_clip_weights(
                 f"clip_pretrained=None would use a randomly initialised {model_name!r}; "
                 "this is only allowed when asked for explicitly (allow_random_init=True, "
                 "tests). Pass an open_clip tag such as 'openai' or a checkpoint file.")
-        return WeightsSpec(model_name, None, "random", f"random-init-seed{random_init_seed}",
+        return WeightsSpec(model_name, None, "random", f"{RANDOM_INIT_IDENTITY}{random_init_seed}",
                            seed=random_init_seed)
 
     pretrained = os.fspath(pretrained)
@@ -258,6 +261,33 @@ def _resolve_device(device: str | None) -> str:
     return str(device)
 
 
+def portable_random_init(model, seed: int) -> None:
+    """Redraw a freshly initialised model's random weights so that every machine gets the same bits.
+
+    torch's own ``normal_`` fills a tensor with a vectorised Box-Muller whose ``log``/``cos`` differ in the
+    last bit between CPU kernels (``ATEN_CPU_CAPABILITY=avx2`` vs ``default``, which AVX-512 and ARM machines
+    use), so open_clip's random init is not the same model everywhere. Here each tensor that torch filled at
+    random is replaced by uniform values of the same standard deviation (rounded to two significant digits)
+    drawn with numpy's PCG64, seeded by (``seed``, the tensor's name): integer arithmetic and one correctly
+    rounded multiplication per value, identical on every CPU. Constant tensors (LayerNorm weights, zero
+    biases, the logit scale) are kept as they are."""
+    import numpy as np
+    import torch
+
+    with torch.no_grad():
+        for name, tensor in sorted(model.state_dict(keep_vars=True).items()):
+            if not tensor.is_floating_point() or tensor.numel() < 2:
+                continue
+            flat = tensor.detach().reshape(-1)
+            if bool((flat == flat[0]).all()):
+                continue
+            std = float(f"{float(flat.double().std()):.1e}")
+            key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")
+            u = np.random.Generator(np.random.PCG64([seed, key])).random(tensor.numel())
+            values = ((2.0 * u - 1.0) * (std * np.sqrt(3.0))).astype(np.float32).reshape(tuple(tensor.shape))
+            tensor.copy_(torch.from_numpy(values))
+
+
 def _build_model(spec: WeightsSpec, device: str):
     import open_clip
     import torch
@@ -269,6 +299,7 @@ def _build_model(spec: WeightsSpec, device: str):
             torch.manual_seed(spec.seed if spec.seed is not None else RANDOM_INIT_SEED)
             model, _, preprocess = open_clip.create_model_and_transforms(
                 spec.model_name, pretrained=None, device="cpu", **kwargs)
+        portable_random_init(model, spec.seed if spec.seed is not None else RANDOM_INIT_SEED)
     else:
         # A resolved local file: open_clip performs no network access from here on.
         model, _, preprocess = open_clip.create_model_and_transforms(
