@@ -46,13 +46,9 @@ ROTATIONS = (0, 90, 180, 270)
 SPLITS = ("test", "lite")
 LITE_FRACTION = 0.2  # 220 of the paper's 1,100 images
 
-#: Version of the item generator. Items for the same folder and seed are byte-identical
-#: within one generator version; a change of any item is a new version, said in the docs
-#: (docs/tasks.md, "Generator versions"). Recorded in every item's metadata and in the card.
-#: 2.0.0: the stable answer plan (slots, Lite and easy distractors per photo, not per folder).
-#: 3.0.0: the quota answer plan (exact letter and Lite balance; one photo moves only a few other items).
-#: 3.1.0: hard distractors reproducible across CPUs: similarities to 3 decimals (ties by pool id), portable
-#:        random-init CLIP weights (only the hard configs change).
+#: Version of the item generator. Items for the same folder and seed are byte-identical within one generator
+#: version; a change of any item is a new version, listed in docs/tasks.md ("Generator versions"), e.g. 3.1.0:
+#: hard distractors reproducible across CPUs, near-duplicate photos found by perceptual hash. In every item.
 GENERATOR_VERSION = "3.1.0"
 
 #: Anomaly Detection under uniform guessing (judgment A/B, then position and type):
