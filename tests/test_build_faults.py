@@ -117,6 +117,7 @@ def test_symlinked_folders_are_walked_once_and_loops_recorded(tmp_path):
 LIST_AS_NOBODY = r"""
 import os, sys, json
 import tqdm.auto  # everything imported first: the interpreter's own files may not be readable by nobody
+import scipy.fftpack  # imagehash.phash (the near-duplicate rule) imports it lazily
 from jigsaw_puzzles.generation.sources import curate
 os.setgid(65534); os.setuid(65534)
 c = curate(sys.argv[1])
