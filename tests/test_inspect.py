@@ -4,6 +4,7 @@ task from the command line. A log is judged by its ``status`` (Inspect exits 0 e
 from __future__ import annotations
 
 import configparser
+from importlib.metadata import entry_points
 import json
 import math
 import os
@@ -124,12 +125,16 @@ def test_inspect_eval_runs_the_task_from_the_command_line(tmp_path, spec, model)
     cfg.read(ROOT / "setup.cfg")
     entry = cfg["options.entry_points"]["inspect_ai"].strip()
     assert entry == "jigsaw_puzzles = jigsaw_puzzles.integrations.inspect_eval"
-    dist = tmp_path / "site" / "jigsaw_puzzles_inspect_ep-0.dist-info"  # the entry point, as an install writes it
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: jigsaw-puzzles-inspect-ep\nVersion: 0\n")
-    (dist / "entry_points.txt").write_text(f"[inspect_ai]\n{entry}\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(tmp_path / "site")]),
-           "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "NO_COLOR": "1"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "NO_COLOR": "1"}
+    if not any(ep.value == entry.split(" = ")[1] for ep in entry_points(group="inspect_ai")):
+        # an install older than the entry point (a worktree run): write it as an install does. Where the package
+        # is installed (CI, a user), its own metadata is used as it is (PYTHONPATH untouched: a src/*.egg-info
+        # found first would hide the install's direct_url.json, and with it the `jigsaw_puzzles/` namespace)
+        dist = tmp_path / "site" / "jigsaw_puzzles_inspect_ep-0.dist-info"
+        dist.mkdir(parents=True)
+        (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: jigsaw-puzzles-inspect-ep\nVersion: 0\n")
+        (dist / "entry_points.txt").write_text(f"[inspect_ai]\n{entry}\n")
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(tmp_path / "site")])
     inspect = Path(sys.executable).with_name("inspect")
     task_file = ROOT / "src" / "jigsaw_puzzles" / "integrations" / "inspect_eval.py"
     proc = subprocess.run([str(inspect), "eval", spec.replace("FILE", str(task_file)), "--model", model,
