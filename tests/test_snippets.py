@@ -37,6 +37,10 @@ from fixtures.snippet_subs import SUBSTITUTIONS, Sub  # noqa: F401  (Sub: the en
 from fixtures.stubs import local_server, reply_json
 
 ROOT = Path(__file__).resolve().parents[1]
+#: this tree's src first only where the package is not installed from it: a src/*.egg-info found before the
+#: install's own metadata hides its direct_url.json (Inspect then registers its tasks without the package name)
+_INSTALLED_HERE = Path(__import__("jigsaw_puzzles").__file__).resolve().parents[1] == ROOT / "src"
+SRC_FIRST = [] if _INSTALLED_HERE else [str(ROOT / "src")]
 PAGES = ["README.md"] + sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))
 LANGS = {"python", "bash", "sh", "text", "json", "bibtex"}
 @dataclass
@@ -322,7 +326,7 @@ def run_page(page: str, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "dummy")
     bindir = str(Path(sys.executable).parent)
     env = {**os.environ, "HOME": str(cwd), "PATH": bindir + os.pathsep + os.environ["PATH"],
-           "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")])}
+           "PYTHONPATH": os.pathsep.join([*SRC_FIRST, str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")])}
     scope: dict = {"__fetch__": fetch, "__name__": "__snippet__"}
     with local_server(Answers) as api:
         ctx = Context(tmp=tmp_path, api=api)

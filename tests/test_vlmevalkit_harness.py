@@ -27,7 +27,8 @@ from jigsaw_puzzles.spec import CHOICE, get as get_spec
 CONFIGS = ["order_restoration", "connection_verification", "anomaly_detection"]
 VLMEVAL = ["ms-vlmeval==0.0.20", "termcolor==3.3.0", "validators==0.36.0", "sty==1.0.6", "timeout-decorator==0.5.0",
            "levenshtein==0.27.5", "rapidfuzz==3.14.6", "decord==0.6.0", "jieba==0.42.1", "rouge==1.0.1",
-           "pylatexenc==2.11", "json-repair==0.64.6", "num2words==0.5.14", "xlsxwriter==3.3.1"]
+           "pylatexenc==2.11", "json-repair==0.64.6", "num2words==0.5.14", "xlsxwriter==3.3.1",
+           "imageio==2.38.1"]  # vlmeval imports it at import time; the project's venv does not have it
 
 
 def prediction(stem: str, row: dict, config: str) -> str:
