@@ -149,3 +149,23 @@ def test_inspect_eval_runs_the_task_from_the_command_line(tmp_path, spec, model)
     expected = jp.score(responses, [s.target for s in log.samples], "connection_verification",
                         [s.metadata["options"] for s in log.samples])
     assert _metrics(log) == pytest.approx(_expected(expected))
+
+
+def test_a_config_that_cannot_be_built_is_skipped_unless_asked_for_by_name(monkeypatch, capsys):
+    """As `jigsaw-puzzles eval` does: the default configs go on without one that cannot be built here (the hard
+    config without CLIP weights offline), said on stderr; asked for by name, it stops the task."""
+    from jigsaw_puzzles.errors import ConfigUnavailable
+    from jigsaw_puzzles.integrations import inspect_eval
+
+    def load(config, **kwargs):
+        if config == "missing_piece_selection_hard":
+            raise ConfigUnavailable(config, "CLIP weights are not available offline. Pass a local file.")
+        return [{"images": [], "question": "q", "answer": "A", "options": ["a", "b"], "id": f"{config}/x",
+                 "source_id": "x"}]
+
+    monkeypatch.setattr(inspect_eval, "load_dataset", load)
+    got = inspect_eval.samples(["missing_piece_selection_easy", "missing_piece_selection_hard"], explicit=False)
+    assert [s.metadata["config"] for s in got] == ["missing_piece_selection_easy"]
+    assert "skipping missing_piece_selection_hard: CLIP weights are not available offline." in capsys.readouterr().err
+    with pytest.raises(ConfigUnavailable):
+        inspect_eval.samples(["missing_piece_selection_hard"], explicit=True)

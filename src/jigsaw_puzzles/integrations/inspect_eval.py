@@ -20,6 +20,7 @@ as an Inspect model (:mod:`.inspect_model`), offline.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Sequence
 
 from inspect_ai import Task, task
@@ -28,9 +29,10 @@ from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
 from inspect_ai.scorer import SampleScore, Score, Target, metric, scorer
 from inspect_ai.solver import TaskState, generate
 
-from jigsaw_puzzles.errors import UsageError
+from jigsaw_puzzles.errors import ConfigUnavailable, UsageError
 from jigsaw_puzzles.generation.builder import load_dataset
 from jigsaw_puzzles.inference.backends import image_to_data_url
+from jigsaw_puzzles.inference.data import first_sentence
 from jigsaw_puzzles.scoring.score import score, score_items
 from jigsaw_puzzles.spec import PAPER_CONFIGS, SPLITS, is_config
 # registers the ``jigsaw`` model provider (``--model jigsaw/solver``); absolute imports: ``inspect eval FILE@task``
@@ -62,13 +64,23 @@ def _configs(family: str, configs: Any) -> list[str]:
     return names
 
 
-def samples(configs: Sequence[str], split: str = "lite", source: Any = None, seed: int = 0) -> list[Sample]:
-    """One Inspect sample per item of ``configs`` (:func:`jigsaw_puzzles.load_dataset`)."""
+def samples(configs: Sequence[str], split: str = "lite", source: Any = None, seed: int = 0,
+            explicit: bool = True) -> list[Sample]:
+    """One Inspect sample per item of ``configs`` (:func:`jigsaw_puzzles.load_dataset`). A config that cannot be built
+    here (no CLIP weights offline) stops the task when asked for by name (``explicit``), else is skipped with its
+    reason on stderr, as ``jigsaw-puzzles eval`` does."""
     if split not in SPLITS:
         raise UsageError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
     out = []
     for config in configs:
-        for row in load_dataset(config, split=split, source=source, seed=int(seed)):
+        try:
+            rows = load_dataset(config, split=split, source=source, seed=int(seed))
+        except ConfigUnavailable as err:
+            if explicit:
+                raise
+            print(f"[jigsaw-puzzles] skipping {config}: {first_sentence(err.reason)}", file=sys.stderr)
+            continue
+        for row in rows:
             content = [ContentImage(image=image_to_data_url(im)) for im in row["images"]]
             out.append(Sample(
                 input=[ChatMessageUser(content=[*content, ContentText(text=row["question"])])],
@@ -122,7 +134,8 @@ def jigsaw_scorer():
 def make_task(family: str, split: str = "lite", source: Any = None, seed: int = 0, configs: Any = None) -> Task:
     """The Inspect task of ``family`` (a key of :data:`FAMILIES`): its samples, ``generate()``, the scorer."""
     names = _configs(family, configs)
-    return Task(dataset=MemoryDataset(samples(names, split, source, seed), name=f"jigsaw_puzzles_{family}"),
+    data = samples(names, split, source, seed, explicit=configs is not None)
+    return Task(dataset=MemoryDataset(data, name=f"jigsaw_puzzles_{family}"),
                 solver=generate(), scorer=jigsaw_scorer(), name=family,
                 metadata={"configs": names, "split": split, "seed": int(seed)})
 
