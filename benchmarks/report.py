@@ -15,7 +15,6 @@ import json
 import random
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -25,6 +24,7 @@ from jigsaw_puzzles.generation.circular import num_rotations, rotation_id  # noq
 from jigsaw_puzzles.reporting.derive import derive  # noqa: E402
 from jigsaw_puzzles.reporting.report import load_run, make_report  # noqa: E402
 from jigsaw_puzzles.spec import CONFIGS, LETTERS  # noqa: E402
+from scoring import best_of as best  # noqa: E402  (benchmarks/scoring.py: best of N wall times)
 
 REF = {"anomaly_detection": "Judgment: A\nError Position:\nError Type:", "order_generation": "[2, 3, 1, 4]"}
 
@@ -42,15 +42,6 @@ def records(n: int, circular: bool, seed: int = 0) -> list[dict]:
                 out.append({"id": rotation_id(f"{c}/{i:016x}", r), "config": c, "answer": ref,
                             "output": f"Let me look at the seams.\nAnswer: {guess}"})
     return out
-
-
-def best(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main():
