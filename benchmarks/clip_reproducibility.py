@@ -200,7 +200,7 @@ def main(argv=None) -> None:
         subprocess.run([sys.executable, __file__, "--_embed", folder or "-", str(out), str(threads),
                         "1" if name == "fp16_fwd" else "0"], env=env, check=True)
         embs[name] = np.load(out)
-        print(f"embedded [{name}] {embs[name].shape[0]} cells in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+        print(f"{args.folder} [{name}] {embs[name].shape[0]} cells in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     ref = embs["default"]
     half = ref.astype(np.float16).astype(np.float32)
     embs["fp16_emb"] = half / np.linalg.norm(half, axis=1, keepdims=True)
