@@ -17,7 +17,9 @@ compare directly (2-core container: score() about 30,000/s before, about 110,000
 ``--baseline REV`` (default ``a8cf507``, the last commit before the reading rule of issue #27) also measures the
 package as it was at that commit, in the same run: ``git archive REV src`` is unpacked into a temporary folder and
 the same timing runs in a child process on it, alternating with a child on the current ``src/`` (``--baseline ''``
-skips it). It prints both and the cost of the current reader against the old one.
+skips it). Each child warms up with one untimed pass, then reports the best of ``--repeat`` runs; the parent
+alternates ``--repeat`` children per side and prints each side's best and the cost of the current reader against
+the old one.
 """
 import argparse
 import json
@@ -94,9 +96,9 @@ def compare(rev: str, n: int, repeat: int) -> None:
             sys.exit(f"--baseline {rev}: not a commit of this repository ({archive.stderr.decode().strip()})")
         subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
         runs = {"old": [], "new": []}
-        for _ in range(repeat):  # alternate, so both see the same machine load
-            runs["old"].append(_child(str(Path(tmp) / "src"), n, 1))
-            runs["new"].append(_child(str(REPO / "src"), n, 1))
+        for _ in range(repeat):  # alternate, so both see the same machine load; each child: best of its repeats,
+            runs["old"].append(_child(str(Path(tmp) / "src"), n, repeat))  # after a first run that warms it
+            runs["new"].append(_child(str(REPO / "src"), n, repeat))
     best = {k: {m: max(r[m] for r in v) for m in v[0]} for k, v in runs.items()}
     print(f"\nold reader ({rev}) against the current one, {n} predictions, best of {repeat} alternating runs:")
     for m in best["new"]:
@@ -113,6 +115,7 @@ def main():
     args = ap.parse_args()
     items = make_items(args.n)
     preds, refs, cfgs = map(list, zip(*items))
+    [classify_response(p, c) for p, c in zip(preds, cfgs)]  # warm up (regex compilation, memo tables), untimed
 
     t_naive = best_of(lambda: sum(p.strip() == r for p, r in zip(preds, refs)), args.repeat)
     t_extract = best_of(lambda: [classify_response(p, c) for p, c in zip(preds, cfgs)], args.repeat)

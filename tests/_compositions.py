@@ -27,6 +27,7 @@ class Composition:
     verdict: Optional[str]  # the one answer, or None
     statement: str  # the clean stated answer alone (what the reward of this composition may not exceed)
     suffix: str  # the suffix kind
+    prose: bool = False  # the statement is in prose (rotated orders region by region, an anomaly sentence)
 
 
 # ----------------------------------------------------------------------------------------------- families
@@ -111,9 +112,91 @@ def render(draw, config, ans) -> str:
                                  f"Judgment: B\nError Position: ({p})\nError Type: {t}"]))
 
 
-def statement(draw, config, ans) -> str:
-    """A full answer statement giving ``ans``."""
+def cell_words(draw, rows, cols, k) -> str:
+    """A cell (0-based, row by row) in words, the way people name it on an R x C grid."""
+    r, c = divmod(k, cols)
+    vert = {1: [""], 2: ["top", "bottom"], 3: ["top", "middle", "bottom"]}[rows][r]
+    horiz = {1: [""], 2: ["left", "right"], 3: ["left", "middle", "right"]}[cols][c]
+    named = "center" if vert == horiz == "middle" else "-".join(w for w in (vert, horiz) if w)
+    return draw(st.sampled_from([named, named, f"row {r + 1}, column {c + 1}",
+                                 f"{['first', 'second', 'third'][r]} row, {['first', 'second', 'third'][c]} column"]))
+
+
+def _turn(draw, r, trap=False) -> str:
+    """How the clockwise turn of one piece is said (``trap``: a way that does not say it)."""
+    if trap:
+        return draw(st.sampled_from([f"rotated {r or 90} degrees counterclockwise", f"which is rotated {r}°",
+                                     f"turn it {r} or {(r + 90) % 360} degrees", f"rotated {r}° anticlockwise"]))
+    if r == 0:
+        return draw(st.sampled_from(["no rotation", "upright", "not rotated", "rotation 0", "0°"]))
+    return draw(st.sampled_from([f"rotate {r}° clockwise", f"turn it {r} degrees", f"rotation {r}",
+                                 f"rotated {r}°", f"turned {r} degrees clockwise", f"rotate it by {r} degrees"]))
+
+
+def pieces_in_prose(draw, config, ans, trap=False) -> str:
+    """A rotated order written region by region in prose; ``trap``: one piece said in a way that gives no
+    single answer (the other way round, a state, a hedge, a region left out or given twice)."""
+    rows, cols = get(config).grid
+    bad = draw(st.integers(0, len(ans) - 1)) if trap else -1
+    how = draw(st.sampled_from(["turn", "missing", "twice", "or"])) if trap else ""
+    form = draw(st.sampled_from(["lines", "sentences", "clauses", "pairs", "numbered"]))
+    parts = []
+    for k, (i, r) in enumerate(ans):
+        if k == bad and how == "missing":
+            continue
+        where = f"Region {k + 1}" if form == "numbered" else cell_words(draw, rows, cols, k)
+        img = f"image {i}" if not (k == bad and how == "or") else f"image {i} or {ans[(k + 1) % len(ans)][0]}"
+        turn = _turn(draw, r, trap=k == bad and how == "turn")
+        if form == "pairs" and not (k == bad and how in ("turn", "or")):
+            parts.append(f"{where}: ({i}, {r})")
+        elif form == "sentences":
+            parts.append(f"Image {img[6:]} goes in the {where}, {turn}.")
+        elif form == "clauses":
+            parts.append(f"{where} is {img} with {turn}" if turn.startswith(("no ", "0")) else f"{where} is {img}, {turn}")
+        else:
+            parts.append(f"{where}: {img}, {turn}")
+        if k == bad and how == "twice":
+            parts.append(f"{where}: image {ans[(k + 1) % len(ans)][0]}, {_turn(draw, r)}")
+    if form == "clauses":
+        return (", ".join(parts[:-1]) + " and " + parts[-1] + ".") if len(parts) > 1 else parts[0] + "."
+    return draw(st.sampled_from(["\n", " "])).join(parts) if form == "sentences" else "\n".join(parts)
+
+
+_ANOMALY_TYPE = {"A": ["rotated", "rotated 90 degrees", "upside down", "turned sideways"],
+                 "B": ["mirrored", "flipped horizontally", "mirrored horizontally", "reflected"]}
+
+
+def anomaly_in_prose(draw, config, ans, trap=False) -> str:
+    """An anomaly verdict as one last sentence; ``trap``: one that names no single answer."""
+    rows, cols = get(config).grid
+    if ans[0] == "A" and not trap:
+        return draw(st.sampled_from(["Everything looks normal.", "All sub-images are correct.", "There is no anomaly.",
+                                     "No errors were found.", "None of the sub-images is rotated or mirrored.",
+                                     "The whole image looks fine."]))
+    k = LETTERS.index(ans[1]) if ans[0] == "B" else 0
+    where = cell_words(draw, rows, cols, k)
+    what = draw(st.sampled_from(_ANOMALY_TYPE[ans[2] or "A"]))
+    if trap:
+        other = cell_words(draw, rows, cols, (k + 1) % (rows * cols)) if rows * cols > 1 else where
+        return draw(st.sampled_from([f"The {where} piece is not {what}.", f"Is the {where} piece {what}?",
+                                     f"Let me check whether the {where} piece is {what}.",
+                                     f"The {where} or the {other} piece is {what}.",
+                                     f"The {where} piece is rotated and mirrored.",
+                                     f"Everything looks normal except maybe the {where} piece.",
+                                     f"The {where} piece might be {what}.",
+                                     f"Nothing in the {where} is {what}."]))
+    return draw(st.sampled_from([f"The {where} sub-image is {what}.", f"Sub-image {ans[1]} has been {what}.",
+                                 f"There is an anomaly: the piece in the {where} is {what}.",
+                                 f"The {where} piece appears to be {what}.",
+                                 f"So the {where} piece is {what}."]))
+
+
+def statement(draw, config, ans, prose=None) -> str:
+    """A full answer statement giving ``ans`` (in prose, where the config has a prose form: ``prose`` or one time
+    in four)."""
     spec = get(config)
+    if spec.kind in (ORIENTED, ANOMALY) and (prose if prose is not None else draw(st.integers(0, 3)) == 0):
+        return (pieces_in_prose if spec.kind == ORIENTED else anomaly_in_prose)(draw, config, ans)
     v = render(draw, config, ans)
     if spec.kind == ANOMALY:
         return draw(st.sampled_from([v, f"Final answer:\n{v}", f"**Answer**\n{v}", v.replace("Judgment", "Judgement")]))
@@ -210,14 +293,19 @@ def compositions(draw, family=None):
     family = family or draw(st.sampled_from(sorted(FAMILIES)))
     config = draw(st.sampled_from(FAMILIES[family]))
     ans, other = draw(answers(config))
-    kind = draw(st.sampled_from(SUFFIXES))
+    prose = get(config).kind in (ORIENTED, ANOMALY)
+    kind = draw(st.sampled_from(SUFFIXES + (("trap",) if prose else ())))
     before = reasoning(draw, config, ans, other)
+    if kind == "trap":  # an answer in prose that gives no single answer
+        trap = (pieces_in_prose if get(config).kind == ORIENTED else anomaly_in_prose)(draw, config, ans, trap=True)
+        return Composition(config, f"{before}\n{trap}" if before else trap, None, "", kind, True)
     words = wording(draw, config, ans) if draw(st.booleans()) else None
-    stated = words if words is not None and kind in ("none", "confident") else statement(draw, config, ans)
+    prose = get(config).kind in (ORIENTED, ANOMALY) and draw(st.integers(0, 3)) == 0
+    stated = words if words is not None and kind in ("none", "confident") else statement(draw, config, ans, prose)
     tail, verdict, restated = suffix(draw, config, kind, ans, other)
     sep1 = draw(st.sampled_from(["\n", "\n\n", " "])) if before else ""
     sep2 = draw(st.sampled_from(["\n", " "])) if tail else ""
     if get(config).kind == ANOMALY or "\n" in stated:
         sep1, sep2 = ("\n" if before else ""), ("\n" if tail else "")
     text = f"{before}{sep1}{stated}{sep2}{tail}"
-    return Composition(config, text, verdict, restated or stated, kind)
+    return Composition(config, text, verdict, restated or stated, kind, prose and stated is not words)

@@ -6,10 +6,10 @@ from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from _compositions import FAMILIES, compositions
 from jigsaw_puzzles.scoring.extraction import PARSED, classify_response
+from jigsaw_puzzles.spec import ANOMALY, ORIENTED, get
 
 
 def _check(n: int, family=None):
@@ -27,6 +27,9 @@ def _check(n: int, family=None):
             tally["answerable"] += 1
             tally["read"] += read == c.verdict
             tally["strict"] += ex.strict == c.verdict
+            if c.prose:
+                tally["prose " + get(c.config).kind] += 1
+                tally["prose read " + get(c.config).kind] += read == c.verdict
         tally["all"] += 1
 
     run()
@@ -38,6 +41,10 @@ def _report(tally, what):
     strict = 100.0 * tally["strict"] / max(1, tally["answerable"])
     print(f"\n{what}: {tally['all']} compositions, {tally['answerable']} with one answer; 0 misreads; "
           f"recall flexible {recall:.1f}%, strict {strict:.1f}%")
+    for kind, what in ((ORIENTED, "rotated orders"), (ANOMALY, "anomaly sentences")):
+        if tally["prose " + kind]:
+            print(f"  {what} in prose: {tally['prose ' + kind]} with one answer, read "
+                  f"{100.0 * tally['prose read ' + kind] / tally['prose ' + kind]:.1f}%")
     return recall
 
 

@@ -119,3 +119,30 @@ def test_results_json_has_strict_beside_flexible(tmp_path):
     assert col["strict_accuracy"] == 100.0 * col["strict_correct"] / len(recs)
     stored = json.loads((tmp_path / "run" / "results.json").read_text())
     assert json.dumps(stored).count("strict_accuracy") >= 2  # per config and overall
+
+
+def test_the_quiet_tail_shortcut_reads_as_the_full_rule(monkeypatch):
+    """apply_rule skips the withdrawal and other-answer scans after the answer when the text there holds no digit,
+    letter standing alone, "?", "%" or withdrawal word (reading._quiet). Over generated compositions and quiet
+    tails the reading is the same with the shortcut off."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from _compositions import compositions
+    from jigsaw_puzzles.scoring.extraction import reading
+
+    tails = st.sampled_from(["\nI am fairly confident.", " That settles it.", "\nThe two images are adjacent vertically.",
+                             "\nCandidate 2 fits best.", " Hope this helps!", "\nThe seams line up nicely."])
+
+    @settings(max_examples=1500, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(compositions(), tails)
+    def run(c, tail):
+        for text in (c.text, c.text + tail):
+            fast = classify_response(text, c.config)
+            with monkeypatch.context() as m:
+                m.setattr(reading, "_quiet", lambda _tail: False)
+                full = classify_response(text, c.config)
+            assert (fast.answer, fast.status) == (full.answer, full.status), (text, fast, full)
+
+    run()

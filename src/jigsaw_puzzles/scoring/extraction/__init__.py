@@ -63,6 +63,9 @@ Cascade (first step that yields something wins)
    followed by a lower-case word ("A good guess is ...") is read as the article
    and never as an answer; if it is the only candidate the response is
    *ambiguous*. Two or more distinct letters -> *ambiguous*.
+   **Prose** (:mod:`.prose`; ``_rot`` orders and Anomaly Detection, when no list or answer block is written): the
+   pieces region by region ending the response ("Top-left: image 2, rotate 90° clockwise", ...; tried before
+   step 3 for ``_rot`` orders), or the anomaly verdict as the last sentence ("The bottom-left piece is rotated.").
 6. Otherwise *invalid* ("no answer found").
 
 **Negation.** A letter or list right after a negation ("not B", "isn't B",
@@ -229,7 +232,7 @@ def _read(t: str, strict: bool, spec, config: str, options, depth: int = 0) -> E
     elif spec.kind == ORDER:
         ex = _order(t, strict, spec.order_length, spec.grid == (2, 2))
     elif spec.kind == ORIENTED:
-        ex = _oriented(t, strict, spec.order_length)
+        ex = _oriented(t, strict, spec.order_length, spec.grid)
     else:
         ex = _anomaly(t, strict, spec.num_options, spec.grid)
     reread = lambda rest, d: (_read(rest.strip(), False, spec, config, options, d) if rest.strip()  # noqa: E731

@@ -1,4 +1,5 @@
-"""Anomaly Detection's three fields (judgment, position, type), in block or short form."""
+"""Anomaly Detection's three fields (judgment, position, type), in block or short form, or a last sentence in prose
+(:mod:`.prose`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Optional
 from ...spec import LETTERS, anomaly_answers, format_anomaly
 from .hedge import hedged_letter
 from .positions import cells_named, types_named
+from .prose import anomaly_prose
 from .common import (AMBIGUOUS, INVALID, PARSED, Extraction, _OR_OTHER, _caseless, _clean, _finditer, _last_boxed,
                      _lowered)
 
@@ -156,6 +158,11 @@ def _anomaly(t: str, strict: bool, positions: int = 4, grid: tuple[int, int] = (
         ex = _anomaly_short(lines[-1], "last_line", positions)
         if ex.detail != "no answer found":
             return ex
+    said = anomaly_prose(t, *grid)
+    if said == AMBIGUOUS:
+        return Extraction(None, AMBIGUOUS, "prose", "the last sentence leaves more than one answer open")
+    if said is not None:
+        return _anomaly_answer(*said, "prose", positions)
     return Extraction(None, INVALID, "none", "no answer found")
 
 

@@ -22,7 +22,7 @@ class Extraction:
         ``status == "parsed"``, else ``None``.
     status: ``"parsed"``, ``"ambiguous"`` or ``"invalid"``.
     rule: the cascade step that decided (``"boxed"``, ``"marker"``, ``"verdicts"``, ``"code"``,
-        ``"short"``, ``"last_line"``, ``"option_text"``, ``"mention"``, ``"negation"``, ``"none"``).
+        ``"short"``, ``"last_line"``, ``"option_text"``, ``"mention"``, ``"prose"``, ``"negation"``, ``"none"``).
     detail: a human-readable reason for ambiguous/invalid results.
     parts: partial fields, kept even when the answer is invalid, for the
         diagnostic sub-scores: anomaly ``{"judgment", "position", "type"}`` (``"?"`` for a field that is
@@ -252,8 +252,21 @@ _NEG_LIST = re.compile(
     r"| ?(?:[:=]|->|-+) ?(?:all |both )?(?:wrong|incorrect|no))(?![A-Za-z])", re.I)
 
 
+_NEG_SEEN: dict = {}  # (text, start, end) -> verdict: the cascade and the reading rule ask about the same spans
+
+
 def _negated(t: str, start: int, end: int) -> bool:
     """True when the candidate ``t[start:end]`` is negated (see above)."""
+    key = (t, start, end)
+    seen = _NEG_SEEN.get(key)
+    if seen is None:
+        if len(_NEG_SEEN) >= 512:
+            _NEG_SEEN.clear()
+        seen = _NEG_SEEN[key] = _negated_at(t, start, end)
+    return seen
+
+
+def _negated_at(t: str, start: int, end: int) -> bool:
     if _NEG_AFTER.match(t, end):
         return True
     if end - start == 1:

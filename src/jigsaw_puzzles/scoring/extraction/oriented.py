@@ -7,7 +7,8 @@ the order lists' one: the list of a ``\\boxed{}``, after an answer phrase ("Fina
 ``print(...)``, the one ending last, wins; then the whole response, then the last line, then the last list
 mentioned. A negated list ("not [(1, 0), ...]", "[...] is wrong") is never a candidate. An answer is parsed only
 with one pair per region, the images a permutation of 1..n and every rotation one of 0, 90, 180, 270;
-anything else is invalid (a plain order without rotations too: it is not an answer to the question).
+anything else is invalid (a plain order without rotations too: it is not an answer to the question). A response
+with no such list at all may give the pieces in prose, region by region (:mod:`.prose`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ...spec import ROTATIONS, format_oriented
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, _clean, _finditer, _last_boxed, _lowered, _negated, _start
 from .hedge import list_hedged
 from .order import _ORDER_KEYS, _ORDER_MARKER
+from .prose import oriented_prose
 
 _PAIR_BODY = r"[(\[]\s*(?:<?image\s*|img\s*|#)?(\d{1,3})>?\s*,\s*(\d{1,4})\s*(?:°|deg(?:rees?)?)?\s*[)\]]"
 _PAIR = re.compile(_PAIR_BODY, re.I)
@@ -52,7 +54,26 @@ def _affirmed(frag: str) -> Optional[tuple[int, ...]]:
     return last
 
 
-def _oriented(t: str, strict: bool, n: int) -> Extraction:
+_REJECTED = re.compile(r"(?<![A-Za-z])(?:tried|try|first|initially|considered|tested|wait|actually|wrong|instead"
+                       r"|reconsider|mistake|correction|no)(?![A-Za-z])", re.I)
+
+
+def _from_prose(t: str, said, n: int, block: int) -> Extraction:
+    """The prose statement's reading, unless a different list before it stands (not ruled out, tried or
+    withdrawn): then the text gives two answers."""
+    if said == AMBIGUOUS:
+        return Extraction(None, AMBIGUOUS, "prose", "the pieces' prose leaves more than one answer open")
+    ex = _result(tuple(said), "prose", n)
+    for m in _LIST.finditer(t, 0, block):
+        if _pairs(m.group(0)) == tuple(said) or _negated(t, m.start(), m.end()):
+            continue
+        if not (_REJECTED.search(t, t.rfind("\n", 0, m.start()) + 1, m.start())
+                or _REJECTED.search(t, m.end(), block)):
+            return Extraction(None, AMBIGUOUS, "prose", "a different list before the prose is not withdrawn")
+    return ex
+
+
+def _oriented(t: str, strict: bool, n: int, grid: Optional[tuple[int, int]] = None) -> Extraction:
     cands: list[tuple[int, str, tuple]] = []
     boxed = _last_boxed(t)
     if boxed is not None:
@@ -77,6 +98,10 @@ def _oriented(t: str, strict: bool, n: int) -> Extraction:
         return Extraction(None, INVALID, "none", "unterminated <think> block without a final answer")
     if any(list_hedged(t, m.start(), m.end()) for m in _LIST.finditer(t) if not _negated(t, m.start(), m.end())):
         return Extraction(None, AMBIGUOUS, "mention", "hedged: two lists left open")  # "[(...)] or [(...)]"
+    where: list[int] = []
+    said = oriented_prose(t, *grid, where) if grid is not None and grid[0] * grid[1] == n else None
+    if said is not None:  # the text ends with the pieces in prose: the final statement
+        return _from_prose(t, said, n, where[0] if where else len(t))
     stripped = t.strip().strip(".")
     if _LIST.fullmatch(stripped) or _BARE.fullmatch(stripped):
         return _result(_pairs(stripped), "short", n)

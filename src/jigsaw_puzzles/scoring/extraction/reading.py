@@ -31,6 +31,7 @@ from .hedge import _ARTICLE
 from .options import _option_text
 from .order import _LIST_BRACKET, _bare_seq, _ints
 from .oriented import _BARE, _pairs
+from .prose import oriented_prose
 
 _WORD = re.compile(r"[a-z]+")
 
@@ -73,7 +74,9 @@ _DOUBT_AFTER = re.compile(
 _RETRACT_KEYS = _keys(_RETRACT) | {"recheck", "rechecking", "nevermind"}
 _QUALIFIED_KEYS = _keys(_QUALIFIED) | {"alternatively", "fallback", "doubtful", "confident", "confidence", "trying"}
 _CONTINUES = re.compile(r"[\s*#>(\[-]*(?:and|or|plus|as well as|&|\+|/)(?![A-Za-z])", re.I)
-_ROWS_BEFORE = re.compile(r"(?m)^[ \t]*(?:\|[ \t]*\d+[ \t]*\|[ \t\d|]*|(?i:row)[ \t]*\d+[ \t]*[:\-][ \t\d,]+)$|\[\[")
+# An order written row by row before the answer read from prose (a markdown row, with or without text after it on
+# its line: "| 2 | 1 | 3 | and 1 3 2"; "Row 1: 2 3"; a nested list): the text gives another answer there.
+_ROWS_BEFORE = re.compile(r"(?m)^[ \t]*(?:\|[ \t]*\d+[ \t]*\|[ \t\d|]*|(?i:row)[ \t]*\d+[ \t]*[:\-][ \t\d,]+$)|\[\[")
 _SOFT_LEAD = re.compile(r"[\s*#>(\[-]*(?:though|but|perhaps|maybe|possibly|probably)(?![A-Za-z])", re.I)
 _BREAK = re.compile(r"[\n!?;]|\.(?:\s|$)")
 _LETTER_AT = {}  # letter -> pattern of it standing alone
@@ -196,6 +199,9 @@ def _others_after(tail: str, ex: Extraction, spec, config: str, options, strong:
         return ""
     if kind == ORIENTED:
         want = _pairs(ex.answer)
+        said = oriented_prose(tail, *spec.grid)  # the pieces in prose after the list: they must say the same
+        if said is not None and (said == AMBIGUOUS or tuple(said) != want):
+            return "the pieces' prose after the final list gives another order"
         for m in _BARE.finditer(tail):
             if (len(_pairs(m.group(0))) == len(want) and _pairs(m.group(0)) != want
                     and not _negated(tail, m.start(), m.end())
@@ -205,6 +211,15 @@ def _others_after(tail: str, ex: Extraction, spec, config: str, options, strong:
 
 
 _OTHER_LETTER = re.compile(r"(?<![A-Za-z0-9_'])[A-Z](?![A-Za-z0-9_'])")
+# What can name or open another answer after the final one: a digit, "?", "%", a capital letter standing alone
+# (not "I"/"A" used as a word, as _others_after skips them); else only keywords (checked by word) and option text.
+_LOUD = re.compile(r"[0-9?%]|(?<![A-Za-z0-9_'])(?![AI]" + _ARTICLE.pattern + r")[A-Z](?![A-Za-z0-9_'])")
+
+
+def _quiet(tail: str) -> bool:
+    """True when nothing in ``tail`` can withdraw the answer or name another but option wording: no digit, "?",
+    "%" or letter standing alone, and no word of the withdrawal pattern."""
+    return _LOUD.search(tail) is None and _RETRACT_KEYS.isdisjoint(_WORD.findall(tail.lower()))
 
 
 def apply_rule(t: str, ex: Extraction, spec, config: str, options, reread, depth: int = 0) -> Extraction:
@@ -220,7 +235,8 @@ def apply_rule(t: str, ex: Extraction, spec, config: str, options, reread, depth
     start, end = span
     tail = t[end:]
     bare_end = not tail.strip(_END)  # nothing after the final statement but closing punctuation
-    r = None if bare_end else _search(_RETRACT, _RETRACT_KEYS, tail)
+    quiet = not bare_end and _quiet(tail)
+    r = None if bare_end or quiet else _search(_RETRACT, _RETRACT_KEYS, tail)
     if r is not None and depth < 3:
         again = reread(tail[r.end():], depth + 1)
         if again.status == PARSED:
@@ -231,7 +247,8 @@ def apply_rule(t: str, ex: Extraction, spec, config: str, options, reread, depth
         for r in _RETRACT.finditer(t, 0, start):
             pass
         before = t[r.end() if r else 0:start]
-        if _others_after(before, ex, spec, config, options, strong=False) or _ROWS_BEFORE.search(before):
+        if _others_after(before, ex, spec, config, options, strong=False) or _ROWS_BEFORE.search(before) or (
+                spec.kind == ORIENTED and oriented_prose(before, *spec.grid) not in (None, list(_pairs(ex.answer)))):
             return Extraction(None, AMBIGUOUS, "rule", "an earlier answer differs and is not withdrawn", ex.parts)
         if _SOFT_LEAD.match(t, _clause_start(t, start), start):  # "Though perhaps [1, 4, 2, 3]."
             return Extraction(None, AMBIGUOUS, "rule", "the answer read from prose is hedged", ex.parts)
@@ -245,6 +262,10 @@ def apply_rule(t: str, ex: Extraction, spec, config: str, options, reread, depth
         return ex
     if _DOUBT_AFTER.match(tail):
         return Extraction(None, AMBIGUOUS, "rule", "the final answer is doubted where it stands", ex.parts)
+    if quiet:  # no letter, number or keyword after the answer can name or open another; only option wording can
+        named = _option_text(tail, spec, options, config, set()) - {ex.answer} if spec.kind == CHOICE else ()
+        return Extraction(None, AMBIGUOUS, "rule", "letter and option text disagree: " + "/".join(sorted(named)),
+                          ex.parts) if named else ex
     why = _others_after(tail, ex, spec, config, options)
     if why:
         return Extraction(None, AMBIGUOUS, "rule", why, ex.parts)

@@ -1,0 +1,294 @@
+"""Answers written only in prose (issue #27 section 1's last recall forms): rotated orders and anomaly verdicts.
+
+Both readers run only when the cascade found no answer in any written format, and both read a response only when
+its prose says one thing:
+
+- **Rotated orders** (the ``_rot`` configs): the response *ends* with one statement per region, each naming the
+  region (grid words such as "top-left", "row 2, column 3", "middle", or "region 3" / "position 3" counted row
+  by row), one image ("image 2", "<image 2>", "piece 2") and one clockwise rotation ("rotate it 90 degrees",
+  "turn 180°", "rotation: 270", "no rotation", "upright"), or the pair itself ("top-left: (2, 90)"). Statements
+  are lines, sentences, or clauses joined by commas or "and". Every region exactly once, the images a
+  permutation: that order. A region given two values, a statement with two images or two rotations, a hedge
+  ("or", "maybe", "?"), a rotation counted the other way ("counter-clockwise": the answer counts clockwise) or
+  a state instead of the turn that fixes it ("image 2 is rotated 90°": rotated from upright, or to be turned?)
+  is ambiguous. A trailing remark with no number, position, retraction or hedge ("Hope this helps.",
+  "Confidence: 90%") may follow, after either kind.
+- **Anomaly Detection**: the *last sentence* says either that nothing is wrong ("Everything looks normal.",
+  "All sub-images are correct.", "There is no anomaly.", "None of the pieces is rotated or mirrored.") or names
+  exactly one cell of the item's grid (:mod:`.positions`) and one error type ("The bottom-left piece is
+  rotated.", "Sub-image C has been mirrored."). A negation, a hedge, a cell word that names no single cell,
+  both types, or "normal"/"correct" beside an error is not read.
+
+Returns the parts read, ``AMBIGUOUS`` or ``None`` (nothing of that form); the callers build the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional, Union
+
+from .common import AMBIGUOUS, _negated
+from .positions import cells_named
+
+_HEDGE = re.compile(r"(?<![A-Za-z])(?:or|maybe|perhaps|possibly|probably|might|could|either|unsure|not sure|guess"
+                    r"|alternative\w*|otherwise|if not|likely)(?![A-Za-z])|[?/]", re.I)
+_RETRACT = re.compile(r"(?<![A-Za-z])(?:wait|actually|wrong|mistake|incorrect|no|not|hmm|correction|instead"
+                      r"|reconsider|but|however|though|although|except|fail\w*|mismatch\w*|bad|never)(?![A-Za-z])"
+                      r"|n't", re.I)
+_LEAD = re.compile(r"^[\s*#>•-]*(?:\d+[.)]\s+)?(?:(?:so|thus|therefore|hence|overall|in conclusion|in summary),?\s*)?"
+                   r"(?:(?:my|the)\s+)?(?:final\s+)?(?:answer|arrangement|solution|result|order)?\s*(?:is\s*)?[:\-]?\s*",
+                   re.I)
+_SEGMENT = re.compile(r"\n|;|(?<!\d)\.(?=\s|$)|(?<=\d)\.(?=\s|$)|!")
+_CHUNK = re.compile(r"\s*,\s*(?:and\s+|then\s+)?|\s+(?:and|then)\s+", re.I)
+
+# --------------------------------------------------------------------------------------------- rotated orders
+_IMAGE = re.compile(r"<?\s*(?:sub-?image|image|img|piece|tile|picture|crop(?:ped image)?)\s*(?:no\.?|number|#)?\s*"
+                    r"(\d{1,3})(?![\d°])\s*>?", re.I)
+_PAIR = re.compile(r"[(\[]\s*(?:<?image\s*)?(\d{1,3})>?\s*,\s*(\d{1,3})\s*(?:°|º|deg(?:rees?)?)?\s*[)\]]", re.I)
+_ROT_VALUE = re.compile(r"(?:(?:rotation|rotate[ds]?|turn(?:ed|s)?|spin)\s*(?:it\s+|them\s+)?(?:by\s+)?[:=]?\s*"
+                        r"(\d{1,3})(?!\d)|(\d{1,3})\s*(?:°|º|deg(?:rees?)?(?![A-Za-z])))", re.I)
+_ROT_ZERO = re.compile(r"(?<![A-Za-z])(?:no\s+(?:rotation|turn(?:ing)?)|without\s+(?:rotation|turning)"
+                       r"|not\s+(?:rotated|turned)|unrotated|upright|as[- ]is)(?![A-Za-z])", re.I)
+_ROT_OTHER_WAY = re.compile(r"counter[- ]?clockwise|anti[- ]?clockwise|(?<![A-Za-z])ccw(?![A-Za-z])"
+                            r"|to the (?:left|right)", re.I)
+# The image's state, not the turn that fixes it: "image 2 is rotated 90°" (from upright, or to be turned by?).
+_ROT_STATE = re.compile(r"(?:(?<![A-Za-z])(?:sub-?image|image|img|piece|tile|picture|it|this|which|that)\s*\d{0,3}\s*>?"
+                        r"\s+(?:is|was|are|were|has been|have been|appears?(?: to be)?|looks?|seems?(?: to be)?)"
+                        r"|currently|already|originally)\s+(?:\w+\s+)?(?:rotated|turned|tilted)", re.I)
+_NUMBERED = re.compile(r"(?<![A-Za-z])(?:region|position|slot|cell|place|spot|square)\s*(?:no\.?|number|#)?\s*"
+                       r"(\d{1,2})(?!\d)", re.I)
+_REGION_WORD = re.compile(r"(?<![A-Za-z])(?:top|upper|bottom|lower|left|right|middle|center|centre|central|row|col"
+                          r"|column|leftmost|rightmost)(?![A-Za-z])", re.I)  # ordinals count only with row/column
+_FILLER = re.compile(r"(?<![A-Za-z])(?:clockwise|cw|degrees?|deg|goes|go|belongs?|placed|place|put|in|at|on|the"
+                     r"|is|to|be|it|with|should|must|needs?|and|then)(?![A-Za-z])|[°º:=()\[\]<>*-]", re.I)
+_CONFIDENCE = re.compile(r"(?:confidence|certainty)\s*[:=]?\s*\d{1,3}\s*%", re.I)
+_VERDICT_WORD = re.compile(r"(?<![A-Za-z])(?:normal|correct|fine|wrong|anomal\w*|errors?|ok|okay|rotat\w*|turned"
+                           r"|mirror\w*|flip\w*|reflect\w*|upside)(?![A-Za-z])|(?<![A-Za-z0-9'])[A-HJ-Z](?![A-Za-z0-9'])",
+                           re.I)
+
+
+def _remark(seg: str) -> bool:
+    """A trailing remark that says no answer ("Hope this helps.", "That is my answer.", "Confidence: 90%")."""
+    bare = _CONFIDENCE.sub(" ", seg)
+    return not (any(ch.isdigit() for ch in bare) or _REGION_WORD.search(bare) or _HEDGE.search(bare)
+                or _RETRACT.search(bare) or _VERDICT_WORD.search(bare))
+# A statement that is planned, tried or tested rather than given ("Let me check whether ...", "If image 2 ...").
+_PLAN = re.compile(r"(?<![A-Za-z])(?:try|tried|trying|test|testing|check|checking|let|let's|if|whether|suppose"
+                   r"|assume|assuming|consider|considering|hypothes\w*|attempt\w*|first(?! row| col)|initial\w*|draft|backup"
+                   r"|would|will|when|examine|verify)(?![A-Za-z])", re.I)
+
+Piece = tuple[int, int, int]  # (cell index, image, rotation)
+
+
+def _rotation(text: str) -> Union[int, None, str]:
+    """The one clockwise rotation ``text`` (a chunk without its image mention) states, ``None`` or AMBIGUOUS."""
+    if _ROT_OTHER_WAY.search(text):
+        return AMBIGUOUS
+    values = {int(a or b) for a, b in _ROT_VALUE.findall(text)}
+    zeros = {m.group(0).lower() for m in _ROT_ZERO.finditer(text)}
+    if zeros - {"upright"} or (zeros and not values):  # "turn it 90 degrees to make it upright" is 90
+        values.add(0)
+    if len(values) > 1:
+        return AMBIGUOUS
+    return next(iter(values)) if values else None
+
+
+def _features(chunk: str) -> tuple[set, set, bool]:
+    """(images, rotations, has region words) of a chunk; rotations may hold AMBIGUOUS."""
+    rest = chunk
+    images = {int(i) for i in _IMAGE.findall(rest)}
+    rot = AMBIGUOUS if _ROT_STATE.search(rest) else _rotation(_IMAGE.sub(" ", rest))
+    rots = {rot} if rot is not None else set()
+    return images, rots, bool(_REGION_WORD.search(rest) or _NUMBERED.search(rest))
+
+
+def _region(text: str, rows: int, cols: int) -> Union[int, None, str]:
+    """The cell index ``text`` (a statement without its image and rotation) names, ``None`` or AMBIGUOUS."""
+    nums = {int(k) for k in _NUMBERED.findall(text)}
+    words = _NUMBERED.sub(" ", text)
+    if nums:
+        if len(nums) > 1 or _REGION_WORD.search(words):
+            return AMBIGUOUS
+        k = next(iter(nums))
+        return k - 1 if 1 <= k <= rows * cols else AMBIGUOUS
+    if not _REGION_WORD.search(words):
+        return None
+    named, why = cells_named(_FILLER.sub(" ", words), rows, cols)
+    if why or len(named) != 1:
+        return AMBIGUOUS
+    i = ord(next(iter(named))) - ord("A")
+    return i if 0 <= i < rows * cols else AMBIGUOUS
+
+
+def _statements(segment: str, rows: int, cols: int) -> Union[list[Piece], None, str]:
+    """The pieces a segment states (every one complete), ``None`` (not such a segment) or AMBIGUOUS."""
+    groups: list[list] = []  # [text, images, rotations, region words]
+    segment = _PAIR.sub(lambda m: f" image {m.group(1)} rotation {m.group(2)} ", segment)  # no comma to split at
+    for chunk in _CHUNK.split(segment):
+        if not chunk.strip():
+            continue
+        images, rots, words = _features(chunk)
+        cur = groups[-1] if groups else None
+        resolved = cur is not None and cur[3] and isinstance(_region(_strip(cur[0]), rows, cols), int)
+        if cur is None or (images and cur[1]) or (rots and cur[2]) or (words and resolved):
+            groups.append([chunk, images, rots, words])
+        else:
+            cur[0] += ", " + chunk
+            cur[1] |= images
+            cur[2] |= rots
+            cur[3] = cur[3] or words
+    pieces = []
+    for text, images, rots, _ in groups:
+        if not images or not rots:
+            return None  # not a statement of a piece ("The sky should be at the top")
+        if AMBIGUOUS in rots or len(images) > 1 or len(rots) > 1:
+            return AMBIGUOUS
+        cell = _region(_strip(text), rows, cols)
+        if cell == AMBIGUOUS:
+            return AMBIGUOUS
+        if cell is None:
+            return None
+        pieces.append((cell, next(iter(images)), next(iter(rots))))
+    return pieces or None
+
+
+def _strip(text: str) -> str:
+    """A statement without its image, pair and rotation mentions."""
+    return _ROT_ZERO.sub(" ", _ROT_VALUE.sub(" ", _IMAGE.sub(" ", text)))
+
+
+_BRACKETS = re.compile(r"\[[^\[\]\n]{0,300}\]")
+
+
+_DOUBT = re.compile(r"(?<![A-Za-z])(?:hmm|wait|actually|though|although|but|however|instead|correction)(?![A-Za-z])",
+                    re.I)
+
+
+def _ruled_out(t: str, start: int, seg: str, lists: list) -> bool:
+    """A segment (at ``start`` in ``t``) that only rules lists out: "Definitely not [(1, 0), ...]." (their pairs
+    are appended to ``lists``)."""
+    found = list(_BRACKETS.finditer(seg))
+    rest = _BRACKETS.sub(" ", seg)
+    if not found or any(ch.isdigit() for ch in rest) or _REGION_WORD.search(rest) or _HEDGE.search(rest) \
+            or _IMAGE.search(rest) or _DOUBT.search(rest):
+        return False
+    if not all(_negated(t, start + m.start(), start + m.end()) for m in found):
+        return False
+    lists += [[(int(i), int(r)) for i, r in _PAIR.findall(m.group(0))] for m in found]
+    return True
+
+
+def _segments(t: str, starts: Optional[list] = None) -> list[str]:
+    """The lines, sentences and ";" clauses of ``t`` (their start offsets appended to ``starts``)."""
+    out, pos = [], 0
+    for m in [*_SEGMENT.finditer(t), None]:
+        end = m.start() if m is not None else len(t)
+        seg = t[pos:end]
+        if seg.strip(" \t*#>-•"):
+            out.append(seg.strip())
+            if starts is not None:
+                starts.append(pos + len(seg) - len(seg.lstrip()))
+        pos = m.end() if m is not None else end
+    return out
+
+
+def oriented_prose(t: str, rows: int, cols: int, where: Optional[list] = None
+                   ) -> Union[list[tuple[int, int]], None, str]:
+    """The (image, rotation) pairs, region by region, of a response ending in prose statements; ``None`` or
+    AMBIGUOUS. ``where`` gets the offset the statements start at."""
+    starts: list[int] = []
+    segs = _segments(t, starts)
+    ruled_out: list = []  # the lists a trailing "[(1, 0), ...] is wrong." rules out
+    while segs and (_remark(segs[-1]) and not (_IMAGE.search(segs[-1]) or _ROT_ZERO.search(segs[-1]))
+                    or _ruled_out(t, starts[len(segs) - 1], segs[-1], ruled_out)):
+        segs.pop()  # "Hope this helps.", "[(1, 0), ...] is wrong."
+    pieces: list[Piece] = []
+    i = len(segs) - 1
+    while i >= 0:
+        seg = _LEAD.sub("", segs[i], count=1)
+        got = _statements(seg, rows, cols)
+        if got is None:
+            break
+        if got == AMBIGUOUS or _HEDGE.search(seg) or _PLAN.search(seg):
+            return AMBIGUOUS
+        pieces[:0] = got
+        i -= 1
+    if not pieces:
+        return None
+    if i >= 0 and segs[i].endswith(":") and (_HEDGE.search(segs[i]) or _PLAN.search(segs[i])):
+        return AMBIGUOUS  # "Alternatively:", "I first tried:" before the statements
+    by_cell: dict[int, tuple[int, int]] = {}
+    for cell, image, rot in pieces:
+        if by_cell.setdefault(cell, (image, rot)) != (image, rot):
+            return AMBIGUOUS  # one region given two values
+    if len(by_cell) != rows * cols:
+        return None
+    said = [by_cell[c] for c in range(rows * cols)]
+    if said in ruled_out:
+        return AMBIGUOUS  # the text rules its own answer out
+    if where is not None:
+        where.append(starts[i + 1])
+    return said
+
+
+# --------------------------------------------------------------------------------------------- anomaly detection
+_SUBJECT = r"(?:everything|all(?: of)?(?: the)? (?:sub-?images|pieces|tiles|parts|cells|squares|images|regions)" \
+           r"|(?:the )?(?:whole |entire |full )?(?:image|picture|puzzle|grid|composite)" \
+           r"|each (?:sub-?image|piece|tile)|every (?:sub-?image|piece|tile))"
+_NORMAL = re.compile(
+    r"(?:" + _SUBJECT + r" (?:looks?|is|are|seems?|appears?)(?: to be)? (?:completely |perfectly |entirely |all |fully )?"
+    r"(?:normal|correct|fine|ok|okay|intact|upright|correctly (?:oriented|placed))"
+    r"|there (?:is|are) no (?:anomal(?:y|ies)|errors?|problems?|issues?|mistakes?)(?: in (?:the )?(?:image|picture|grid))?"
+    r"|no (?:anomal(?:y|ies)|errors?)(?: (?:is|are|was|were))? (?:found|detected|present)"
+    r"|nothing is (?:wrong|rotated|mirrored|flipped|out of place)"
+    r"|none of the (?:sub-?images|pieces|tiles) (?:is|are|has been|have been|was|were) "
+    r"(?:rotated|mirrored|flipped)(?: or (?:rotated|mirrored|flipped))?)",
+    re.I)
+_NEGATION = re.compile(r"(?<![A-Za-z])(?:not|no|none|never|neither|nor|without|nothing|normal|correct|correctly"
+                       r"|fine|ok|okay|except|but|other|else)(?![A-Za-z])|n't", re.I)
+_TYPE = re.compile(r"(?<![A-Za-z])(?:(rotat\w*|turned|upside[- ]down|spun)|(mirror\w*|flipped|flip|reflect\w*))"
+                   r"(?![A-Za-z])", re.I)
+# The last sentence must assert the error ("... is rotated", "a mirrored piece", "the rotation is in ...").
+_ASSERTED = re.compile(
+    r"(?<![A-Za-z])(?:(?:is|are|was|were|has been|have been|appears?(?: to be)?|looks?|seems?(?: to be)?)\s+"
+    r"(?:\w+\s+)?(?:rotat|turned|upside|spun|mirror|flip|reflect)"
+    r"|(?:rotated|mirrored|flipped|reflected|upside[- ]down)\s+(?:sub-?image|piece|tile|image|part|cell|square|region)"
+    r"|(?:rotation|mirroring|reflection|flip)\s+(?:is\s+)?(?:in|at|of)(?![A-Za-z]))", re.I)
+_LABELLED = re.compile(r"(?<![A-Za-z])(?:type|judge?ment|position|option|answer)(?![A-Za-z])", re.I)
+_CELL_LETTER = re.compile(r"(?<![A-Za-z])(?:sub-?image|piece|tile|cell|image|region|square|part)\s+\(?([A-Z])\)?"
+                          r"(?![A-Za-z0-9'])", re.I)
+_TYPE_DETAIL = re.compile(r"\d+\s*(?:°|º|degrees?)|(?<![A-Za-z])(?:clockwise|counter-?clockwise|anti-?clockwise"
+                          r"|horizontally|vertically|by)(?![A-Za-z])", re.I)
+
+
+def anomaly_prose(t: str, rows: int, cols: int) -> Union[tuple[str, Optional[str], Optional[str]], None, str]:
+    """(judgment, position letter, type) the last sentence of ``t`` states, ``None`` or AMBIGUOUS."""
+    segs = _segments(t)
+    while len(segs) > 1 and _remark(segs[-1]):
+        segs.pop()  # "That is my answer."
+    if not segs:
+        return None
+    last = _LEAD.sub("", segs[-1], count=1).strip(" \t*\"'")
+    if not last:
+        return None
+    if _NORMAL.fullmatch(last):
+        return "A", None, None
+    if _HEDGE.search(last):
+        return AMBIGUOUS
+    types = {"A" if m.group(1) else "B" for m in _TYPE.finditer(last)}
+    if not types or _NEGATION.search(last) or _PLAN.search(last) or _LABELLED.search(last) \
+            or not _ASSERTED.search(last):
+        return None
+    if len(types) > 1:
+        return AMBIGUOUS
+    letters = {m.group(1) for m in _CELL_LETTER.finditer(last) if m.group(1).isupper()}  # "Sub-image C"
+    named, why = cells_named(_TYPE_DETAIL.sub(" ", _TYPE.sub(" ", _CELL_LETTER.sub(" ", last))), rows, cols)
+    named |= letters
+    if why or len(named) > 1:
+        return AMBIGUOUS
+    if not named:
+        return None
+    return "B", next(iter(named)), next(iter(types))
+
+
+__all__ = ["anomaly_prose", "oriented_prose"]
