@@ -58,6 +58,9 @@ RULE = [
     ("[[2, 3], [1, 4]] or [[1, 2], [3, 4]]", OG, None),
     ("Maybe [1, 2, 3, 4].\n| 2 | 3 |\n| 1 | 4 |", OG, None),
     ("Row 1: 2 3\nRow 2: 1 3", OG, None),
+    # a one-row markdown order and another order joined to it (found by the generated suite on random seeds)
+    ("I compare.\n\n| 2 | 1 | 3 | and 1 3 2", "order_generation_1x3", None),
+    ("It cannot be [3, 1, 2]. | 2 | 1 | 3 | + [3 1 2]", "order_generation_1x3", None),
 ]
 
 
@@ -122,9 +125,12 @@ def test_results_json_has_strict_beside_flexible(tmp_path):
 
 
 def test_the_quiet_tail_shortcut_reads_as_the_full_rule(monkeypatch):
-    """apply_rule skips the withdrawal and other-answer scans after the answer when the text there holds no digit,
-    letter standing alone, "?", "%" or withdrawal word (reading._quiet). Over generated compositions and quiet
-    tails the reading is the same with the shortcut off."""
+    """The rule skips the withdrawal and other-answer scans after the answer when the text there holds no digit,
+    letter standing alone, "?", "%" or withdrawal word (reading._quiet; for anomaly blocks also no cell, type or
+    judgment word), and the doubt scan of an answer block written exactly in the task's format. Over generated
+    compositions and quiet tails the reading is the same with the shortcuts off."""
+    import re
+
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
@@ -132,7 +138,8 @@ def test_the_quiet_tail_shortcut_reads_as_the_full_rule(monkeypatch):
     from jigsaw_puzzles.scoring.extraction import reading
 
     tails = st.sampled_from(["\nI am fairly confident.", " That settles it.", "\nThe two images are adjacent vertically.",
-                             "\nCandidate 2 fits best.", " Hope this helps!", "\nThe seams line up nicely."])
+                             "\nCandidate 2 fits best.", " Hope this helps!", "\nThe seams line up nicely.",
+                             "\nThe top row looks right.", "\nIt is mirrored.", "\nI am sure."])
 
     @settings(max_examples=1500, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
@@ -140,8 +147,9 @@ def test_the_quiet_tail_shortcut_reads_as_the_full_rule(monkeypatch):
     def run(c, tail):
         for text in (c.text, c.text + tail):
             fast = classify_response(text, c.config)
-            with monkeypatch.context() as m:
-                m.setattr(reading, "_quiet", lambda _tail: False)
+            with monkeypatch.context() as m:  # every tail loud, no block canonical: the full rule everywhere
+                m.setattr(reading, "_LOUD", re.compile(""))
+                m.setattr(reading, "_CANONICAL_BLOCKS", frozenset())
                 full = classify_response(text, c.config)
             assert (fast.answer, fast.status) == (full.answer, full.status), (text, fast, full)
 

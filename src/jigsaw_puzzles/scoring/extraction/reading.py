@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED
+from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, anomaly_answers
 from .choice import _article_like
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, _negated
 from .hedge import _ARTICLE
@@ -74,9 +74,9 @@ _DOUBT_AFTER = re.compile(
 _RETRACT_KEYS = _keys(_RETRACT) | {"recheck", "rechecking", "nevermind"}
 _QUALIFIED_KEYS = _keys(_QUALIFIED) | {"alternatively", "fallback", "doubtful", "confident", "confidence", "trying"}
 _CONTINUES = re.compile(r"[\s*#>(\[-]*(?:and|or|plus|as well as|&|\+|/)(?![A-Za-z])", re.I)
-# An order written row by row before the answer read from prose (a markdown row, with or without text after it on
-# its line: "| 2 | 1 | 3 | and 1 3 2"; "Row 1: 2 3"; a nested list): the text gives another answer there.
-_ROWS_BEFORE = re.compile(r"(?m)^[ \t]*(?:\|[ \t]*\d+[ \t]*\|[ \t\d|]*|(?i:row)[ \t]*\d+[ \t]*[:\-][ \t\d,]+$)|\[\[")
+# An order written row by row before the answer read from prose (a markdown row anywhere, with or without text
+# around it on its line: "... | 2 | 1 | 3 | + [3 2 1]"; "Row 1: 2 3"; a nested list): the text gives another answer.
+_ROWS_BEFORE = re.compile(r"(?m)\|[ \t]*\d+[ \t]*\||^[ \t]*(?i:row)[ \t]*\d+[ \t]*[:\-][ \t\d,]+$|\[\[")
 _SOFT_LEAD = re.compile(r"[\s*#>(\[-]*(?:though|but|perhaps|maybe|possibly|probably)(?![A-Za-z])", re.I)
 _BREAK = re.compile(r"[\n!?;]|\.(?:\s|$)")
 _LETTER_AT = {}  # letter -> pattern of it standing alone
@@ -95,11 +95,14 @@ _DIGITS = re.compile(r"\d+")
 _WORDCHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'")
 
 
+_LAST_BREAK = re.compile(r"(?s).*(?:[\n!?;]|\.(?=[ \t]))")
+
+
 def _clause_start(t: str, pos: int) -> int:
     """Start of the clause (line or sentence) holding ``t[pos]``: after the last of "\n", "!", "?", ";" or a "."
     followed by white space before it (the :data:`_BREAK` that ends last before ``pos``)."""
-    start = max(t.rfind("\n", 0, pos), t.rfind("!", 0, pos), t.rfind("?", 0, pos), t.rfind(";", 0, pos),
-                t.rfind(". ", 0, pos), t.rfind(".\t", 0, pos))
+    m = _LAST_BREAK.match(t, 0, pos)  # greedy: the break that ends last before pos
+    start = m.end() - 1 if m is not None else -1
     if pos >= 1 and t[pos - 1] == "." and pos == len(t):
         start = max(start, pos - 1)
     return start + 1
@@ -118,11 +121,11 @@ def _statement(t: str, ex: Extraction, spec) -> Optional[tuple[int, int]]:
             if ((i == 0 or t[i - 1] not in _WORDCHARS) and (i + 1 == len(t) or t[i + 1] not in _WORDCHARS)
                     and not _negated(t, i, i + 1) and not _article_like(t, i + 1, letter)):
                 return i, i + 1
-    if kind == ORDER:  # the commonest case first: the text ends with the answer's bracketed list
-        i = t.rfind("[")
+    if kind == ORDER:  # the commonest case first: the answer's bracketed list with no digit after it (so no list
+        i = t.rfind("[")  # or bare sequence can end later: what the scan below would return)
         m = _LIST_BRACKET.match(t, i) if i >= 0 else None
-        if (m is not None and not t[m.end():].strip(_END) and _ints(m.group(1)) == tuple(map(int, _DIGITS.findall(ex.answer)))
-                and not _negated(t, i, m.end())):
+        if (m is not None and _DIGITS.search(t, m.end()) is None
+                and _ints(m.group(1)) == tuple(map(int, _DIGITS.findall(ex.answer))) and not _negated(t, i, m.end())):
             return i, m.end()
     # orders: the lists in the last 400 characters first (the final statement is usually there), else all
     for pos in ((len(t) - 400, 0) if len(t) > 400 else (0,)):
@@ -213,12 +216,20 @@ def _others_after(tail: str, ex: Extraction, spec, config: str, options, strong:
 _OTHER_LETTER = re.compile(r"(?<![A-Za-z0-9_'])[A-Z](?![A-Za-z0-9_'])")
 # What can name or open another answer after the final one: a digit, "?", "%", a capital letter standing alone
 # (not "I"/"A" used as a word, as _others_after skips them); else only keywords (checked by word) and option text.
-_LOUD = re.compile(r"[0-9?%]|(?<![A-Za-z0-9_'])(?![AI]" + _ARTICLE.pattern + r")[A-Z](?![A-Za-z0-9_'])")
+# A digit, "?", "%" or a capital letter at ASCII word boundaries (a superset of the letters _others_after reads),
+# but "I"/"A" used as a word.
+_LOUD = re.compile(r"[0-9?%]|\b(?![AI]" + _ARTICLE.pattern + r")[A-Z]\b", re.A)
+
+
+# A clause that only leads to the answer ("Answer: ", "So the final answer is (") holds no word of _QUALIFIED.
+_PLAIN_LEAD = re.compile(r"[\s*#>\-]*(?:(?:so|thus|therefore),?\s*)?(?:(?:my|the)\s+)?(?:final\s+)?"
+                         r"(?:answer(?:\s+is)?\s*[:\-]?\s*)?[(\[*]*", re.I)
 
 
 def _quiet(tail: str) -> bool:
     """True when nothing in ``tail`` can withdraw the answer or name another but option wording: no digit, "?",
-    "%" or letter standing alone, and no word of the withdrawal pattern."""
+    "%" or letter standing alone (but "I"/"A" used as a word, which _others_after skips too), and no word of the
+    withdrawal pattern."""
     return _LOUD.search(tail) is None and _RETRACT_KEYS.isdisjoint(_WORD.findall(tail.lower()))
 
 
@@ -255,7 +266,8 @@ def apply_rule(t: str, ex: Extraction, spec, config: str, options, reread, depth
     c0 = _clause_start(t, start)
     if _CONTINUES.match(t, c0, start):  # "... \nand [1, 3, 2, 4]": a second answer joined to what came before
         return Extraction(None, AMBIGUOUS, "rule", "the final answer is joined to another", ex.parts)
-    q = _search(_QUALIFIED, _QUALIFIED_KEYS, t, max(c0, start - 200), start)
+    q = None if _PLAIN_LEAD.fullmatch(t, c0, start) else _search(_QUALIFIED, _QUALIFIED_KEYS, t, max(c0, start - 200),
+                                                                  start)
     if q is not None:
         return Extraction(None, AMBIGUOUS, "rule", f"the final statement is qualified ({q.group(0)!r})", ex.parts)
     if bare_end:
@@ -300,6 +312,13 @@ _ANOMALY_OPEN = re.compile(
     r"|middle|center|centre|row|column|rotat\w*|mirror\w*|flip\w*|normal|correct|incorrect)(?![A-Za-z]))", re.I)
 
 
+_ANOMALY_WORDS = frozenset(("upper", "lower", "top", "bottom", "left", "right", "middle", "center", "centre", "row",
+                            "column", "normal", "correct", "incorrect"))  # _ANOMALY_OPEN's words, and its stems:
+_ANOMALY_STEMS = ("rotat", "mirror", "flip")
+#: The answer blocks as written in the task's format (3-line and one-line): no doubt word can be in them.
+_CANONICAL_BLOCKS = frozenset(f for a in anomaly_answers(9) for f in (a.rstrip(), a.replace("\n", " ").rstrip()))
+
+
 def _anomaly_rule(t: str, ex: Extraction, reread, depth: int) -> Extraction:
     """The rule for Anomaly Detection: after the last answer block (its Judgment line and the two field lines
     that follow), a withdrawal is re-read and anything naming a judgment, a cell or a type keeps another answer
@@ -319,12 +338,17 @@ def _anomaly_rule(t: str, ex: Extraction, reread, depth: int) -> Extraction:
         end = _FIELD_LINE.match(t, end).end()
         if end >= len(t):
             break
-    doubt = _search(_BLOCK_DOUBT, _BLOCK_DOUBT_KEYS, t, last.end(), end)
+    block = t[last.start():end].rstrip()
+    doubt = None if block in _CANONICAL_BLOCKS else _search(_BLOCK_DOUBT, _BLOCK_DOUBT_KEYS, t, last.end(), end)
     if doubt is not None:
         return Extraction(None, AMBIGUOUS, "rule", f"the answer block is doubted ({doubt.group(0)!r})", ex.parts)
     tail = t[end:]
     if not tail.strip(_END):
         return ex
+    words = None if _LOUD.search(tail) else set(_WORD.findall(tail.lower()))
+    if words is not None and words.isdisjoint(_RETRACT_KEYS) and words.isdisjoint(_ANOMALY_WORDS) and not any(
+            w.startswith(_ANOMALY_STEMS) for w in words):
+        return ex  # quiet: nothing there can withdraw the answer or name a judgment, a cell or a type
     r = _search(_RETRACT, _RETRACT_KEYS, tail)
     if r is not None and depth < 3:
         again = reread(tail[r.end():], depth + 1)
