@@ -38,7 +38,7 @@ _RETRACT = re.compile(r"(?<![A-Za-z])(?:wait|actually|wrong|mistake|incorrect|no
 _LEAD = re.compile(r"^[\s*#>•-]*(?:\d+[.)]\s+)?(?:(?:so|thus|therefore|hence|overall|in conclusion|in summary),?\s*)?"
                    r"(?:(?:my|the)\s+)?(?:final\s+)?(?:answer|arrangement|solution|result|order)?\s*(?:is\s*)?[:\-]?\s*",
                    re.I)
-_SEGMENT = re.compile(r"\n|;|(?<!\d)\.(?=\s|$)|(?<=\d)\.(?=\s|$)|!")
+_SEGMENT = re.compile(r"\n|;|\.(?=\s|$)|!")
 _CHUNK = re.compile(r"\s*,\s*(?:and\s+|then\s+)?|\s+(?:and|then)\s+", re.I)
 
 # --------------------------------------------------------------------------------------------- rotated orders
@@ -63,7 +63,7 @@ _FILLER = re.compile(r"(?<![A-Za-z])(?:clockwise|cw|degrees?|deg|goes|go|belongs
                      r"|is|to|be|it|with|should|must|needs?|and|then)(?![A-Za-z])|[°º:=()\[\]<>*-]", re.I)
 _CONFIDENCE = re.compile(r"(?:confidence|certainty)\s*[:=]?\s*\d{1,3}\s*%", re.I)
 _VERDICT_WORD = re.compile(r"(?<![A-Za-z])(?:normal|correct|fine|wrong|anomal\w*|errors?|ok|okay|rotat\w*|turned"
-                           r"|mirror\w*|flip\w*|reflect\w*|upside)(?![A-Za-z])|(?<![A-Za-z0-9'])[A-HJ-Z](?![A-Za-z0-9'])",
+                           r"|mirror\w*|flip\w*|reflect\w*|upside)(?![A-Za-z])|(?<![A-Za-z0-9'])(?-i:[A-HJ-Z])(?![A-Za-z0-9'])",
                            re.I)
 
 
@@ -72,6 +72,8 @@ def _remark(seg: str) -> bool:
     bare = _CONFIDENCE.sub(" ", seg)
     return not (any(ch.isdigit() for ch in bare) or _REGION_WORD.search(bare) or _HEDGE.search(bare)
                 or _RETRACT.search(bare) or _VERDICT_WORD.search(bare))
+
+
 # A statement that is planned, tried or tested rather than given ("Let me check whether ...", "If image 2 ...").
 _PLAN = re.compile(r"(?<![A-Za-z])(?:try|tried|trying|test|testing|check|checking|let|let's|if|whether|suppose"
                    r"|assume|assuming|consider|considering|hypothes\w*|attempt\w*|first(?! row| col)|initial\w*|draft|backup"
