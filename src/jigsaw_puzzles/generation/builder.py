@@ -103,7 +103,10 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
     rules: CurationRules = DEFAULT_RULES
 
     def __init__(self, *args, settings: dict | None = None, progress: bool = False, **kwargs):
-        """``settings`` (``Task.settings``) only steer how a task's preparation runs, not the output;
+        """``settings`` (``Task.settings``) only steer how a task's preparation runs, not the output, with one
+        exception: ``clip_device`` on CUDA embeds in fp16 autocast, which changes some hard items (recorded in
+        their ``clip_precision``; docs/performance.md#reproducibility-across-instruction-sets) and is not part
+        of the ``datasets`` cache key: use another ``cache_dir`` for a CUDA build and a CPU one;
         ``progress`` shows one bar per split labelled with the config (the CLI turns ``datasets``' own unnamed
         "Generating ... split" bars off)."""
         self.settings = dict(settings or {})
