@@ -37,6 +37,7 @@ ORIENTED_ROWS = [
     ("[(1, 0), (2, 0), (3, 0), (4, 0)]\n" + LINES, None),  # a list and different prose, neither withdrawn
     ("Answer: [(1, 0), (2, 0), (3, 0), (4, 0)]\n" + LINES, None),
     (LINES + "\n[(1, 0), (2, 0), (3, 0), (4, 0)]", None),  # prose, then another list: two answers
+    ("[(1, 0), (2, 0), (3, 0), (4, 0)] is my answer. There is no doubt.\n" + LINES, None),  # neither withdrawn
     (LINES + "\nSo: [(1, 0), (2, 0), (3, 0), (4, 0)].", None),
     ("Alternatively:\n" + LINES, None),
     ("I first tried:\n" + LINES, None),

@@ -54,8 +54,8 @@ def _affirmed(frag: str) -> Optional[tuple[int, ...]]:
     return last
 
 
-_REJECTED = re.compile(r"(?<![A-Za-z])(?:tried|try|first|initially|considered|tested|wait|actually|wrong|instead"
-                       r"|reconsider|mistake|correction|no)(?![A-Za-z])", re.I)
+_REJECTED = re.compile(r"(?<![A-Za-z])(?:tried|try|initially|considered|tested|wait|actually|wrong|instead"
+                       r"|reconsider|mistake|correction)(?![A-Za-z])", re.I)
 
 
 def _from_prose(t: str, said, n: int, block: int) -> Extraction:
