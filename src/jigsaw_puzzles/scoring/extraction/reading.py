@@ -253,6 +253,7 @@ def apply_rule(t: str, ex: Extraction, spec, config: str, options, reread, depth
         if again.status == PARSED:
             return Extraction(again.answer, PARSED, "retraction", "", again.parts)
         return Extraction(None, AMBIGUOUS, "rule", "the answer is withdrawn without a clean new one", ex.parts)
+    c0 = _clause_start(t, start)
     if spec.kind != CHOICE and ex.rule in ("last_line", "mention"):  # read from prose: nothing before may differ
         r = None
         for r in _RETRACT.finditer(t, 0, start):
@@ -261,9 +262,8 @@ def apply_rule(t: str, ex: Extraction, spec, config: str, options, reread, depth
         if _others_after(before, ex, spec, config, options, strong=False) or _ROWS_BEFORE.search(before) or (
                 spec.kind == ORIENTED and oriented_prose(before, *spec.grid) not in (None, list(_pairs(ex.answer)))):
             return Extraction(None, AMBIGUOUS, "rule", "an earlier answer differs and is not withdrawn", ex.parts)
-        if _SOFT_LEAD.match(t, _clause_start(t, start), start):  # "Though perhaps [1, 4, 2, 3]."
+        if _SOFT_LEAD.match(t, c0, start):  # "Though perhaps [1, 4, 2, 3]."
             return Extraction(None, AMBIGUOUS, "rule", "the answer read from prose is hedged", ex.parts)
-    c0 = _clause_start(t, start)
     if _CONTINUES.match(t, c0, start):  # "... \nand [1, 3, 2, 4]": a second answer joined to what came before
         return Extraction(None, AMBIGUOUS, "rule", "the final answer is joined to another", ex.parts)
     q = None if _PLAIN_LEAD.fullmatch(t, c0, start) else _search(_QUALIFIED, _QUALIFIED_KEYS, t, max(c0, start - 200),
