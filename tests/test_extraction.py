@@ -54,13 +54,13 @@ CASES = [
     ("The answer is A. Wait, re-checking the seam... the answer is C.", MPSH, "C", PARSED),
     ("Looking at the masked areas, the piece shows a roof.\n\nA", PLE, "A", PARSED),
     ("Step 1: check edges.\nStep 2: compare colours.\n**D**", PLH, "D", PARSED),
-    ("The texture continues the river, so it corresponds to B.", PLE, "B", PARSED),
+    ("The texture continues the river, so it corresponds to B.", PLE, None, AMBIGUOUS),  # #32: unknown words
     ("Option B is correct.", PLH, "B", PARSED),
     ("<think>\nMaybe A? The colours match B better.\n</think>\n\nB", PLE, "B", PARSED),
     ("<think>The answer is A.</think>The answer is C.", PLH, "C", PARSED),
     # -- article "A" is never an answer on its own
     ("A good guess is that the piece belongs to the top region.", PLH, None, AMBIGUOUS),
-    ("A careful look shows it is B.", PLH, "B", PARSED),
+    ("A careful look shows it is B.", PLH, None, AMBIGUOUS),  # #32: "careful", "look", "shows" are unknown
     ("Answer: A good question, hard to say.", PLH, None, AMBIGUOUS),
     # -- ambiguous / invalid
     ("A or B", PLE, None, AMBIGUOUS),
@@ -127,7 +127,8 @@ CASES = [
     ("A - wrong\nB - right\nC - wrong", CV, "B", PARSED),
     ("Option A: false\nOption B: true", PLE, "B", PARSED),
     ("Checking each option.\nA: no, the sky does not continue.\nB: no.\nC: yes, the roofline continues.\nD: no.",
-     OR, "C", PARSED),
+     OR, None, AMBIGUOUS),  # #32: the verdict's own line holds unknown words
+    ("Checking each option.\nA: no, the sky does not continue.\nB: no.\nC: yes.\nD: no.", OR, "C", PARSED),
     ("A: correct\nB: correct\nC: incorrect\nD: incorrect", PLH, None, AMBIGUOUS),
     ("A: incorrect\nB: incorrect\nC: incorrect\nD: incorrect", MPS, None, AMBIGUOUS),
     ("A: no\nB: yes\nC: no\nD: no\nFinal answer: C", OR, "C", PARSED),  # kept: a later final answer wins
@@ -135,7 +136,12 @@ CASES = [
     ("Option C: correct\nOption D: wrong", MPS, "C", PARSED),
     ("Candidates for the correct answer\nA) sky\nB) grass\nBoth look plausible.", PLE, None, AMBIGUOUS),
     ("The answer is:\nB", PLH, "B", PARSED),  # kept: "answer:" ends a line and the letter is alone on the next
-    ("Final answer:\n\n**C**\n\nExplanation: Candidate C fits the A-side texture.", MPS, "C", PARSED),  # kept
+    # #32: a label line ending in ":" is part of the answer's statement: its words must be known
+    ("After comparing the edges and colours carefully:\n\nB", PLH, None, AMBIGUOUS),
+    ("Die Antwort ist nicht:\nB", PLH, None, AMBIGUOUS),
+    ("Final answer:\n\n**C**\n\nExplanation: Candidate C fits the A-side texture.", MPS, None, AMBIGUOUS),  # #32: its
+    # last mention of C stands among unknown words
+    ("Final answer:\n\n**C**\n\nExplanation: the A-side texture continues there.", MPS, "C", PARSED),
     # -- a negated letter is never the answer
     ("The answer is not B", MPS, None, AMBIGUOUS),
     ("Not B.", PLE, None, AMBIGUOUS),  # A is the only other option, but it is not named: no guess
@@ -152,7 +158,8 @@ CASES = [
     # -- order lists: a negated list is never the answer, the last affirmed one wins
     ("[1, 2, 3, 4] is wrong; correct: [2, 3, 1, 4]", OG, "[2, 3, 1, 4]", PARSED),
     ("[1, 2, 3, 4] is wrong, [2, 3, 1, 4] is right.", OG, "[2, 3, 1, 4]", PARSED),
-    ("The order is not [1, 2, 3, 4] but [2, 3, 1, 4]", OG, "[2, 3, 1, 4]", PARSED),
+    ("The order is not [1, 2, 3, 4] but [2, 3, 1, 4]", OG, None, AMBIGUOUS),  # #32: "but" is not known
+    ("The order is [2, 3, 1, 4], not [1, 2, 3, 4].", OG, "[2, 3, 1, 4]", PARSED),
     ("1 2 3 4 is wrong; 2 3 1 4", OG, "[2, 3, 1, 4]", PARSED),
     ("[2, 3, 1, 4], not [1, 2, 3, 4]", OG, "[2, 3, 1, 4]", PARSED),  # kept
     ("Not [1, 2, 3, 4].", OG, None, AMBIGUOUS),
@@ -191,14 +198,16 @@ CASES = [
     ("[3, 1, 4, 2]\nHere images 1, 2, 3, 4 are the pieces in the order they were given.", OG, "[3, 1, 4, 2]", PARSED),
     ("**[3, 1, 4, 2]**\n\nExplanation: image 3 is sky, so it goes first; 1 2 4 3 would break the seam.", OG,
      "[3, 1, 4, 2]", PARSED),
-    ("Checking the seams, [3, 1, 4, 2] works best.\nNote: images 1, 2, 3, 4 were given shuffled.", OG,
+    ("The order is [3, 1, 4, 2].\nNote: images 1, 2, 3, 4 were given shuffled.", OG,
      "[3, 1, 4, 2]", PARSED),
     ("Final answer: [3, 1, 4, 2]\nHere 1 2 3 4 are the indices of the input images.", OG, "[3, 1, 4, 2]", PARSED),
     ("[3, 1, 4, 2]\nPieces (1, 3) share an edge, as do 2 and 4.", OG, "[3, 1, 4, 2]", PARSED),
-    ("Pieces (1, 3) share an edge, so: 3 1 4 2", OG, "[3, 1, 4, 2]", PARSED),
+    ("Pieces (1, 3) share an edge, so: 3 1 4 2", OG, None, AMBIGUOUS),  # #32: unknown words in the statement
+    ("Pieces (1, 3) share an edge.\nSo: 3 1 4 2", OG, "[3, 1, 4, 2]", PARSED),
     # -- #20.6: per-option descriptions are never read as a described option; a pick on one of them is
-    ("A: sky. B: sand. C: a dog -> C", MPS, "C", PARSED),
-    ("A: sky\nB: sand\nC: the dog <- this one\nD: grass", MPSH, "C", PARSED),
+    ("A: sky. B: sand. C: a dog -> C", MPS, None, AMBIGUOUS),  # #32: the pick stands among description words
+    ("A: sky. B: sand. C: a dog\n-> C", MPS, "C", PARSED),
+    ("A: sky\nB: sand\nC: the dog <- this one\nD: grass", MPSH, None, AMBIGUOUS),  # #32: likewise
     ("A) shows sky\nB) shows sand\nC) shows the dog, which matches\nD) shows grass", MPSH, None, AMBIGUOUS),
     ("Option A: roof edge\nOption B: grass\nOption C: water\nOption D: the dog's tail", MPS, None, AMBIGUOUS),
     ("A. The sky.\nB. The sand.", PLE, None, AMBIGUOUS),
@@ -265,7 +274,8 @@ def test_never_evaluates_model_text(monkeypatch):
 
     monkeypatch.setattr(builtins, "eval", boom)
     monkeypatch.setattr(builtins, "exec", boom)
-    assert extract_answer("print(__import__('os').getcwd()) [2, 3, 1, 4]", OG) == "[2, 3, 1, 4]"
+    assert extract_answer("print(__import__('os').getcwd())\n[2, 3, 1, 4]", OG) == "[2, 3, 1, 4]"
+    assert extract_answer("print(__import__('os').getcwd()) [2, 3, 1, 4]", OG) is None  # #32: unknown words
 
 
 def test_long_adversarial_input_is_read():
@@ -291,7 +301,7 @@ def test_no_string_crashes(text, config):
 _CHOICE_WRAPS = [
     "{}", "{}.", "({})", "**{}**", "[{}]", "Answer: {}", "The answer is {}", "The answer is ({}).",
     "Final answer: {}", "\\boxed{{{}}}", "Option {}", "<think>Hmm, maybe A.</think>\n{}",
-    "After comparing the edges and colours carefully:\n\n{}", "print('{}')", "{})", "My answer: **{}**",
+    "So the final answer is:\n\n{}", "print('{}')", "{})", "My answer: **{}**",
 ]
 _AD_WRAPS = [
     "{}", "{one_line}", "**Judgment:** {j}\n**Error Position:** {p}\n**Error Type:** {t}",

@@ -60,9 +60,10 @@ GRID_CASES = [
     ("Final answer: E or maybe F", MPS6, None, AMBIGUOUS),
     ("Answer: F. Or possibly E.", MPSH8, None, AMBIGUOUS),
     ("E\nF\nG", MPSH8, None, AMBIGUOUS),
-    ("A: sky. B: sand. C: grass. D: a wall. E: the dog -> E", MPS6, "E", PARSED),
+    ("A: sky. B: sand. C: grass. D: a wall. E: the dog -> E", MPS6, None, AMBIGUOUS),  # #32: description words
+    ("A: sky. B: sand. C: grass. D: a wall. E: the dog.\n=> E", MPS6, "E", PARSED),
     ("A) sky\nB) sand\nC) grass\nD) a wall\nE) the dog, which matches\nF) water", MPS6, None, AMBIGUOUS),
-    ("E: the dog's ear <- this one", MPSH8, "E", PARSED),
+    ("E: the dog's ear <- this one", MPSH8, None, AMBIGUOUS),  # #32: description words
     ("F; A, B, C, D and E do not fit", PL6, "F", PARSED),
     ("The answer is G, or perhaps H.", CV8, None, AMBIGUOUS),
     ("Neither G nor H.", CV8, None, AMBIGUOUS),
@@ -170,7 +171,8 @@ def test_hedged_letters_are_never_parsed(config, data, hedge, prose):
     assert classify_response(text, config).status != PARSED, text
 
 
-_DESCRIBED = ["{lines}\n-> {a}", "{lines} <- this one", "{lines}\nFinal answer: {a}", "{a}; {rest} do not fit",
+# A pick on the option's own line ("C: the dog <- this one") stands among the description's words: ambiguous (#32)
+_DESCRIBED = ["{lines}\n-> {a}", "{lines}\nFinal answer: {a}", "{a}; {rest} do not fit",
               "{a}. {rest} do not fit the seam.", "{lines}\nSo the answer is {a}."]
 
 
@@ -181,10 +183,7 @@ _DESCRIBED = ["{lines}\n-> {a}", "{lines} <- this one", "{lines}\nFinal answer: 
 def test_described_options_read_as_the_pick(config, data, style, words):
     letters = get(config).letters
     a = data.draw(st.sampled_from(letters))
-    if style == "{lines} <- this one":  # the pointer stands on the picked option's line, the last one here
-        order = [x for x in letters if x != a] + [a]
-    else:
-        order = list(letters)
+    order = list(letters)
     lines = "\n".join(f"{x}: {words[i % 8]}" for i, x in enumerate(order))
     rest = ", ".join(x for x in letters if x != a)
     text = style.format(lines=lines, a=a, rest=rest)
@@ -219,7 +218,10 @@ def test_stated_order_wins_over_numbers_in_the_explanation(n, data, style, note)
     k = data.draw(st.integers(1, n))
     sep = data.draw(st.sampled_from([", ", " "]))
     text = style.format(a=format_order(p)) + "\n" + note.format(seq=sep.join(map(str, q)), k=k)
-    assert classify_response(text, _order_cfg(n)).answer == format_order(p), text
+    if p == q:  # the note names the answer again, among words the reader does not know (#32): it may abstain
+        assert classify_response(text, _order_cfg(n)).answer in (format_order(p), None), text
+    else:
+        assert classify_response(text, _order_cfg(n)).answer == format_order(p), text
 
 
 @SETTINGS

@@ -19,7 +19,9 @@ ISSUE_27 = [
     ("Answer: B and D", PLH, None),
     ("B & C", PLH, None),
     ("B+C", PLH, None),
-    ("The answer is B.\nWait, that's wrong. Looking again at the seam, it is clearly region D.", PLH, "D"),
+    # #32: the new statement holds words the reader does not know ("looking", "seam"): it abstains
+    ("The answer is B.\nWait, that's wrong. Looking again at the seam, it is clearly region D.", PLH, None),
+    ("The answer is B.\nWait, that's wrong. It is clearly D.", PLH, "D"),
     ("The answer is B. Note: D is also plausible.", PLH, None),
     ("Answer: C. The two images are adjacent horizontally.", CV, None),
     ("E (lower left)", CV8, None),

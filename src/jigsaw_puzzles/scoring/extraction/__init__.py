@@ -102,6 +102,7 @@ from ...spec import ANOMALY, CHOICE, CONFIGS, ORDER, ORIENTED, anomaly_answers, 
 from .anomaly import _anomaly
 from .choice import _choice
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, _clean, _region
+from .known import gate
 from .order import _order, _order_result
 from .oriented import _oriented
 from .reading import apply_rule, withdrawn
@@ -241,7 +242,10 @@ def _read(t: str, strict: bool, spec, config: str, options, depth: int = 0) -> E
         return withdrawn(t, ex, reread, depth)
     if ex.status != PARSED:
         return ex
-    return apply_rule(t, ex, spec, config, options, reread, depth)
+    ex = apply_rule(t, ex, spec, config, options, reread, depth)
+    if ex.status != PARSED or ex.rule == "retraction":  # a withdrawal's remainder was judged whole by _read
+        return ex
+    return gate(t, ex, spec, config, options)
 
 
 def extract_answer(text: Any, config: str, options: Optional[Sequence[str]] = None) -> Optional[str]:

@@ -201,6 +201,14 @@ def _finditer(rx: tuple[re.Pattern, re.Pattern], t: str, tl: Optional[str], pos:
     return rx[1].finditer(tl, pos) if tl is not None else rx[0].finditer(t, pos)
 
 
+# A withdrawal of what came before: only the text after it is read.
+_RETRACT = re.compile(
+    r"(?<![A-Za-z])(?:wait|actually|on (?:second|further) (?:thought|reflection|look)|correction|scratch that"
+    r"|i was wrong|i'?m wrong|that(?:'s| is| was) (?:wrong|incorrect|not right|a mistake)|i take (?:that|it) back"
+    r"|let me (?:reconsider|re-?check|correct)|re-?checking|no,|hmm|hold on|never ?mind|instead|refined|revised"
+    r"|corrected|updated)(?![A-Za-z])",
+    re.I)
+
 # Shared by several answer kinds: 'A or B' alternatives and answers printed by code.
 _OR_OTHER = re.compile(r"\s*(?:,|/|or|and/or)\s*\(?([A-Z])\b")
 _PRINT_STR = re.compile(r"print\s*\(\s*(?:f?[\"'])(?P<val>[^\"'\n]{1,200})[\"']\s*\)")
@@ -267,13 +275,23 @@ def _negated(t: str, start: int, end: int) -> bool:
 
 
 def _negated_at(t: str, start: int, end: int) -> bool:
-    if _NEG_AFTER.match(t, end):
-        return True
+    return _negation_span(t, start, end) is not None
+
+
+def _negation_span(t: str, start: int, end: int) -> Optional[tuple[int, int]]:
+    """(start, end) of the candidate ``t[start:end]`` with the negation that rules it out ("not B", "B is wrong",
+    "A, C and D do not fit"), or ``None`` when it is not negated."""
+    m = _NEG_AFTER.match(t, end)
+    if m is not None:
+        return start, m.end()
     if end - start == 1:
         lt = _LIST_TAIL.match(t, end)
-        if lt is not None and _NEG_LIST.match(t, lt.end()):
-            return True
+        if lt is not None:
+            m = _NEG_LIST.match(t, lt.end())
+            if m is not None:
+                return start, m.end()
     if start == 0:
-        return False
+        return None
     # One anchored match on the reversed window (one character more, for the word-start check).
-    return _NEG_BEFORE_REV.match(t[max(0, start - _NEG_WINDOW - 1):start][::-1]) is not None
+    m = _NEG_BEFORE_REV.match(t[max(0, start - _NEG_WINDOW - 1):start][::-1])
+    return (start - m.end(), end) if m is not None else None

@@ -228,8 +228,8 @@ def oriented_prose(t: str, rows: int, cols: int, where: Optional[list] = None
     said = [by_cell[c] for c in range(rows * cols)]
     if said in ruled_out:
         return AMBIGUOUS  # the text rules its own answer out
-    if where is not None:
-        where.append(starts[i + 1])
+    if where is not None:  # where the statements start and end (the remarks after them left out)
+        where += [starts[i + 1], starts[len(segs) - 1] + len(segs[-1])]
     return said
 
 
@@ -263,13 +263,18 @@ _TYPE_DETAIL = re.compile(r"\d+\s*(?:°|º|degrees?)|(?<![A-Za-z])(?:clockwise|c
                           r"|horizontally|vertically|by)(?![A-Za-z])", re.I)
 
 
-def anomaly_prose(t: str, rows: int, cols: int) -> Union[tuple[str, Optional[str], Optional[str]], None, str]:
-    """(judgment, position letter, type) the last sentence of ``t`` states, ``None`` or AMBIGUOUS."""
-    segs = _segments(t)
+def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
+                  ) -> Union[tuple[str, Optional[str], Optional[str]], None, str]:
+    """(judgment, position letter, type) the last sentence of ``t`` states, ``None`` or AMBIGUOUS. ``where`` gets
+    the start and end of that sentence."""
+    starts: list[int] = []
+    segs = _segments(t, starts)
     while len(segs) > 1 and _remark(segs[-1]):
         segs.pop()  # "That is my answer."
     if not segs:
         return None
+    if where is not None:
+        where += [starts[len(segs) - 1], starts[len(segs) - 1] + len(segs[-1])]
     last = _LEAD.sub("", segs[-1], count=1).strip(" \t*\"'")
     if not last:
         return None

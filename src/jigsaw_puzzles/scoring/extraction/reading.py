@@ -25,9 +25,9 @@ import re
 from typing import Optional
 
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, anomaly_answers
-from .choice import _article_like
-from .common import AMBIGUOUS, INVALID, PARSED, Extraction, _negated
+from .common import _RETRACT, AMBIGUOUS, INVALID, PARSED, Extraction, _negated
 from .hedge import _ARTICLE
+from .known import letter_statement
 from .options import _option_text
 from .order import _LIST_BRACKET, _bare_seq, _ints
 from .oriented import _BARE, _pairs
@@ -50,13 +50,6 @@ def _keys(rx: re.Pattern) -> frozenset:
     return frozenset(w for w in _WORD.findall(rx.pattern.lower()) if len(w) > 1)
 
 
-# A withdrawal of what came before: only the text after it is read.
-_RETRACT = re.compile(
-    r"(?<![A-Za-z])(?:wait|actually|on (?:second|further) (?:thought|reflection|look)|correction|scratch that"
-    r"|i was wrong|i'?m wrong|that(?:'s| is| was) (?:wrong|incorrect|not right|a mistake)|i take (?:that|it) back"
-    r"|let me (?:reconsider|re-?check|correct)|re-?checking|no,|hmm|hold on|never ?mind|instead|refined|revised"
-    r"|corrected|updated)(?![A-Za-z])",
-    re.I)
 # Words in the final statement's clause that make it not a (sole) answer.
 _QUALIFIED = re.compile(
     r"(?<![A-Za-z])(?:alternative(?:ly)?|backup|fall ?back|second (?:guess|choice|option|pick|best)|runner[- ]up"
@@ -71,6 +64,20 @@ _DOUBT_AFTER = re.compile(
     r"|worth considering|an alternative|(?:my )?(?:second|next|backup) (?:choice|guess|pick|option)|(?:a |my )?backup)"
     r"| but (?:the|it|this|that|they|its|seams?|edges?|colou?rs?)\b[^.\n]{0,60}(?:n't|not|wrong|fail|mismatch))",
     re.I)
+_NEXT_RETRACT = re.compile(r"[\s,.:;!*-]*")
+
+
+def _chained(t: str, r):
+    """The last of the withdrawals that follow ``r`` in a row ("Actually no, ...", "Wait, hmm. ..."): what comes
+    after all of them is the new statement."""
+    while r is not None:
+        nxt = _RETRACT.match(t, _NEXT_RETRACT.match(t, r.end()).end())
+        if nxt is None or nxt.end() == r.end():
+            return r
+        r = nxt
+    return r
+
+
 _RETRACT_KEYS = _keys(_RETRACT) | {"recheck", "rechecking", "nevermind"}
 _QUALIFIED_KEYS = _keys(_QUALIFIED) | {"alternatively", "fallback", "doubtful", "confident", "confidence", "trying"}
 _CONTINUES = re.compile(r"[\s*#>(\[-]*(?:and|or|plus|as well as|&|\+|/)(?![A-Za-z])", re.I)
@@ -92,7 +99,6 @@ def _letter_rx(letter: str) -> re.Pattern:
 _END = " \t\n.!*\"')]}"
 
 _DIGITS = re.compile(r"\d+")
-_WORDCHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'")
 
 
 _LAST_BREAK = re.compile(r"(?s).*(?:[\n!?;]|\.(?=[ \t]))")
@@ -113,14 +119,7 @@ def _statement(t: str, ex: Extraction, spec) -> Optional[tuple[int, int]]:
     (``None`` when the answer is not written out, e.g. named by an option's text or region names)."""
     kind = spec.kind
     if kind == CHOICE:  # the occurrences from the last one back (what _letter_rx matches, found with rfind)
-        letter, i = ex.answer, len(t)
-        while True:
-            i = t.rfind(letter, 0, i)
-            if i < 0:
-                return None
-            if ((i == 0 or t[i - 1] not in _WORDCHARS) and (i + 1 == len(t) or t[i + 1] not in _WORDCHARS)
-                    and not _negated(t, i, i + 1) and not _article_like(t, i + 1, letter)):
-                return i, i + 1
+        return letter_statement(t, ex.answer)
     if kind == ORDER:  # the commonest case first: the answer's bracketed list with no digit after it (so no list
         i = t.rfind("[")  # or bare sequence can end later: what the scan below would return)
         m = _LIST_BRACKET.match(t, i) if i >= 0 else None
@@ -248,6 +247,7 @@ def apply_rule(t: str, ex: Extraction, spec, config: str, options, reread, depth
     bare_end = not tail.strip(_END)  # nothing after the final statement but closing punctuation
     quiet = not bare_end and _quiet(tail)
     r = None if bare_end or quiet else _search(_RETRACT, _RETRACT_KEYS, tail)
+    r = _chained(tail, r)
     if r is not None and depth < 3:
         again = reread(tail[r.end():], depth + 1)
         if again.status == PARSED:
@@ -349,7 +349,7 @@ def _anomaly_rule(t: str, ex: Extraction, reread, depth: int) -> Extraction:
     if words is not None and words.isdisjoint(_RETRACT_KEYS) and words.isdisjoint(_ANOMALY_WORDS) and not any(
             w.startswith(_ANOMALY_STEMS) for w in words):
         return ex  # quiet: nothing there can withdraw the answer or name a judgment, a cell or a type
-    r = _search(_RETRACT, _RETRACT_KEYS, tail)
+    r = _chained(tail, _search(_RETRACT, _RETRACT_KEYS, tail))
     if r is not None and depth < 3:
         again = reread(tail[r.end():], depth + 1)
         if again.status == PARSED:

@@ -1,0 +1,420 @@
+"""Fail closed (issue #32): an answer is read only from words the reader knows.
+
+The cascade finds the final answer and the reading rule (:mod:`.reading`) checks that nothing keeps another one
+open. This module then reads the *statement* that carries the answer, the way a careful grader does who knows only
+the words of :mod:`.vocabulary`:
+
+1. **The statement** is the sentence or line that holds the answer's last mention (the letter, the list, an
+   option's own words, the anomaly block, the pieces in prose), with any parenthesis or markup around it, and a
+   label line before it that ends in ":" ("Final answer:\\nB"). An explanation after a connective that follows
+   the answer ("B, because the seams line up") is not read for words.
+2. **Every word and symbol of the statement is known**: in the vocabulary, or one of the task's own answer forms.
+   Another answer the statement rules out ("B, not C") is understood and skipped. An unknown word, another script,
+   strike-through, a comment, a sarcasm mark, a qualifier of the order's convention: ambiguous.
+3. **A short remark after the statement** (at most :data:`~.vocabulary.REMARK_MAX_WORDS` words: "Just kidding.",
+   "Not really.", "/s") is read the same way; a longer sentence after it is an explanation, judged only by the
+   reading rule (another answer named, a withdrawal, a backup: ambiguous).
+
+8-direction answers in prose are read only when the sentence's subject is image 2 (the question's subject).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED
+from .anomaly import _JUDG, _anomaly_block
+from .choice import _article_like
+from .common import (_RETRACT, AMBIGUOUS, Extraction, _finditer, _last_boxed, _lowered, _negated,
+                     _negation_span)
+from .options import _CANDIDATE, _CV_NOT, _CV_TEXT, _DIRECTION
+from .order import _LIST_BRACKET, _bare_seq, _ints, _REGION_RX, _rows
+from .oriented import _BARE, _pairs
+from .prose import anomaly_prose, oriented_prose
+from .vocabulary import (AS_EXPLAINS, CONNECTIVES, FAMILY_WORDS, KIND_WORDS, NUM, PHRASES, REMARK_MAX_WORDS,
+                         SYMBOLS, WORDS)
+
+# A Latin word (with its apostrophes), a word of another script (with its marks, up to ASCII or a space), a number,
+# any other character.
+_LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff\u0300-\u036f"
+_TOKEN = re.compile(f"[{_LATIN}]+(?:'[{_LATIN}]+)*|[^\\W\\d_{_LATIN}][^\\s!-~]*|\\d+|\\S")
+_IMAGE_TAG = re.compile(r"<\s*image\s*(\d+)\s*>", re.I)
+_BREAK = re.compile(r"\n|[!?;]|\.(?=\s|$)")
+_LAST_BREAK = re.compile(r"(?s).*(?:\n|[!;]|\.(?=\s))")  # a "?" before the answer does not end its statement
+_CONNECTIVE = re.compile(r"(?<![^\W\d_])(?:" + "|".join(c.replace(" ", r"\s+") for c in CONNECTIVES) + r")(?![^\W\d_])",
+                         re.I)
+_NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
+_GROUP = re.compile(r"\[[^\[\]\n]{0,300}\]|\[\[[^\n]{0,300}?\]\]")
+_DIGIT = re.compile(r"\d")
+_DIGITS = re.compile(r"\d+")
+_ENDS = re.compile(r"[.!;]")  # a line holding one of these is a sentence, not a heading ("**Answer**")
+#: A heading line right above the answer ("**Answer**", "### Final answer") belongs to its statement.
+HEADINGS = frozenset("answer final solution result verdict conclusion judgment judgement output response order".split())
+
+
+class Vocabulary:
+    """What one config's statements may hold: words, phrases (by first token), whether numbers and single
+    letters are known."""
+
+    __slots__ = ("words", "phrases", "numbers", "letters")
+
+    def __init__(self, config: str, kind: str, options=None):
+        words = set(WORDS | KIND_WORDS.get(kind, frozenset()))
+        for family, extra in FAMILY_WORDS.items():
+            if config.startswith(family) or config.endswith(family):
+                words |= extra
+        phrases: dict[str, list[tuple[str, ...]]] = {}
+        for p in PHRASES["*"] + PHRASES.get(kind, []):
+            phrases.setdefault(p[0], []).append(p)
+        for opt in options or ():  # the item's option texts are known whole
+            toks = tuple(_norm(tok) for tok, _ in _tokens(str(opt)))
+            if toks:
+                phrases.setdefault(toks[0], []).append(toks)
+        for first in phrases:
+            phrases[first].sort(key=len, reverse=True)
+        self.words = frozenset(words)
+        self.phrases = phrases
+        self.numbers = kind != CHOICE
+        self.letters = kind == ANOMALY
+
+
+_VOCABS: dict[str, Vocabulary] = {}
+
+
+def vocabulary(config: str, kind: str, options=None) -> Vocabulary:
+    if options:
+        return Vocabulary(config, kind, options)
+    v = _VOCABS.get(config)
+    if v is None:
+        v = _VOCABS[config] = Vocabulary(config, kind)
+    return v
+
+
+def _tokens(s: str) -> list[tuple[str, int]]:
+    if "<" in s:
+        s = _IMAGE_TAG.sub(lambda m: " image " + m.group(1).rjust(len(m.group(0)) - 7), s)  # same length
+    s = s.replace("\u2019", "'")
+    return [(m.group(0), m.start()) for m in _TOKEN.finditer(s)]
+
+
+def _words(s: str, numbers: bool = False) -> list[str]:
+    """The words of ``s`` (and its numbers)."""
+    return [t for t, _ in _tokens(s) if t[0].isalpha() or numbers and t.isdigit()]
+
+
+def _norm(tok: str) -> str:
+    return NUM if tok.isdigit() else tok.lower()
+
+
+def unknown(s: str, vocab: Vocabulary, remark: bool = False, letter: str = "") -> Optional[str]:
+    """The first token of ``s`` the vocabulary does not know (``None`` when every one is known). ``remark``:
+    numbers and "%" are known too (a confidence note after the answer); ``letter``: the answer's own letter."""
+    toks = _tokens(s)
+    norm = [_norm(t) for t, _ in toks]
+    i, n = 0, len(toks)
+    while i < n:
+        for p in vocab.phrases.get(norm[i], ()):
+            if tuple(norm[i:i + len(p)]) == p:
+                i += len(p)
+                break
+        else:
+            tok, low = toks[i][0], norm[i]
+            if low == NUM:
+                if not (vocab.numbers or remark):
+                    return tok
+            elif len(tok) == 1 and tok.isalpha() and tok.isupper() and tok != "I":
+                article = tok == "A" and i + 1 < n and toks[i + 1][0].islower()
+                if not (vocab.letters or article or tok == letter):
+                    return tok
+            elif len(tok) == 1 and (tok.upper() == letter or vocab.letters and tok.isascii() and tok.isalpha()):
+                pass  # the answer's letter written lower-case ("(b)"); an anomaly field's letter
+            elif low not in vocab.words and low not in SYMBOLS and not (remark and low == "%"):
+                return tok
+            i += 1
+    return None
+
+
+# ----------------------------------------------------------------------------------------- the statement
+def _clause_start(t: str, pos: int) -> int:
+    """Where the statement holding ``t[pos]`` starts: its sentence or line, from after a withdrawal in it
+    ("Actually no, it is [3, 2, 1, 4]"), or the label line before it ("Final answer:\nB")."""
+    m = _LAST_BREAK.match(t, 0, pos)
+    start = m.end() if m is not None else 0
+    for r in _RETRACT.finditer(t, start, pos):
+        start = r.end()
+    if start > (m.end() if m is not None else 0):
+        return start
+    if m is not None and t[m.end() - 1] == "\n":  # a label line before it: "Final answer:\n**B**"
+        lo = t.rfind("\n", 0, m.end() - 1) + 1
+        label = t[lo:m.end() - 1].rstrip(" \t*#>-")
+        words = _words(label.lower())
+        if label.endswith(":") or (len(words) <= 3 and not _ENDS.search(label) and not HEADINGS.isdisjoint(words)):
+            start = lo
+            for r in _RETRACT.finditer(t, lo, m.end() - 1):  # "First guess [1, 2, 3, 4], refined:\n[2, 1, 4, 3]"
+                start = r.end()
+    return start
+
+
+def _sentence_end(t: str, pos: int) -> int:
+    m = _BREAK.search(t, pos)
+    if m is None:
+        return len(t)
+    return m.start() if m.group(0) == "\n" else m.end()
+
+
+def _sentences(t: str, pos: int):
+    """(text, offset) of each non-blank sentence or line of ``t[pos:]``, its closing punctuation included."""
+    while pos < len(t):
+        m = _BREAK.search(t, pos)
+        end = len(t) if m is None else m.end()
+        if t[pos:end].strip():
+            yield t[pos:end], pos
+        pos = end
+
+
+def _explained_from(t: str, pos: int, end: int) -> int:
+    """Where an explanation after the answer starts in ``t[pos:end]`` (a connective: "because", "since", "as the
+    ..."), else ``end``."""
+    for m in _CONNECTIVE.finditer(t, pos, end):
+        if m.group(0).lower() != "as":
+            return m.start()
+        w = _NEXT_WORD.match(t, m.end())
+        if w is not None and w.group(1).lower() in AS_EXPLAINS:
+            return m.start()
+    return end
+
+
+_WORDCHAR_SET = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'")
+
+
+def letter_statement(t: str, letter: str) -> Optional[tuple[int, int]]:
+    """(start, end) of the last occurrence of ``letter`` standing alone in ``t`` that is neither negated nor the
+    article ("A good fit"): the letter's final statement."""
+    i = len(t)
+    while True:
+        i = t.rfind(letter, 0, i)
+        if i < 0:
+            return None
+        quoted = 0 < i < len(t) - 1 and t[i - 1] == t[i + 1] == "'"  # print('B')
+        if ((quoted or (i == 0 or t[i - 1] not in _WORDCHAR_SET) and (i + 1 == len(t) or t[i + 1] not in _WORDCHAR_SET))
+                and not _negated(t, i, i + 1) and not _article_like(t, i + 1, letter)):
+            return i, i + 1
+
+
+def _lower_letter(t: str, letter: str) -> Optional[tuple[int, int]]:
+    """The last lower-case ``letter`` standing alone ("(b)", "answer: b."): the cascade reads one only where
+    nothing but punctuation follows it."""
+    for m in reversed(list(re.finditer(r"(?<![A-Za-z0-9_'])" + letter.lower() + r"(?![A-Za-z0-9_'])", t))):
+        if not t[m.end():].strip(" \t\n.,;:!)]}\"'*"):
+            return m.span()
+    return None
+
+
+_ORDINAL_LETTER = {"second": "A", "third": "B", "fourth": "C", "fifth": "D"}
+
+
+def _option_span(t: str, config: str, letters: str, letter: str, options=None
+                 ) -> Optional[tuple[int, int, bool]]:
+    """(start, end, it is an order list) of the last mention of ``letter``'s own option words that names it alone
+    and is not ruled out, or ``None``."""
+    spans = []
+    opt = str(options[letters.index(letter)]) if options and letter in letters[:len(options)] else ""
+    listed = bool(re.fullmatch(r"\s*\[[\d,\s]+\]\s*", opt))
+    if listed:  # an order among the options (Order Restoration)
+        want = _ints(opt)
+        bare = _bare_seq(len(want))
+        spans = [m.span() for m in _LIST_BRACKET.finditer(t) if _ints(m.group(1)) == want]
+        spans += [m.span() for m in (bare.finditer(t) if bare else ()) if tuple(map(int, m.groups())) == want]
+    elif config.startswith("missing_piece"):
+        for m in _CANDIDATE.finditer(t):
+            if m.group(1):
+                named = {letters[int(d) - 1] if 1 <= int(d) <= len(letters) else "?" for d in m.group(1, 2) if d}
+            else:
+                named = {_ORDINAL_LETTER[w.lower()] for w in re.findall(r"second|third|fourth|fifth", m.group(3), re.I)}
+            if named == {letter}:
+                spans.append(m.span())
+    elif config.endswith("_8dir"):
+        spans = [m.span() for m in _DIRECTION.finditer(t)
+                 if letters[[g is not None for g in m.groups()].index(True)] == letter]
+    elif config.startswith("connection_verification"):
+        for rx in [_CV_NOT] if letter == "C" else [rx for lt, rx in _CV_TEXT if lt == letter]:
+            spans += [m.span() for m in rx.finditer(t)]
+    spans = [sp for sp in spans if not _negated(t, *sp)]
+    return (*max(spans, key=lambda sp: sp[1]), listed) if spans else None
+
+
+def _spans(t: str, ex: Extraction, spec, config: str, options=None) -> list[tuple[int, int, bool]]:
+    """(start, end, the span is the answer's literal) of the answer's last mention in ``t``; for a letter, of its
+    last mention as a letter and as its option's own words ("B. Candidate 2 (the third input image)"): both are
+    its statements."""
+    if spec.kind == CHOICE:
+        letter = letter_statement(t, ex.answer) or _lower_letter(t, ex.answer)
+        option = _option_span(t, config, spec.letters, ex.answer, options)
+        if letter is None:
+            return [option] if option is not None else []
+        return [(*letter, True)] + ([option] if option is not None and option[0] > letter[0] else [])
+    if spec.kind == ORDER and ex.rule not in ("rows", "option_text"):  # its last mention bracketed, and bare after it
+        want = _ints(ex.answer)
+        brackets = [m.span() for m in _LIST_BRACKET.finditer(t) if _ints(m.group(1)) == want]
+        bare = _bare_seq(len(want))
+        seqs = [m.span() for m in (bare.finditer(t) if bare is not None else ())
+                if tuple(map(int, m.groups())) == want and not any(a <= m.start() < b for a, b in brackets)]
+        brackets = [sp for sp in brackets if not _negated(t, *sp)]
+        seqs = [sp for sp in seqs if not _negated(t, *sp) and (not brackets or sp[0] > brackets[-1][0])]
+        return [(*f[-1], True) for f in (brackets, seqs) if f]
+    span = _span(t, ex, spec, config)
+    return [span] if span is not None else []
+
+
+def _span(t: str, ex: Extraction, spec, config: str) -> Optional[tuple[int, int, bool]]:
+    """(start, end, the span is the answer's literal) of the answer's last mention in ``t`` (not a letter)."""
+    kind = spec.kind
+    if kind == ORDER and ex.rule == "rows":
+        rows = _rows(t, spec.order_length)
+        if rows is None:
+            return None
+        return rows[0] + len(t[rows[0]:]) - len(t[rows[0]:].lstrip()), len(t.rstrip()), False
+    if kind == ORDER and ex.rule == "option_text":
+        ms = [m for rx in _REGION_RX for m in rx.finditer(t)]
+        return (min(m.start() for m in ms), max(m.end() for m in ms), False) if ms else None
+    if kind == ORIENTED and ex.rule == "prose":
+        where: list[int] = []
+        oriented_prose(t, *spec.grid, where)
+        return (where[0], where[1], False) if len(where) == 2 else None
+    if kind == ANOMALY:
+        return _anomaly_span(t, ex, spec)
+    want = _pairs(ex.answer)
+    found = [(m.start(), m.end() + (t[m.end():m.end() + 1] == "]")) for m in _BARE.finditer(t)
+             if _pairs(m.group(0)) == want]
+    found = [f for f in found if not _negated(t, *f)]
+    return (*max(found, key=lambda f: f[1]), True) if found else None
+
+
+def _anomaly_span(t: str, ex: Extraction, spec) -> Optional[tuple[int, int, bool]]:
+    if ex.rule == "prose":
+        where: list[int] = []
+        anomaly_prose(t, *spec.grid, where)
+        return (where[0], where[1], False) if len(where) == 2 else None
+    lo = 0
+    if ex.rule == "boxed":  # the box that ends last holds the answer
+        box = _last_boxed(t)
+        if box is None:
+            return None
+        lo = max(t.rfind("\\boxed", 0, box[0]), t.rfind("\\fbox", 0, box[0]))
+        if t.lower().find("judg", lo, box[0]) < 0:
+            return lo, box[0], False
+    last = None
+    for last in _finditer(_JUDG, t, _lowered(t), lo):
+        pass
+    if last is None:  # an unlabelled block: the whole text ("B\nC\nA"), or its last line ("... \nB C A")
+        return (0 if ex.rule == "short" else t.rstrip().rfind("\n") + 1), len(t), False
+    return last.start(), _anomaly_block(t, spec.num_options, spec.grid)[0], False
+
+
+def _blank_negated_others(s: str, off: int, t: str, ex: Extraction, spec) -> str:
+    """``s`` (= ``t[off:off + len(s)]``) with each other answer it rules out ("not C", "C is wrong",
+    "[1, 2, 3, 4] is wrong") blanked, negation included: the reader understands those. A doubt ("C?") is no
+    ruling out: it stays, and its "?" is unknown."""
+    if spec.kind == ANOMALY:
+        return s
+    n = spec.order_length
+    if spec.kind == ORIENTED:  # another whole order (of n pieces), never a single piece
+        want = _pairs(ex.answer)
+        spans = [m.span() for m in _BARE.finditer(s) if len(_pairs(m.group(0))) == n and _pairs(m.group(0)) != want]
+    else:
+        want = _ints(ex.answer) if spec.kind == ORDER else None
+        spans = [m.span() for m in _LIST_BRACKET.finditer(s) if len(_ints(m.group(1))) == n and _ints(m.group(1)) != want]
+        bare = _bare_seq(n) if spec.kind == ORDER else None
+        if bare is not None:
+            spans += [m.span() for m in bare.finditer(s) if tuple(map(int, m.groups())) != want]
+    if spec.kind == CHOICE:
+        spans += [(m.start(), m.end()) for m in re.finditer(r"(?<![A-Za-z0-9_'])[A-Z](?![A-Za-z0-9_'])", s)
+                  if m.group(0) != ex.answer and m.group(0) in spec.letters]
+    out = list(s)
+    for a, b in spans:
+        neg = _negation_span(t, off + a, off + b)
+        if neg is not None and "?" not in t[neg[0]:neg[1]]:
+            lo, hi = max(neg[0] - off, 0), min(neg[1] - off, len(s))
+            out[lo:hi] = " " * (hi - lo)
+    return "".join(out)
+
+
+def _ruled_out_later(t: str, pos: int, ex: Extraction, spec) -> bool:
+    """True when the answer is named again after ``pos`` and ruled out or doubted there ("B. B is wrong", "So: X?")."""
+    if spec.kind == CHOICE:
+        spans = [m.span() for m in re.finditer(r"(?<![A-Za-z0-9_'])" + ex.answer + r"(?![A-Za-z0-9_'])", t[pos:])]
+    elif spec.kind == ORDER:
+        want, bare = _ints(ex.answer), _bare_seq(spec.order_length)
+        spans = [m.span() for m in _LIST_BRACKET.finditer(t[pos:]) if _ints(m.group(1)) == want]
+        spans += [m.span() for m in (bare.finditer(t[pos:]) if bare else ()) if tuple(map(int, m.groups())) == want]
+    elif spec.kind == ORIENTED:
+        spans = [m.span() for m in _BARE.finditer(t[pos:]) if _pairs(m.group(0)) == _pairs(ex.answer)]
+    else:
+        return False
+    return any(_negated(t, pos + a, pos + b) for a, b in spans)
+
+
+def _unread_order(seg: str, n: int) -> bool:
+    """True when ``seg`` holds every number 1..n outside the lists the reader reads there: an order it cannot read
+    ("So: 1, also 2, 3")."""
+    bare = _bare_seq(n)
+    rest = _LIST_BRACKET.sub(" ", seg)
+    rest = bare.sub(" ", rest) if bare is not None else rest
+    return set(range(1, n + 1)) <= set(map(int, _DIGITS.findall(rest)))
+
+
+def _subject_ok(statement: str) -> bool:
+    """8 directions: a sentence naming images must have image 2 (the question's subject) first."""
+    m = re.search(r"(?:image|img)\s*(\d+)", _IMAGE_TAG.sub(r"image \1", statement), re.I)
+    return m is None or m.group(1) == "2"
+
+
+def gate(t: str, ex: Extraction, spec, config: str, options=None) -> Extraction:
+    """``ex`` (a parsed reading of the cleaned text ``t``) when its statement and the short remarks after it hold
+    only known words, else ambiguous with the word named."""
+    spans = _spans(t, ex, spec, config, options)
+    if not spans:
+        return Extraction(None, AMBIGUOUS, "known", "the answer's statement cannot be located", ex.parts)
+    vocab = vocabulary(config, spec.kind, options)
+    closed = spec.kind == ANOMALY and ex.rule == "prose" and ex.answer.startswith("Judgment: A")
+    last = 0
+    for start, end, literal in spans:
+        s0 = _clause_start(t, start)
+        s1 = _sentence_end(t, max(end, start + 1) if literal else end)
+        last = max(last, s1)
+        cut = _explained_from(t, end, s1)
+        text = (t[s0:start] + " " * (end - start) + t[end:cut]) if literal else t[s0:cut]
+        text = _blank_negated_others(text, s0, t, ex, spec)
+        word = None if closed else unknown(text, vocab, letter=ex.answer if spec.kind == CHOICE else "")
+        if word is not None:
+            return Extraction(None, AMBIGUOUS, "known", f"the answer's statement holds a word the reader does not "
+                                                         f"know ({word!r})", ex.parts)
+        if config.endswith("_8dir") and not _subject_ok(t[s0:cut]):
+            return Extraction(None, AMBIGUOUS, "known", "the direction is said of another image than image 2",
+                              ex.parts)
+    if _ruled_out_later(t, last, ex, spec):
+        return Extraction(None, AMBIGUOUS, "known", "the answer is ruled out or doubted after it is given", ex.parts)
+    if spec.kind in (ORDER, ORIENTED):  # a list after the answer that is neither it nor ruled out: "So: [1, x 2, 3]"
+        for m in _GROUP.finditer(t, last):
+            g = m.group(0)
+            same = (_LIST_BRACKET.fullmatch(g) is not None and _ints(g) == _ints(ex.answer) if spec.kind == ORDER
+                    else _BARE.fullmatch(g) is not None and _pairs(g) == _pairs(ex.answer))
+            if _DIGIT.search(g) and not same and not _negated(t, *m.span()):
+                return Extraction(None, AMBIGUOUS, "known", "a list after the answer that the reader cannot read "
+                                                             "as it", ex.parts)
+    for seg, off in _sentences(t, last):  # the short remarks after it, and orders the reader cannot read there
+        if spec.kind == ORDER and _unread_order(seg, spec.order_length):
+            word = unknown(_blank_negated_others(seg, off, t, ex, spec), vocab, remark=True)
+            if word is not None:
+                return Extraction(None, AMBIGUOUS, "known", f"numbers after the answer that may restate it stand among "
+                                                             f"words the reader does not know ({word!r})", ex.parts)
+        if len(_words(seg, numbers=True)) <= REMARK_MAX_WORDS:
+            word = unknown(_blank_negated_others(seg, off, t, ex, spec), vocab, remark=True)
+            if word is not None:
+                return Extraction(None, AMBIGUOUS, "known", f"a remark after the answer holds a word the reader "
+                                                             f"does not know ({word!r})", ex.parts)
+    return ex
+
+
+__all__ = ["gate", "unknown", "vocabulary", "Vocabulary"]
