@@ -278,6 +278,13 @@ def test_never_evaluates_model_text(monkeypatch):
     assert extract_answer("print(__import__('os').getcwd()) [2, 3, 1, 4]", OG) is None  # #32: unknown words
 
 
+def test_the_window_is_cut_after_trailing_white_space_is_trimmed():
+    # #32 §5.3: a right answer followed by more white space than the window was invalid while format_reward paid
+    for pad in (" " * 16_400, "\n" * 20_000, " \n\t" * 9_000):
+        assert classify_response("B" + pad, PLH).answer == "B"
+        assert classify_response("The order is [2, 3, 1, 4]." + pad, OG).answer == "[2, 3, 1, 4]"
+
+
 def test_long_adversarial_input_is_read():
     # No clock asserted (timings live in benchmarks/); the megabyte cases below bound the work.
     nasty = "answer " + " " * 20000 + "[1" + ", 1" * 5000 + "  " * 5000 + "x"
@@ -496,11 +503,39 @@ def _without_shortcuts():
     stack.enter_context(mock.patch.object(choice, "_nothing_to_read", lambda *a: False))
     stack.enter_context(mock.patch.object(order, "_last_line_order", lambda *a: None))
     stack.enter_context(mock.patch.object(anomaly, "_final_block", lambda *a: None))
+    stack.enter_context(mock.patch.object(extraction, "_PLAIN_ENDS", False))
     return stack
 
 
 def test_shortcuts_agree_with_the_full_cascade():
     texts = list(_shortcut_texts()) + list(_fast_candidates()) + [(t, c) for t, c, _, _ in CASES if t is not None]
+    quick = [classify_response(t, c) for t, c in texts]
+    with _without_shortcuts():
+        for (text, config), ex in zip(texts, quick):
+            assert _same(ex, classify_response(text, config)), (text, config)
+
+
+def test_plain_endings_read_as_the_full_rules():
+    # a trace whose last line is its answer in a fast path's form: the rules are skipped (extraction._plain_end)
+    from hypothesis import HealthCheck, given, settings
+    from _compositions import compositions
+
+    leads = ["", "Let me compare the edges.\n", "Answer:\n", "**Answer**\n", "Not sure.\n", "Die Antwort ist:\n",
+             "B is wrong.\n", "Final\n", "I first tried C.\n", "Wait, no.\n", "Alternatively:\n"]
+    ends = ["B", "(C)", "The answer is D.", "Final answer: A", "[2, 3, 1, 4]", "2 3 1 4", "The order is [2, 3, 1, 4].",
+            "Answer: [1, 2, 4, 3]", "It fits. The answer is B.", "Not it. The order is [2, 3, 1, 4].",
+            "[1, 2, 3, 4] is wrong. Order: [2, 1, 3, 4]", "Wait. Final answer: C",
+            "Judgment: B\nError Position: C\nError Type: A", "Judgment: A\nError Position:\nError Type:"]
+    closes = ["", "\nI am fairly confident.", "\nHope this helps!\nThat is my answer.", "\nThat is right.",
+              "\nI am sure it is correct.", "\nA good one.", "\nI think so.", "\nNot sure.", "\nSo B it is."]
+    texts = [(lead + end + close, c) for lead in leads for end in ends for close in closes for c in TASKS]
+
+    @settings(max_examples=400, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(compositions())
+    def collect(c):
+        texts.append((c.text, c.config))
+
+    collect()
     quick = [classify_response(t, c) for t, c in texts]
     with _without_shortcuts():
         for (text, config), ex in zip(texts, quick):

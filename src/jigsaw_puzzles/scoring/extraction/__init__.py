@@ -9,10 +9,11 @@ is. Nothing here ever evaluates model text (no ``eval``/``ast.literal_eval``):
 lists and letters are read with regular expressions only.
 
 The reading rule (:mod:`.reading`, issue #27) then judges what the cascade found: an answer is read only when the
-text says one thing (no qualifier, negation or second candidate where the final statement stands; nothing after it
-keeps another answer open, a withdrawal being re-read; letter and option text agree), else it is ambiguous. The
-strict reader (:mod:`.strict`) reads only the exact format, the whole response or its last line
-(``Extraction.strict``).
+text says one thing (nothing after the final statement keeps another answer open, a withdrawal being re-read;
+letter and option text agree), else it is ambiguous. Last, it fails closed (:mod:`.known`, issue #32): the
+statement that carries the answer, and a short remark after it, are read only when every word and symbol in them
+is in the published vocabulary (:mod:`.vocabulary`); an unknown word makes the response ambiguous. The strict
+reader (:mod:`.strict`) reads only the exact format, the whole response or its last line (``Extraction.strict``).
 
 Cascade (first step that yields something wins)
 -----------------------------------------------
@@ -103,6 +104,7 @@ from .anomaly import _anomaly
 from .choice import _choice
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, _clean, _region
 from .known import gate
+from .vocabulary import WORDS
 from .order import _order, _order_result
 from .oriented import _oriented
 from .reading import apply_rule, withdrawn
@@ -214,8 +216,8 @@ def _cascade(text: Any, spec, config: str, options: Optional[Sequence[str]] = No
     region, strict, why = _region(text)
     if why:
         return Extraction(None, INVALID, "none", why)
-    if len(region) > MAX_CHARS:  # bounded work per answer: a final answer is at the end of a response
-        region = region[-MAX_CHARS:]
+    if len(region) > MAX_CHARS:  # bounded work per answer: a final answer is at the end of a response, before any
+        region = region.rstrip()[-MAX_CHARS:]  # trailing white space (trimmed first: "B" + 16,400 spaces is "B")
     if region is not text and not strict and "<" not in region:  # e.g. the "B" after a </think>
         fast = _fast(region, config)
         if fast is not None:
@@ -240,12 +242,71 @@ def _read(t: str, strict: bool, spec, config: str, options, depth: int = 0) -> E
                               else Extraction(None, INVALID, "none", "nothing after the withdrawal"))
     if ex.status == AMBIGUOUS:  # "A... wait, actually C": what follows the last withdrawal may be clean
         return withdrawn(t, ex, reread, depth)
-    if ex.status != PARSED:
+    if ex.status != PARSED or _plain_end(t, ex, config):
         return ex
     ex = apply_rule(t, ex, spec, config, options, reread, depth)
     if ex.status != PARSED or ex.rule == "retraction":  # a withdrawal's remainder was judged whole by _read
         return ex
     return gate(t, ex, spec, config, options)
+
+
+def _plain_end(t: str, ex: Extraction, config: str) -> bool:
+    """True when ``t`` ends with its answer alone in one of the plain forms ("Final answer: (B)", "The order is
+    [2, 3, 1, 4].", a canonical anomaly block) as its last line or sentence (closing remarks of known words aside),
+    after a line that is no label or heading: then the reading rule and the known-words rule have nothing to judge
+    (nothing after it can name or withdraw an answer; its statement is that line, all of whose words are known) and
+    return ``ex`` as they are (tests/test_extraction.py checks it against them)."""
+    if not _PLAIN_ENDS or config not in _INFO or ex.rule not in ("marker", "last_line", "short"):
+        return False
+    kind = _INFO[config][0]
+    if kind == ORDER and ex.rule != "marker":  # an order read from prose: the rule also reads what precedes it
+        return False
+    nl = t.rfind("\n")
+    while nl > 0 and _plain_remark(t[nl + 1:]):  # "I am fairly confident.": nothing there to read or judge
+        t = t[:nl]
+        nl = t.rfind("\n")
+    if kind == ANOMALY:
+        nl = t.rfind("\nJudgment: ")
+        if nl < 0 or t[nl + 1:].rstrip() not in _FAST_ANOMALY:
+            return False
+    else:
+        dot = t.rfind(". ")
+        seg = t[max(nl, dot + 1) + 1:]
+        if not seg.isascii():
+            return False
+        if kind == ORDER:
+            m = _PLAIN_ORDER.fullmatch(seg)
+            if m is None or "[" + ", ".join(m.group(1, 2, 3, 4)) + "]" != ex.answer:
+                return False
+        else:
+            fast = _fast(seg, config)
+            if fast is None or fast.answer != ex.answer:
+                return False
+        if dot > nl:  # the last sentence of its line: no label line before it
+            return True
+    if nl < 0:
+        return False
+    prev = t[t.rfind("\n", 0, nl) + 1:nl].rstrip(" \t*#>-")
+    return not prev.endswith(":") and (len(prev) > 60 or not _HEADING_WORDS.search(prev))
+
+
+_PLAIN_ORDER = re.compile(r"(?:(?:[Tt]he |[Mm]y )?(?:[Ff]inal )?(?:[Aa]nswer|[Oo]rder)(?: is)?:? )?"
+                          r"\[([1-9]), ([1-9]), ([1-9]), ([1-9])\]\.?")
+
+
+def _plain_remark(line: str) -> bool:
+    """A closing line of known words that can name no answer, cell or type and withdraw nothing ("I am fairly
+    confident.", "Hope this helps!")."""
+    return len(line) <= 80 and line.isascii() and _REMARK_WORDS.issuperset(_REMARK_TOKEN.findall(line.lower())) \
+        and _REMARK_FORM.fullmatch(line) is not None and _LONE_CAPITAL.search(line) is None
+
+
+_PLAIN_ENDS = True  # tests turn it off to compare
+_REMARK_WORDS = (WORDS - {"right", "correct"}) | {".", "!", ","}  # ("right", "correct": option and anomaly words)
+_REMARK_TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)*|\S")
+_REMARK_FORM = re.compile(r"[a-zA-Z' ,.!\t]*")  # no digit, "?", "%" or other symbol
+_LONE_CAPITAL = re.compile(r"(?<![A-Za-z])[A-HJ-Z](?![A-Za-z])")  # a letter standing alone, but "I"
+_HEADING_WORDS = re.compile(r"(?i:answer|final|solution|result|verdict|conclusion|judge?ment|output|response)")
 
 
 def extract_answer(text: Any, config: str, options: Optional[Sequence[str]] = None) -> Optional[str]:

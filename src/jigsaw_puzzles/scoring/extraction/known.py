@@ -28,7 +28,7 @@ from .anomaly import _JUDG, _anomaly_block
 from .choice import _article_like
 from .common import (_RETRACT, AMBIGUOUS, Extraction, _finditer, _last_boxed, _lowered, _negated,
                      _negation_span)
-from .options import _CANDIDATE, _CV_NOT, _CV_TEXT, _DIRECTION
+from .options import _CANDIDATE, _CV_KEYS, _CV_NOT, _CV_TEXT, _DIR_KEYS, _DIRECTION
 from .order import _LIST_BRACKET, _bare_seq, _ints, _REGION_RX, _rows
 from .oriented import _BARE, _pairs
 from .prose import anomaly_prose, oriented_prose
@@ -41,7 +41,8 @@ _LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff\u0300-\u036
 _TOKEN = re.compile(f"[{_LATIN}]+(?:'[{_LATIN}]+)*|[^\\W\\d_{_LATIN}][^\\s!-~]*|\\d+|\\S")
 _IMAGE_TAG = re.compile(r"<\s*image\s*(\d+)\s*>", re.I)
 _BREAK = re.compile(r"\n|[!?;]|\.(?=\s|$)")
-_LAST_BREAK = re.compile(r"(?s).*(?:\n|[!;]|\.(?=\s))")  # a "?" before the answer does not end its statement
+_QUIET_END = " \t\n.!*\"')]}"  # nothing after the statement but these: no remark to read
+_CAPITAL = re.compile(r"(?<![A-Za-z])[A-HJ-Z](?![A-Za-z])")  # a letter alone, but "I"
 _CONNECTIVE = re.compile(r"(?<![^\W\d_])(?:" + "|".join(c.replace(" ", r"\s+") for c in CONNECTIVES) + r")(?![^\W\d_])",
                          re.I)
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
@@ -50,14 +51,14 @@ _DIGIT = re.compile(r"\d")
 _DIGITS = re.compile(r"\d+")
 _ENDS = re.compile(r"[.!;]")  # a line holding one of these is a sentence, not a heading ("**Answer**")
 #: A heading line right above the answer ("**Answer**", "### Final answer") belongs to its statement.
-HEADINGS = frozenset("answer final solution result verdict conclusion judgment judgement output response order".split())
+HEADINGS = frozenset("answer final solution result verdict conclusion judgment judgement output response".split())
 
 
 class Vocabulary:
     """What one config's statements may hold: words, phrases (by first token), whether numbers and single
     letters are known."""
 
-    __slots__ = ("words", "phrases", "numbers", "letters")
+    __slots__ = ("words", "quick", "phrases", "numbers", "letters")
 
     def __init__(self, config: str, kind: str, options=None):
         words = set(WORDS | KIND_WORDS.get(kind, frozenset()))
@@ -74,6 +75,7 @@ class Vocabulary:
         for first in phrases:
             phrases[first].sort(key=len, reverse=True)
         self.words = frozenset(words)
+        self.quick = self.words | SYMBOLS  # what a statement of plain known tokens holds (no phrase, number, letter)
         self.phrases = phrases
         self.numbers = kind != CHOICE
         self.letters = kind == ANOMALY
@@ -110,6 +112,9 @@ def _norm(tok: str) -> str:
 def unknown(s: str, vocab: Vocabulary, remark: bool = False, letter: str = "") -> Optional[str]:
     """The first token of ``s`` the vocabulary does not know (``None`` when every one is known). ``remark``:
     numbers and "%" are known too (a confidence note after the answer); ``letter``: the answer's own letter."""
+    if "<" not in s and "\u2019" not in s and _CAPITAL.search(s) is None:  # the common case: plain tokens
+        if vocab.quick.issuperset(map(str.lower, _TOKEN.findall(s))):
+            return None
     toks = _tokens(s)
     norm = [_norm(t) for t, _ in toks]
     i, n = 0, len(toks)
@@ -139,21 +144,31 @@ def unknown(s: str, vocab: Vocabulary, remark: bool = False, letter: str = "") -
 def _clause_start(t: str, pos: int) -> int:
     """Where the statement holding ``t[pos]`` starts: its sentence or line, from after a withdrawal in it
     ("Actually no, it is [3, 2, 1, 4]"), or the label line before it ("Final answer:\nB")."""
-    m = _LAST_BREAK.match(t, 0, pos)
-    start = m.end() if m is not None else 0
+    brk = _last_break(t, pos)
+    start = brk
     for r in _RETRACT.finditer(t, start, pos):
         start = r.end()
-    if start > (m.end() if m is not None else 0):
+    if start > brk:
         return start
-    if m is not None and t[m.end() - 1] == "\n":  # a label line before it: "Final answer:\n**B**"
-        lo = t.rfind("\n", 0, m.end() - 1) + 1
-        label = t[lo:m.end() - 1].rstrip(" \t*#>-")
-        words = _words(label.lower())
-        if label.endswith(":") or (len(words) <= 3 and not _ENDS.search(label) and not HEADINGS.isdisjoint(words)):
+    if brk > 0 and t[brk - 1] == "\n":  # a label line before it: "Final answer:\n**B**"
+        lo = t.rfind("\n", 0, brk - 1) + 1
+        label = t[lo:brk - 1].rstrip(" \t*#>-")
+        if label.endswith(":") or (len(label) < 60 and not _ENDS.search(label) and len(_words(label)) <= 3
+                                   and not HEADINGS.isdisjoint(w.lower() for w in _words(label))):
             start = lo
-            for r in _RETRACT.finditer(t, lo, m.end() - 1):  # "First guess [1, 2, 3, 4], refined:\n[2, 1, 4, 3]"
+            for r in _RETRACT.finditer(t, lo, brk - 1):  # "First guess [1, 2, 3, 4], refined:\n[2, 1, 4, 3]"
                 start = r.end()
     return start
+
+
+def _last_break(t: str, pos: int) -> int:
+    """Where the sentence or line holding ``t[pos]`` starts: after the last "\n", "!", ";" or "." followed by white
+    space before ``pos`` (a "?" before the answer does not end its statement)."""
+    brk = max(t.rfind("\n", 0, pos), t.rfind("!", 0, pos), t.rfind(";", 0, pos))
+    d = t.rfind(".", brk + 1, pos - 1) if pos > 1 else -1
+    while d > brk and not t[d + 1].isspace():
+        d = t.rfind(".", brk + 1, d)
+    return max(brk, d) + 1
 
 
 def _sentence_end(t: str, pos: int) -> int:
@@ -191,6 +206,16 @@ _WORDCHAR_SET = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 def letter_statement(t: str, letter: str) -> Optional[tuple[int, int]]:
     """(start, end) of the last occurrence of ``letter`` standing alone in ``t`` that is neither negated nor the
     article ("A good fit"): the letter's final statement."""
+    if _LAST_LETTER[0] == (t, letter):  # the reading rule and the gate ask for the same one
+        return _LAST_LETTER[1]
+    _LAST_LETTER[0], _LAST_LETTER[1] = (t, letter), _letter_statement(t, letter)
+    return _LAST_LETTER[1]
+
+
+_LAST_LETTER: list = [None, None]
+
+
+def _letter_statement(t: str, letter: str) -> Optional[tuple[int, int]]:
     i = len(t)
     while True:
         i = t.rfind(letter, 0, i)
@@ -211,6 +236,14 @@ def _lower_letter(t: str, letter: str) -> Optional[tuple[int, int]]:
     return None
 
 
+_OPTION_KEYS = {"missing_piece": ("candidate", "image"), "_8dir": _DIR_KEYS, "connection_verification": _CV_KEYS}
+
+
+def _family(config: str) -> str:
+    return ("missing_piece" if config.startswith("missing_piece") else "_8dir" if config.endswith("_8dir")
+            else "connection_verification" if config.startswith("connection_verification") else "")
+
+
 _ORDINAL_LETTER = {"second": "A", "third": "B", "fourth": "C", "fifth": "D"}
 
 
@@ -219,6 +252,13 @@ def _option_span(t: str, config: str, letters: str, letter: str, options=None
     """(start, end, it is an order list) of the last mention of ``letter``'s own option words that names it alone
     and is not ruled out, or ``None``."""
     spans = []
+    if not options:
+        keys = _OPTION_KEYS.get(_family(config))
+        if keys is None:
+            return None  # a config whose options have no words of their own (letters only)
+        low = t.lower() if t.isascii() else None
+        if low is not None and not any([k in low for k in keys]):
+            return None  # none of the option words' keywords: no mention (the searches below are slow)
     opt = str(options[letters.index(letter)]) if options and letter in letters[:len(options)] else ""
     listed = bool(re.fullmatch(r"\s*\[[\d,\s]+\]\s*", opt))
     if listed:  # an order among the options (Order Restoration)
@@ -316,7 +356,8 @@ def _blank_negated_others(s: str, off: int, t: str, ex: Extraction, spec) -> str
     """``s`` (= ``t[off:off + len(s)]``) with each other answer it rules out ("not C", "C is wrong",
     "[1, 2, 3, 4] is wrong") blanked, negation included: the reader understands those. A doubt ("C?") is no
     ruling out: it stays, and its "?" is unknown."""
-    if spec.kind == ANOMALY:
+    if spec.kind == ANOMALY or (spec.kind == CHOICE and _CAPITAL.search(s) is None and "[" not in s) or (
+            spec.kind != CHOICE and not _DIGIT.search(s)):
         return s
     n = spec.order_length
     if spec.kind == ORIENTED:  # another whole order (of n pieces), never a single piece
@@ -340,10 +381,15 @@ def _blank_negated_others(s: str, off: int, t: str, ex: Extraction, spec) -> str
     return "".join(out)
 
 
+_ALONE: dict[str, re.Pattern] = {}
+
+
 def _ruled_out_later(t: str, pos: int, ex: Extraction, spec) -> bool:
     """True when the answer is named again after ``pos`` and ruled out or doubted there ("B. B is wrong", "So: X?")."""
     if spec.kind == CHOICE:
-        spans = [m.span() for m in re.finditer(r"(?<![A-Za-z0-9_'])" + ex.answer + r"(?![A-Za-z0-9_'])", t[pos:])]
+        rx = _ALONE.get(ex.answer) or _ALONE.setdefault(ex.answer, re.compile(
+            r"(?<![A-Za-z0-9_'])" + ex.answer + r"(?![A-Za-z0-9_'])"))
+        spans = [m.span() for m in rx.finditer(t[pos:])]
     elif spec.kind == ORDER:
         want, bare = _ints(ex.answer), _bare_seq(spec.order_length)
         spans = [m.span() for m in _LIST_BRACKET.finditer(t[pos:]) if _ints(m.group(1)) == want]
@@ -370,6 +416,27 @@ def _subject_ok(statement: str) -> bool:
     return m is None or m.group(1) == "2"
 
 
+_CHECKED: dict[tuple, Optional[str]] = {}  # (text, vocabulary, answer, remark) -> its unknown word: a pure function
+
+
+def _checked(text: str, vocab: Vocabulary, ex: Extraction, spec, remark: bool = False) -> Optional[str]:
+    """The first unknown word of a statement or remark ``text`` (the other answers it rules out understood).
+    Statements repeat across responses once the answer is blanked out ("Final answer: ( )"): memoised."""
+    key = (text, id(vocab), ex.answer, remark)
+    word = _CHECKED.get(key, _MISSING)
+    if word is _MISSING:
+        if len(_CHECKED) >= 8192:
+            _CHECKED.clear()
+        word = unknown(_blank_negated_others(text, 0, text, ex, spec), vocab, remark,
+                       letter=ex.answer if spec.kind == CHOICE else "")
+        if len(text) <= 256 and vocab is _VOCABS.get(spec.name):  # (an item's own options make a vocabulary of
+            _CHECKED[key] = word  # their own, never memoised)
+    return word
+
+
+_MISSING = object()
+
+
 def gate(t: str, ex: Extraction, spec, config: str, options=None) -> Extraction:
     """``ex`` (a parsed reading of the cleaned text ``t``) when its statement and the short remarks after it hold
     only known words, else ambiguous with the word named."""
@@ -385,14 +452,15 @@ def gate(t: str, ex: Extraction, spec, config: str, options=None) -> Extraction:
         last = max(last, s1)
         cut = _explained_from(t, end, s1)
         text = (t[s0:start] + " " * (end - start) + t[end:cut]) if literal else t[s0:cut]
-        text = _blank_negated_others(text, s0, t, ex, spec)
-        word = None if closed else unknown(text, vocab, letter=ex.answer if spec.kind == CHOICE else "")
+        word = None if closed else _checked(text, vocab, ex, spec)
         if word is not None:
             return Extraction(None, AMBIGUOUS, "known", f"the answer's statement holds a word the reader does not "
                                                          f"know ({word!r})", ex.parts)
         if config.endswith("_8dir") and not _subject_ok(t[s0:cut]):
             return Extraction(None, AMBIGUOUS, "known", "the direction is said of another image than image 2",
                               ex.parts)
+    if not t[last:].strip(_QUIET_END):  # nothing after the statement: no later mention, list or remark
+        return ex
     if _ruled_out_later(t, last, ex, spec):
         return Extraction(None, AMBIGUOUS, "known", "the answer is ruled out or doubted after it is given", ex.parts)
     if spec.kind in (ORDER, ORIENTED):  # a list after the answer that is neither it nor ruled out: "So: [1, x 2, 3]"
@@ -403,15 +471,18 @@ def gate(t: str, ex: Extraction, spec, config: str, options=None) -> Extraction:
             if _DIGIT.search(g) and not same and not _negated(t, *m.span()):
                 return Extraction(None, AMBIGUOUS, "known", "a list after the answer that the reader cannot read "
                                                              "as it", ex.parts)
+    tail = t[last:]
+    if len(tail) <= 256 and _checked(tail, vocab, ex, spec, remark=True) is None:
+        return ex  # every word after the statement is known: no remark or unreadable order to find
     for seg, off in _sentences(t, last):  # the short remarks after it, and orders the reader cannot read there
         if spec.kind == ORDER and _unread_order(seg, spec.order_length):
-            word = unknown(_blank_negated_others(seg, off, t, ex, spec), vocab, remark=True)
+            word = _checked(seg, vocab, ex, spec, remark=True)
             if word is not None:
                 return Extraction(None, AMBIGUOUS, "known", f"numbers after the answer that may restate it stand among "
                                                              f"words the reader does not know ({word!r})", ex.parts)
-        if len(_words(seg, numbers=True)) <= REMARK_MAX_WORDS:
-            word = unknown(_blank_negated_others(seg, off, t, ex, spec), vocab, remark=True)
-            if word is not None:
+        if len(seg.split()) <= 3 * REMARK_MAX_WORDS:
+            word = _checked(seg, vocab, ex, spec, remark=True)
+            if word is not None and len(_words(seg, numbers=True)) <= REMARK_MAX_WORDS:
                 return Extraction(None, AMBIGUOUS, "known", f"a remark after the answer holds a word the reader "
                                                              f"does not know ({word!r})", ex.parts)
     return ex

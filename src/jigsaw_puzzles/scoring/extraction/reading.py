@@ -3,11 +3,10 @@
 The cascade (:mod:`.choice`, :mod:`.order`, :mod:`.oriented`, :mod:`.anomaly`) finds the final answer
 statement; this module then judges that statement and what stands around it, the same way for every answer kind:
 
-- **One thing.** The final statement names exactly one answer with no negation, no qualifier and no second
-  candidate. Its clause (from the last line or sentence break before it) must not call it an alternative, a
-  backup, a second guess, "if not ... then", "otherwise", "also"; the answer must not be negated or doubted
-  where it stands ("anything but B", "B?", "B (wrong)", "B is unlikely"); and an answer the clause says was
-  only tried ("I first tried [2, 3, 1, 4] but ...") is no answer.
+- **One thing.** The final statement names exactly one answer, not joined to another ("... \nand [1, 3, 2, 4]").
+  Whatever else its clause says is judged by the known-words rule (:mod:`.known`, issue #32), which replaced
+  the lists of qualifiers and doubts this module kept: a statement is read only from words the reader knows, so
+  "alternatively", "if not", "anything but", "B?", "B (wrong)", "B is unlikely" need no list of their own.
 - **The last word.** After the final statement nothing may keep another answer open: another option letter,
   another option's wording, another order that is not ruled out. When the text *withdraws* its answer after it
   ("wait", "actually", "that's wrong", "on second thought", ...), only what follows the withdrawal is read, by
@@ -50,20 +49,6 @@ def _keys(rx: re.Pattern) -> frozenset:
     return frozenset(w for w in _WORD.findall(rx.pattern.lower()) if len(w) > 1)
 
 
-# Words in the final statement's clause that make it not a (sole) answer.
-_QUALIFIED = re.compile(
-    r"(?<![A-Za-z])(?:alternative(?:ly)?|backup|fall ?back|second (?:guess|choice|option|pick|best)|runner[- ]up"
-    r"|if not|otherwise|also|else|tried|try(?:ing)?|considered|tested|initially|at first"
-    r"|first guess|least likely|unlikely|ruled? out|anything but|all but|everything but|except|other than"
-    r"|hardly|barely|doubt(?:ful)?|not (?:\w+ )?sure|unsure|confiden\w*|close)(?![A-Za-z])|%", re.I)
-# Doubt right after the answer: "B?", "B (wrong)", "B is unlikely", "[2, 3, 1, 4] is also plausible".
-_DOUBT_AFTER = re.compile(
-    r"[)\]]?\s*(?:\?|\((?:[^()\n]{0,20}\s)?(?:wrong|incorrect|unlikely|unsure|not sure|doubtful|maybe|\?)\)"
-    r"|,? (?:is|seems|looks|would be|could be|might be|was)? ?(?:also |only |not |probably not |quite )?"
-    r"(?:unlikely|doubtful|least likely|ruled out|plausible|possible|an option|a candidate|a possibility|close"
-    r"|worth considering|an alternative|(?:my )?(?:second|next|backup) (?:choice|guess|pick|option)|(?:a |my )?backup)"
-    r"| but (?:the|it|this|that|they|its|seams?|edges?|colou?rs?)\b[^.\n]{0,60}(?:n't|not|wrong|fail|mismatch))",
-    re.I)
 _NEXT_RETRACT = re.compile(r"[\s,.:;!*-]*")
 
 
@@ -79,12 +64,10 @@ def _chained(t: str, r):
 
 
 _RETRACT_KEYS = _keys(_RETRACT) | {"recheck", "rechecking", "nevermind"}
-_QUALIFIED_KEYS = _keys(_QUALIFIED) | {"alternatively", "fallback", "doubtful", "confident", "confidence", "trying"}
 _CONTINUES = re.compile(r"[\s*#>(\[-]*(?:and|or|plus|as well as|&|\+|/)(?![A-Za-z])", re.I)
 # An order written row by row before the answer read from prose (a markdown row anywhere, with or without text
 # around it on its line: "... | 2 | 1 | 3 | + [3 2 1]"; "Row 1: 2 3"; a nested list): the text gives another answer.
 _ROWS_BEFORE = re.compile(r"(?m)\|[ \t]*\d+[ \t]*\||^[ \t]*(?i:row)[ \t]*\d+[ \t]*[:\-][ \t\d,]+$|\[\[")
-_SOFT_LEAD = re.compile(r"[\s*#>(\[-]*(?:though|but|perhaps|maybe|possibly|probably)(?![A-Za-z])", re.I)
 _BREAK = re.compile(r"[\n!?;]|\.(?:\s|$)")
 _LETTER_AT = {}  # letter -> pattern of it standing alone
 
@@ -220,11 +203,6 @@ _OTHER_LETTER = re.compile(r"(?<![A-Za-z0-9_'])[A-Z](?![A-Za-z0-9_'])")
 _LOUD = re.compile(r"[0-9?%]|\b(?![AI]" + _ARTICLE.pattern + r")[A-Z]\b", re.A)
 
 
-# A clause that only leads to the answer ("Answer: ", "So the final answer is (") holds no word of _QUALIFIED.
-_PLAIN_LEAD = re.compile(r"[\s*#>\-]*(?:(?:so|thus|therefore),?\s*)?(?:(?:my|the)\s+)?(?:final\s+)?"
-                         r"(?:answer(?:\s+is)?\s*[:\-]?\s*)?[(\[*]*", re.I)
-
-
 def _quiet(tail: str) -> bool:
     """True when nothing in ``tail`` can withdraw the answer or name another but option wording: no digit, "?",
     "%" or letter standing alone (but "I"/"A" used as a word, which _others_after skips too), and no word of the
@@ -262,18 +240,10 @@ def apply_rule(t: str, ex: Extraction, spec, config: str, options, reread, depth
         if _others_after(before, ex, spec, config, options, strong=False) or _ROWS_BEFORE.search(before) or (
                 spec.kind == ORIENTED and oriented_prose(before, *spec.grid) not in (None, list(_pairs(ex.answer)))):
             return Extraction(None, AMBIGUOUS, "rule", "an earlier answer differs and is not withdrawn", ex.parts)
-        if _SOFT_LEAD.match(t, c0, start):  # "Though perhaps [1, 4, 2, 3]."
-            return Extraction(None, AMBIGUOUS, "rule", "the answer read from prose is hedged", ex.parts)
     if _CONTINUES.match(t, c0, start):  # "... \nand [1, 3, 2, 4]": a second answer joined to what came before
         return Extraction(None, AMBIGUOUS, "rule", "the final answer is joined to another", ex.parts)
-    q = None if _PLAIN_LEAD.fullmatch(t, c0, start) else _search(_QUALIFIED, _QUALIFIED_KEYS, t, max(c0, start - 200),
-                                                                  start)
-    if q is not None:
-        return Extraction(None, AMBIGUOUS, "rule", f"the final statement is qualified ({q.group(0)!r})", ex.parts)
     if bare_end:
         return ex
-    if _DOUBT_AFTER.match(tail):
-        return Extraction(None, AMBIGUOUS, "rule", "the final answer is doubted where it stands", ex.parts)
     if quiet:  # no letter, number or keyword after the answer can name or open another; only option wording can
         named = _option_text(tail, spec, options, config, set()) - {ex.answer} if spec.kind == CHOICE else ()
         return Extraction(None, AMBIGUOUS, "rule", "letter and option text disagree: " + "/".join(sorted(named)),
@@ -298,12 +268,6 @@ def withdrawn(t: str, ex: Extraction, reread, depth: int) -> Extraction:
     return Extraction(again.answer, PARSED, "retraction", "", again.parts) if again.status == PARSED else ex
 
 
-_CLEAN_LEAD = re.compile(r"[\s*#>\-]*(?:(?:so|thus|therefore),?\s*)?(?:(?:my|the)\s+)?(?:final\s+)?(?:answer\s*[:\-]?\s*)?",
-                         re.I)
-_BLOCK_DOUBT = re.compile(r"wrong|unlikely|doubt|unsure|not sure|\?|possib|plausib|alternativ|(?<![A-Za-z])(?:or|maybe"
-                          r"|perhaps|also|otherwise|if not|second (?:guess|choice|pick)|but|close|confiden\w*)(?![A-Za-z])|%", re.I)
-_BLOCK_DOUBT_KEYS = _keys(_BLOCK_DOUBT) | {"possible", "possibly", "plausible", "alternative", "alternatively",
-                                          "doubtful", "confident", "confidence"}
 _JUDGMENT = re.compile(r"(?<![A-Za-z])judge?ment(?![A-Za-z])", re.I)
 _FIELD_LINE = re.compile(r"[^\n]*(?:\n|$)")
 _LABEL_LINE = re.compile(r"[ \t*>#-]*(?:error[ \t]*)?(?:position|type)(?![A-Za-z])", re.I)
@@ -315,10 +279,6 @@ _ANOMALY_OPEN = re.compile(
 _ANOMALY_WORDS = frozenset(("upper", "lower", "top", "bottom", "left", "right", "middle", "center", "centre", "row",
                             "column", "normal", "correct", "incorrect"))  # _ANOMALY_OPEN's words, and its stems:
 _ANOMALY_STEMS = ("rotat", "mirror", "flip")
-#: The answer blocks as written in the task's format (3-line and one-line): no doubt word can be in them.
-_CANONICAL_BLOCKS = frozenset(f for a in anomaly_answers(9) for f in (a.rstrip(), a.replace("\n", " ").rstrip()))
-
-
 def _anomaly_rule(t: str, ex: Extraction, reread, depth: int) -> Extraction:
     """The rule for Anomaly Detection: after the last answer block (its Judgment line and the two field lines
     that follow), a withdrawal is re-read and anything naming a judgment, a cell or a type keeps another answer
@@ -329,19 +289,14 @@ def _anomaly_rule(t: str, ex: Extraction, reread, depth: int) -> Extraction:
         if i < 0:
             return ex
         last = _JUDGMENT.match(t, i)
-    line = t[t.rfind("\n", 0, last.start()) + 1:last.start()]
-    if not _CLEAN_LEAD.fullmatch(line):  # "Or maybe Judgment: B", "Confidence: 60% (Judgment: B ..."
-        return Extraction(None, AMBIGUOUS, "rule", f"the final statement is qualified ({line.strip()!r})", ex.parts)
+    if _CONTINUES.match(t, t.rfind("\n", 0, last.start()) + 1, last.start()):  # "... rotated.\nand Judgment: A"
+        return Extraction(None, AMBIGUOUS, "rule", "the final answer is joined to another", ex.parts)
     m = _FIELD_LINE.match(t, last.end())  # the Judgment line, then the field lines that follow it
     end = m.end()
     while _LABEL_LINE.match(t, end):
         end = _FIELD_LINE.match(t, end).end()
         if end >= len(t):
             break
-    block = t[last.start():end].rstrip()
-    doubt = None if block in _CANONICAL_BLOCKS else _search(_BLOCK_DOUBT, _BLOCK_DOUBT_KEYS, t, last.end(), end)
-    if doubt is not None:
-        return Extraction(None, AMBIGUOUS, "rule", f"the answer block is doubted ({doubt.group(0)!r})", ex.parts)
     tail = t[end:]
     if not tail.strip(_END):
         return ex
