@@ -14,8 +14,8 @@ compare directly (2-core container: score() about 30,000/s before, about 110,000
 
     python benchmarks/scoring.py [--n 20000] [--repeat 3] [--baseline REV]
 
-``--baseline REV`` (default ``a8cf507``, the last commit before the reading rule of issue #27) also measures the
-package as it was at that commit, in the same run: ``git archive REV src`` is unpacked into a temporary folder and
+``--baseline REV`` (default ``defc58e``, the Trust III reader of issue #27, the last commit before the fail-closed
+reader of issue #32; ``a8cf507`` is the last before #27) also measures the package as it was at that commit, in the same run: ``git archive REV src`` is unpacked into a temporary folder and
 the same timing runs in a child process on it, alternating with a child on the current ``src/`` (``--baseline ''``
 skips it). Each child warms up with one untimed pass, then reports the best of ``--repeat`` runs; the parent
 alternates ``--repeat`` children per side and prints each side's best and the cost of the current reader against
@@ -110,7 +110,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--baseline", default="a8cf507")
+    ap.add_argument("--baseline", default="defc58e")
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     items = make_items(args.n)

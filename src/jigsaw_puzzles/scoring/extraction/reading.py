@@ -23,10 +23,10 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, anomaly_answers
+from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED
 from .common import _RETRACT, AMBIGUOUS, INVALID, PARSED, Extraction, _negated
 from .hedge import _ARTICLE
-from .known import letter_statement
+from .statement import letter_statement
 from .options import _option_text
 from .order import _LIST_BRACKET, _bare_seq, _ints
 from .oriented import _BARE, _pairs
