@@ -113,6 +113,11 @@ class Rederived:
                 metrics[c].update(tally)
         return metrics
 
+    def numbers(self) -> dict:
+        """What results.json holds of these verdicts (every number of it)."""
+        return {"complete": self.complete, "n_items": len(self.ids), "n_missing": self.n_missing,
+                "n_errors": self.n_errors, "missing": dict(self.missing), "metrics": self.metrics()}
+
     def of(self, kind: str) -> list:
         return [f for f in self.findings if f.kind == kind]
 
@@ -127,8 +132,9 @@ class Rederived:
         return out
 
 
-def _said(ex, ok) -> str:
-    return f"{'correct' if ok else 'wrong'} ({ex.status}{'' if ex.answer is None else ' ' + repr(ex.answer)})"
+def _said(ex, ok: bool, ref: str) -> str:
+    read = ex.status if ex.answer is None else f"{ex.answer!r}"
+    return f"{read} against the answer {ref!r}: {'correct' if ok else 'wrong'}"
 
 
 def _stored(rec: dict) -> str:
@@ -176,12 +182,12 @@ def rederive(entries: Mapping[str, Mapping], records: Records, circular: bool = 
     for config in dict.fromkeys(out.configs):  # every answered config gets both counts
         out.finishes.setdefault(config, dict.fromkeys(FINISHES, 0))
     out.items = score_items(outputs, out.refs, out.configs, options)
-    for item_id, rec, (ex, ok) in zip(out.ids, stored, out.items):
+    for item_id, rec, ref, (ex, ok) in zip(out.ids, stored, out.refs, out.items):
         if "status" not in rec and "correct" not in rec:
             out.unjudged += 1  # written before verdicts were stored: nothing to compare
         elif _verdict_disagrees(rec, ex, ok):
-            out.findings.append(Finding("verdict", item_id, f"stored {_stored(rec)}, its output reads "
-                                                            f"{_said(ex, ok)}"))
+            out.findings.append(Finding("verdict", item_id, f"stored {_stored(rec)}; its output reads "
+                                                            f"{_said(ex, ok, ref)}"))
     outside = [i for i in records.answered if i not in entries]
     out.findings += [Finding("outside", i, "not an item the run selected") for i in outside]
     return out

@@ -319,7 +319,5 @@ def _results(rundir: RunDir, manifest: Manifest, identity: RunIdentity, run: dic
     reached, or its last attempt ended in an error) makes the run incomplete; ``missing`` names where."""
     derived = rederive(manifest.entries, read_records(rundir.path), Variant.from_dict(identity.variant).circular)
     return {"model": identity.model, "backend": identity.backend, "split": identity.split,
-            "run_dir": str(rundir.path), "complete": derived.complete, "n_items": len(derived.ids),
-            "n_missing": derived.n_missing, "n_errors": derived.n_errors, "missing": dict(derived.missing),
-            "metrics": derived.metrics(), "skipped": run.get("skipped", {}), "parameters": run.get("parameters"),
-            "package_version": __version__, "time": now()}
+            "run_dir": str(rundir.path), **derived.numbers(), "skipped": run.get("skipped", {}),
+            "parameters": run.get("parameters"), "package_version": __version__, "time": now()}
