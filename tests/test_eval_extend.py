@@ -111,6 +111,21 @@ def test_a_smaller_max_items_keeps_the_answers_a_larger_one_extends(tmp_path, ca
         assert json.loads((out / "results.json").read_text())["metrics"]["order_restoration"]["n"] == expect
 
 
+def test_the_next_command_completes_a_config_an_earlier_session_left_unanswered(tmp_path, capsys, photos, cache_dir):
+    """A session stopped with items unanswered (here: its last two answers lost); a later command naming another
+    config answers them too, at the selection the run made (not the new --max-items), so re-running any command
+    completes the run."""
+    out = tmp_path / "run"
+    assert _eval(capsys, out, photos, cache_dir, configs=["order_restoration"], max_items=5)[0] == 0
+    kept = (out / "predictions.jsonl").read_text().splitlines()[:3]
+    (out / "predictions.jsonl").write_text("\n".join(kept) + "\n")
+    code, err = _eval(capsys, out, photos, cache_dir, configs=["connection_verification"], max_items=2)
+    assert code == 0 and "also answering the unanswered items of order_restoration" in err, err
+    check_run(out, photos, cache_dir)
+    stored = json.loads((out / "results.json").read_text())["metrics"]
+    assert (stored["order_restoration"]["n"], stored["connection_verification"]["n"]) == (5, 2)
+
+
 STEP = st.fixed_dictionaries({
     "configs": st.one_of(st.none(), st.lists(st.sampled_from(POOL), min_size=1, max_size=2, unique=True)),
     "grid": st.sampled_from([None, None, "3x3"]),

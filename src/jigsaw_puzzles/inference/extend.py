@@ -8,8 +8,11 @@ each with all its rotations). Settings that change items or answers (split, seed
 config's options, a dataset fingerprint) are not extensions: the run refuses them before any work
 (:meth:`~jigsaw_puzzles.inference.rundir.RunDir.check_identity`).
 
-A run written before runs recorded their items (no manifest in ``run.json``) is extended with the configs its
-records answered, so that its first session under this version records every item its answers belong to.
+A session also answers the run's selected items still unanswered in configs it does not name (an earlier session
+was interrupted), so re-running any command on a run completes it; such a config that cannot be built here is
+skipped as "all configs" skip one. A run written before runs recorded their items (no manifest in ``run.json``) is
+extended with the configs its records answered, so that its first session records every item its answers belong
+to.
 """
 from __future__ import annotations
 
@@ -31,8 +34,11 @@ class Prior:
         self.manifest = Manifest()
         self.floor: dict[str, int] = {}  # config -> base items already selected
         self.legacy: list[str] = []  # configs answered before runs recorded their items
+        self.unfinished: list[str] = []  # configs with selected items still unanswered
+        self.extra: list[str] = []  # configs this session builds without being asked (see configs())
         if not old_run:
             return
+        answered = read_records(path).answered
         if recorded(old_run) is not None:
             try:
                 self.manifest = read_manifest(path, old_run)
@@ -42,9 +48,11 @@ class Prior:
             for item_id, entry in self.manifest.entries.items():
                 if not is_rotation(item_id):
                     self.floor[entry["config"]] = self.floor.get(entry["config"], 0) + 1
+                if item_id not in answered and entry["config"] not in self.unfinished:
+                    self.unfinished.append(entry["config"])
             return
         counts: dict[str, int] = {}  # a run from before manifests: its records say what it answered
-        for rec in read_records(path).answered.values():
+        for rec in answered.values():
             c = rec.get("config")
             if isinstance(c, str) and is_config(c) and not is_rotation(str(rec.get("id"))):
                 counts[c] = counts.get(c, 0) + 1
@@ -56,17 +64,22 @@ class Prior:
         self.legacy = list(counts)
 
     def configs(self, configs: Sequence[str], data: Mapping | None) -> list[str]:
-        """``configs`` and, for a run from before manifests, the configs its records answered (built too)."""
-        extra = [c for c in self.legacy if c not in configs and (data is None or c in data)]
-        return [*configs, *extra]
+        """``configs`` and the run's configs with selected items still unanswered (so that re-running any command
+        on the run completes it), and for a run from before manifests the configs its records answered."""
+        self.extra = [c for c in dict.fromkeys([*self.unfinished, *self.legacy])
+                      if c not in configs and (data is None or c in data)]
+        return [*configs, *self.extra]
 
     def select(self, datasets_: Mapping, max_items: int | None, circular: bool, progress: bool = False) -> tuple:
         """``(datasets, selected)``: per config the run's items (circular: expanded, each base item followed by its
         rotations) and how many of its rows the run selects: the most any session asked for."""
         from tqdm.auto import tqdm
 
-        limits = {c: min(len(ds), max(len(ds) if max_items is None else min(len(ds), int(max_items)),
-                                      self.floor.get(c, 0))) for c, ds in datasets_.items()}
+        def limit(c: str, n: int) -> int:  # a config this session did not name keeps what the run selected
+            asked = 0 if c in self.extra else n if max_items is None else min(n, int(max_items))
+            return min(n, max(asked, self.floor.get(c, 0)))
+
+        limits = {c: limit(c, len(ds)) for c, ds in datasets_.items()}
         if not circular:
             return dict(datasets_), limits
         out = {}
@@ -89,7 +102,7 @@ class Prior:
         old_dataset = old.get("dataset") if isinstance(old.get("dataset"), dict) else {}
         answered = set(self.manifest.counts()) | set(selected)
         old_skipped = old.get("skipped") if isinstance(old.get("skipped"), dict) else {}
-        skipped = {**{c: v for c, v in old_skipped.items() if c not in answered}, **skipped}
+        skipped = {c: v for c, v in {**old_skipped, **skipped}.items() if c not in answered}
         old_configs = old.get("configs") if isinstance(old.get("configs"), list) else []
         old_made = (recorded(old) or {}).get("configs")
         old_made = dict(old_made) if isinstance(old_made, dict) else {}

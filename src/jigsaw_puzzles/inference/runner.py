@@ -164,12 +164,16 @@ def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides
         # items do not match their digest (ManifestError)
         old_run = None if s.overwrite else rundir.check_identity(identity, {})
         prior = Prior(rundir.path, old_run)
-        build = prior.configs(configs, s.data)  # a run from before manifests: also the configs it answered
+        build = prior.configs(configs, s.data)  # and the run's unfinished configs (or, before manifests, answered)
         if build != configs:
+            if rank == 0:
+                print(f"[jigsaw-puzzles] {rundir.path}: also answering the unanswered items of "
+                      f"{', '.join(c for c in build if c not in configs)} (selected by an earlier session)",
+                      file=sys.stderr)
             identity = replace(identity, dataset_options=dataset_options(build, s.dataset_kwargs))
             rundir.check_identity(identity, {})
-        datasets_, skipped = load_datasets(build, explicit, s.split, s.source, s.seed, s.num_proc, s.data,
-                                           s.dataset_kwargs, announce=rank == 0)
+        datasets_, skipped = load_datasets(build, configs if explicit else False, s.split, s.source, s.seed,
+                                           s.num_proc, s.data, s.dataset_kwargs, announce=rank == 0)
         # the fingerprints name the items as built (a circular run's rotations are derived from them), so a
         # circular and a plain run of the same items pair in `report --compare`
         fingerprints = {c: dataset_fingerprint(ds) for c, ds in datasets_.items()}
