@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from fixtures.runs import write_records_run  # noqa: E402  (the tests' run writer: records judged by the reader)
 from jigsaw_puzzles.generation.circular import num_rotations, rotation_id  # noqa: E402
-from jigsaw_puzzles.inference.rederive import read_records  # noqa: E402
+from jigsaw_puzzles.inference.rundir import read_predictions  # noqa: E402
 from jigsaw_puzzles.inference.runner import stored_verdict  # noqa: E402
 from jigsaw_puzzles.reporting.derive import derive  # noqa: E402
 from jigsaw_puzzles.scoring.score import aggregate  # noqa: E402
@@ -52,8 +52,13 @@ def records(n: int, circular: bool, seed: int = 0) -> list[dict]:
 
 
 def stored(path):
-    """The derivation before #32.3: the records' stored verdicts and their own references, aggregated."""
-    recs = list(read_records(path).answered.values())
+    """The derivation before #32.3: every line parsed on its own (``read_predictions``), the records' stored
+    verdicts and their own references aggregated."""
+    recs = {}
+    for rec in read_predictions(path / "predictions.jsonl"):
+        if not rec.get("error"):
+            recs.setdefault(rec["id"], rec)
+    recs = list(recs.values())
     return aggregate([stored_verdict(r) for r in recs], [r["answer"] for r in recs], [r["config"] for r in recs])
 
 

@@ -48,11 +48,16 @@ def read_records(path: str | os.PathLike) -> Records:
         if not f.exists():
             continue
         data = f.read_bytes()
-        for line in data[:data.rfind(b"\n") + 1].splitlines():
-            if not line.strip():
-                continue
+        lines = [x for x in data[:data.rfind(b"\n") + 1].splitlines() if x.strip()]
+        try:  # one decode for the whole file; line by line when one is corrupt (to skip it)
+            parsed = json.loads(b"[" + b",".join(lines) + b"]")
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            parsed = None
+        if parsed is not None and len(parsed) != len(lines):  # a line holding two values: read line by line
+            parsed = None
+        for k, line in enumerate(lines):
             try:
-                rec = json.loads(line)
+                rec = parsed[k] if parsed is not None else json.loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError):
                 print(f"warning: {f}: skipping a corrupt line", file=sys.stderr)
                 continue
