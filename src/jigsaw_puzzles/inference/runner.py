@@ -167,9 +167,9 @@ def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides
         build = prior.configs(configs, s.data)  # and the run's unfinished configs (or, before manifests, answered)
         if build != configs:
             if rank == 0:
-                print(f"[jigsaw-puzzles] {rundir.path}: also answering the unanswered items of "
-                      f"{', '.join(c for c in build if c not in configs)} (selected by an earlier session)",
-                      file=sys.stderr)
+                print(f"[jigsaw-puzzles] {rundir.path}: also building "
+                      f"{', '.join(c for c in build if c not in configs)}, which an earlier session selected: to "
+                      "answer its unanswered items and record its items", file=sys.stderr)
             identity = replace(identity, dataset_options=dataset_options(build, s.dataset_kwargs))
             rundir.check_identity(identity, {})
         datasets_, skipped = load_datasets(build, configs if explicit else False, s.split, s.source, s.seed,
