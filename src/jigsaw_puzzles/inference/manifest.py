@@ -154,15 +154,16 @@ def extend(path: str | os.PathLike, old: Manifest, entries: Sequence[Mapping], w
                                 f"{was['options']!r}, and is now built with {e['answer']!r}, {e['options']!r}; "
                                 "use another --out, or --overwrite to start the run over")
     blob = b"".join(encode(e) for e in new)
-    h = hashlib.sha256((path / MANIFEST).read_bytes()[:old.size] if old.size else b"")
-    h.update(blob)
-    if write:
-        path.mkdir(parents=True, exist_ok=True)
-        with open(path / MANIFEST, "ab") as f:
-            f.truncate(old.size)
-            f.write(blob)
-            f.flush()
-            os.fsync(f.fileno())
     merged = dict(old.entries)
     merged.update({e["id"]: {k: e[k] for k in FIELDS} for e in new})
+    if not write:  # another process records the file (data parallel: rank 0); the entries are what is needed here
+        return Manifest(merged, old.size + len(blob), "")
+    h = hashlib.sha256((path / MANIFEST).read_bytes()[:old.size] if old.size else b"")
+    h.update(blob)
+    path.mkdir(parents=True, exist_ok=True)
+    with open(path / MANIFEST, "ab") as f:
+        f.truncate(old.size)
+        f.write(blob)
+        f.flush()
+        os.fsync(f.fileno())
     return Manifest(merged, old.size + len(blob), h.hexdigest())
