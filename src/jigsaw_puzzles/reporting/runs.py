@@ -5,9 +5,10 @@ re-derived from the run's raw outputs and its item manifest (:mod:`.derive`), an
 otherwise (an edited or foreign file: an accuracy of 250, a chance of 90, a config the run never answered, totals
 re-saved to match flipped verdicts) is left out of the report with one line naming the number and why; so is a run
 without a manifest, or whose manifest does not match its recorded digest. What the records store that their raw
-outputs or items do not give (a stored verdict, a reference, an answer to an item never selected) is named under
-the table, and the run is shown with the re-derived figures. A run whose ``results.json`` is missing (a run that never finished a session: "not
-run"), not JSON, or of the wrong shape is left out with its reason, and the other runs are reported.
+outputs or items do not give (a stored verdict, a reference, an answer to an item never selected) is named under the
+table, and the run is shown with the re-derived figures. A run whose ``results.json`` is missing (a run that never
+finished a session: "not run"), not JSON, or of the wrong shape is left out with its reason, and the other runs are
+reported.
 A human test folder becomes one run per participant and a pooled "Human" row; a participant without readable
 results is left out of both with its reason, never silently.
 """
