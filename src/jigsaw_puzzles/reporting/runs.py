@@ -130,10 +130,7 @@ def load_run(path: str | os.PathLike) -> RunSummary:
     problem = _run_problem(res)
     if problem:
         raise UserError(f"{rundir.results_json}: {problem}")
-    try:
-        run = rundir.read_run() or {}
-    except UserError:
-        run = {}
+    run = rundir.read_run() or {}  # not JSON: left out with that reason (it records the run's items)
     try:
         derived = derive(path, run)
     except ValueError as err:
