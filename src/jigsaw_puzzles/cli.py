@@ -9,6 +9,7 @@ Ctrl-C and SIGTERM are one line and exit code 130; a traceback means a bug.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -261,6 +262,9 @@ def _verify_runs_too(p: argparse.ArgumentParser) -> None:
     def run(args) -> int:
         from .reporting.verify_run import is_run_dir, run_verify_run
 
+        if not os.path.isdir(args.export):
+            raise UsageError(f"{args.export} is not a folder; give an export (`jigsaw-puzzles build --out`) or a run "
+                             "directory (`jigsaw-puzzles eval --out`)")
         if is_run_dir(args.export):
             _labelled_bars()
             return run_verify_run(args)
@@ -269,6 +273,11 @@ def _verify_runs_too(p: argparse.ArgumentParser) -> None:
     p.description += (" Given a run directory (RUN_DIR, written by `eval`), it rebuilds the run's items from its "
                       "settings, re-reads every raw output and recomputes every number of its results.json; exit 1 "
                       "names each difference.")
+    for action in p._actions:  # argparse has no public handle on a positional's help
+        if action.dest == "export":
+            action.metavar, action.help = "EXPORT|RUN_DIR", f"{action.help}, or a run directory `eval --out` wrote"
+    if p.epilog:
+        p.epilog += "\n  jigsaw-puzzles verify runs/model-x --source ~/photos   # a run directory eval wrote"
     p.set_defaults(func=run)
 
 
