@@ -231,16 +231,19 @@ def test_a_record_with_a_trailing_space_answer_has_one_verdict(tmp_path, monkeyp
     assert on_disk["metrics"]["overall"]["accuracy"] == 100.0
 
 
-def test_results_are_aggregated_from_the_stored_verdicts(tmp_path):
-    """results.json is computed from the verdicts in predictions.jsonl, never by judging the outputs again."""
+def test_results_are_read_again_from_the_raw_outputs_not_the_stored_verdicts(tmp_path):
+    """results.json re-reads every raw output against the run's item manifest (#32.3): flipped stored verdicts
+    are ignored, and a resume rewrites the honest figures."""
     data = make_data(["connection_verification"], 5, size=(72, 72))
     out = tmp_path / "run"
-    evaluate_model("random", data=data, out=out, progress=False)
+    first = evaluate_model("random", data=data, out=out, progress=False)
     recs = lines(out)
     flipped = [{**r, "correct": not r["correct"]} for r in recs]  # a verdict the output alone would not give
     (out / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in flipped))
     res = evaluate_model("random", data=data, out=out, progress=False)
-    assert res["metrics"]["connection_verification"]["correct"] == sum(r["correct"] for r in flipped)
+    honest = sum(r["correct"] for r in recs)
+    assert res["metrics"]["connection_verification"]["correct"] == honest \
+        == first["metrics"]["connection_verification"]["correct"] != sum(r["correct"] for r in flipped)
 
 
 def test_run_identity_is_typed_and_compared_field_by_field():

@@ -9,6 +9,7 @@ Ctrl-C and SIGTERM are one line and exit code 130; a traceback means a bug.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -253,6 +254,33 @@ def run_report(args) -> int:
     return 0
 
 
+def _verify_runs_too(p: argparse.ArgumentParser) -> None:
+    """``verify`` takes a run directory too (``reporting.verify_run``, an area above the export's verify): the
+    CLI sends a folder ``eval`` wrote there and anything else to the export's verify."""
+    verify_export = p.get_default("func")
+
+    def run(args) -> int:
+        from .reporting.verify_run import is_run_dir, run_verify_run
+
+        if not os.path.isdir(args.export):
+            raise UsageError(f"{args.export} is not a folder; give an export (`jigsaw-puzzles build --out`) or a run "
+                             "directory (`jigsaw-puzzles eval --out`)")
+        if is_run_dir(args.export):
+            _labelled_bars()
+            return run_verify_run(args)
+        return verify_export(args)
+
+    p.description += (" Given a run directory (RUN_DIR, written by `eval`), it rebuilds the run's items from its "
+                      "settings, re-reads every raw output and recomputes every number of its results.json; exit 1 "
+                      "names each difference.")
+    for action in p._actions:  # argparse has no public handle on a positional's help
+        if action.dest == "export":
+            action.metavar, action.help = "EXPORT|RUN_DIR", f"{action.help}, or a run directory `eval --out` wrote"
+    if p.epilog:
+        p.epilog += "\n  jigsaw-puzzles verify runs/model-x --source ~/photos   # a run directory eval wrote"
+    p.set_defaults(func=run)
+
+
 # ------------------------------------------------------------------------------------------------ parser
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Jigsaw-Puzzles, the spatial-reasoning benchmark for VLMs: generate it "
@@ -299,6 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .publishing.verify import add_parser as add_verify_parser
 
     add_verify_parser(sub, _labelled_bars)
+    _verify_runs_too(sub.choices["verify"])
     add_eval_parser(sub, {"source": _add_source, "configs": _add_configs, "clip": _add_clip,
                           "clip_kwargs": _clip_kwargs, "bars": _labelled_bars, "report": _print_report})
     add_report_parser(sub)

@@ -1,7 +1,9 @@
 """Run directories as the analysis reads them: identity (run.json), answers (predictions.jsonl), accuracies.
 
-A run directory needs ``predictions.jsonl``; ``results.json`` is used for the accuracies when present (an
-interrupted run has none: its accuracies are then the mean of the stored verdicts per config).
+A run directory needs ``predictions.jsonl``. With ``results.json`` the run is read as the report reads it
+(:func:`~jigsaw_puzzles.reporting.derive.derive`): every record's verdict is read again from its raw output against
+the run's item manifest, and answers to items the run never selected are left out. An interrupted run has no
+``results.json``: its accuracies are then the mean of the stored verdicts per config.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Sequence
 from ..generation.circular import is_rotation
 from ..errors import UserError
 from ..inference.rundir import RunDir
+from ..reporting.derive import derive
 from ..reporting.report import RunSummary, load_run, name_runs
 from ..spec import CONFIGS
 
@@ -92,8 +95,14 @@ def load_analysis_run(path: str | os.PathLike) -> AnalysisRun:
             records.append({**rec, "config": config})
     if not records:
         raise UserError(f"{path}: predictions.jsonl holds no answered item")
-    summary = load_run(rundir.path) if rundir.results_json.exists() else \
-        _summary_from_predictions(rundir.path, run, records)
+    if rundir.results_json.exists():  # the report's reading: every verdict read again from its raw output
+        summary = load_run(rundir.path)
+        rd = derive(rundir.path, run).rederived
+        judged = {i: ex_ok for i, ex_ok in zip(rd.ids, rd.items)}
+        records = [{**r, "correct": judged[r["id"]][1], "status": judged[r["id"]][0].status,
+                    "extracted": judged[r["id"]][0].answer} for r in records if r["id"] in judged]
+    else:
+        summary = _summary_from_predictions(rundir.path, run, records)
     notes = [] if rundir.results_json.exists() else \
         [f"{rundir.path}: no results.json (an interrupted run); accuracies are those of the answered items"]
     return AnalysisRun(path=rundir.path, run=run, records=records, summary=summary, notes=notes)

@@ -31,13 +31,15 @@ from typing import Mapping
 
 from .._version import __version__
 from ..errors import UserError
-from ..generation.circular import circular_aggregate, expand_datasets, parse_rotation
+from ..generation.circular import expand_datasets, parse_rotation
 from ..inference.data import dataset_fingerprint
 from ..inference.rundir import PredictionWriter, RunDir, atomic_write_json
-from ..inference.runner import stored_verdict, verdicts
+from ..inference.extend import Prior
+from ..inference.manifest import entries_of, extend
+from ..inference.rederive import Records, rederive
+from ..inference.runner import verdicts
 from ..inference.settings import GenerationSettings, RunIdentity
 from ..rng import ItemRNG
-from ..scoring.score import aggregate
 from ..generation.variants import Variant
 from ..spec import (ANOMALY, CHOICE, LETTERS, ORIENTED, ROTATIONS, format_anomaly, format_order, format_oriented,
                     get as get_spec, is_config)
@@ -175,6 +177,8 @@ class HumanTest:
                 self.where[item_id] = (c, i)
                 self.reveals[item_id] = reveal_key(c, source_id)
         self.fingerprints = {c: dataset_fingerprint(ds) for c, ds in self.datasets.items()}
+        self.entries = {e["id"]: e for c, ds in self.datasets.items()  # what each run's manifest records of an item
+                        for e in entries_of(ds, c, sum(1 for v in self.where.values() if v[0] == c))}
         self.manifest = {"kind": "human", "split": split, "seed": self.seed, "source": source,
                          "configs": list(self.datasets), "max_items": max_items, "fingerprints": self.fingerprints,
                          "skipped": self.skipped, **({"circular": True} if self.circular else {})}
@@ -256,6 +260,10 @@ class Participant:
                                    "sizes": {c: len(ds) for c, ds in test.datasets.items()},
                                    "selected": {c: sum(1 for v in test.where.values() if v[0] == c)
                                                 for c in test.datasets}}}
+            prior = Prior(self.rundir.path, old)  # its manifest: the items of this participant's order
+            self.manifest = extend(self.rundir.path, prior.manifest, [test.entries[i] for i in self.order])
+            made = prior.details(list(test.datasets), test.datasets, {}, {}, (), None)["made"]
+            details["items"] = {**self.manifest.record(), "configs": made}
             self.run = self.rundir.start(self.identity, test.fingerprints, details)
             self.answers = self.rundir.load_predictions(repair=True)
             self._writer = PredictionWriter(self.rundir.predictions)
@@ -304,21 +312,19 @@ class Participant:
             return rec
 
     def _write_results(self) -> None:
-        ids = [i for i in self.order if i in self.answers]
-        recs = [self.answers[i] for i in ids]
-        score = (lambda *a: circular_aggregate(ids, *a)) if self.test.circular else aggregate
-        metrics = score([stored_verdict(r) for r in recs], [r["answer"] for r in recs],
-                        [r["config"] for r in recs]) if recs else {}
+        derived = rederive(self.manifest.entries, Records(dict(self.answers)), self.test.circular)
+        recs = [self.answers[i] for i in derived.ids]
+        metrics = derived.metrics()
         times: dict[str, list[float]] = {}
         for r in recs:
             if response_time(r.get("response_time_s")) is not None:
                 times.setdefault(r["config"], []).append(response_time(r["response_time_s"]))
         for c, ts in times.items():
             metrics.setdefault(c, {})["median_response_s"] = round(statistics.median(ts), 3)
-        complete = len(ids) == self.total
+        complete = derived.complete
         self.rundir.write_results({
             "model": self.identity.model, "backend": BACKEND, "split": self.test.split,
-            "participant": self.id, "complete": complete, "n_items": len(ids), "n_missing": self.total - len(ids),
+            "participant": self.id, "complete": complete, "n_items": len(recs), "n_missing": derived.n_missing,
             "n_errors": 0, "metrics": metrics, "skipped": self.test.skipped, "parameters": None,
             "package_version": __version__, "time": _now()})
         if complete and self.run.get("status") != "complete":

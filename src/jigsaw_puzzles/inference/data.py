@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 import sys
-from typing import Mapping, Sequence
+from typing import Collection, Mapping, Sequence
 
 from ..errors import ConfigUnavailable, UsageError
 from ..spec import CONFIGS, SPLITS, canonical, is_config
@@ -68,10 +68,11 @@ def build_dataset(config: str, split: str, source, seed: int, num_proc: int | No
     return builder.as_dataset(split=split)
 
 
-def load_datasets(configs: Sequence[str], explicit: bool, split: str, source, seed: int, num_proc: int | None,
-                  data: Mapping | None = None, dataset_kwargs: Mapping | None = None,
+def load_datasets(configs: Sequence[str], explicit: bool | Collection[str], split: str, source, seed: int,
+                  num_proc: int | None, data: Mapping | None = None, dataset_kwargs: Mapping | None = None,
                   announce: bool = True) -> tuple[dict, dict]:
-    """``({config: dataset}, {config: {"reason", "enable"}})``; ``data`` gives datasets instead of building them."""
+    """``({config: dataset}, {config: {"reason", "enable"}})``; ``data`` gives datasets instead of building them.
+    ``explicit``: whether the configs were asked for by name (one that cannot be built then raises), or which."""
     if data is None and split not in SPLITS:
         raise UsageError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
     datasets_, skipped = {}, {}
@@ -82,7 +83,7 @@ def load_datasets(configs: Sequence[str], explicit: bool, split: str, source, se
         try:
             datasets_[c] = build_dataset(c, split, source, seed, num_proc, dataset_kwargs)
         except ConfigUnavailable as err:
-            if explicit:
+            if explicit is True or (not isinstance(explicit, bool) and c in explicit):
                 raise
             skipped[c] = {"reason": err.reason, "enable": enable_hint(err.reason)}
     if not datasets_ and skipped:

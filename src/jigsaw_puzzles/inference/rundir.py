@@ -4,6 +4,8 @@
 ``predictions.jsonl`` one line per answered item, written with one ``write`` + ``flush`` (a killed run loses at
                       most the items in flight; a torn last line is dropped on resume);
 ``predictions.rank{r}.jsonl`` data-parallel shards, merged into ``predictions.jsonl`` by rank 0;
+``items.jsonl``       the run's item manifest: every selected item's id, config, reference and options
+                      (:mod:`.manifest`; its length and sha256 recorded in ``run.json``, ``items``);
 ``results.json``      the metric's output for the run;
 ``.lock``             held (``flock``) by the process that writes the run, with its pid and host: a second run into
                       the directory is refused, naming that process.
@@ -31,6 +33,7 @@ PREDICTIONS = "predictions.jsonl"
 RUN_JSON = "run.json"
 RESULTS_JSON = "results.json"
 LOCK = ".lock"
+MANIFEST = "items.jsonl"  # written by .manifest (which imports this module)
 
 
 class RunMismatchError(UserError):
@@ -170,7 +173,7 @@ class RunDir:
 
     def clear(self) -> None:
         """Discard a previous run (``--overwrite``)."""
-        for p in [self.predictions, self.results_json, self.run_json, *self.shards()]:
+        for p in [self.predictions, self.results_json, self.run_json, self.path / MANIFEST, *self.shards()]:
             if p.exists():
                 p.unlink()
 

@@ -15,22 +15,25 @@ import os
 import re
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from .._version import __version__
-from ..generation.circular import circular_aggregate, expand_datasets, is_rotation
 from ..errors import UsageError
 from ..scoring.extraction import Extraction
 from ..scoring.extraction.strict import strict_answer
 from ..spec import get as get_spec
 from ..generation.variants import Variant
-from ..scoring.score import aggregate, score_items
+from ..scoring.score import score_items
 from .backends import BUILTIN_MODELS, Request, dist_info
 from .data import dataset_fingerprint, dataset_options, load_datasets, select_configs
 from .openai_backend import resolve_api_base
 from .options import check_model
 from .registry import BACKENDS, check_installed, make_backend
+from .extend import Prior
+from .manifest import Manifest, extend
+from .rederive import read_records, rederive
 from .rundir import RunDir, now
 from .config import EvalSettings
 from .settings import GenerationSettings, RunIdentity
@@ -157,28 +160,39 @@ def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides
             api_base=api_base if backend == "openai" else None,
             dataset_options=dataset_options(configs, s.dataset_kwargs),
             variant=None if variant.is_default else variant.to_dict())
-        if not s.overwrite:  # a resume with another seed, model, ... is refused before anything is built
+        # a resume with another seed, model, ... is refused before anything is built; so is a run whose recorded
+        # items do not match their digest (ManifestError)
+        old_run = None if s.overwrite else rundir.check_identity(identity, {})
+        prior = Prior(rundir.path, old_run)
+        build = prior.configs(configs, s.data)  # and the run's unfinished configs (or, before manifests, answered)
+        if build != configs:
+            if rank == 0:
+                print(f"[jigsaw-puzzles] {rundir.path}: also building "
+                      f"{', '.join(c for c in build if c not in configs)}, which an earlier session selected: to "
+                      "answer its unanswered items and record its items", file=sys.stderr)
+            identity = replace(identity, dataset_options=dataset_options(build, s.dataset_kwargs))
             rundir.check_identity(identity, {})
-        datasets_, skipped = load_datasets(configs, explicit, s.split, s.source, s.seed, s.num_proc, s.data,
-                                           s.dataset_kwargs, announce=rank == 0)
+        datasets_, skipped = load_datasets(build, configs if explicit else False, s.split, s.source, s.seed,
+                                           s.num_proc, s.data, s.dataset_kwargs, announce=rank == 0)
         # the fingerprints name the items as built (a circular run's rotations are derived from them), so a
         # circular and a plain run of the same items pair in `report --compare`
         fingerprints = {c: dataset_fingerprint(ds) for c, ds in datasets_.items()}
-        if variant.circular:  # the first max_items items, each followed by its rotations
-            datasets_ = expand_datasets(datasets_, s.max_items, progress=s.progress and rank == 0)
+        # per config the most items any session asked for (circular: each followed by its rotations)
+        datasets_, selected = prior.select(datasets_, s.max_items, variant.circular, s.progress and rank == 0)
         batch_size = s.batch_size or BACKENDS[backend].default_batch_size
-        limit = None if variant.circular else s.max_items
-        selected = {c: len(ds) if limit is None else min(len(ds), limit) for c, ds in datasets_.items()}
+        extended = prior.details(build, datasets_, selected, skipped, list(s.data or ()),
+                                 (s.dataset_kwargs or {}).get("answer_plan"))
         details = {"package": "jigsaw-puzzles", "package_version": __version__, "python": sys.version.split()[0],
-                   "configs": configs, "max_items": s.max_items, "batch_size": batch_size,
-                   "tensor_parallel_size": s.tensor_parallel_size, "skipped": skipped,
+                   "configs": extended["configs"], "max_items": s.max_items, "batch_size": batch_size,
+                   "tensor_parallel_size": s.tensor_parallel_size, "skipped": extended["skipped"],
                    "dataset": {"split": s.split, "seed": int(s.seed), "source": source_str,
-                               "sizes": {c: len(ds) for c, ds in datasets_.items()}, "selected": selected}}
+                               "sizes": extended["sizes"], "selected": extended["selected"]}}
         backend_args = dict(batch_size=batch_size, tensor_parallel_size=s.tensor_parallel_size, api_base=api_base,
                             api_key=s.api_key, num_proc=s.num_proc, trust_remote_code=s.trust_remote_code,
                             **(s.backend_kwargs or {}))
+        items = (prior, prior.entries(datasets_, selected), extended["made"])
         return _session(rundir, identity, datasets_, selected, details, backend_args, s.overwrite, s.progress, rank,
-                        world, fingerprints)
+                        world, fingerprints, items)
     finally:
         if rank == 0:
             rundir.unlock()
@@ -186,11 +200,12 @@ def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides
 
 def _session(rundir: RunDir, identity: RunIdentity, datasets_: Mapping, selected: Mapping, details: dict,
              backend_args: dict, overwrite: bool, progress: bool, rank: int, world: int,
-             fingerprints: Mapping[str, str]) -> dict:
+             fingerprints: Mapping[str, str], items: tuple) -> dict:
     """One session of the (locked) run in ``rundir``: check the identity, load the backend if anything is
-    pending (before run.json is written: a model that cannot be loaded leaves no run behind), answer what is
-    pending, write results.  Any exception after that (Ctrl-C, SIGTERM via the CLI, a fatal endpoint error)
-    marks the run ``interrupted``."""
+    pending (before run.json is written: a model that cannot be loaded leaves no run behind), record the run's items
+    (``items``: the prior run, this session's manifest entries, what made them), answer what is pending, write
+    results.  Any exception after that (Ctrl-C, SIGTERM via the CLI, a fatal endpoint error) marks the run
+    ``interrupted``."""
     t_start, lead = time.time(), rank == 0
     if overwrite and lead:
         rundir.clear()
@@ -201,7 +216,10 @@ def _session(rundir: RunDir, identity: RunIdentity, datasets_: Mapping, selected
                    if i % world == rank and item_id not in done] for c, ds in datasets_.items()}
     backend_obj = _backend(identity, datasets_, pending, backend_args) if any(pending.values()) else None
     try:
-        run = rundir.start(identity, fingerprints, details, write=lead)
+        prior, entries, made = items
+        manifest = extend(rundir.path, prior.manifest, entries, write=lead)  # before run.json records its digest
+        run = rundir.start(identity, fingerprints, {**details, "items": {**manifest.record(), "configs": made}},
+                           write=lead)
         session = run["sessions"][-1]
         try:
             session.update(world_size=world, pending_at_start=sum(map(len, pending.values())), new_items=0)
@@ -212,7 +230,7 @@ def _session(rundir: RunDir, identity: RunIdentity, datasets_: Mapping, selected
             if world > 1 and lead:
                 rundir.merge_shards()
             _sync_barrier(world)
-            results = _results(rundir, datasets_, selected, identity, run)
+            results = _results(rundir, manifest, identity, run)
         except BaseException as err:
             if lead:  # the answers so far are on disk; the same command resumes
                 try:
@@ -299,38 +317,11 @@ def _record(g, config: str, row: dict) -> dict:
     return rec
 
 
-def _results(rundir: RunDir, datasets_: Mapping, selected: Mapping, identity: RunIdentity, run: dict) -> dict:
-    """results.json from the stored verdicts: the numbers are exactly those of predictions.jsonl.  An item
-    without an answer (never reached, or its last attempt ended in an error) makes the run incomplete."""
-    preds = rundir.load_predictions()
-    errored = rundir.errored_ids()
-    items, refs, configs, ids, missing, n_errors = [], [], [], [], 0, 0
-    finishes = {c: {"truncated": 0, "empty": 0} for c in datasets_}
-    for c, ds in datasets_.items():
-        cols = ds.select_columns([k for k in ("id", "answer", "options") if k in ds.column_names])[: selected[c]]
-        for j, item_id in enumerate(cols["id"]):
-            rec = preds.get(item_id)
-            if rec is None:
-                missing += 1
-                n_errors += item_id in errored
-                continue
-            if "status" in rec:
-                items.append(stored_verdict(rec))
-            else:  # a record of a run before verdicts were stored: judged once, here
-                options = cols["options"][j] if "options" in cols else None
-                items.append(score_items([rec["output"]], [cols["answer"][j]], [rec["config"]], [options])[0])
-            refs.append(cols["answer"][j])
-            configs.append(c)
-            ids.append(item_id)
-            if rec.get("finish") in ("truncated", "empty") and not is_rotation(item_id):  # counted like n
-                finishes[c][rec["finish"]] += 1
-    circular = Variant.from_dict(identity.variant).circular
-    metrics = (circular_aggregate(ids, items, refs, configs) if circular else aggregate(items, refs, configs)) \
-        if items else {}
-    for c, counts in finishes.items():  # how many answers were cut at the token limit or empty, per config
-        if isinstance(metrics.get(c), dict):
-            metrics[c].update(counts)
+def _results(rundir: RunDir, manifest: Manifest, identity: RunIdentity, run: dict) -> dict:
+    """results.json: every item of the run's manifest (every config any session answered), its verdict read again
+    from its raw output (:func:`~.rederive.rederive`, what the report derives). An item without an answer (never
+    reached, or its last attempt ended in an error) makes the run incomplete; ``missing`` names where."""
+    derived = rederive(manifest.entries, read_records(rundir.path), Variant.from_dict(identity.variant).circular)
     return {"model": identity.model, "backend": identity.backend, "split": identity.split,
-            "run_dir": str(rundir.path), "complete": missing == 0, "n_items": len(items), "n_missing": missing,
-            "n_errors": n_errors, "metrics": metrics, "skipped": run.get("skipped", {}),
+            "run_dir": str(rundir.path), **derived.numbers(), "skipped": run.get("skipped", {}),
             "parameters": run.get("parameters"), "package_version": __version__, "time": now()}

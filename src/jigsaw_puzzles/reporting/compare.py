@@ -1,6 +1,7 @@
 """Comparing two runs honestly: paired tests on the items both answered.
 
-For each config, the two runs' per-item verdicts (``correct`` in ``predictions.jsonl``) are paired by item id:
+For each config, the two runs' per-item verdicts (each raw output read again against the run's item manifest, as
+the report derives them: :mod:`.derive`) are paired by item id:
 
 * the accuracy difference ``B - A`` in points, with a 95% paired-bootstrap interval (items resampled);
 * McNemar's exact test: under "no difference" the discordant items (right in one run, wrong in the other)
@@ -36,6 +37,7 @@ import numpy as np
 from ..generation.circular import is_circular, num_rotations, parse_rotation
 from ..errors import UsageError
 from ..inference.rundir import RunDir
+from .derive import derive
 from ..spec import CONFIGS, PAPER_CONFIGS, is_config
 
 ALPHA = 0.05
@@ -79,26 +81,23 @@ class Paired:
 
 def _verdicts(path: str | os.PathLike) -> tuple[dict, dict | None, dict]:
     """(config -> item id -> (correct, reference) for the items as asked, config -> item id -> circular verdict
-    (None for a run that is not circular), dataset fingerprints) of a run directory."""
+    (None for a run that is not circular), dataset fingerprints) of a run directory: every verdict read again from
+    its raw output against the run's manifest (:func:`.derive.derive`), never a stored ``correct``."""
     rundir = RunDir(path)
     if not rundir.path.is_dir():
         raise UsageError(f"{path}: no such run directory")
-    records = rundir.load_predictions()
     run = rundir.read_run() or {}
-    variant = run.get("variant") if isinstance(run.get("variant"), dict) else {}
-    circular = bool(variant.get("circular"))
+    rd = derive(rundir.path, run).rederived
     out: dict[str, dict[str, tuple[bool, object]]] = {}
     turns: dict[str, dict[str, dict[int, bool]]] = {}
-    for item_id, rec in records.items():
-        config = str(rec.get("config"))
+    for item_id, config, ref, (_, ok) in zip(rd.ids, rd.configs, rd.refs, rd.items):
         base, r = parse_rotation(item_id)
-        circular = circular or r > 0
         if r == 0:  # the item as asked: a circular run's rotations are not independent items
-            out.setdefault(config, {})[item_id] = (bool(rec.get("correct")), rec.get("answer"))
-        if is_config(config) and is_circular(config):
-            turns.setdefault(config, {}).setdefault(base, {})[r] = bool(rec.get("correct"))
+            out.setdefault(config, {})[item_id] = (ok, ref)
+        if is_circular(config):
+            turns.setdefault(config, {}).setdefault(base, {})[r] = ok
     whole = None
-    if circular:
+    if rd.circular:
         whole = {c: {i: all(g.values()) for i, g in by.items() if sorted(g) == list(range(num_rotations(c)))}
                  for c, by in turns.items()}
     dataset = run.get("dataset")

@@ -1,30 +1,34 @@
-"""A run's figures re-derived from its per-item records: ``results.json`` is a cache the report never believes.
+"""A run's figures re-derived from its raw outputs and its item manifest: no stored verdict or total is believed.
 
 Every number the report shows (accuracy, chance, critical value, p-value, intervals, the constant-answer row,
 circular accuracy, the truncated / empty counts, the strict reading where the metric gives one) is computed here
-from ``predictions.jsonl``: each record's stored verdict (:func:`~jigsaw_puzzles.inference.runner.stored_verdict`,
-the one ``eval`` wrote, or the metric's verdict on its output for a record that predates stored verdicts) and its
-reference answer, through the functions ``eval`` itself uses (:func:`~jigsaw_puzzles.scoring.score.aggregate`,
-:func:`~jigsaw_puzzles.generation.circular.circular_aggregate` for a circular run). The records are read rather
-than the items rebuilt: a record carries its item's id, config and reference answer, which is all the metric reads,
-and rebuilding a run's items would cost what building them cost (minutes for the CLIP config) on every report.
+by :func:`jigsaw_puzzles.inference.rederive.rederive`, the derivation ``eval`` writes ``results.json`` with: every
+record's raw ``output`` read again by the reader (:func:`~jigsaw_puzzles.scoring.score.score_items`) against the
+reference and options of its item in the run's manifest (``items.jsonl``, checked against the sha256 ``run.json``
+records), through :func:`~jigsaw_puzzles.scoring.score.aggregate` (or
+:func:`~jigsaw_puzzles.generation.circular.circular_aggregate` for a circular run). What a record stores besides its
+output is compared and named where it disagrees (:attr:`Derived.findings`): a stored verdict the output does not
+give is ignored, a record's edited reference is not believed, an answer to an id the run never selected is refused.
+A run without a manifest, or whose manifest does not match its digest, raises
+:class:`~jigsaw_puzzles.inference.manifest.ManifestError` (the report leaves it out with that reason). The items
+themselves are rebuilt only by ``jigsaw-puzzles verify RUN_DIR`` (:mod:`.verify_run`): rebuilding on every report
+would cost what building them cost (minutes for the CLIP config).
 
-Which items the run was asked (``run.json``: ``dataset.selected`` per config, a human participant's ``order``)
-gives what is missing. ``results.json`` is then checked against the derivation: when the session that wrote it
-ended (``run.json`` status not ``running`` / ``interrupted``) every number it holds must be the derived one, and
-a run where one is not (an edited or foreign ``results.json``) is left out of the report with one line saying
-which number and why. When the run's last session did not end, ``results.json`` predates the latest answers: the
-derived figures are shown and a note says so.
+``results.json`` is then checked against the derivation: when the session that wrote it ended (``run.json`` status
+not ``running`` / ``interrupted``) every number it holds must be the derived one, and a run where one is not (an
+edited or foreign ``results.json``, or one written from stored verdicts its outputs do not give) is left out of the
+report with one line saying which number and why. When the run's last session did not end, ``results.json``
+predates the latest answers: the derived figures are shown and a note says so.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 
-from ..generation.circular import circular_aggregate, is_rotation, parse_rotation
-from ..inference.rundir import RunDir, read_predictions
-from ..inference.runner import stored_verdict
-from ..scoring.score import aggregate, score_items
+from ..generation.versions import item_versions, version_differences
+from ..inference.manifest import read_manifest
+from ..inference.rederive import Rederived, read_records, rederive
+from ..inference.rundir import RunDir
 from ..spec import is_config
 
 #: per-config keys the report shows: a results.json holding one the records do not give is refused
@@ -37,82 +41,47 @@ UNSETTLED = ("running", "interrupted")  # a session that did not end: results.js
 class Derived:
     metrics: dict
     answered: int
-    complete: bool | None  # None: run.json does not say which items the run was asked
-    n_missing: int | None
+    complete: bool
+    n_missing: int
     n_errors: int
     missing: dict = field(default_factory=dict)  # config -> rows asked but unanswered
     circular: bool = False
-    legacy: int = 0  # records without a stored verdict (judged here)
+    legacy: int = 0  # records without a stored verdict (nothing to compare: read here)
+    rederived: Rederived | None = None  # every verdict read again, and what the records store that disagrees
+    versions: list = field(default_factory=list)  # item-shaping libraries whose version here is not the run's
+
+    @property
+    def findings(self) -> list:
+        return self.rederived.findings if self.rederived is not None else []
 
 
-def _asked(run: dict, records: dict) -> dict[str, set] | dict[str, int] | None:
-    order = run.get("order")
-    if isinstance(order, list):  # a human participant: the recorded order
-        out: dict = {}
-        for item_id in order:
-            base = parse_rotation(str(item_id))[0]
-            out.setdefault(base.split("/", 1)[0], set()).add(str(item_id))
-        return out
-    selected = (run.get("dataset") or {}).get("selected") if isinstance(run.get("dataset"), dict) else None
-    if isinstance(selected, dict) and all(isinstance(v, int) and not isinstance(v, bool) for v in selected.values()):
-        return dict(selected)
-    return None
+def run_versions(run: dict) -> dict[str, dict]:
+    """config -> the item-shaping versions its items were made under (run.json ``items.configs``)."""
+    made = (run.get("items") or {}).get("configs") if isinstance(run.get("items"), dict) else None
+    return {c: m["versions"] for c, m in (made or {}).items()
+            if isinstance(m, dict) and isinstance(m.get("versions"), dict)}
+
+
+def versions_note(run: dict) -> list[str]:
+    """One phrase per library whose version made some of the run's items and differs on this machine."""
+    out: list[str] = []
+    for config, versions in run_versions(run).items():
+        for phrase in version_differences(versions, item_versions([config])):
+            if phrase not in out:
+                out.append(phrase)
+    return out
 
 
 def derive(path, run: dict | None = None) -> Derived:
-    """The figures of the run in ``path`` from its records (``run``: its run.json, read when None).
-    ``ValueError`` (one line) for a record the metric cannot read."""
+    """The figures of the run in ``path`` from its raw outputs and its manifest (``run``: its run.json, read when
+    None). ``ManifestError`` (one line) when the run records no manifest or its manifest does not match."""
     rundir = RunDir(path)
     run = (rundir.read_run() or {}) if run is None else run
-    records: dict[str, dict] = {}  # as RunDir.load_predictions and errored_ids, in one pass over the files
-    errored: set[str] = set()
-    for f in [rundir.predictions, *rundir.shards()]:
-        for rec in read_predictions(f):
-            if rec.get("error"):
-                errored.add(rec["id"])
-            else:
-                records.setdefault(rec["id"], rec)
+    manifest = read_manifest(rundir.path, run)
     variant = run.get("variant") if isinstance(run.get("variant"), dict) else {}
-    circular = bool(variant.get("circular")) or any(is_rotation(i) for i in records)
-    ids, items, refs, configs, legacy = [], [], [], [], 0
-    finishes: dict[str, dict[str, int]] = {}
-    count: dict[str, int] = {}
-    for item_id, rec in records.items():
-        config, ref = rec.get("config"), rec.get("answer")
-        if config not in count and (not isinstance(config, str) or not is_config(config)):
-            raise ValueError(f"record {item_id!r} names config {config!r}, not a config of this package")
-        if not isinstance(ref, str):
-            raise ValueError(f"record {item_id!r} has no reference answer ({ref!r})")
-        if "status" in rec:
-            items.append(stored_verdict(rec))
-        elif isinstance(rec.get("output"), str):  # a record from before verdicts were stored: judged here
-            items.append(score_items([rec["output"]], [ref], [config])[0])
-            legacy += 1
-        else:
-            raise ValueError(f"record {item_id!r} holds neither a verdict nor an output")
-        ids.append(item_id)
-        refs.append(ref)
-        configs.append(config)
-        count[config] = count.get(config, 0) + 1
-        tally = finishes.setdefault(config, {"truncated": 0, "empty": 0})
-        if rec.get("finish") in tally and not is_rotation(item_id):  # counted like n: rotation 0
-            tally[rec["finish"]] += 1
-    score = (lambda *a: circular_aggregate(ids, *a)) if circular else aggregate  # as eval scores the run
-    metrics = score(items, refs, configs) if items else {}
-    for c, tally in finishes.items():
-        if isinstance(metrics.get(c), dict):
-            metrics[c].update(tally)
-    asked = _asked(run, records)
-    errored -= set(records)
-    if asked is None:
-        return Derived(metrics, len(records), None, None, len(errored), circular=circular, legacy=legacy)
-    if all(isinstance(v, set) for v in asked.values()):
-        missing = {c: len(v - set(records)) for c, v in asked.items()}
-    else:
-        missing = {c: max(0, n - count.get(c, 0)) for c, n in asked.items()}
-    missing = {c: m for c, m in missing.items() if m}
-    n_missing = sum(missing.values())
-    return Derived(metrics, len(records), n_missing == 0, n_missing, len(errored), missing, circular, legacy)
+    rd = rederive(manifest.entries, read_records(rundir.path), bool(variant.get("circular")))
+    return Derived(rd.metrics(), len(rd.ids), rd.complete, rd.n_missing, rd.n_errors, dict(rd.missing),
+                   rd.circular, rd.unjudged, rd, versions_note(run))
 
 
 # ------------------------------------------------------------------------------------------------ the check

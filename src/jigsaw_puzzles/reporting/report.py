@@ -1,16 +1,15 @@
 """``jigsaw-puzzles report``: the paper's Table 2 (+ Order Generation) over run directories, and plots.
 
-Rows = per set of items the baseline rows "Random Guessing", "↑ Random (p < 0.05)" and "Constant answer (best)"
-(from the items the runs answered, :mod:`.table`), then the runs; columns = MPS Easy/Hard, PL Easy/Hard,
-CV, AD, OR, Overall (mean of the seven, as in Table 2) and OG, then grid configs; a second table gives each
-config's n and invalid rate. Every number is derived from each run's records (:mod:`.derive`; results.json is a
-cache, and a run whose results.json disagrees is left out saying why); runs are read by :mod:`.runs` (a folder that
-cannot be read is listed with its reason, the rest reported); a circular run gets circular rows and the strict
-reading is shown where the metric gives it (:mod:`.sections`). Outputs (``--out DIR``, rules in :mod:`.out`):
-``report.md``, ``report.csv``, ``task_bars.png`` (per-task bars with 95% intervals), ``task_correlation.png`` +
-``task_correlation.csv`` (Pearson correlation between tasks across runs, paper Fig. 5; needs >= 3 runs),
-``accuracy_vs_params.png`` (overall accuracy vs parameter count, log x, paper Fig. 6) and with ``--compare``
-``compare.md`` (:mod:`.compare`).
+Rows = per set of items the baseline rows "Random Guessing", "↑ Random (p < 0.05)" and "Constant answer (best)" (from
+the items the runs answered, :mod:`.table`), then the runs; columns = MPS Easy/Hard, PL Easy/Hard, CV, AD, OR, Overall
+(mean of the seven, as in Table 2) and OG, then grid configs; a second table gives each config's n and invalid rate.
+Every number is derived from each run's raw outputs and item manifest (:mod:`.derive`; results.json is a cache, and a
+run whose results.json disagrees is left out saying why); runs are read by :mod:`.runs` (a folder that cannot be read
+is listed with its reason, the rest reported); a circular run gets circular rows and the strict reading is shown where
+the metric gives it (:mod:`.sections`). Outputs (``--out DIR``, rules in :mod:`.out`): ``report.md``, ``report.csv``,
+``task_bars.png`` (per-task bars with 95% intervals), ``task_correlation.png`` + ``task_correlation.csv`` (Pearson
+correlation between tasks across runs, paper Fig. 5; needs >= 3 runs), ``accuracy_vs_params.png`` (overall accuracy vs
+parameter count, log x, paper Fig. 6) and with ``--compare`` ``compare.md`` (:mod:`.compare`).
 """
 from __future__ import annotations
 

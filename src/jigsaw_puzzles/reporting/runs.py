@@ -1,10 +1,14 @@
 """The runs a report reads: each run directory's records, ``run.json`` and ``results.json``, checked.
 
-A report believes no file blindly, and no number of ``results.json`` at all: every figure is re-derived from the
-run's per-item records (:mod:`.derive`), and a run whose ``results.json`` says otherwise (an edited or foreign
-file: an accuracy of 250, a chance of 90, a config the run never answered) is left out of the report with one line
-naming the number and why. A run whose ``results.json`` is missing (a run that never finished a session: "not
-run"), not JSON, or of the wrong shape is left out with its reason, and the other runs are reported.
+A report believes no file blindly, and no number of ``results.json`` or stored verdict at all: every figure is
+re-derived from the run's raw outputs and its item manifest (:mod:`.derive`), and a run whose ``results.json`` says
+otherwise (an edited or foreign file: an accuracy of 250, a chance of 90, a config the run never answered, totals
+re-saved to match flipped verdicts) is left out of the report with one line naming the number and why; so is a run
+without a manifest, or whose manifest does not match its recorded digest. What the records store that their raw
+outputs or items do not give (a stored verdict, a reference, an answer to an item never selected) is named under the
+table, and the run is shown with the re-derived figures. A run whose ``results.json`` is missing (a run that never
+finished a session: "not run"), not JSON, or of the wrong shape is left out with its reason, and the other runs are
+reported.
 A human test folder becomes one run per participant and a pooled "Human" row; a participant without readable
 results is left out of both with its reason, never silently.
 """
@@ -126,14 +130,12 @@ def load_run(path: str | os.PathLike) -> RunSummary:
     problem = _run_problem(res)
     if problem:
         raise UserError(f"{rundir.results_json}: {problem}")
-    try:
-        run = rundir.read_run() or {}
-    except UserError:
-        run = {}
+    run = rundir.read_run() or {}  # not JSON: left out with that reason (it records the run's items)
     try:
         derived = derive(path, run)
     except ValueError as err:
-        raise UserError(f"{rundir.predictions}: {err}") from None
+        raise UserError(f"{rundir.path}: {err}") from None
+    found = derived.rederived.summary() if derived.rederived is not None else []
     notes = []
     status = run.get("status")
     live_human = run.get("backend") == "human"  # the human app rewrites results.json after every answer
@@ -145,11 +147,17 @@ def load_run(path: str | os.PathLike) -> RunSummary:
         if why:
             rewrite = "the human app rewrites it at the next answer" if live_human else \
                 "`eval` with the same --out rewrites it from them"
-            raise UserError(f"{rundir.results_json} does not match the run's records: {why}; left out (the report "
-                            f"derives every number from predictions.jsonl; {rewrite})")
+            also = f" ({'; '.join(found)})" if found else ""
+            raise UserError(f"{rundir.results_json} does not match the run's records: {why}{also}; left out (the "
+                            f"report derives every number from each raw output and the run's items; {rewrite})")
+    notes += found  # each named, the re-read verdicts counted, refused answers left out
     if derived.legacy:
         notes.append(f"{derived.legacy} records hold no stored verdict (written before verdicts were stored): "
                      "judged by this package's reader")
+    if derived.versions:
+        notes.append("its items were made under other versions of the libraries that shape them ("
+                     + ", ".join(derived.versions) + "): `jigsaw-puzzles verify` on the run says whether they "
+                     "rebuild identically here")
     metrics = {k: v for k, v in derived.metrics.items() if k != "overall"}  # Overall: from the entries shown
     def said(key):  # what run.json (the run's identity) says, then results.json: never a number of the table
         return (run.get(key) if isinstance(run.get(key), str) else None) or res.get(key)
@@ -167,10 +175,8 @@ def load_run(path: str | os.PathLike) -> RunSummary:
     return RunSummary(path=path, name=name, model=model, backend=said("backend"),
                       split=said("split"), parameters=params or None, metrics=metrics,
                       skipped=skipped,
-                      complete=res.get("complete", True) if derived.complete is None else derived.complete,
-                      n_missing=int(res.get("n_missing") or 0) if derived.n_missing is None else derived.n_missing,
-                      n_errors=derived.n_errors if derived.n_missing is not None else int(res.get("n_errors") or 0),
-                      circular=derived.circular, missing=derived.missing if derived.n_missing is not None else None,
+                      complete=derived.complete, n_missing=derived.n_missing, n_errors=derived.n_errors,
+                      circular=derived.circular, missing=derived.missing,
                       fingerprints=dict(dataset.get("fingerprints") or {}), seed=run.get("seed"),
                       source=run.get("source"), selected=dict(dataset.get("selected") or {}), notes=notes)
 
