@@ -1,4 +1,3 @@
-"""Publishing: the Hub-ready export, its dataset card, the safe replacement of output folders, and `verify` of an
-export (read as `datasets` reads it, then rebuilt here).
+"""Publishing: the Hub-ready export, its dataset card, safe replacement of output folders, `verify` of an export.
 May import: the root foundations, baselines, scoring, generation, inference.
 """
