@@ -39,17 +39,47 @@ def shard_name(split: str) -> str:
 
 @dataclass
 class Export:
-    """What an export holds and claims. ``rows[config][split]``: the rows ``datasets`` reads, in order."""
+    """What an export holds and claims. ``files[config][split]``: the parquet files ``datasets`` reads, in order
+    (:meth:`rows` reads them one split at a time: an export of every config does not fit in memory at once)."""
 
     folder: Path
     report: dict
     configs: list[str]
     seed: int | None = None
     answer_plan: str = DEFAULT_ANSWER_PLAN
-    rows: dict[str, dict[str, list[dict]]] = field(default_factory=dict)
+    files: dict[str, dict[str, list[Path]]] = field(default_factory=dict)
     schemas: dict[str, dict[str, list[tuple]]] = field(default_factory=dict)  # (relative path, arrow schema)
+    unreadable: set = field(default_factory=set)  # files already named as unreadable
+    named: set = field(default_factory=set)  # files already named for rows without an id
     patterns: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # the card's data_files paths
     problems: list[str] = field(default_factory=list)
+
+    def rows(self, config: str, split: str) -> list[dict]:
+        """The rows of ``config``'s ``split`` as ``datasets`` reads them (each file in turn, rows in file order);
+        a file that cannot be read, or rows without an id, are a problem (named once) and left out."""
+        import pyarrow.parquet as pq
+
+        rows = []
+        for path in self.files.get(config, {}).get(split, []):
+            if path in self.unreadable:
+                continue
+            try:
+                table = pq.read_table(path).to_pylist()
+            except Exception as err:  # a data page may be corrupt where the footer was not
+                self._unreadable(path, err)
+                continue
+            kept = [r for r in table if isinstance(r.get("id"), str)]
+            rows += kept
+            if len(kept) != len(table) and path not in self.named:
+                self.named.add(path)  # named once (verify reads a split once; the CLIP record may peek first)
+                self.problems.append(f"{_rel(self.folder, path)}: {len(table) - len(kept)} row(s) without a "
+                                     "string id")
+        return rows
+
+    def _unreadable(self, path: Path, err: BaseException) -> None:
+        if path not in self.unreadable:
+            self.unreadable.add(path)
+            self.problems.append(f"{_rel(self.folder, path)} cannot be read as parquet ({_one_line(err)})")
 
     @property
     def rebuildable(self) -> bool:
@@ -146,21 +176,17 @@ def _stock(export: Export, config: str, cache_dir: str) -> tuple[dict[str, list[
     return files, counts
 
 
-def _parquet_rows(export: Export, path: Path, schemas: list) -> list[dict]:
+def _footer(export: Export, path: Path, schemas: list) -> int:
+    """The number of rows of a parquet file as its footer says (0 when it cannot be read: a problem)."""
     import pyarrow.parquet as pq
 
-    rel = _rel(export.folder, path)
     try:
-        table = pq.read_table(path)
-        rows = table.to_pylist()
+        with pq.ParquetFile(path) as parquet:
+            schemas.append((_rel(export.folder, path), parquet.schema_arrow))
+            return parquet.metadata.num_rows
     except Exception as err:  # truncated, corrupt or not parquet at all: pyarrow raises several kinds
-        export.problems.append(f"{rel} cannot be read as parquet ({_one_line(err)})")
-        return []
-    schemas.append((rel, table.schema))
-    bad = sum(not isinstance(r.get("id"), str) for r in rows)
-    if bad:
-        export.problems.append(f"{rel}: {bad} row(s) without a string id")
-    return [r for r in rows if isinstance(r.get("id"), str)]
+        export._unreadable(path, err)
+        return 0
 
 
 def _rel(folder: Path, path: Path) -> str:
@@ -171,7 +197,7 @@ def _rel(folder: Path, path: Path) -> str:
 
 
 def _config(export: Export, config: str, card_configs: list[str] | None, cache_dir: str) -> None:
-    """The rows of ``config``'s splits as datasets reads them; a problem for every file and count that lies."""
+    """The files of ``config``'s splits as datasets reads them; a problem for every file and count that lies."""
     folder, problems = export.folder / config, export.problems
     record = export.report["configs"][config] if isinstance(export.report["configs"][config], dict) else {}
     files, counts = _stock(export, config, cache_dir) if card_configs and config in card_configs else (None, {})
@@ -199,16 +225,15 @@ def _config(export: Export, config: str, card_configs: list[str] | None, cache_d
             problems.append(f"{config}/{entry.name} is not a file the export writes{read}")
     else:
         problems.append(f"{config}/ is missing: the export holds none of its files")
-    export.rows[config], export.schemas[config] = {}, {}
+    export.files[config], export.schemas[config] = {}, {}
     for split in SPLITS:
+        export.files[config][split] = list(files.get(split, []))
         schemas = export.schemas[config][split] = []
-        rows = [row for path in files.get(split, []) for row in _parquet_rows(export, path, schemas)]
-        export.rows[config][split] = rows
-        if split in counts and counts[split] != len(rows):
-            problems.append(f"{CARD} says {config}'s {split} split has {counts[split]} rows; it has {len(rows)}")
-        if record.get(split, len(rows)) != len(rows):
-            problems.append(f"{REPORT} says {config}'s {split} split has {record.get(split)!r} rows; it has "
-                            f"{len(rows)}")
+        rows = sum(_footer(export, path, schemas) for path in files.get(split, []))
+        if split in counts and counts[split] != rows:
+            problems.append(f"{CARD} says {config}'s {split} split has {counts[split]} rows; it has {rows}")
+        if record.get(split, rows) != rows:
+            problems.append(f"{REPORT} says {config}'s {split} split has {record.get(split)!r} rows; it has {rows}")
 
 
 def _assets(export: Export) -> None:
