@@ -193,6 +193,9 @@ def test_a_folder_that_is_no_export_is_exit_2_in_one_line(small, tmp_path, capsy
     (copy / "curation_report.json").write_text("[1, 2]")
     code, text = _verify(copy, photos, capsys)
     assert code == 2 and text.strip().count("\n") == 0 and "is not an export's curation report" in text
+    code = main(["verify", str(out), "--source", str(photos), "--clip-pretrained", str(tmp_path / "w.safetensors")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "has no hard config" in err, err
 
 
 # --------------------------------------------------------------------------------------------- generated tamperings
@@ -261,3 +264,21 @@ def test_generated_tamperings_never_pass_and_never_raise(small, tmp_path_factory
     code, text = _verify(copy, photos, capsys)  # a traceback fails the test: main() raises it
     assert code in (1, 2), f"{what}: verify passed\n{text}"
     assert "every item is byte-identical" not in text, what
+
+
+def test_versions_are_named_before_items_and_an_export_without_them_says_so(small, tmp_path, capsys):
+    out, photos = small
+    copy = tmp_path / "export"
+    shutil.copytree(out, copy)
+    report = json.loads((copy / "curation_report.json").read_text())
+    assert set(report["item_versions"]) == {"pillow", "libjpeg", "zlib", "numpy", "torch", "torchvision",
+                                            "open_clip"}
+    report["item_versions"].update(numpy="0.1", torch="0.2")  # torch shapes only the hard configs: not named here
+    (copy / "curation_report.json").write_text(json.dumps(report))
+    code, text = _verify(copy, photos, capsys)
+    assert code == 0 and "numpy: 0.1 built the export" in text and "torch" not in text, text
+    assert text.index("numpy: 0.1") < text.index(f"  {A} "), text
+    del report["item_versions"]
+    (copy / "curation_report.json").write_text(json.dumps(report))
+    code, text = _verify(copy, photos, capsys)
+    assert code == 0 and "records no versions of the libraries that shape items" in text, text

@@ -141,7 +141,7 @@ def _card_configs(export: Export) -> list[str] | None:
         export.problems.append(f"{CARD} (the card) is missing: stock load_dataset finds none of the configs")
         return None
     try:
-        configs = DatasetCard.load(path).data.configs
+        configs = DatasetCard.load(path).data.configs or []  # no YAML: no config (each named below)
         names = [c["config_name"] for c in configs]
         for entry in configs:
             files = entry.get("data_files") or []

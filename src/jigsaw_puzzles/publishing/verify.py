@@ -58,7 +58,7 @@ class Verification:
 
     info: dict
     problems: list[str]
-    versions: list[str]
+    versions: list[str] | None  # None: the export records no versions
     results: list[ConfigResult]
 
     @property
@@ -201,11 +201,12 @@ def clip_options(export: Export, config: str, clip_pretrained: str | None, scrat
 
 
 # ---------------------------------------------------------------------------------------- versions and records
-def version_lines(report: dict, configs: list[str]) -> list[str]:
-    """One line per library version that shapes items and differs from the export's record."""
+def version_lines(report: dict, configs: list[str]) -> list[str] | None:
+    """One line per library version that shapes items and differs from the export's record (``None``: the export
+    records none, as before generator 4.0.0)."""
     recorded, here = report.get("item_versions"), item_versions()
     if not isinstance(recorded, dict):
-        return ["the export records no versions of the libraries that shape items (built before generator 4.0.0)"]
+        return None
     hard = any(c.startswith(HARD_PREFIX) for c in configs)
     return [f"{key}: {recorded.get(key, 'not recorded')} built the export, {value} runs here"
             for key, value in here.items() if (hard or key not in CLIP_DISTRIBUTIONS) and recorded.get(key) != value]
@@ -283,12 +284,17 @@ def verify(export: str, source: str | None = None, clip_cache_dir: str | None = 
         problems, results = claims.problems, []  # reading the rows below may add to them
         if not claims.rebuildable:
             return Verification(info, problems, versions, results)
+        # every config's settings and weights before any work: user errors first
+        options = {c: clip_options(claims, c, clip_pretrained, tmp) if c.startswith(HARD_PREFIX) else {}
+                   for c in claims.configs}
+        if clip_pretrained is not None and not any(c.startswith(HARD_PREFIX) for c in claims.configs):
+            raise UsageError(f"--clip-pretrained: {export} has no hard config (missing_piece_selection_hard*); leave "
+                             "the option out")
         builders = {}
-        for config in claims.configs:  # every config's settings and weights before any work: user errors first
-            options = clip_options(claims, config, clip_pretrained, tmp) if config.startswith(HARD_PREFIX) else {}
+        for config in claims.configs:
             builders[config] = make_builder(config, source, claims.seed, str(tmp / "cache"),
                                             answer_plan=claims.answer_plan, progress=progress,
-                                            clip_cache_dir=clip_cache_dir, **options)
+                                            clip_cache_dir=clip_cache_dir, **options[config])
             builders[config].preparation()
         for config, builder in builders.items():
             builder.download_and_prepare()
@@ -328,7 +334,10 @@ def run_verify(args) -> int:
     if info["generator_version"] != info["here"]:
         print(f"  note: generator {info['generator_version']} made the export and {info['here']} runs here; items "
               "of another generator version are expected to differ (docs/tasks.md#generator-versions)")
-    if found.versions:
+    if found.versions is None:
+        print("  note: the export records no versions of the libraries that shape items (made before generator "
+              "4.0.0)")
+    elif found.versions:
         print("  versions that shape items differ (items are meant to be the same across them; "
               "docs/tasks.md#determinism):")
         for line in found.versions:
