@@ -71,7 +71,8 @@ def resize(image: Image.Image, size: tuple[int, int], resample: Image.Resampling
     passes, horizontal first up to Pillow 12; Pillow 13 runs the vertical pass first when the height shrinks by
     more than twice as many pixels as the width, and the rounding between the passes then gives other pixels
     (docs/tasks.md#determinism). A resize of one axis is the same on every Pillow the package allows
-    (``benchmarks/pillow_versions.py``), so this is what Pillow 10 to 12 give for the whole resize."""
+    (``benchmarks/pillow_versions.py``), so this is what Pillow 10 to 12 give for the whole resize (but for an
+    image over 100 times taller than wide, which Pillow 12.3 shrinks vertically first: no photo or cell is)."""
     if image.mode not in ("L", "RGB"):  # Pillow premultiplies alpha around each call: two calls would differ
         raise ValueError(f"geometry.resize takes L or RGB images, not {image.mode}")
     width, height = size
