@@ -5,16 +5,18 @@ bytes of every PNG (parquet-writer independent). When the generator changes item
 purpose, bump ``spec.GENERATOR_VERSION``, say what changed in docs/tasks.md, and
 regenerate ``tests/golden/embedded_seed0.json`` (``python tests/test_golden.py``).
 
-The hard configs (CLIP-mined distractors) are also pinned item by item (``hard_items_by_pillow``: a digest of
+The hard configs (CLIP-mined distractors) are also pinned item by item (``hard_items``: a digest of
 everything but the distractors, and the distractors as recorded). Their split digests may differ on another
 machine only where the same near-tie test as ``jigsaw-puzzles verify`` explains it: everything but the
 distractors identical, and the recorded distractors exactly what this machine's selection gives with one or two
 similarities that lie within float noise of a rounding edge put across it (docs/tasks.md#determinism). Any other
 change fails, as the test shows on a planted one.
 
-Pillow's Lanczos resampling changed between Pillow 12 and 13 (Missing Piece Selection resizes a
-distractor cell of another shape; any photo larger than 768 px is resized too), so the digests are
-pinned per Pillow major version (``content_sha256_by_pillow``); docs/tasks.md says so.
+One set of digests holds on every Pillow the package allows (10.1 to 13): every resize of an item goes through
+:func:`jigsaw_puzzles.geometry.resize`, two one-axis passes in a fixed order (Pillow 13 changed the order of its
+own passes, and Missing Piece Selection's distractors and any photo larger than 768 px are resized).
+``python benchmarks/pillow_versions.py`` runs this test under each allowed Pillow major in side folders
+(docs/performance.md#items-across-pillow-versions); docs/tasks.md#determinism says so.
 """
 
 from __future__ import annotations
@@ -28,12 +30,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-import PIL
-
 from jigsaw_puzzles.spec import GENERATOR_VERSION, SPLITS
 
 GOLDEN = Path(__file__).parent / "golden" / "embedded_seed0.json"
-PILLOW = PIL.__version__.split(".")[0]
 
 
 def content_digest(path: Path) -> str:
@@ -108,16 +107,13 @@ def test_every_config_matches_the_pinned_items(tmp_path):
     golden = json.loads(GOLDEN.read_text())
     assert golden["generator_version"] == GENERATOR_VERSION, (
         "GENERATOR_VERSION changed: regenerate tests/golden/embedded_seed0.json and document the change")
-    pinned = golden["content_sha256_by_pillow"].get(PILLOW)
-    if pinned is None:
-        pytest.skip(f"no digests pinned for Pillow {PILLOW} (pinned: {sorted(golden['content_sha256_by_pillow'])}); "
-                    "pin them with `python tests/test_golden.py` on an unchanged generator")
+    pinned = golden["content_sha256"]
     out, cache = tmp_path / "export", str(tmp_path / "cache")
     got = build_digests(out, cache)
     assert set(got) == {f"{c}/{s}" for c in {k.split('/')[0] for k in pinned} for s in SPLITS}
     changed = sorted(k for k, v in pinned.items() if got.get(k) != v and not k.startswith(HARD))
     assert not changed, f"items changed without a GENERATOR_VERSION bump: {changed}"
-    pinned_hard = golden["hard_items_by_pillow"][PILLOW]
+    pinned_hard = golden["hard_items"]
     problems = unexplained(out, pinned_hard, cache)
     assert not problems, f"hard items changed without a GENERATOR_VERSION bump (not near-ties): {problems}"
     # the check can fail: a planted change (another cell for one distractor, a changed frame) is reported
@@ -133,12 +129,7 @@ if __name__ == "__main__":  # regenerate the pinned digests (a deliberate, versi
     with tempfile.TemporaryDirectory() as tmp:
         digests = build_digests(Path(tmp) / "export", str(Path(tmp) / "cache"))
         items = hard_items(Path(tmp) / "export")
-    data = json.loads(GOLDEN.read_text())
-    if data.get("generator_version") != GENERATOR_VERSION:  # a new generator: the old pins are void
-        data["content_sha256_by_pillow"] = {}
-        data["hard_items_by_pillow"] = {}
-    data["generator_version"] = GENERATOR_VERSION
-    data.setdefault("content_sha256_by_pillow", {})[PILLOW] = digests
-    data.setdefault("hard_items_by_pillow", {})[PILLOW] = items
+    data = {k: v for k, v in json.loads(GOLDEN.read_text()).items() if not k.endswith("_by_pillow")}
+    data.update(generator_version=GENERATOR_VERSION, content_sha256=digests, hard_items=items)
     GOLDEN.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     print(f"wrote {GOLDEN} for generator {GENERATOR_VERSION}", file=sys.stderr)

@@ -198,16 +198,16 @@ def test_a_run_records_the_versions_that_shape_items_and_both_say_when_they_diff
 
     run = json.loads((base / "run.json").read_text())
     assert all(m["versions"] == item_versions([c]) for c, m in run["items"]["configs"].items())
-    assert set(item_versions(CONFIGS)) == {"Pillow", "libjpeg", "zlib", "numpy"}
-    assert {"torch", "open_clip_torch"} <= set(item_versions(["missing_piece_selection_hard"]))
+    assert set(item_versions(CONFIGS)) == {"pillow", "libjpeg", "zlib", "numpy"}
+    assert {"torch", "open_clip"} <= set(item_versions(["missing_piece_selection_hard"]))
     p = tmp_path / "run"
     shutil.copytree(base, p)
-    run["items"]["configs"][CONFIGS[0]]["versions"]["Pillow"] = "11.0.0"
+    run["items"]["configs"][CONFIGS[0]]["versions"]["pillow"] = "11.0.0"
     (p / "run.json").write_text(json.dumps(run))
     assert main(["verify", str(p), "--source", str(photo_dir)]) == 0
-    assert f"Pillow 11.0.0 there, {item_versions()['Pillow']} here" in capsys.readouterr().out
+    assert f"pillow 11.0.0 there, {item_versions()['pillow']} here" in capsys.readouterr().out
     md = make_report([p], out=None, stream=None)["markdown"]
-    assert f"Pillow 11.0.0 there, {item_versions()['Pillow']} here" in md
+    assert f"pillow 11.0.0 there, {item_versions()['pillow']} here" in md
 
 
 def test_a_run_without_a_manifest_is_left_out_saying_why(tmp_path, base):

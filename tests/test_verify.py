@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -38,7 +39,6 @@ def _edit(src, dst, config, change):
     table = pq.read_table(path)
     rows = table.to_pylist()
     change(rows[0])
-    import pyarrow as pa
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
     return rows[0]["id"]
 
@@ -149,3 +149,93 @@ def test_the_random_init_clip_is_the_same_model_whatever_the_cpu_kernels(tmp_pat
                              env={**os.environ, **env}, check=True)
         digests.add(run.stdout.strip())
     assert len(digests) == 1, digests
+
+
+# ------------------------------------------------------------------------- a hard config built from a weights file
+@pytest.fixture(scope="module")
+def file_export(tmp_path_factory):
+    """An export of the hard config from 6 photos, built with a random-init ViT-S-32 saved to a local file."""
+    open_clip = pytest.importorskip("open_clip")
+    import safetensors.torch
+
+    from fixtures.photos import write_photos
+
+    root = tmp_path_factory.mktemp("clip_file")
+    weights = root / "home" / "me" / "vit_s_32_random.safetensors"
+    weights.parent.mkdir(parents=True)
+    safetensors.torch.save_file(open_clip.create_model("ViT-S-32", pretrained=None).state_dict(), str(weights))
+    photos = root / "photos"
+    write_photos(photos, 6, start=500, size=(384, 288))
+    out = root / "export"
+    assert main(["build", "--out", str(out), "--source", str(photos), "--configs", HARD, "--clip-model", "ViT-S-32",
+                 "--clip-pretrained", str(weights), "--clip-cache-dir", str(root / "clip"),
+                 "--cache-dir", str(root / "cache")]) == 0
+    return out, photos, weights, str(root / "clip")
+
+
+@pytest.mark.slow
+def test_an_export_built_from_a_weights_file_records_it_and_verifies_with_it(file_export, tmp_path, capsys):
+    out, photos, weights, clip = file_export
+    capsys.readouterr()
+    report = json.loads((out / "curation_report.json").read_text())
+    digest = hashlib.sha256(weights.read_bytes()).hexdigest()
+    assert report["clip"][HARD]["clip_pretrained"] == weights.name
+    assert report["clip"][HARD]["clip_weights"] == f"sha256:{digest}"
+    assert set(report["item_versions"]) >= {"pillow", "libjpeg", "zlib", "numpy", "torch", "open_clip"}
+    for path in out.rglob("*"):  # the builder's home is in no file of the export (the item rows included)
+        if path.is_file():
+            assert str(weights.parent).encode() not in path.read_bytes(), path
+    base = ["verify", str(out), "--source", str(photos), "--clip-cache-dir", clip]
+
+    def one_line(args, *words):
+        assert main(base + args) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and all(w in err for w in words), err
+
+    one_line([], f"built with the CLIP weights file {weights.name}", "pass that file with --clip-pretrained")
+    one_line(["--clip-pretrained", str(tmp_path / "missing.safetensors")], "no such file", weights.name)
+    other = tmp_path / "other.safetensors"
+    other.write_bytes(weights.read_bytes()[:-1] + bytes([weights.read_bytes()[-1] ^ 1]))
+    one_line(["--clip-pretrained", str(other)], "is not the weights file", digest[:16])
+    # the right file under another name and folder: every item identical
+    moved = tmp_path / "elsewhere" / "renamed.safetensors"
+    moved.parent.mkdir()
+    shutil.copyfile(weights, moved)
+    assert main(base + ["--clip-pretrained", str(moved)]) == 0, capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "every item is byte-identical here" in text and "EXPORT:" not in text and "versions" not in text, text
+    # an export of generator 3.1.0 has no 'clip' record: its items name the weights; with neither, exit 2
+    edited = tmp_path / "edited"
+    shutil.copytree(out, edited)
+    report.pop("clip")
+    (edited / "curation_report.json").write_text(json.dumps(report))
+    base[1] = str(edited)
+    assert main(base + ["--clip-pretrained", str(moved)]) == 0, capsys.readouterr().out
+    capsys.readouterr()
+    for path in edited.glob(f"{HARD}/*.parquet"):
+        table = pq.read_table(path)
+        rows = table.to_pylist()
+        for row in rows:
+            row["metadata"] = json.dumps({k: v for k, v in json.loads(row["metadata"]).items()
+                                          if not k.startswith("clip_")}, sort_keys=True)
+        pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    one_line(["--clip-pretrained", str(moved)], "records no CLIP model and weights")
+
+
+@pytest.mark.slow
+def test_verify_names_the_versions_that_differ_before_it_compares(file_export, tmp_path, capsys):
+    out, photos, weights, clip = file_export
+    edited = tmp_path / "edited"
+    shutil.copytree(out, edited)
+    report = json.loads((edited / "curation_report.json").read_text())
+    report["item_versions"].update(pillow="9.9.9", torch="1.0")
+    (edited / "curation_report.json").write_text(json.dumps(report))
+    capsys.readouterr()
+    code = main(["verify", str(edited), "--source", str(photos), "--clip-cache-dir", clip,
+                 "--clip-pretrained", str(weights)])
+    text = capsys.readouterr().out
+    import PIL
+    import torch
+    assert f"pillow: 9.9.9 built the export, {PIL.__version__} runs here" in text, text
+    assert f"torch: 1.0 built the export, {torch.__version__.split('+')[0]}" in text, text
+    assert text.index("pillow: 9.9.9") < text.index(HARD + " ") and code == 0, text  # named first; items compared

@@ -64,6 +64,27 @@ def stitch(cells: list[Image.Image], rows: int, cols: int) -> Image.Image:
     return out
 
 
+def resize(image: Image.Image, size: tuple[int, int], resample: Image.Resampling = Image.Resampling.LANCZOS,
+           box: tuple[float, float, float, float] | None = None) -> Image.Image:
+    """``image.resize(size, resample, box)`` with the same pixels on every Pillow (modes ``L`` and ``RGB``): the
+    horizontal pass, then the vertical one, each a resize of one axis. Pillow resizes both axes in two such
+    passes, horizontal first up to Pillow 12; Pillow 13 runs the vertical pass first when the height shrinks by
+    more than twice as many pixels as the width, and the rounding between the passes then gives other pixels
+    (docs/tasks.md#determinism). A resize of one axis is the same on every Pillow the package allows
+    (``benchmarks/pillow_versions.py``), so this is what Pillow 10 to 12 give for the whole resize (but for an
+    image over 100 times taller than wide, which Pillow 12.3 shrinks vertically first: no photo or cell is)."""
+    if image.mode not in ("L", "RGB"):  # Pillow premultiplies alpha around each call: two calls would differ
+        raise ValueError(f"geometry.resize takes L or RGB images, not {image.mode}")
+    width, height = size
+    left, top, right, bottom = box if box is not None else (0, 0, *image.size)
+    out = image
+    if width != image.width or left or right != image.width:  # Pillow's own test for a horizontal pass
+        out = out.resize((width, image.height), resample, box=(left, 0, right, image.height))
+    if height != image.height or top or bottom != image.height:
+        out = out.resize((width, height), resample, box=(0, top, width, bottom))
+    return out if out is not image else image.copy()
+
+
 def fill(image: Image.Image, box: Box, color: tuple[int, int, int]) -> None:
     ImageDraw.Draw(image).rectangle((box[0], box[1], box[2] - 1, box[3] - 1), fill=color)
 

@@ -8,6 +8,8 @@ import math
 import numpy as np
 from PIL import Image
 
+from .. import geometry
+
 
 def sharpness(grey: np.ndarray) -> float:
     """Variance of the 4-neighbour Laplacian (a standard blur measure)."""
@@ -30,6 +32,6 @@ def structure(grey: np.ndarray) -> float:
 def difference_hash(image: Image.Image) -> int:
     """64-bit difference hash (dHash): the near-duplicate rule before the pHash one (distance <= 4), kept for
     ``benchmarks/neardup.py``, which measures it beside the rule now (it missed crops and re-toned copies)."""
-    small = np.asarray(image.convert("L").resize((9, 8), Image.Resampling.BILINEAR), dtype=np.int16)
+    small = np.asarray(geometry.resize(image.convert("L"), (9, 8), Image.Resampling.BILINEAR), dtype=np.int16)
     bits = (small[:, 1:] > small[:, :-1]).flatten()
     return int("".join("1" if b else "0" for b in bits), 2)

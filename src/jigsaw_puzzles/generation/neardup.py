@@ -21,6 +21,8 @@ from typing import Iterable, Sequence
 import numpy as np
 from PIL import Image
 
+from .. import geometry
+
 #: max Hamming distance between two 64-bit pHashes of near duplicates (chosen in docs/performance.md)
 DEFAULT_BITS = 8
 _STEPS = (0.0, 0.05, 0.10)
@@ -41,13 +43,13 @@ def fingerprint(image: Image.Image) -> np.ndarray:
     grey = image.convert("L")
     scale = _THUMB / max(grey.size)
     if scale < 1:
-        grey = grey.resize((max(1, round(grey.width * scale)), max(1, round(grey.height * scale))),
-                           Image.Resampling.BOX)
+        grey = geometry.resize(grey, (max(1, round(grey.width * scale)), max(1, round(grey.height * scale))),
+                               Image.Resampling.BOX)  # the same on every Pillow, as every resize below
     width, height = grey.size
     out = np.empty(len(CROPS), dtype=np.uint64)
     for k, (left, top, right, bottom) in enumerate(CROPS):
         box = (left * width, top * height, (1 - right) * width, (1 - bottom) * height)
-        thumb = grey.resize((_SIDE, _SIDE), Image.Resampling.LANCZOS, box=box)  # what phash does, crop included
+        thumb = geometry.resize(grey, (_SIDE, _SIDE), Image.Resampling.LANCZOS, box=box)  # phash's, crop included
         bits = imagehash.phash(thumb).hash.flatten()
         out[k] = int("".join("1" if b else "0" for b in bits), 2)
     return out

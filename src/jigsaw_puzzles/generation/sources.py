@@ -268,7 +268,7 @@ def normalise(image: Image.Image, rules: CurationRules = DEFAULT_RULES) -> Image
     scale = rules.max_side / max(width, height)
     if scale < 1:
         width, height = max(1, round(width * scale)), max(1, round(height * scale))
-        image = image.resize((width, height), Image.Resampling.LANCZOS)
+        image = geometry.resize(image, (width, height), Image.Resampling.LANCZOS)  # the same on every Pillow
     new_w, new_h = width - width % GRID_MULTIPLE, height - height % GRID_MULTIPLE
     if (new_w, new_h) != (width, height):
         left, top = (width - new_w) // 2, (height - new_h) // 2

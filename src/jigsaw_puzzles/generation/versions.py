@@ -1,25 +1,27 @@
-"""The versions of the libraries that shape items, recorded beside every run (and compared by ``verify``).
+"""The library versions that shape items: an export and a run record them, ``verify`` and the report name a difference.
 
-Items are byte-reproducible for one generator version *on one set of these libraries*: Pillow's resampling and
-codecs, the libjpeg that decodes the photos, the zlib that compresses the PNGs, numpy's arithmetic, and for the
-hard configs torch and open_clip (the CLIP embeddings that pick the distractors). A run records them when its items
-are made, so that a difference later (another machine, an upgrade) is said rather than found as differing items.
-Versions are read without importing torch (``importlib.metadata``): recording them costs nothing.
+Items are pure functions of (photo, seed, config), computed by these libraries: Pillow (resampling, the PNG
+encoder), the JPEG decoder and the deflate library Pillow was built with, numpy (the RNG and the pixel rule);
+for the hard configs torch, torchvision and open_clip (the CLIP embeddings that choose the distractors). The
+package makes its items identical across the versions it allows (docs/tasks.md#determinism); a recorded
+difference says where to look first when an item is not. Versions are read without importing torch
+(``importlib.metadata``): recording them costs nothing.
 """
+
 from __future__ import annotations
 
 from importlib import metadata
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Optional
 
-#: what a hard config's items additionally depend on (CLIP embeddings), by distribution name
-CLIP_DISTRIBUTIONS = ("torch", "open_clip_torch")
+#: distributions whose versions shape the hard configs' distractors only
+CLIP_DISTRIBUTIONS = {"torch": "torch", "torchvision": "torchvision", "open_clip": "open_clip_torch"}
 
 
-def _distribution(name: str) -> str | None:
+def _distribution(name: str) -> str:
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
-        return None
+        return "not installed"
 
 
 def uses_clip(config: str) -> bool:
@@ -30,25 +32,32 @@ def uses_clip(config: str) -> bool:
     return task is not None and "clip_model" in (task.options or {})
 
 
-def item_versions(configs: Iterable[str] = ()) -> dict[str, str | None]:
-    """``{"Pillow", "libjpeg", "zlib", "numpy"}`` (and ``torch``, ``open_clip_torch`` when one of ``configs`` uses
-    CLIP) as this machine has them; None for one that is absent."""
+def item_versions(configs: Optional[Iterable[str]] = None) -> dict[str, str]:
+    """``{library: version}`` of everything that shapes items here: Pillow, libjpeg, zlib, numpy, and torch,
+    torchvision, open_clip when ``configs`` is ``None`` (everything: an export records them all) or one of
+    ``configs`` uses CLIP (a run records its configs')."""
     import numpy
     import PIL
     from PIL import features
 
-    jpeg = features.version("jpg")
-    if jpeg and features.check_feature("libjpeg_turbo"):
-        jpeg = f"{jpeg} (libjpeg-turbo {features.version_feature('libjpeg_turbo')})"
-    out: dict[str, str | None] = {"Pillow": PIL.__version__, "libjpeg": jpeg, "zlib": features.version("zlib"),
-                                  "numpy": numpy.__version__}
-    if any(uses_clip(c) for c in configs):
-        out.update({name: _distribution(name) for name in CLIP_DISTRIBUTIONS})
-    return out
+    def built_with(feature: str) -> str | None:
+        known = feature in features.features or feature in features.codecs  # older Pillows lack zlib_ng
+        return features.version(feature) if known and features.check(feature) else None
+
+    turbo, ng = built_with("libjpeg_turbo"), built_with("zlib_ng")
+    versions = {
+        "pillow": PIL.__version__,
+        "libjpeg": f"libjpeg-turbo {turbo}" if turbo else f"libjpeg {built_with('jpg') or 'not built in'}",
+        "zlib": f"zlib-ng {ng}" if ng else f"zlib {built_with('zlib') or 'not built in'}",
+        "numpy": numpy.__version__,
+    }
+    if configs is None or any(uses_clip(c) for c in configs):
+        versions.update({key: _distribution(dist) for key, dist in CLIP_DISTRIBUTIONS.items()})
+    return versions
 
 
 def version_differences(recorded: Mapping | None, here: Mapping) -> list[str]:
-    """One phrase per library whose recorded version is not this machine's (``"Pillow 12.3.0 there, 13.0.0
+    """One phrase per library whose recorded version is not this machine's (``"pillow 12.3.0 there, 13.0.0
     here"``); a library the record does not name is not compared."""
     if not isinstance(recorded, Mapping):
         return []

@@ -23,6 +23,7 @@ from ..errors import ConfigUnavailable, UsageError
 from ..inference.options import whole
 from .outdir import check_build_out, environment_error, kept_sources
 from ..generation.sources import folder_fingerprint
+from ..generation.versions import item_versions
 from ..spec import GENERATOR_VERSION, SPLITS, is_config
 
 ROW_GROUP_SIZE = 64
@@ -134,6 +135,11 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
     report["version"] = __version__
     report["generator_version"] = GENERATOR_VERSION
     report["fingerprint"] = folder_fingerprint(source)  # what a training stream refuses to train on
+    report["item_versions"] = item_versions()  # the libraries that shaped the items: `verify` names a difference
+    clip = {c: getattr(builders[c].preparation(), "metadata", None) for c in configs}
+    clip = {c: m for c, m in clip.items() if isinstance(m, dict) and "clip_weights" in m}
+    if clip:  # model, tag or the weights file's name and SHA-256 (never its path): what `verify` needs to find them
+        report["clip"] = clip
     (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     (out / card.LICENSE_FILE).write_text(card.credits_text(source is None), encoding="utf-8")
     assets = card.write_assets(out, tests)

@@ -66,7 +66,7 @@ def cell_patch(image: Image.Image, cell: int, size: tuple[int, int] | None = Non
     """Cell ``cell`` of the 3x3 grid, resized to ``size`` (Lanczos) when it differs."""
     patch = image.crop(geometry.grid_boxes(image.size, GRID, GRID)[cell])
     if size is not None and patch.size != tuple(size):
-        patch = patch.resize(tuple(size), Image.Resampling.LANCZOS)
+        patch = geometry.resize(patch, tuple(size), Image.Resampling.LANCZOS)  # the same on every Pillow
     return patch
 
 
@@ -297,7 +297,7 @@ def grid_task(config: str) -> Task:
 
 
 def _resized(patch: Image.Image, size) -> Image.Image:
-    return patch if patch.size == tuple(size) else patch.resize(tuple(size), Image.Resampling.LANCZOS)
+    return patch if patch.size == tuple(size) else geometry.resize(patch, tuple(size), Image.Resampling.LANCZOS)
 
 
 TASKS = [
