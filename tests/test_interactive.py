@@ -17,7 +17,7 @@ from jigsaw_puzzles.interactive.policy import Plan, moves
 
 @functools.lru_cache(maxsize=None)
 def _rows(config: str, seed: int = 0, n: int = 3) -> tuple:
-    return tuple(jp.training_stream(mixture={config: 1.0}, seed=seed, eval_fraction=0.0).take(n))
+    return tuple(jp.training_stream("embedded", mixture={config: 1.0}, seed=seed, eval_fraction=0.0).take(n))
 
 
 def row(config="order_generation_3x3", i=0):
@@ -206,7 +206,7 @@ def test_a_built_dataset_row_and_an_order_restoration_row_make_puzzles(photo_dir
 
 
 def test_tool_rows_moves_the_pieces_out_of_the_prompt_images():
-    stream = jp.training_stream(mixture={"order_generation_2x2_rot": 1.0}, seed=0, eval_fraction=0.0)
+    stream = jp.training_stream("embedded", mixture={"order_generation_2x2_rot": 1.0}, seed=0, eval_fraction=0.0)
     converted = next(iter(tool_rows(stream)))
     assert "images" not in converted and len(converted["pieces"]) == 4
     assert converted["prompt"] == [{"role": "user", "content": jp.interactive.PROMPT}]
@@ -230,7 +230,7 @@ def test_environments_is_trls_dict_factory_keyed_by_task():
     upright, rotated = envs["order_generation"](), envs["order_generation_2x2_rot"]()
     assert type(upright) is JigsawSwapEnv and type(rotated) is JigsawToolEnv and upright.rules.max_turns == 5
     assert not hasattr(upright, "rotate") and hasattr(rotated, "rotate")  # no rotate tool where nothing is turned
-    stream = jp.training_stream(mixture={"order_generation": 1.0, "order_generation_2x2_rot": 1.0}, seed=0,
+    stream = jp.training_stream("embedded", mixture={"order_generation": 1.0, "order_generation_2x2_rot": 1.0}, seed=0,
                                 eval_fraction=0.0)
     rows = list(tool_rows(stream, environment=True).take(12))
     assert {r["environment"] for r in rows} == set(envs) and all(r["environment"] == r["config"] for r in rows)
@@ -256,7 +256,7 @@ def test_the_gym_face_is_registered_and_passes_the_env_checker():
     from jigsaw_puzzles.interactive import gym_env
 
     assert gym_env.ENV_ID in gym.registry  # registered on import
-    env = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation", render_mode="rgb_array")
+    env = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation", source="embedded", render_mode="rgb_array")
     check_env(env.unwrapped, skip_render_check=False)
     obs, info = env.reset(seed=1)
     assert obs["board"].shape == env.observation_space["board"].shape and "2x2 grid" in obs["text"]
@@ -269,7 +269,7 @@ def test_gym_same_seed_same_actions_byte_identical_and_reward_paid_once():
     actions = ["swap(1, 2)", "rotate(1, 90)", "nonsense((", "swap(3, 4)", "submit()", "swap(1, 2)"]
 
     def run(seed):
-        env = JigsawEnv("order_generation_2x2_rot")
+        env = JigsawEnv("order_generation_2x2_rot", source="embedded")
         obs, info = env.reset(seed=seed)
         out = [hashlib.sha256(obs["board"].tobytes()).hexdigest()]
         for a in actions:
@@ -280,7 +280,7 @@ def test_gym_same_seed_same_actions_byte_identical_and_reward_paid_once():
     first = run(5)
     assert first == run(5) and first != run(6)
     # the Gym board (drawn into the array directly) is the PIL render, pixel for pixel, on a black canvas
-    env = JigsawEnv("order_generation_2x2_rot")
+    env = JigsawEnv("order_generation_2x2_rot", source="embedded")
     env.reset(seed=5)
     for a in actions[:4]:
         obs, *_, info = env.step(a)
@@ -315,7 +315,7 @@ def test_gym_a_refused_row_leaves_the_env_and_gymnasiums_checker_ready_for_the_n
 
     import jigsaw_puzzles.interactive.gym_env  # noqa: F401  (registers the env)
 
-    env = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation")
+    env = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation", source="embedded")
     chain, wrapped = [], env
     while wrapped is not env.unwrapped:
         chain.append(type(wrapped))
@@ -330,19 +330,21 @@ def test_gym_a_refused_row_leaves_the_env_and_gymnasiums_checker_ready_for_the_n
         assert info["valid"] and obs["text"].startswith("Swapped") and (terminated, truncated) == (False, False)
     with pytest.raises(UsageError, match="turned pieces"):  # and the other way round
         gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation_2x2_rot").reset(options={"row": row("order_generation")})
-    alias = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation_2x2")
-    a, b = alias.reset(seed=4), gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation").reset(seed=4)
+    alias = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation_2x2", source="embedded")
+    a, b = alias.reset(seed=4), gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation", source="embedded").reset(seed=4)
     assert alias.unwrapped.config == "order_generation" and a[1]["id"] == b[1]["id"]
     assert np.array_equal(a[0]["board"], b[0]["board"])
     assert env.step(10 ** 5000)[4]["valid"] is False  # a non-text action past the str limit: invalid, no raise
 
 
-def test_the_readme_gymnasium_quickstart_runs():
+def test_the_readme_gymnasium_quickstart_runs(photo_dir):
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     block = readme.split("## Quickstart 6")[1].split("```python")[1].split("```")[0]
     gym_lines = block[block.index("import gymnasium"):]
+    assert 'source="/data/my_photos"' in gym_lines  # a training folder, never the embedded evaluation photos
+    gym_lines = gym_lines.replace("/data/my_photos", str(photo_dir))  # the own-photos stand-in of the snippets
     scope: dict = {}
     exec(compile(gym_lines, "README Quickstart 6", "exec"), scope)
     assert scope["obs"]["text"].startswith("Swapped the pieces at positions 1 and 5")
