@@ -298,7 +298,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
 
 
 #: Every option any task takes, so a caller may pass e.g. CLIP options to every config alike.
-_KNOWN_OPTIONS = {k for task in TASKS.values() for k in (*task.options, *task.settings)}
+KNOWN_OPTIONS = {k for task in TASKS.values() for k in (*task.options, *task.settings)}
 #: The other keyword arguments :func:`make_builder` (and so ``jp.load_dataset``) takes: the config's fields, the
 #: builder's bar, and the ``datasets`` writer settings that do not change an item.
 BUILDER_ARGUMENTS = ("answer_plan", "lite_fraction", "splits", "keep_sources", "progress", "writer_batch_size",
@@ -306,10 +306,10 @@ BUILDER_ARGUMENTS = ("answer_plan", "lite_fraction", "splits", "keep_sources", "
 
 
 def check_builder_kwargs(kwargs: Mapping[str, Any], who: str = "load_dataset",
-                         taken: Sequence[str] = ()) -> None:
+                         allowed: Sequence[str] | None = None) -> None:
     """A ``UsageError`` naming any keyword argument the builder does not take (``splt=``), and the valid ones,
-    before ``datasets`` sees it; ``taken``: those the caller sets itself (refused too)."""
-    valid = sorted((_KNOWN_OPTIONS | set(BUILDER_ARGUMENTS)) - set(taken))
+    before ``datasets`` sees it; ``allowed``: the caller's own list (default: every option and argument)."""
+    valid = sorted(KNOWN_OPTIONS | set(BUILDER_ARGUMENTS) if allowed is None else allowed)
     unknown = sorted(str(k) for k in kwargs if k not in valid)
     if unknown:
         raise UsageError(f"{who} got unknown argument(s) {', '.join(unknown)}; the builder's options are "
@@ -338,7 +338,7 @@ def make_builder(config: str, source: str | os.PathLike | None = None, seed: int
     task = get_task(config)
     options = {k: kwargs.pop(k, default) for k, default in task.options.items()}
     settings = {k: kwargs.pop(k, default) for k, default in task.settings.items()}
-    for key in _KNOWN_OPTIONS:
+    for key in KNOWN_OPTIONS:
         kwargs.pop(key, None)
     if task.configure is not None:
         options = task.configure(options)
