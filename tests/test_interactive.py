@@ -181,6 +181,86 @@ def test_reward_rules_partial_credit_costs_and_bounds():
         Rules(partial="neighbours")
 
 
+@pytest.mark.parametrize("bad", [{"invalid_cost": float("nan")}, {"turn_cost": float("inf")},
+                                 {"partial_weight": float("nan")}, {"invalid_cost": -0.1}, {"turn_cost": 1.5},
+                                 {"partial_weight": 2.0}, {"invalid_cost": "0.05"}, {"turn_cost": True},
+                                 {"max_turns": "x"}, {"max_turns": 1.5}, {"max_turns": 0}, {"max_turns": True}])
+def test_rules_refuse_non_finite_and_out_of_range_values(bad):
+    """#32.5.2: Rules(invalid_cost=nan) or turn_cost=inf were accepted and a perfect solve then scored -1.0."""
+    with pytest.raises(UsageError, match=r"must be (a finite number in \[0, 1\]|a whole number of at least 1)"):
+        Rules(**bad)
+
+
+def test_any_rules_accepted_pay_a_clean_solve_exactly_one_and_every_reward_lies_in_minus_one_to_one():
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    number = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-3, 3), st.none(), st.booleans())
+    r = row("order_generation")
+
+    @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(partial_weight=number, turn_cost=number, invalid_cost=number, max_turns=st.one_of(st.none(),
+                                                                                            st.integers(-1, 12)),
+           wasted=st.integers(0, 6))
+    def check(partial_weight, turn_cost, invalid_cost, max_turns, wasted):
+        try:
+            rules = Rules(max_turns=max_turns, partial_weight=partial_weight, turn_cost=turn_cost,
+                          invalid_cost=invalid_cost)
+        except UsageError:
+            return
+        solved = Game(Puzzle.from_row(r), rules)
+        for name, *args in solution(solved):
+            getattr(solved, name)(*args)
+        if not solved.over:
+            solved.submit()
+            assert solved.reward() == 1.0
+        sloppy = Game(Puzzle.from_row(r), rules)
+        for _ in range(wasted):
+            sloppy.swap(0, 0)
+        sloppy.submit()
+        assert -1.0 <= sloppy.reward() <= 1.0
+
+    check()
+
+
+def test_a_refused_reset_leaves_no_episode_on_either_face():
+    """#32.5.2: reset(options={"row": "garbage"}) and options="x" raised AttributeError, and a step after a refused
+    reset played (and paid) the previous episode."""
+    gym = pytest.importorskip("gymnasium", reason="the [env] extra (gymnasium) is not installed")
+    from jigsaw_puzzles.errors import UserError
+    from jigsaw_puzzles.interactive.gym_env import JigsawEnv, ResetNeeded
+    from jigsaw_puzzles.interactive.trl_env import NoEpisode
+
+    good = row("order_generation")
+    for env in (JigsawEnv("order_generation"), gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation")):
+        with pytest.raises(gym.error.ResetNeeded):  # never reset (Gymnasium's OrderEnforcing says it under make)
+            env.step("submit()")
+        env.reset(options={"row": good})
+        env.step("swap(1, 2)")
+        for options, why in (({"row": "garbage"}, "a puzzle row is a dataset row"), ("x", "options take one key"),
+                             ({"rows": good}, "options take one key"), ({"row": row("order_generation_3x3")},
+                                                                         "does not fit"),
+                             (None, "training_stream needs source=")):  # no source to stream from
+            with pytest.raises(UsageError, match=why):
+                env.reset(options=options)
+            with pytest.raises(ResetNeeded, match="no live episode") as refused:
+                env.step("submit()")
+            assert isinstance(refused.value, gym.error.ResetNeeded) and isinstance(refused.value, UserError)
+        obs, info = env.reset(options={"row": good})  # and the next episode plays from its start
+        assert env.step("swap(1, 2)")[4]["turns_left"] == env.unwrapped.game.budget - 1
+    for tools, refused in ((JigsawToolEnv(), {"id": "connection_verification/0123456789abcdef"}),
+                           (JigsawSwapEnv(), row("order_generation_2x2_rot"))):  # swap only: no rotated puzzle
+        with pytest.raises(NoEpisode, match="no live episode"):
+            tools.swap(1, 2)
+        tools.reset(**good)
+        tools.swap(1, 2)
+        with pytest.raises(UsageError):
+            tools.reset(**refused)
+        for call in (lambda: tools.swap(1, 2), tools.submit, lambda: tools.swap("1")):
+            with pytest.raises(NoEpisode, match="no live episode"):
+                call()
+        assert tools.get_reward() == 0.0  # never the previous puzzle's reward
+
+
 def test_rows_of_other_tasks_or_broken_rows_are_refused_with_a_clear_error():
     with pytest.raises(UsageError, match="order config"):
         Puzzle.from_row(dict(_rows("connection_verification")[0]))
@@ -222,7 +302,10 @@ def test_the_tools_have_the_schemas_trl_renders():
     assert names == {"swap", "rotate", "submit"}
     swap = get_json_schema(JigsawToolEnv().swap)["function"]["parameters"]
     assert swap["required"] == ["first", "second"] and swap["properties"]["first"]["type"] == "integer"
-    assert "no puzzle" in JigsawToolEnv().swap(1, 2)  # a tool before reset answers, never raises
+    from jigsaw_puzzles.interactive.trl_env import NoEpisode
+
+    with pytest.raises(NoEpisode, match="no live episode"):  # a tool before reset: TRL answers the model its message
+        JigsawToolEnv().swap(1, 2)
 
 
 def test_environments_is_trls_dict_factory_keyed_by_task():
