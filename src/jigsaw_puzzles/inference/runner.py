@@ -28,7 +28,7 @@ from ..generation.variants import Variant
 from ..scoring.score import aggregate, score_items
 from .backends import BUILTIN_MODELS, Request, dist_info
 from .data import dataset_fingerprint, dataset_options, load_datasets, select_configs
-from .openai_backend import resolve_api_base
+from .openai_backend import probe, resolve_api_base
 from .options import check_model
 from .registry import BACKENDS, check_backend_kwargs, check_installed, make_backend
 from .rundir import RunDir, now
@@ -142,6 +142,8 @@ def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides
     check_installed(backend)  # the base install has no torch: one line naming the extra, not a ModuleNotFoundError
     check_backend_kwargs(backend, s.backend_kwargs)  # a key the backend does not take: now, not after the build
     api_base = resolve_api_base(s.api_base) if backend == "openai" else s.api_base  # $OPENAI_BASE_URL checked too
+    if backend == "openai":
+        probe(api_base)  # a dead endpoint (connection refused): one line in seconds, before any item is built
     check_model(model, backend)  # a typo or an unreachable Hub: one line now, not after minutes of retries
     variant = s.variant()
     configs, explicit = select_configs(s.configs, s.data)
