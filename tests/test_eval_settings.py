@@ -125,7 +125,7 @@ def test_the_cli_builds_the_settings_from_its_flags(monkeypatch, tmp_path, photo
 BLOCKED = """
 import sys
 for name in ("torch", "transformers", "vllm"):
-    sys.modules[name] = None   # as on the base install: `pip install jigsaw-puzzles` has none of them
+    sys.modules[name] = None   # as on the base install: `pip install -e .` has none of them
 from jigsaw_puzzles.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -141,7 +141,7 @@ def test_a_backend_whose_modules_are_missing_names_the_extra_exit_2(tmp_path, ph
                           cwd=tmp_path)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2, proc.stderr
-    assert len(lines) == 1 and f"jigsaw-puzzles[{extra}]" in lines[0] and "Traceback" not in proc.stderr
+    assert len(lines) == 1 and f'pip install -e ".[{extra}]"' in lines[0] and "Traceback" not in proc.stderr
     assert not (tmp_path / "run").exists()
 
 
@@ -151,7 +151,7 @@ def test_the_default_backend_for_a_local_folder_names_the_extra_too(tmp_path, ph
     proc = subprocess.run([sys.executable, "-c", BLOCKED, "eval", "--model", "./x", "--source", str(photo_dir),
                            "--configs", CONFIG, "--no-progress"], capture_output=True, text=True, timeout=300,
                           cwd=tmp_path)
-    assert proc.returncode == 2 and "jigsaw-puzzles[inference]" in proc.stderr.strip().splitlines()[-1]
+    assert proc.returncode == 2 and 'pip install -e ".[inference]"' in proc.stderr.strip().splitlines()[-1]
     assert "ModuleNotFoundError" not in proc.stderr
 
 

@@ -34,6 +34,12 @@ class ConfigUnavailable(UserError, RuntimeError):
         self.reason = reason
 
 
+def install_hint(extra: str) -> str:
+    """How to install one of the package's extras: from the clone it was installed from (the package is not on a
+    package index yet: installing it by name finds nothing)."""
+    return f'pip install -e ".[{extra}]" in your clone of jigsaw-puzzles'
+
+
 def _show(value: Any) -> str:
     try:
         text = repr(value)

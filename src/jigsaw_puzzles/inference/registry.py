@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
-from ..errors import UsageError
+from ..errors import UsageError, install_hint
 
 from .backends import BUILTIN_MODELS, Backend, BuiltinBackend, TransformersBackend, VLLMBackend
 from .openai_backend import OpenAIBackend
@@ -109,7 +109,7 @@ def check_installed(backend: str) -> None:
     missing = [m for m in entry.requires if not _importable(m)]
     if missing:
         raise UsageError(f"the {backend} backend needs {' and '.join(missing)}, which this Python lacks: "
-                         f"pip install 'jigsaw-puzzles[{entry.extra}]' (or -e \".[{entry.extra}]\" in a clone)")
+                         f"{install_hint(entry.extra)}")
 
 
 def make_backend(backend: str, model: str, settings: GenerationSettings, **kwargs) -> Backend:
