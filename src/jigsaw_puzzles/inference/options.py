@@ -80,6 +80,20 @@ def check_api_base(url: str, option: str = "--api-base") -> str:
     return url
 
 
+def check_builtin_typo(model: str, backend: str, builtins: tuple[str, ...]) -> None:
+    """``--model solvr``: a name with no "/" that is not a local path but is close to a built-in baseline's is a
+    UsageError suggesting it (``difflib``), instead of a Hub lookup for a model nobody meant. Only where the name
+    would go to the Hub (the transformers backend): a served model's name (``--api-base``) is the server's."""
+    if backend != "transformers" or "/" in model or Path(model).expanduser().exists():
+        return
+    import difflib
+
+    close = difflib.get_close_matches(model.lower(), builtins, n=1, cutoff=0.6)
+    if close:
+        raise UsageError(f"--model {model}: no such model here; did you mean {close[0]} (the built-in baseline)? A Hub "
+                         "model is ORG/NAME, a local checkpoint a folder")
+
+
 def check_model(model: str, backend: str) -> None:
     """For the transformers backend: ``model`` is an existing folder, or a Hub id that is cached or that the Hub
     knows; otherwise a UsageError at once (not minutes of download retries, then a traceback).  (vLLM resolves

@@ -94,7 +94,7 @@ def evaluation_data(args: argparse.Namespace, helpers: Mapping[str, Callable]) -
         from ..inference.data import load_datasets
 
         data, _ = load_datasets(configs, bool(args.configs), args.split, args.source, args.seed, None,
-                                dataset_kwargs={**helpers["clip_kwargs"](args), "progress": True})
+                                dataset_kwargs={**helpers["clip_kwargs"](args), "progress": True}, in_run=False)
     return data
 
 
