@@ -291,7 +291,7 @@ def test_the_path_and_wheel_installs_run_verbatim_in_a_fresh_venv(tmp_path):
     card_line = re.search(r"# (pip install /path/to/jigsaw-puzzles)\b", card).group(1)
     wheel_line = re.search(r"`(pip wheel /path/to/jigsaw-puzzles --no-deps)`", human).group(1)
     requirement = re.search(r"`(\./jigsaw_puzzles-VERSION-py3-none-any\.whl\[app\])`", human).group(1)
-    clone, (venv, env) = _clone(tmp_path), _fresh_venv(tmp_path)
+    clone, (_, env) = _clone(tmp_path), _fresh_venv(tmp_path)
     space = tmp_path / "space"
     space.mkdir()
     where = ("python -c 'import importlib.metadata as m, sys; d = m.distribution(\"jigsaw-puzzles\"); "

@@ -414,7 +414,8 @@ def test_gym_a_refused_row_leaves_the_env_and_gymnasiums_checker_ready_for_the_n
     with pytest.raises(UsageError, match="turned pieces"):  # and the other way round
         gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation_2x2_rot").reset(options={"row": row("order_generation")})
     alias = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation_2x2", source="embedded")
-    a, b = alias.reset(seed=4), gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation", source="embedded").reset(seed=4)
+    plain = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation", source="embedded")
+    a, b = alias.reset(seed=4), plain.reset(seed=4)
     assert alias.unwrapped.config == "order_generation" and a[1]["id"] == b[1]["id"]
     assert np.array_equal(a[0]["board"], b[0]["board"])
     assert env.step(10 ** 5000)[4]["valid"] is False  # a non-text action past the str limit: invalid, no raise

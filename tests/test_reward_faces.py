@@ -38,8 +38,8 @@ def completion(draw, ref: str):
     bug may hand over (a list of strings, a dict, bytes, None, numbers, messages with junk content)."""
     text = draw(_texts(ref))
     junk = st.one_of(st.none(), st.integers(), st.floats(allow_nan=True), st.binary(max_size=8),
-                     st.lists(st.text(max_size=4), max_size=2), st.dictionaries(st.text(max_size=3), st.text(max_size=3),
-                                                                               max_size=2))
+                     st.lists(st.text(max_size=4), max_size=2),
+                     st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=2))
     return draw(st.one_of(
         st.just(text), st.just(text.encode()), st.just([text]), st.just({"role": "assistant", "content": text}),
         st.just([{"role": "assistant", "content": text}]),

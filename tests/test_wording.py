@@ -31,7 +31,7 @@ def test_the_lite_solver_time_in_the_docs_is_the_measured_one():
     assert measured, "docs/performance.md records the cold Lite solver run"
     seconds = measured.group(1)
     evaluation = (ROOT / "docs" / "evaluation.md").read_text(encoding="utf-8")
-    line = next(l for l in evaluation.splitlines() if l.startswith("jigsaw-puzzles eval --model solver --split lite"))
+    line = next(x for x in evaluation.splitlines() if x.startswith("jigsaw-puzzles eval --model solver --split lite"))
     assert f"~{seconds} s" in line and "min" not in line, line
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"main job (~{seconds} s)" in readme
@@ -43,8 +43,8 @@ def test_build_grid_4x4_writes_the_configs_the_docs_count():
     from jigsaw_puzzles.generation.builder import select_configs
 
     configs = select_configs(None, "4x4")
-    line = next(l for l in (ROOT / "docs" / "tasks.md").read_text(encoding="utf-8").splitlines()
-                if l.startswith("jigsaw-puzzles build --grid 4x4"))
+    line = next(x for x in (ROOT / "docs" / "tasks.md").read_text(encoding="utf-8").splitlines()
+                if x.startswith("jigsaw-puzzles build --grid 4x4"))
     assert f"# {len(configs)} configs on 4x4" in line, (line, configs)
     named = {"order tasks": ("order_restoration_4x4", "order_generation_4x4"), "CV": ("connection_verification_4x4",),
              "PL": ("piece_localization_4x4",), "AD": ("anomaly_detection_4x4",),
@@ -67,7 +67,7 @@ def test_an_export_skip_says_how_to_enable_it_not_a_runs_results_json(fmt, tmp_p
                                                                                    "verl" else [])
     assert main(argv) == 0
     err = capsys.readouterr().err
-    line = next(l for l in err.splitlines() if l.startswith(f"[jigsaw-puzzles] skipping {HARD}"))
+    line = next(x for x in err.splitlines() if x.startswith(f"[jigsaw-puzzles] skipping {HARD}"))
     assert "results.json" not in line and "run resumes" not in line
     assert "how to enable it: Give --clip-pretrained a local weights file; then re-run the same command" in line
 
