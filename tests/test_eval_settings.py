@@ -188,9 +188,7 @@ def test_generated_bad_settings_never_give_a_traceback(data, tmp_path, monkeypat
     names = [f.name for f in dataclasses.fields(EvalSettings) if f.name not in ("progress", "num_proc")]
     counter = iter(range(10 ** 6))
 
-    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(name=st.sampled_from(names), value=_junk())
-    def check(name, value):
+    def run(name, value):
         out = tmp_path / f"run{next(counter)}"
         kwargs = {"data": data, "out": out, "progress": False, "max_items": 1, name: value}
         try:
@@ -199,7 +197,11 @@ def test_generated_bad_settings_never_give_a_traceback(data, tmp_path, monkeypat
             if name != "out":
                 assert not out.exists()
 
-    check()
+    for name in names:  # every setting once with each of a few fixed values, then generated ones
+        for value in (None, "", -1, float("nan"), object()):
+            run(name, value)
+    settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))(
+        given(name=st.sampled_from(names), value=_junk())(run))()
 
 
 def test_generated_bad_seeds_and_sources_on_the_data_faces(photo_dir):

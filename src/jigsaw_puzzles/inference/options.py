@@ -20,9 +20,9 @@ from ..errors import UsageError
 DTYPES = ("auto", "bfloat16", "float16", "float32")
 
 
-def whole(option: str, value: Any, least: int = 1) -> int | None:
-    """``value`` as an int ≥ ``least`` (None passes: the option's default)."""
-    if value is None:
+def whole(option: str, value: Any, least: int = 1, allow_none: bool = True) -> int | None:
+    """``value`` as an int ≥ ``least`` (None passes, as the option's default, where ``allow_none``)."""
+    if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise UsageError(f"{option} must be a whole number, got {value!r}")
@@ -138,8 +138,8 @@ def check_run(*, out, max_items, batch_size, tensor_parallel_size, max_new_token
         raise UsageError(f"--out {out} is a file, not a run directory")
     whole("--max-items", max_items)
     whole("--batch-size", batch_size)
-    whole("--tensor-parallel-size", tensor_parallel_size)
-    whole("--max-new-tokens", max_new_tokens)
+    whole("--tensor-parallel-size", tensor_parallel_size, allow_none=False)
+    whole("--max-new-tokens", max_new_tokens, allow_none=False)
     whole("--num-proc", num_proc)
     number("--temperature", temperature, 0.0)
     number("--top-p", top_p, 0.0, 1.0, low_open=True)
