@@ -20,8 +20,8 @@ metadata (``distractors`` with their similarities) differs; and how many of the 
 test of ``jigsaw-puzzles verify`` explains.
 
 ``--folder many`` builds (once, under ``--work``) a folder from the embedded photos (each whole, mirrored, and
-four corner crops of 62%) plus the photographs scikit-image ships in ``skimage.data`` (``pip install
-scikit-image``), and measures it too.
+four corner crops of 62%) plus the photographs scikit-image ships in ``skimage.data`` (the ``bench`` extra:
+``pip install -e ".[bench]"``), and measures it too.
 """
 from __future__ import annotations
 

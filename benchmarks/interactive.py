@@ -65,7 +65,7 @@ def main():
     print("| config | board px | floor steps/s | step steps/s | step / floor cost | gym steps/s | gym / floor cost |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for config in args.configs:
-        row = next(iter(jp.training_stream(mixture={config: 1.0}, seed=0)))
+        row = next(iter(jp.training_stream("embedded", mixture={config: 1.0}, seed=0)))
         puzzle = Puzzle.from_row(row)
         floor = max(floor_rate(puzzle, args.steps) for _ in range(3))
         step = max(step_rate(puzzle, args.steps, puzzle.rotated) for _ in range(3))

@@ -3,7 +3,7 @@
 Measured in one process, on the embedded photos, in the same run:
   * floor  - what any stream must do per item: decode the source file and normalise it
              (``sources.read_source``), then cut it into its grid (``geometry.split``); no PNG encoding;
-  * stream - ``training_stream(mixture={config: 1})`` items, first pass (sources decoded from disk);
+  * stream - ``training_stream("embedded", mixture={config: 1})`` items, first pass (sources decoded from disk);
   * cached - the same stream after its first pass (normalised sources cached in memory, as in training).
 Prints items/s and the stream's share of the floor.
 
@@ -28,7 +28,7 @@ def floor_rate(paths, grid, n):
 
 
 def stream_rate(config, n, passes_first):
-    it = iter(training_stream(mixture={config: 1}, seed=0))
+    it = iter(training_stream("embedded", mixture={config: 1}, seed=0))
     t = time.perf_counter()
     for _ in range(passes_first):
         next(it)

@@ -31,7 +31,8 @@ def curriculum(rotated: bool, stages_at: list[int]) -> jp.Curriculum:
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True, help="a VLM id on the Hub or a local checkpoint folder")
-    ap.add_argument("--source", default=None, help="folder of photographs (default: the embedded photos)")
+    ap.add_argument("--source", required=True, help="the folder of your own training photographs (the embedded "
+                    "photos are the benchmark's evaluation photos: 'embedded' streams them for a smoke test only)")
     ap.add_argument("--exclude", default=None, help="an evaluation export whose photos are never trained on")
     ap.add_argument("--output-dir", default="grpo_interactive", help="checkpoints and logs")
     ap.add_argument("--max-steps", type=int, default=500, help="optimizer steps (the stream is endless)")

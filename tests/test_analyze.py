@@ -428,7 +428,7 @@ def test_cli_errors_are_one_line(tmp_path, capsys, monkeypatch, or_items):
     monkeypatch.setitem(sys.modules, "sklearn", None)  # the [analysis] extra is missing
     assert main(["analyze", run, "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and "pip install 'jigsaw-puzzles[analysis]'" in err
+    assert err.count("\n") == 0 and 'pip install -e ".[analysis]"' in err
 
 
 # ------------------------------------------------------------------------------------------------ (d) end to end

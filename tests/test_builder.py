@@ -123,6 +123,30 @@ def test_unknown_config_and_empty_folder(tmp_path):
         load_dataset("order_generation", source=tmp_path, cache_dir=str(tmp_path / "c"))
 
 
+def test_load_dataset_arguments_are_checked_before_datasets_sees_them(photo_dir, cache_dir):
+    """#32.5.1 and #33.8: a numpy seed is its int (same items); a bool, float, string or None seed, a source that
+    is not a path, and an unknown keyword (``splt=``) are one UsageError naming what is expected, not a
+    DatasetGenerationError from inside ``datasets``."""
+    import numpy as np
+
+    from jigsaw_puzzles.errors import UsageError
+
+    plain = load_dataset("order_generation", source=photo_dir, seed=3, cache_dir=cache_dir)
+    numpy = load_dataset("order_generation", source=photo_dir, seed=np.int64(3), cache_dir=cache_dir)
+    assert numpy["id"] == plain["id"] and numpy["answer"] == plain["answer"] and numpy["metadata"] == plain["metadata"]
+    for bad in (True, 1.5, "abc", None, np.float64(3)):
+        with pytest.raises(UsageError, match=r"^seed must be a whole number \(an int\), not "):
+            load_dataset("order_generation", source=photo_dir, seed=bad, cache_dir=cache_dir)
+    for bad, why in ((123, "must be a path"), ("", "is empty"), (b"photos", "must be a path")):
+        with pytest.raises(UsageError, match=f"^source {why}"):
+            load_dataset("order_generation", source=bad, cache_dir=cache_dir)
+    with pytest.raises(UsageError, match=r"^load_dataset got unknown argument\(s\) splt; the builder's options "
+                                         r"are .*answer_plan.*clip_model.*splits"):
+        load_dataset("order_generation", splt="lite")
+    with pytest.raises(UsageError, match="config must be a config name"):
+        load_dataset(None)
+
+
 def test_cli_show_and_curate(photo_dir, cache_dir, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("HF_DATASETS_CACHE", cache_dir)
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", cache_dir)

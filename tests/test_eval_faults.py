@@ -540,3 +540,52 @@ def test_an_https_endpoint_goes_through_the_bounded_request_too(data, tmp_path):
     row = data[CONFIG][0]
     with pytest.raises(EndpointError, match="giving up after 0 retries.*connection error"):
         list(backend.generate([Request(row["id"], CONFIG, row["question"], row["images"])]))
+
+
+def test_a_dead_endpoint_is_one_line_before_anything_is_built(tmp_path, capsys, photo_dir, monkeypatch):
+    """#33.5: `eval --model my-model --api-base http://localhost:8000/v1` with no server built the whole test split,
+    then retried "Connection refused" 8 times (167 s). Now the endpoint is probed first: exit 2, one line naming
+    the URL and what to check, no item built, no run directory."""
+    import socket
+
+    with socket.socket() as closed:  # a port nobody listens on: a connection is refused at once
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    for proxy in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):  # a direct connection, as in CI
+        monkeypatch.delenv(proxy, raising=False)
+    built = []
+    monkeypatch.setattr("jigsaw_puzzles.inference.runner.load_datasets", lambda *a, **k: built.append(a))
+    argv = ["eval", "--model", "my-model", "--api-base", url, "--source", str(photo_dir), "--out",
+            str(tmp_path / "run"), "--no-progress"]
+    assert main(argv) == 2
+    line = last_error_line(capsys)
+    assert line.startswith(f"jigsaw-puzzles: error: nothing answers at {url}: the connection to 127.0.0.1:{port} was "
+                           "refused") and "--api-base" in line
+    assert not built and not (tmp_path / "run").exists()
+    monkeypatch.setenv("OPENAI_BASE_URL", url)  # the endpoint from the environment is probed too
+    assert main(argv[:2] + argv[4:]) == 2 and url in last_error_line(capsys) and not built
+
+
+def test_the_probe_lets_a_slow_endpoint_through_to_the_retries(monkeypatch):
+    """Only a refused connection or an unknown host stop the run at once; a connect timeout is left to the requests'
+    retries (as are 5xx answers: test_openai_gives_up_after_max_retries_and_resumes)."""
+    import socket
+
+    from jigsaw_puzzles.inference import openai_backend
+
+    def raising(err):
+        def connect(*args, **kwargs):
+            raise err
+        return connect
+
+    monkeypatch.setattr(socket, "create_connection", raising(socket.timeout("timed out")))
+    openai_backend.probe("http://10.1.2.3:8000/v1")  # passes
+    monkeypatch.setattr(socket, "create_connection", raising(socket.gaierror(socket.EAI_AGAIN, "try again")))
+    openai_backend.probe("http://busy-dns.example:8000/v1")  # passes
+    monkeypatch.setattr(socket, "create_connection", raising(socket.gaierror(socket.EAI_NONAME, "not known")))
+    with pytest.raises(EndpointError, match=r"cannot find the host of http://no-such-host.example:8000/v1"):
+        openai_backend.probe("http://no-such-host.example:8000/v1")
+    monkeypatch.setenv("http_proxy", "http://127.0.0.1:3128")  # urllib talks to a proxy: its requests will say
+    monkeypatch.setattr(socket, "create_connection", raising(ConnectionRefusedError()))
+    openai_backend.probe("http://10.1.2.3:8000/v1")

@@ -59,6 +59,41 @@ def test_a_wrong_setting_is_one_usage_error_before_anything_is_written(data, tmp
             EvalSettings(**overrides).validate()
 
 
+@pytest.mark.parametrize("overrides, message", [
+    ({"configs": [None]}, "configs must be a config name or a non-empty list"),
+    ({"configs": []}, "configs must be a config name or a non-empty list"),
+    ({"source": 123}, "source must be a path"), ({"source": ""}, "source is empty"),
+    ({"out": 123}, "out must be a path"), ({"out": ""}, "out is empty"),
+    ({"backend_kwargs": "x"}, "backend_kwargs must be a dict"),
+    ({"dataset_kwargs": "x"}, "dataset_kwargs must be a dict"),
+    ({"dataset_kwargs": {"clip_modle": "ViT-S-32"}}, r"unknown argument\(s\) clip_modle; the builder's options are"),
+    ({"dataset_kwargs": {"splits": ("lite",)}}, r"unknown argument\(s\) splits"),
+    ({"data": {CONFIG: "x"}}, "data must map config names to datasets.Dataset"),
+    ({"backend_kwargs": {"timeout": 5}}, r"backend_kwargs\['timeout'\]: the builtin backend takes no keyword"),
+    ({"backend_kwargs": {"batch_size": 5}}, "set by the run"),
+    ({"seed": "abc"}, "--seed must be a whole number"), ({"seed": None}, "--seed must be a whole number"),
+    ({"seed": True}, "--seed must be a whole number"),
+])
+def test_section_5_1_each_fault_is_one_usage_error_before_anything_is_written(data, tmp_path, monkeypatch, overrides,
+                                                                              message):
+    """#32.5.1: each of these raised a traceback (or ran everything, or wrote into the current folder)."""
+    monkeypatch.chdir(tmp_path)
+    kwargs = {"data": data, "out": tmp_path / "run", "progress": False, **overrides}
+    with pytest.raises(UserError, match=message):
+        evaluate_model("solver", **kwargs)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no run directory, no runs/ in the current folder
+
+
+def test_a_numpy_seed_is_the_same_run_as_its_int(data, tmp_path):
+    import numpy as np
+
+    a = evaluate_model("solver", data=data, out=tmp_path / "a", progress=False, seed=3)
+    b = evaluate_model("solver", data=data, out=tmp_path / "b", progress=False, seed=np.int64(3))
+    assert a["metrics"] == b["metrics"]
+    assert json.loads((tmp_path / "b" / "run.json").read_text())["seed"] == 3
+    evaluate_model("solver", data=data, out=tmp_path / "a", progress=False, seed=np.int32(3))  # resumes: one run
+
+
 def test_a_positional_backend_is_refused_with_what_to_do(data, tmp_path):
     with pytest.raises(UserError, match="by name"):
         evaluate_model("solver", "builtin", data=data, out=tmp_path / "run")
@@ -91,7 +126,7 @@ def test_the_cli_builds_the_settings_from_its_flags(monkeypatch, tmp_path, photo
 BLOCKED = """
 import sys
 for name in ("torch", "transformers", "vllm"):
-    sys.modules[name] = None   # as on the base install: `pip install jigsaw-puzzles` has none of them
+    sys.modules[name] = None   # as on the base install: `pip install -e .` has none of them
 from jigsaw_puzzles.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -107,7 +142,7 @@ def test_a_backend_whose_modules_are_missing_names_the_extra_exit_2(tmp_path, ph
                           cwd=tmp_path)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2, proc.stderr
-    assert len(lines) == 1 and f"jigsaw-puzzles[{extra}]" in lines[0] and "Traceback" not in proc.stderr
+    assert len(lines) == 1 and f'pip install -e ".[{extra}]"' in lines[0] and "Traceback" not in proc.stderr
     assert not (tmp_path / "run").exists()
 
 
@@ -117,7 +152,7 @@ def test_the_default_backend_for_a_local_folder_names_the_extra_too(tmp_path, ph
     proc = subprocess.run([sys.executable, "-c", BLOCKED, "eval", "--model", "./x", "--source", str(photo_dir),
                            "--configs", CONFIG, "--no-progress"], capture_output=True, text=True, timeout=300,
                           cwd=tmp_path)
-    assert proc.returncode == 2 and "jigsaw-puzzles[inference]" in proc.stderr.strip().splitlines()[-1]
+    assert proc.returncode == 2 and 'pip install -e ".[inference]"' in proc.stderr.strip().splitlines()[-1]
     assert "ModuleNotFoundError" not in proc.stderr
 
 
@@ -129,3 +164,59 @@ def test_circular_expansion_shows_a_labelled_bar(tmp_path, photo_dir, cache_dir,
     assert "circular rotations" in err and "3/3" in err
     assert main([*argv[:-1], "--no-progress", "--overwrite", "--json"]) == 0
     assert "circular rotations" not in capsys.readouterr().err
+
+
+def _junk():
+    import numpy as np
+    from hypothesis import strategies as st
+
+    return st.one_of(
+        st.none(), st.booleans(), st.integers(-2, 1), st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=4), st.binary(max_size=3), st.lists(st.one_of(st.none(), st.integers(), st.text(max_size=3)),
+                                                              max_size=2),
+        st.dictionaries(st.text(max_size=3), st.one_of(st.integers(), st.text(max_size=2)), max_size=2),
+        st.sampled_from([np.int64(3), np.float32(1.5), object(), (), (CONFIG,), [CONFIG], {CONFIG: None},
+                         float("nan"), "  ", "\x00", -0.0]))
+
+
+def test_generated_bad_settings_never_give_a_traceback(data, tmp_path, monkeypatch):
+    """Any value of any setting (hypothesis): the run runs, or refuses with one UserError before writing anything;
+    never another exception."""
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    monkeypatch.chdir(tmp_path)  # a value read as a relative path lands here, never in the repository
+    names = [f.name for f in dataclasses.fields(EvalSettings) if f.name not in ("progress", "num_proc")]
+    counter = iter(range(10 ** 6))
+
+    def run(name, value):
+        out = tmp_path / f"run{next(counter)}"
+        kwargs = {"data": data, "out": out, "progress": False, "max_items": 1, name: value}
+        try:
+            evaluate_model("solver", **kwargs)
+        except UserError:
+            if name != "out":
+                assert not out.exists()
+
+    for name in names:  # every setting once with each of a few fixed values, then generated ones
+        for value in (None, "", -1, float("nan"), object()):
+            run(name, value)
+    settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))(
+        given(name=st.sampled_from(names), value=_junk())(run))()
+
+
+def test_generated_bad_seeds_and_sources_on_the_data_faces(photo_dir):
+    """The same checks on load_dataset's builder and the training stream (one place: jigsaw_puzzles.errors)."""
+    import jigsaw_puzzles as jp
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(seed=_junk(), source=st.one_of(st.just(str(photo_dir)), _junk()))
+    def check(seed, source):
+        for face in (lambda: jp.make_builder("order_generation", source, seed),
+                     lambda: jp.training_stream(source, mixture={"order_generation": 1}, seed=seed)):
+            try:
+                face()
+            except UserError:
+                pass
+
+    check()

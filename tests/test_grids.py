@@ -297,7 +297,7 @@ def test_build_eval_and_report_a_grid(tmp_path, capsys):
     assert ad_res["accuracy"] >= 75 and ad_res["p_value"] < 1e-3
     assert main(["build", "--grid", "9x9", "--out", str(tmp_path / "x")]) == 2
     assert main(["build", "--configs", "connection_verification", "--grid", "1x4", "--out", str(tmp_path / "x")]) == 2
-    stream = jp.training_stream(mixture={"order_generation_3x3": 1, "order_restoration_2x3": 1}, passes=1)
+    stream = jp.training_stream("embedded", mixture={"order_generation_3x3": 1, "order_restoration_2x3": 1}, passes=1)
     rows = list(stream.take(6))
     assert {len(r["images"]) for r in rows} <= {6, 9} and all(r["config"].endswith(("3x3", "2x3")) for r in rows)
     assert not any("solver_margin" in json.loads(r["metadata"]) for r in rows)  # the stream skips it: speed

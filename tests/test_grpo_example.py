@@ -21,6 +21,7 @@ def test_grpo_example_runs_two_steps_and_logs_rewards_per_task(tmp_path, monkeyp
     main = runpy.run_path(str(EXAMPLE))["main"]
     trainer = main(["--model", str(model), "--max-steps", "2", "--batch-size", "2", "--num-generations", "2",
                     "--max-completion-length", "8", "--cpu", "--output-dir", str(tmp_path / "out"),
+                    "--source", "embedded",
                     "--curriculum", "--window", "4"])
     assert trainer.state.global_step == 2
     steps = [h for h in trainer.state.log_history if "reward" in h]

@@ -195,7 +195,7 @@ def test_hard_on_any_grid(photo_dir, cache_dir, clip_cache, tmp_path, monkeypatc
     assert len(built) == 16 and {len(json.loads(r)["distractors"]) for r in built["metadata"]} == {3}
     import jigsaw_puzzles as jp
     with pytest.raises(ValueError, match="cannot cut"):  # the stream has no whole-folder mining step
-        jp.training_stream(mixture={"missing_piece_selection_hard_2x3": 1})
+        jp.training_stream(str(photo_dir), mixture={"missing_piece_selection_hard_2x3": 1})
 
 
 def _normalised(folder):

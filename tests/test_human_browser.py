@@ -27,7 +27,7 @@ CHROMIUM = next((p for p in (os.environ.get("JP_CHROMIUM"), shutil.which("chromi
                              "/usr/bin/chromium") if p and Path(p).exists()), None)
 playwright = pytest.importorskip("playwright.sync_api", reason="needs playwright (pip install playwright; the "
                                  "browser is the system Chromium)")
-pytest.importorskip("gradio", reason="needs gradio (pip install 'jigsaw-puzzles[app]')")
+pytest.importorskip("gradio", reason="needs gradio (pip install -e '.[app]')")
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: install it (Debian/Ubuntu: sudo apt-get install chromium) or set JP_CHROMIUM")]
 

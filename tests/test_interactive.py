@@ -17,7 +17,7 @@ from jigsaw_puzzles.interactive.policy import Plan, moves
 
 @functools.lru_cache(maxsize=None)
 def _rows(config: str, seed: int = 0, n: int = 3) -> tuple:
-    return tuple(jp.training_stream(mixture={config: 1.0}, seed=seed, eval_fraction=0.0).take(n))
+    return tuple(jp.training_stream("embedded", mixture={config: 1.0}, seed=seed, eval_fraction=0.0).take(n))
 
 
 def row(config="order_generation_3x3", i=0):
@@ -181,6 +181,86 @@ def test_reward_rules_partial_credit_costs_and_bounds():
         Rules(partial="neighbours")
 
 
+@pytest.mark.parametrize("bad", [{"invalid_cost": float("nan")}, {"turn_cost": float("inf")},
+                                 {"partial_weight": float("nan")}, {"invalid_cost": -0.1}, {"turn_cost": 1.5},
+                                 {"partial_weight": 2.0}, {"invalid_cost": "0.05"}, {"turn_cost": True},
+                                 {"max_turns": "x"}, {"max_turns": 1.5}, {"max_turns": 0}, {"max_turns": True}])
+def test_rules_refuse_non_finite_and_out_of_range_values(bad):
+    """#32.5.2: Rules(invalid_cost=nan) or turn_cost=inf were accepted and a perfect solve then scored -1.0."""
+    with pytest.raises(UsageError, match=r"must be (a finite number in \[0, 1\]|a whole number of at least 1)"):
+        Rules(**bad)
+
+
+def test_any_rules_accepted_pay_a_clean_solve_exactly_one_and_every_reward_lies_in_minus_one_to_one():
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    number = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-3, 3), st.none(), st.booleans())
+    r = row("order_generation")
+
+    @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(partial_weight=number, turn_cost=number, invalid_cost=number, max_turns=st.one_of(st.none(),
+                                                                                            st.integers(-1, 12)),
+           wasted=st.integers(0, 6))
+    def check(partial_weight, turn_cost, invalid_cost, max_turns, wasted):
+        try:
+            rules = Rules(max_turns=max_turns, partial_weight=partial_weight, turn_cost=turn_cost,
+                          invalid_cost=invalid_cost)
+        except UsageError:
+            return
+        solved = Game(Puzzle.from_row(r), rules)
+        for name, *args in solution(solved):
+            getattr(solved, name)(*args)
+        if not solved.over:
+            solved.submit()
+            assert solved.reward() == 1.0
+        sloppy = Game(Puzzle.from_row(r), rules)
+        for _ in range(wasted):
+            sloppy.swap(0, 0)
+        sloppy.submit()
+        assert -1.0 <= sloppy.reward() <= 1.0
+
+    check()
+
+
+def test_a_refused_reset_leaves_no_episode_on_either_face():
+    """#32.5.2: reset(options={"row": "garbage"}) and options="x" raised AttributeError, and a step after a refused
+    reset played (and paid) the previous episode."""
+    gym = pytest.importorskip("gymnasium", reason="the [env] extra (gymnasium) is not installed")
+    from jigsaw_puzzles.errors import UserError
+    from jigsaw_puzzles.interactive.gym_env import JigsawEnv, ResetNeeded
+    from jigsaw_puzzles.interactive.trl_env import NoEpisode
+
+    good = row("order_generation")
+    for env in (JigsawEnv("order_generation"), gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation")):
+        with pytest.raises(gym.error.ResetNeeded):  # never reset (Gymnasium's OrderEnforcing says it under make)
+            env.step("submit()")
+        env.reset(options={"row": good})
+        env.step("swap(1, 2)")
+        for options, why in (({"row": "garbage"}, "a puzzle row is a dataset row"), ("x", "options take one key"),
+                             ({"rows": good}, "options take one key"), ({"row": row("order_generation_3x3")},
+                                                                         "does not fit"),
+                             (None, "training_stream needs source=")):  # no source to stream from
+            with pytest.raises(UsageError, match=why):
+                env.reset(options=options)
+            with pytest.raises(ResetNeeded, match="no live episode") as refused:
+                env.step("submit()")
+            assert isinstance(refused.value, gym.error.ResetNeeded) and isinstance(refused.value, UserError)
+        obs, info = env.reset(options={"row": good})  # and the next episode plays from its start
+        assert env.step("swap(1, 2)")[4]["turns_left"] == env.unwrapped.game.budget - 1
+    for tools, refused in ((JigsawToolEnv(), {"id": "connection_verification/0123456789abcdef"}),
+                           (JigsawSwapEnv(), row("order_generation_2x2_rot"))):  # swap only: no rotated puzzle
+        with pytest.raises(NoEpisode, match="no live episode"):
+            tools.swap(1, 2)
+        tools.reset(**good)
+        tools.swap(1, 2)
+        with pytest.raises(UsageError):
+            tools.reset(**refused)
+        for call in (lambda: tools.swap(1, 2), tools.submit, lambda: tools.swap("1")):
+            with pytest.raises(NoEpisode, match="no live episode"):
+                call()
+        assert tools.get_reward() == 0.0  # never the previous puzzle's reward
+
+
 def test_rows_of_other_tasks_or_broken_rows_are_refused_with_a_clear_error():
     with pytest.raises(UsageError, match="order config"):
         Puzzle.from_row(dict(_rows("connection_verification")[0]))
@@ -206,7 +286,7 @@ def test_a_built_dataset_row_and_an_order_restoration_row_make_puzzles(photo_dir
 
 
 def test_tool_rows_moves_the_pieces_out_of_the_prompt_images():
-    stream = jp.training_stream(mixture={"order_generation_2x2_rot": 1.0}, seed=0, eval_fraction=0.0)
+    stream = jp.training_stream("embedded", mixture={"order_generation_2x2_rot": 1.0}, seed=0, eval_fraction=0.0)
     converted = next(iter(tool_rows(stream)))
     assert "images" not in converted and len(converted["pieces"]) == 4
     assert converted["prompt"] == [{"role": "user", "content": jp.interactive.PROMPT}]
@@ -222,7 +302,10 @@ def test_the_tools_have_the_schemas_trl_renders():
     assert names == {"swap", "rotate", "submit"}
     swap = get_json_schema(JigsawToolEnv().swap)["function"]["parameters"]
     assert swap["required"] == ["first", "second"] and swap["properties"]["first"]["type"] == "integer"
-    assert "no puzzle" in JigsawToolEnv().swap(1, 2)  # a tool before reset answers, never raises
+    from jigsaw_puzzles.interactive.trl_env import NoEpisode
+
+    with pytest.raises(NoEpisode, match="no live episode"):  # a tool before reset: TRL answers the model its message
+        JigsawToolEnv().swap(1, 2)
 
 
 def test_environments_is_trls_dict_factory_keyed_by_task():
@@ -230,7 +313,7 @@ def test_environments_is_trls_dict_factory_keyed_by_task():
     upright, rotated = envs["order_generation"](), envs["order_generation_2x2_rot"]()
     assert type(upright) is JigsawSwapEnv and type(rotated) is JigsawToolEnv and upright.rules.max_turns == 5
     assert not hasattr(upright, "rotate") and hasattr(rotated, "rotate")  # no rotate tool where nothing is turned
-    stream = jp.training_stream(mixture={"order_generation": 1.0, "order_generation_2x2_rot": 1.0}, seed=0,
+    stream = jp.training_stream("embedded", mixture={"order_generation": 1.0, "order_generation_2x2_rot": 1.0}, seed=0,
                                 eval_fraction=0.0)
     rows = list(tool_rows(stream, environment=True).take(12))
     assert {r["environment"] for r in rows} == set(envs) and all(r["environment"] == r["config"] for r in rows)
@@ -256,7 +339,7 @@ def test_the_gym_face_is_registered_and_passes_the_env_checker():
     from jigsaw_puzzles.interactive import gym_env
 
     assert gym_env.ENV_ID in gym.registry  # registered on import
-    env = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation", render_mode="rgb_array")
+    env = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation", source="embedded", render_mode="rgb_array")
     check_env(env.unwrapped, skip_render_check=False)
     obs, info = env.reset(seed=1)
     assert obs["board"].shape == env.observation_space["board"].shape and "2x2 grid" in obs["text"]
@@ -269,7 +352,7 @@ def test_gym_same_seed_same_actions_byte_identical_and_reward_paid_once():
     actions = ["swap(1, 2)", "rotate(1, 90)", "nonsense((", "swap(3, 4)", "submit()", "swap(1, 2)"]
 
     def run(seed):
-        env = JigsawEnv("order_generation_2x2_rot")
+        env = JigsawEnv("order_generation_2x2_rot", source="embedded")
         obs, info = env.reset(seed=seed)
         out = [hashlib.sha256(obs["board"].tobytes()).hexdigest()]
         for a in actions:
@@ -280,7 +363,7 @@ def test_gym_same_seed_same_actions_byte_identical_and_reward_paid_once():
     first = run(5)
     assert first == run(5) and first != run(6)
     # the Gym board (drawn into the array directly) is the PIL render, pixel for pixel, on a black canvas
-    env = JigsawEnv("order_generation_2x2_rot")
+    env = JigsawEnv("order_generation_2x2_rot", source="embedded")
     env.reset(seed=5)
     for a in actions[:4]:
         obs, *_, info = env.step(a)
@@ -315,7 +398,7 @@ def test_gym_a_refused_row_leaves_the_env_and_gymnasiums_checker_ready_for_the_n
 
     import jigsaw_puzzles.interactive.gym_env  # noqa: F401  (registers the env)
 
-    env = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation")
+    env = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation", source="embedded")
     chain, wrapped = [], env
     while wrapped is not env.unwrapped:
         chain.append(type(wrapped))
@@ -330,19 +413,22 @@ def test_gym_a_refused_row_leaves_the_env_and_gymnasiums_checker_ready_for_the_n
         assert info["valid"] and obs["text"].startswith("Swapped") and (terminated, truncated) == (False, False)
     with pytest.raises(UsageError, match="turned pieces"):  # and the other way round
         gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation_2x2_rot").reset(options={"row": row("order_generation")})
-    alias = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation_2x2")
-    a, b = alias.reset(seed=4), gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation").reset(seed=4)
+    alias = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation_2x2", source="embedded")
+    plain = gym.make("JigsawPuzzles/Jigsaw-v0", config="order_generation", source="embedded")
+    a, b = alias.reset(seed=4), plain.reset(seed=4)
     assert alias.unwrapped.config == "order_generation" and a[1]["id"] == b[1]["id"]
     assert np.array_equal(a[0]["board"], b[0]["board"])
     assert env.step(10 ** 5000)[4]["valid"] is False  # a non-text action past the str limit: invalid, no raise
 
 
-def test_the_readme_gymnasium_quickstart_runs():
+def test_the_readme_gymnasium_quickstart_runs(photo_dir):
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     block = readme.split("## Quickstart 6")[1].split("```python")[1].split("```")[0]
     gym_lines = block[block.index("import gymnasium"):]
+    assert 'source="/data/my_photos"' in gym_lines  # a training folder, never the embedded evaluation photos
+    gym_lines = gym_lines.replace("/data/my_photos", str(photo_dir))  # the own-photos stand-in of the snippets
     scope: dict = {}
     exec(compile(gym_lines, "README Quickstart 6", "exec"), scope)
     assert scope["obs"]["text"].startswith("Swapped the pieces at positions 1 and 5")

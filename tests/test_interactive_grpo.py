@@ -62,7 +62,7 @@ def test_grpo_interactive_runs_two_steps_with_tool_images_and_environment_reward
     main = runpy.run_path(str(EXAMPLE))["main"]
     trainer = main(["--model", str(model), "--max-steps", "2", "--batch-size", "2", "--num-generations", "2",
                     "--max-completion-length", "400", "--max-tool-calls", "2", "--cpu",
-                    "--output-dir", str(tmp_path / "out")], generation_kwargs=generation)
+                    "--output-dir", str(tmp_path / "out"), "--source", "embedded"], generation_kwargs=generation)
     assert trainer.state.global_step == 2
     assert calls and set(calls) == {(1, 2)}  # the forced call reached the environment's tool
     assert all(board.mode == "RGB" and board.width > 28 for board in boards)
@@ -98,7 +98,7 @@ def test_grpo_with_a_dict_environment_factory_keyed_by_task(tmp_path, monkeypatc
             return _original(self, **row)
 
         monkeypatch.setattr(cls, "reset", reset)
-    stream = jp.training_stream(mixture={c: 1.0 for c in configs}, seed=0, eval_fraction=0.0)
+    stream = jp.training_stream("embedded", mixture={c: 1.0 for c in configs}, seed=0, eval_fraction=0.0)
     rows = tool_rows(stream, environment=True).select_columns(["prompt", "pieces", "config", "metadata", "id",
                                                                 "environment"])
     args = GRPOConfig(output_dir=str(tmp_path / "out"), max_steps=2, per_device_train_batch_size=4,

@@ -19,7 +19,7 @@ RUNS = [("order_generation_3x3", 40), ("order_generation", 20), ("order_generati
 
 def rows(config: str, n: int) -> list[dict]:
     # every embedded photo (no hold-out: nothing is trained here), seed 0, the stream's first n items
-    return list(jp.training_stream(mixture={config: 1.0}, seed=0, eval_fraction=0.0).take(n))
+    return list(jp.training_stream("embedded", mixture={config: 1.0}, seed=0, eval_fraction=0.0).take(n))
 
 
 @pytest.mark.slow

@@ -290,7 +290,8 @@ def test_anomaly_chance_says_why_it_differs_from_the_paper(tmp_path):
 
 def test_a_skip_reason_is_one_short_line_naming_the_run_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    reason = ("needs torch and open_clip: pip install 'jigsaw-puzzles[clip]'. " + "A long paragraph. " * 60)
+    reason = ('needs torch and open_clip: pip install -e ".[clip]" in your clone of jigsaw-puzzles. '
+              + "A long paragraph. " * 60)
     skipped = {"missing_piece_selection_hard": {"reason": reason, "enable": reason}}
     runs = [write_run(tmp_path / "runs" / n, n, {c: 40.0 for c in CONFIGS if c != "missing_piece_selection_hard"},
                       skipped=skipped) for n in ("x", "y")]

@@ -252,7 +252,7 @@ def test_cli_eval_report_and_stream(tmp_path):
     ds = jp.load_dataset("order_generation", grid=(2, 3), rotated=True, split="lite")
     assert ds.info.config_name == "order_generation_2x3_rot"
     assert all(spec.is_answer(r["answer"], "order_generation_2x3_rot") for r in ds)
-    stream = jp.training_stream(mixture={"order_generation_3x3_rot": 1.0, "order_restoration_2x2_rot": 1.0})
+    stream = jp.training_stream("embedded", mixture={"order_generation_3x3_rot": 1.0, "order_restoration_2x2_rot": 1.0})
     rows = list(stream.take(6))
     assert {r["config"] for r in rows} == {"order_generation_3x3_rot", "order_restoration_2x2_rot"}
     for r in rows:

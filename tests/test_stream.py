@@ -222,3 +222,40 @@ def test_a_paper_config_named_on_its_own_grid_streams_the_paper_configs_items(fo
     alias = take(training_stream(folder, mixture={"order_generation_2x2": 1}, seed=2), 4)
     assert [r["id"] for r in alias] == [r["id"] for r in plain] and all(r["config"] == "order_generation" for r in alias)
     assert [r["answer"] for r in alias] == [r["answer"] for r in plain]
+
+
+def test_no_source_is_refused_and_the_embedded_photos_only_by_a_loud_opt_in(folder, tmp_path):
+    """#33.3: the embedded photos are the default benchmark's; a stream without a folder would train on them."""
+    import warnings
+
+    from jigsaw_puzzles.cli import main
+    from jigsaw_puzzles.training.stream import EMBEDDED
+
+    for call in (lambda: training_stream(mixture={"order_generation": 1}), lambda: training_stream(None)):
+        with pytest.raises(UsageError, match=r"needs source=, a folder of your own training photos.*'embedded'"):
+            call()
+    with pytest.warns(UserWarning, match="evaluation photos"):
+        rows = take(training_stream(EMBEDDED, mixture={"order_generation": 1}), 2)
+    embedded = {r.source_id for r in curate(None).accepted}
+    assert {r["source_id"] for r in rows} <= embedded  # the opt-in streams exactly what it says
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a folder of one's own: no warning
+        assert take(training_stream(folder, mixture={"order_generation": 1}), 1)
+    for bad in ("", "  ", 123, b"photos"):  # never the current folder, never a traceback
+        with pytest.raises(UsageError, match="source"):
+            training_stream(bad, mixture={"order_generation": 1})
+    # the CLI's training rows: refused before anything is built, with the flag to give
+    assert main(["export", "verl", "--out", str(tmp_path / "v"), "--split", "lite", "--configs", "order_generation",
+                 "--train-size", "4"]) == 2
+    assert not (tmp_path / "v").exists()
+
+
+def test_a_numpy_seed_streams_what_the_int_streams_and_a_bool_is_refused(folder):
+    import numpy as np
+
+    plain = [r["id"] for r in take(training_stream(folder, mixture={"order_generation": 1}, seed=3), 4)]
+    assert [r["id"] for r in take(training_stream(folder, mixture={"order_generation": 1}, seed=np.int64(3)), 4)] \
+        == plain
+    for bad in (True, 1.5, "3", None):
+        with pytest.raises(UsageError, match="seed must be a whole number"):
+            training_stream(folder, seed=bad)

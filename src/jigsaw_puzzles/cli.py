@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 
 from ._version import __version__
 from .errors import UsageError, UserError
@@ -228,7 +229,9 @@ def add_report_parser(subparsers) -> argparse.ArgumentParser:
                     "p < 0.05 rows, and plots: per-task bars, task correlation heatmap (Fig. 5), accuracy vs "
                     "parameter count (Fig. 6).")
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (written by `jigsaw-puzzles eval`)")
-    p.add_argument("--out", default="report", metavar="DIR", help="output directory")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="output directory (default: report; with --compare, compare/A-vs-B, named by the run "
+                        "directories, so a comparison never replaces the last report)")
     p.add_argument("--params", type=_kv, action="append", default=[], metavar="NAME=COUNT",
                    help="parameter count of a run (model name or run dir name), e.g. Qwen2.5-VL-7B=7B; repeatable")
     p.add_argument("--no-plots", action="store_true", help="write the table only")
@@ -249,7 +252,10 @@ def _print_report(run_dir) -> None:
 def run_report(args) -> int:
     from .reporting.report import make_report
 
-    make_report(args.runs, out=args.out, params=dict(args.params), plots=not args.no_plots, stream=sys.stdout,
+    out = args.out
+    if out is None:
+        out = Path("compare", "-vs-".join(Path(r).resolve().name for r in args.runs)) if args.compare else "report"
+    make_report(args.runs, out=out, params=dict(args.params), plots=not args.no_plots, stream=sys.stdout,
                 compare=args.compare)
     return 0
 

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ..errors import UserError
+from ..errors import UserError, install_hint
 from .bias import answer_bias, plot_bias
 from .error_model import (MODELS, PERMUTATIONS, check_permutations, design_matrix, finding, fit_error_model,
                           plot_importance)
@@ -34,7 +34,7 @@ def require_extra() -> None:
         except ImportError:
             missing.append({"sklearn": "scikit-learn"}.get(module, module))
     if missing:
-        raise UserError(f"analyze needs {' and '.join(missing)}: pip install 'jigsaw-puzzles[analysis]'")
+        raise UserError(f"analyze needs {' and '.join(missing)}: {install_hint('analysis')}")
 
 
 def _cell(v):

@@ -15,13 +15,13 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import datasets
 from tqdm.auto import tqdm
 
 from .._version import __version__
-from ..errors import ConfigUnavailable, UsageError
+from ..errors import ConfigUnavailable, UsageError, path_value, seed_value
 from ..geometry import encode_png
 from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN, lite_ids, plan_slots
 from ..rng import item_rng
@@ -298,7 +298,22 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
 
 
 #: Every option any task takes, so a caller may pass e.g. CLIP options to every config alike.
-_KNOWN_OPTIONS = {k for task in TASKS.values() for k in (*task.options, *task.settings)}
+KNOWN_OPTIONS = {k for task in TASKS.values() for k in (*task.options, *task.settings)}
+#: The other keyword arguments :func:`make_builder` (and so ``jp.load_dataset``) takes: the config's fields, the
+#: builder's bar, and the ``datasets`` writer settings that do not change an item.
+BUILDER_ARGUMENTS = ("answer_plan", "lite_fraction", "splits", "keep_sources", "progress", "writer_batch_size",
+                     "storage_options")
+
+
+def check_builder_kwargs(kwargs: Mapping[str, Any], who: str = "load_dataset",
+                         allowed: Sequence[str] | None = None) -> None:
+    """A ``UsageError`` naming any keyword argument the builder does not take (``splt=``), and the valid ones,
+    before ``datasets`` sees it; ``allowed``: the caller's own list (default: every option and argument)."""
+    valid = sorted(KNOWN_OPTIONS | set(BUILDER_ARGUMENTS) if allowed is None else allowed)
+    unknown = sorted(str(k) for k in kwargs if k not in valid)
+    if unknown:
+        raise UsageError(f"{who} got unknown argument(s) {', '.join(unknown)}; the builder's options are "
+                         f"{', '.join(valid)}")
 
 
 def make_builder(config: str, source: str | os.PathLike | None = None, seed: int = 0,
@@ -308,6 +323,11 @@ def make_builder(config: str, source: str | os.PathLike | None = None, seed: int
     keeps its own and ignores the others') and ``datasets`` builder arguments. ``grid`` (``(3, 3)`` or
     ``"3x3"``) cuts an order config on another grid: ``order_generation`` with ``grid=(3, 3)`` is the config
     ``order_generation_3x3``; ``rotated=True`` turns the pieces too (``order_generation_3x3_rot``)."""
+    check_builder_kwargs(kwargs, "make_builder")
+    seed = seed_value(seed)  # np.int64(3) is seed 3: the same items, and JSON-safe metadata
+    path_value(source, "source", "a folder of photographs", "the embedded photos")
+    if not isinstance(config, str):
+        raise UsageError(f"config must be a config name (a str), not {config!r}; choose from {', '.join(CONFIGS)}")
     if rotated and grid is None and is_config(config):  # the config's own grid, pieces turned
         grid = get_spec(config).grid
     config = with_grid(config, grid, rotated)
@@ -318,7 +338,7 @@ def make_builder(config: str, source: str | os.PathLike | None = None, seed: int
     task = get_task(config)
     options = {k: kwargs.pop(k, default) for k, default in task.options.items()}
     settings = {k: kwargs.pop(k, default) for k, default in task.settings.items()}
-    for key in _KNOWN_OPTIONS:
+    for key in KNOWN_OPTIONS:
         kwargs.pop(key, None)
     if task.configure is not None:
         options = task.configure(options)
@@ -375,6 +395,7 @@ def load_dataset(config: str, split: str | None = "test", source: str | os.PathL
     A split asked for is the only one built (``splits=(split,)``, as ``eval`` does): Lite cuts only the Lite
     items, the same bytes as a full build's Lite split; ``split=None`` builds every split.
     """
+    check_builder_kwargs(kwargs, "load_dataset")
     if split is not None and split not in SPLITS:
         raise UsageError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
     if split is not None:

@@ -120,12 +120,12 @@ def resolve_folder(source: str | os.PathLike | None) -> Path:
     try:
         st = folder.stat()
     except FileNotFoundError:
-        raise SourceFolderError(f"source folder not found: {folder} (give --source a folder of photographs)") from None
+        raise SourceFolderError(f"source folder not found: {folder} (give a folder of photographs)") from None
     except OSError as err:  # a parent folder that may not be entered, a symlink loop, ...
         raise SourceFolderError(f"cannot reach the source folder {folder}: {err.strerror or err} "
                                 f"(check the permissions of it and of its parent folders)") from None
     if not stat.S_ISDIR(st.st_mode):
-        raise SourceFolderError(f"--source must be a folder of photographs, not a file: {folder}")
+        raise SourceFolderError(f"the source must be a folder of photographs, not a file: {folder}")
     if not os.access(folder, os.R_OK | os.X_OK):
         raise SourceFolderError(f"source folder is not readable: {folder} (check its permissions)")
     return folder.resolve()
@@ -176,7 +176,7 @@ def source_files(folder: Path) -> tuple[list[Path], list[tuple[str, str]]]:
                else "it is empty (hidden files are ignored)")
         raise SourceFolderError(
             f"source folder {folder}: {why}; the benchmark needs at least 1 usable source image (4 for Missing "
-            f"Piece Selection): put JPEG, PNG or WebP photographs in it or give --source another folder")
+            f"Piece Selection): put JPEG, PNG or WebP photographs in it, or give another folder")
     return files, skipped
 
 

@@ -13,7 +13,7 @@ import io
 import json
 import re
 
-from ..errors import UserError
+from ..errors import UserError, install_hint
 from ..spec import ANOMALY, CHOICE, CONFIGS, LETTERS, ORDER, ORIENTED, ROTATIONS, get as get_spec, is_config
 from .session import HumanTest
 
@@ -135,7 +135,7 @@ def _gr():
     try:
         import gradio as gr
     except ImportError:
-        raise UserError("the app needs Gradio: pip install 'jigsaw-puzzles[app]'") from None
+        raise UserError(f"the app needs Gradio: {install_hint('app')}") from None
     return gr
 
 

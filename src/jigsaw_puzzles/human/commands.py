@@ -19,7 +19,7 @@ def add_parser(subparsers, helpers: Mapping[str, Callable]) -> None:
     p = subparsers.add_parser(
         "human", help="take the benchmark in a browser (a human row for the report), or --browse the items",
         epilog=EXAMPLES,
-        description="A local web app (Gradio; pip install 'jigsaw-puzzles[app]'). Each participant enters an id and "
+        description="A local web app (Gradio; pip install -e '.[app]' in the clone). Each participant enters an id and "
                     "answers every item, shown exactly as a model sees it, in an order shuffled by the id; each "
                     "answer and its response time are written at once to OUT/participants/<id>/ in the format of "
                     "`eval`, so `jigsaw-puzzles report OUT` shows one row per participant and a pooled Human row. "

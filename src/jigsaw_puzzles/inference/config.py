@@ -2,12 +2,13 @@
 typed record that validates itself (the CLI builds it from its flags)."""
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
-from ..errors import UsageError
+from ..errors import UsageError, mapping_value, path_value, seed_value
+from ..generation.builder import BUILDER_ARGUMENTS, KNOWN_OPTIONS, check_builder_kwargs
 from ..generation.variants import Variant
+from ..spec import SPLITS
 from .options import check_run
 from .registry import BACKENDS
 
@@ -48,10 +49,11 @@ class EvalSettings:
     blind: bool = False
     circular: bool = False
 
-    def __post_init__(self):
-        if self.configs is not None and not isinstance(self.configs, tuple):
-            configs = [self.configs] if isinstance(self.configs, str) else self.configs
-            object.__setattr__(self, "configs", tuple(configs))
+    def __post_init__(self):  # a name or a list of names is a tuple; anything else is left for validate to name
+        if isinstance(self.configs, str):
+            object.__setattr__(self, "configs", (self.configs,))
+        elif isinstance(self.configs, list):
+            object.__setattr__(self, "configs", tuple(self.configs))
 
     @classmethod
     def of(cls, settings: "EvalSettings | None" = None, **overrides: Any) -> "EvalSettings":
@@ -64,20 +66,65 @@ class EvalSettings:
         return replace(settings or cls(), **overrides)
 
     def validate(self) -> "EvalSettings":
-        """Check every value (the one owner of the rules is :mod:`.options`); returns ``self``."""
-        if self.backend is not None and self.backend not in BACKENDS:
+        """Check every value (the shared rules: :mod:`jigsaw_puzzles.errors` for seeds, paths and mappings,
+        :mod:`.options` for the run's numbers, the builder for its options); returns the record with its values
+        normalised (a numpy integer seed is its ``int``)."""
+        if self.backend is not None and (not isinstance(self.backend, str) or self.backend not in BACKENDS):
             raise UsageError(f"unknown backend {self.backend!r}; choose from {', '.join(BACKENDS)}")
+        configs = self.configs
+        if configs is not None and (not isinstance(configs, tuple) or not configs
+                                    or not all(isinstance(c, str) for c in configs)):
+            raise UsageError(f"configs must be a config name or a non-empty list of config names (leave it out, None, "
+                             f"for every config), not {configs!r}")
+        if not isinstance(self.split, str) or (self.data is None and self.split not in SPLITS):
+            raise UsageError(f"unknown split {self.split!r}; choose from {', '.join(SPLITS)}")
+        path_value(self.source, "source", "a folder of photographs", "the embedded photos")
+        path_value(self.out, "out", "a run directory", "runs/<model>-<split>")
+        seed = seed_value(self.seed, "--seed")
+        for name in ("api_base", "api_key", "system_prompt"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
+                raise UsageError(f"{name} must be a str or None, not {type(getattr(self, name)).__name__}")
+        for name in ("dtype", "prompt_style", "input_format"):
+            if not isinstance(getattr(self, name), str):
+                raise UsageError(f"{name} must be a str, not {getattr(self, name)!r}")
+        backend_kwargs = mapping_value(self.backend_kwargs, "backend_kwargs", "the backend's keyword arguments")
+        dataset_kwargs = mapping_value(self.dataset_kwargs, "dataset_kwargs", "the builder's options")
+        if dataset_kwargs:
+            check_builder_kwargs(dataset_kwargs, "evaluate_model's dataset_kwargs", allowed=DATASET_KWARGS)
+        check_data(self.data)
         check_run(out=self.out, max_items=self.max_items, batch_size=self.batch_size,
                   tensor_parallel_size=self.tensor_parallel_size, max_new_tokens=self.max_new_tokens,
                   temperature=self.temperature, top_p=self.top_p, dtype=self.dtype, num_proc=self.num_proc,
-                  api_base=self.api_base, backend_kwargs=self.backend_kwargs)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral):
-            raise UsageError(f"--seed must be a whole number, got {self.seed!r}")
+                  api_base=self.api_base, backend_kwargs=backend_kwargs)
         for name in ("trust_remote_code", "overwrite", "progress", "blind", "circular"):
             if not isinstance(getattr(self, name), bool):
-                raise UsageError(f"{name} must be True or False, got {getattr(self, name)!r}")
+                raise UsageError(f"{name} must be True or False, not {getattr(self, name)!r}")
         self.variant()  # an unknown prompt style or input format, or --blind with a composite
-        return self
+        return self if type(self.seed) is int else replace(self, seed=seed)
 
     def variant(self) -> Variant:
         return Variant(self.prompt_style, self.input_format, self.blind, self.circular)
+
+
+#: What ``dataset_kwargs`` may hold: the tasks' options and settings (``clip_model``, ``clip_cache_dir``, ...), the
+#: ``datasets`` cache and the builder's arguments (a resume checks the items' fingerprints), but not what the run
+#: sets itself (``splits``; ``source``, ``seed``, ``num_proc`` are its own settings).
+DATASET_KWARGS = (*sorted(KNOWN_OPTIONS), "cache_dir", *(a for a in BUILDER_ARGUMENTS if a != "splits"))
+
+
+def check_data(data: Any) -> None:
+    """``data`` is None or ``{config name: datasets.Dataset}`` whose rows carry what a run reads."""
+    if data is None:
+        return
+    import datasets
+
+    if not isinstance(data, Mapping) or not data:
+        raise UsageError(f"data must be a non-empty dict {{config: datasets.Dataset}}, not {data!r:.60}")
+    for config, ds in data.items():
+        if not isinstance(config, str) or not isinstance(ds, datasets.Dataset):
+            raise UsageError(f"data must map config names to datasets.Dataset; got {config!r:.40}: "
+                             f"{type(ds).__name__}")
+        missing = [c for c in ("id", "question", "images", "answer") if c not in ds.column_names]
+        if missing:
+            raise UsageError(f"data[{config!r}] has no {', '.join(missing)} column (a benchmark row's columns: "
+                             "jp.load_dataset gives them)")

@@ -47,12 +47,13 @@ def dataset_options(configs: Sequence[str], dataset_kwargs: Mapping | None) -> d
     return out
 
 
-def enable_hint(reason: str) -> str:
+def enable_hint(reason: str, in_run: bool = True) -> str:
     """How to enable a skipped config, from its ``ConfigUnavailable`` reason (whose first sentence says what is
     missing and the rest what to do)."""
     head = first_sentence(reason)
     todo = reason.strip()[len(head):].strip() or head
-    return f"{todo.rstrip('. ')}; then re-run the same command: the run resumes and adds this config"
+    then = "the run resumes and adds this config" if in_run else "the export then holds this config too"
+    return f"{todo.rstrip('. ')}; then re-run the same command: {then}"
 
 
 def build_dataset(config: str, split: str, source, seed: int, num_proc: int | None,
@@ -70,9 +71,11 @@ def build_dataset(config: str, split: str, source, seed: int, num_proc: int | No
 
 def load_datasets(configs: Sequence[str], explicit: bool | Collection[str], split: str, source, seed: int,
                   num_proc: int | None, data: Mapping | None = None, dataset_kwargs: Mapping | None = None,
-                  announce: bool = True) -> tuple[dict, dict]:
+                  announce: bool = True, in_run: bool = True) -> tuple[dict, dict]:
     """``({config: dataset}, {config: {"reason", "enable"}})``; ``data`` gives datasets instead of building them.
-    ``explicit``: whether the configs were asked for by name (one that cannot be built then raises), or which."""
+    ``explicit``: whether the configs were asked for by name (one that cannot be built then raises), or which.
+    Each skip is announced on stderr with how to enable it: where a run records it (``in_run``: its results.json),
+    or, for a command that writes no run (an export), in the line itself."""
     if data is None and split not in SPLITS:
         raise UsageError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
     datasets_, skipped = {}, {}
@@ -85,12 +88,13 @@ def load_datasets(configs: Sequence[str], explicit: bool | Collection[str], spli
         except ConfigUnavailable as err:
             if explicit is True or (not isinstance(explicit, bool) and c in explicit):
                 raise
-            skipped[c] = {"reason": err.reason, "enable": enable_hint(err.reason)}
+            skipped[c] = {"reason": err.reason, "enable": enable_hint(err.reason, in_run)}
     if not datasets_ and skipped:
         raise UsageError(nothing_buildable(skipped))
     for c, why in skipped.items() if announce else ():
-        print(f"[jigsaw-puzzles] skipping {c}: {first_sentence(why['reason'])} (how to enable it: `skipped` in the "
-              "run's results.json)", file=sys.stderr)
+        how = "`skipped` in the run's results.json" if in_run else why["enable"]
+        print(f"[jigsaw-puzzles] skipping {c}: {first_sentence(why['reason'])} (how to enable it: {how})",
+              file=sys.stderr)
     return datasets_, skipped
 
 

@@ -15,6 +15,7 @@ import socket
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Callable
 
@@ -40,6 +41,32 @@ def resolve_api_base(api_base: str | None) -> str:
         base = check_api_base(os.environ[name], f"${name}") if name else DEFAULT_API_BASE
     base = base.strip().rstrip("/")
     return base[: -len("/chat/completions")] if base.endswith("/chat/completions") else base
+
+
+def probe(api_base: str, timeout: float = 5.0) -> None:
+    """Before anything is built: one TCP connection to the endpoint's host and port (no request is sent). A refused
+    connection, or a host name that does not exist, is an :class:`EndpointError` in seconds, naming the URL and what
+    to check (not minutes of retries after the whole split is built). A connect timeout or any other failure
+    passes: the requests' own retries handle a slow or busy server, as they handle 5xx answers. Skipped when a proxy
+    carries the requests (urllib talks to the proxy, not to the host)."""
+    parts = urllib.parse.urlsplit(api_base)
+    scheme, host = parts.scheme.lower(), parts.hostname
+    port = parts.port or (443 if scheme == "https" else 80)
+    if urllib.request.getproxies().get(scheme) and not urllib.request.proxy_bypass(host):
+        return
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except ConnectionRefusedError:
+        raise EndpointError(f"nothing answers at {api_base}: the connection to {host}:{port} was refused; start the "
+                            f"server (e.g. `vllm serve MODEL --port {port}`), or check the endpoint's host and port "
+                            "(--api-base / $OPENAI_BASE_URL)") from None
+    except socket.gaierror as err:
+        if err.errno in (socket.EAI_AGAIN, getattr(socket, "EAI_SYSTEM", None)):
+            return  # a name server that did not answer this time: the requests retry
+        raise EndpointError(f"cannot find the host of {api_base} ({host}: {err.strerror or err}); check the endpoint "
+                            "(--api-base / $OPENAI_BASE_URL)") from None
+    except OSError:
+        return
 
 
 def _one_line(err: Exception, limit: int) -> str:

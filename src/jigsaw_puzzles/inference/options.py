@@ -20,9 +20,9 @@ from ..errors import UsageError
 DTYPES = ("auto", "bfloat16", "float16", "float32")
 
 
-def whole(option: str, value: Any, least: int = 1) -> int | None:
-    """``value`` as an int ≥ ``least`` (None passes: the option's default)."""
-    if value is None:
+def whole(option: str, value: Any, least: int = 1, allow_none: bool = True) -> int | None:
+    """``value`` as an int ≥ ``least`` (None passes, as the option's default, where ``allow_none``)."""
+    if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise UsageError(f"{option} must be a whole number, got {value!r}")
@@ -80,6 +80,20 @@ def check_api_base(url: str, option: str = "--api-base") -> str:
     return url
 
 
+def check_builtin_typo(model: str, backend: str, builtins: tuple[str, ...]) -> None:
+    """``--model solvr``: a name with no "/" that is not a local path but is close to a built-in baseline's is a
+    UsageError suggesting it (``difflib``), instead of a Hub lookup for a model nobody meant. Only where the name
+    would go to the Hub (the transformers backend): a served model's name (``--api-base``) is the server's."""
+    if backend != "transformers" or "/" in model or Path(model).expanduser().exists():
+        return
+    import difflib
+
+    close = difflib.get_close_matches(model.lower(), builtins, n=1, cutoff=0.6)
+    if close:
+        raise UsageError(f"--model {model}: no such model here; did you mean {close[0]} (the built-in baseline)? A Hub "
+                         "model is ORG/NAME, a local checkpoint a folder")
+
+
 def check_model(model: str, backend: str) -> None:
     """For the transformers backend: ``model`` is an existing folder, or a Hub id that is cached or that the Hub
     knows; otherwise a UsageError at once (not minutes of download retries, then a traceback).  (vLLM resolves
@@ -124,8 +138,8 @@ def check_run(*, out, max_items, batch_size, tensor_parallel_size, max_new_token
         raise UsageError(f"--out {out} is a file, not a run directory")
     whole("--max-items", max_items)
     whole("--batch-size", batch_size)
-    whole("--tensor-parallel-size", tensor_parallel_size)
-    whole("--max-new-tokens", max_new_tokens)
+    whole("--tensor-parallel-size", tensor_parallel_size, allow_none=False)
+    whole("--max-new-tokens", max_new_tokens, allow_none=False)
     whole("--num-proc", num_proc)
     number("--temperature", temperature, 0.0)
     number("--top-p", top_p, 0.0, 1.0, low_open=True)

@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
-from ..errors import UsageError
+from ..errors import UsageError, install_hint
 
 from .backends import BUILTIN_MODELS, Backend, BuiltinBackend, TransformersBackend, VLLMBackend
 from .openai_backend import OpenAIBackend
@@ -24,6 +24,7 @@ class BackendEntry:
     make: Callable[..., Backend]
     requires: tuple[str, ...] = ()  # the modules its constructor imports
     extra: str | None = None  # the package extra that installs them
+    cls: type | None = None  # the backend class, whose own keyword arguments ``backend_kwargs`` may hold
 
 
 #: keyword arguments every constructor is offered; each takes what it uses, the rest are the backend's own.
@@ -57,10 +58,39 @@ def _openai(model, settings, *, batch_size, api_base=None, api_key=None, **kwarg
 BACKENDS: dict[str, BackendEntry] = {
     "builtin": BackendEntry(f"the weight-free baselines ({', '.join(BUILTIN_MODELS)})", 16, _builtin),
     "transformers": BackendEntry("AutoModelForImageTextToText, batched, device_map=auto", 8, _transformers,
-                                 ("torch", "transformers"), "inference"),
-    "vllm": BackendEntry("vllm.LLM.chat (offline engine, tensor parallel)", 256, _vllm, ("vllm",), "vllm"),
-    "openai": BackendEntry("any OpenAI-compatible /chat/completions endpoint", 8, _openai),
+                                 ("torch", "transformers"), "inference", TransformersBackend),
+    "vllm": BackendEntry("vllm.LLM.chat (offline engine, tensor parallel)", 256, _vllm, ("vllm",), "vllm",
+                         VLLMBackend),
+    "openai": BackendEntry("any OpenAI-compatible /chat/completions endpoint", 8, _openai, cls=OpenAIBackend),
 }
+#: What the runner passes every constructor itself (from evaluate_model's own settings), never a backend_kwargs key.
+_SET_BY_THE_RUN = {*COMMON, "model", "settings", "concurrency", "seed", "self"}
+
+
+def own_options(backend: str) -> tuple[str, ...] | None:
+    """The keyword arguments ``backend_kwargs`` may hold for ``backend`` (``None``: any, vLLM's engine arguments)."""
+    import inspect
+
+    cls = BACKENDS[backend].cls
+    if cls is None:
+        return ()
+    params = inspect.signature(cls.__init__).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return tuple(p.name for p in params if p.name not in _SET_BY_THE_RUN)
+
+
+def check_backend_kwargs(backend: str, kwargs) -> None:
+    """A UsageError for a ``backend_kwargs`` key ``backend`` does not take (the builtin baselines take none) or that
+    is one of evaluate_model's own settings, before anything is built: never a TypeError after the build."""
+    given = sorted(str(k) for k in (kwargs or {}))
+    own = own_options(backend)
+    for key in given:
+        if key in _SET_BY_THE_RUN:
+            raise UsageError(f"backend_kwargs[{key!r}] is set by the run: give it as evaluate_model's own setting")
+        if own is not None and key not in own:
+            raise UsageError(f"backend_kwargs[{key!r}]: the {backend} backend takes "
+                             + (", ".join(own) if own else "no keyword arguments") + " (backend_kwargs)")
 
 
 def _importable(name: str) -> bool:
@@ -79,7 +109,7 @@ def check_installed(backend: str) -> None:
     missing = [m for m in entry.requires if not _importable(m)]
     if missing:
         raise UsageError(f"the {backend} backend needs {' and '.join(missing)}, which this Python lacks: "
-                         f"pip install 'jigsaw-puzzles[{entry.extra}]' (or -e \".[{entry.extra}]\" in a clone)")
+                         f"{install_hint(entry.extra)}")
 
 
 def make_backend(backend: str, model: str, settings: GenerationSettings, **kwargs) -> Backend:

@@ -28,9 +28,9 @@ from ..generation.variants import Variant
 from ..scoring.score import score_items
 from .backends import BUILTIN_MODELS, Request, dist_info
 from .data import dataset_fingerprint, dataset_options, load_datasets, select_configs
-from .openai_backend import resolve_api_base
-from .options import check_model
-from .registry import BACKENDS, check_installed, make_backend
+from .openai_backend import probe, resolve_api_base
+from .options import check_builtin_typo, check_model
+from .registry import BACKENDS, check_backend_kwargs, check_installed, make_backend
 from .extend import Prior
 from .manifest import Manifest, extend
 from .rederive import read_records, rederive
@@ -142,8 +142,12 @@ def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides
     backend = s.backend or default_backend(model, s.api_base)
     if model in BUILTIN_MODELS and backend != "builtin":
         raise UsageError(f"--model {model} is a built-in baseline; it runs with the builtin backend")
+    check_builtin_typo(model, backend, tuple(BUILTIN_MODELS))  # --model solvr: "did you mean solver?", not the Hub
     check_installed(backend)  # the base install has no torch: one line naming the extra, not a ModuleNotFoundError
+    check_backend_kwargs(backend, s.backend_kwargs)  # a key the backend does not take: now, not after the build
     api_base = resolve_api_base(s.api_base) if backend == "openai" else s.api_base  # $OPENAI_BASE_URL checked too
+    if backend == "openai":
+        probe(api_base)  # a dead endpoint (connection refused): one line in seconds, before any item is built
     check_model(model, backend)  # a typo or an unreachable Hub: one line now, not after minutes of retries
     variant = s.variant()
     configs, explicit = select_configs(s.configs, s.data)

@@ -94,7 +94,7 @@ def evaluation_data(args: argparse.Namespace, helpers: Mapping[str, Callable]) -
         from ..inference.data import load_datasets
 
         data, _ = load_datasets(configs, bool(args.configs), args.split, args.source, args.seed, None,
-                                dataset_kwargs={**helpers["clip_kwargs"](args), "progress": True})
+                                dataset_kwargs={**helpers["clip_kwargs"](args), "progress": True}, in_run=False)
     return data
 
 
@@ -143,9 +143,13 @@ def run_verl(args: argparse.Namespace, helpers: Mapping[str, Callable]) -> int:
 
     if args.train_size < 0:
         raise UsageError(f"--train-size must be 0 or more, got {args.train_size}")
+    source = args.train_source if args.train_source is not None else args.source
+    if args.train_size and source is None:  # the embedded photos are the default benchmark's: never trained on
+        raise UsageError(f"--train-size {args.train_size} needs --train-source DIR (or --source DIR), a folder of your "
+                         "own training photos: the embedded photos are the default benchmark's evaluation photos "
+                         "(--train-size 0 writes val.parquet alone)")
     helpers["bars"]()
     data = evaluation_data(args, helpers)
-    source = args.train_source if args.train_source is not None else args.source
     written = export(data, args.out, args.train_size, train_source=source, train_seed=args.train_seed)
     for name, (path, n) in written.items():
         print(f"  {name:5s} {n:6d} rows  {path}")

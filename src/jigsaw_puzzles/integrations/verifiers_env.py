@@ -23,6 +23,7 @@ import json
 from typing import Any, Literal
 
 import httpx
+from pydantic import Field
 import verifiers.v1 as vf
 from openai import AsyncOpenAI
 from verifiers.v1.dialects.chat import message_to_wire
@@ -54,7 +55,8 @@ class JigsawData(vf.TaskData):
 
 class JigsawTaskConfig(vf.TaskConfig):
     reward: Literal["position", "adjacency", "exact"] = "position"
-    format_weight: float = 0.2
+    format_weight: float = Field(0.2, ge=0.0, le=1.0, allow_inf_nan=False)
+    """In [0, 1] (a NaN, an infinity, a negative or 1e9 is refused): the rubric's total lies in [0, 1 + weight]."""
 
 
 def _reward_args(task: JigsawData, trace: Any) -> dict:

@@ -65,10 +65,13 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_
     ``data_source`` names the config (``extra_info["config"]``, when present, must agree); ``extra_info`` brings
     the item's ``options`` and ``metadata``; the keys verl adds itself (``num_turns``, ``rollout_reward_scores``,
     tool fields) are ignored. A reference or config that cannot be read is a ``ValueError`` (never a guessed
-    reward); an unreadable response earns 0.0 from every reward, as in :mod:`jigsaw_puzzles.training.rewards`.
+    reward); an unreadable response earns 0.0 from every reward, as in :mod:`jigsaw_puzzles.training.rewards`, and so
+    does a ``solution_str`` that is not text (a list, a dict, bytes: the rewards' one type rule, never its
+    ``str()``). ``format_weight`` is a finite number in [0, 1], so ``score`` lies in [0, 1 + format_weight].
     ``verl_kwargs``: what verl's reward managers may pass besides (``reward_router_address``, ...), unused."""
-    if reward not in REWARDS:
+    if not isinstance(reward, str) or reward not in REWARDS:
         raise ValueError(f"compute_score: reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+    weight = rewards.check_weight(format_weight, "compute_score: format_weight")
     info = dict(extra_info or {})
     config = str(data_source)
     if not is_config(config):
@@ -77,9 +80,10 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_
         raise ValueError(f"compute_score: data_source {config!r} and extra_info config {info['config']!r} disagree")
     columns = {"answer": [ground_truth], "config": [config], "options": [_options(info.get("options"))],
                "metadata": [info.get("metadata") or None]}
-    values = {name: fn(completions=[str(solution_str)], **columns)[0] for name, fn in REWARDS.items()}
-    values["format"] = rewards.format_reward(completions=[str(solution_str)], **columns)[0]
-    return {"score": values[reward] + float(format_weight) * values["format"], "acc": values["exact"],
+    completion = [solution_str]  # the rewards' one type rule: a str (or TRL's chat form); anything else earns 0.0
+    values = {name: fn(completions=completion, **columns)[0] for name, fn in REWARDS.items()}
+    values["format"] = rewards.format_reward(completions=completion, **columns)[0]
+    return {"score": values[reward] + weight * values["format"], "acc": values["exact"],
             "position": values["position"], "adjacency": values["adjacency"], "format": values["format"]}
 
 

@@ -8,7 +8,7 @@ proves the puzzles solvable through the tools. Docs: docs/interactive.md.
 """
 
 from .core import DEGREES, GUTTER, LABEL, Game, Observation, Puzzle, Rules, board_size, cell_boxes, pieces_of
-from .trl_env import PROMPT, JigsawSwapEnv, JigsawToolEnv, environments, tool_rows
+from .trl_env import PROMPT, JigsawSwapEnv, JigsawToolEnv, NoEpisode, environments, tool_rows
 
 __all__ = ["DEGREES", "GUTTER", "LABEL", "Game", "Observation", "Puzzle", "Rules", "board_size", "cell_boxes",
-           "pieces_of", "PROMPT", "JigsawSwapEnv", "JigsawToolEnv", "environments", "tool_rows"]
+           "pieces_of", "PROMPT", "JigsawSwapEnv", "JigsawToolEnv", "NoEpisode", "environments", "tool_rows"]

@@ -21,6 +21,8 @@ Both faces (:mod:`.trl_env` for TRL's ``environment_factory``, :mod:`.gym_env` f
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -30,6 +32,9 @@ from PIL import Image, ImageDraw
 from .. import geometry
 from ..errors import UsageError
 from ..spec import config_from_id, format_order, format_oriented, get as get_spec, grid_config, is_config
+
+#: What a face says when it is asked to act without a live episode (never reset, or its last reset refused).
+NO_EPISODE = "there is no live episode: reset() was not called, or the last reset was refused; reset first"
 
 #: Pixels between two cells of the rendered board.
 GUTTER = 4
@@ -77,6 +82,9 @@ class Puzzle:
     def from_row(cls, row: Mapping[str, Any]) -> "Puzzle":
         """The puzzle of a stream row or a built dataset row of an order config (``images`` or ``pieces``: the
         item's images; ``metadata``: its grid, order and rotations). ``UsageError`` for any other row."""
+        if not isinstance(row, Mapping):
+            raise UsageError(f"a puzzle row is a dataset row (a dict with images and metadata), not "
+                             f"{type(row).__name__}")
         config = row.get("config") or (config_from_id(row["id"]) if isinstance(row.get("id"), str) else None)
         if not isinstance(config, str) or not is_config(config) or not config.startswith(ORDER_BASES):
             raise UsageError(f"the interactive jigsaw takes an order config's row ({', '.join(ORDER_BASES)}, any "
@@ -139,13 +147,21 @@ class Rules:
     turn_cost: float | None = None
     invalid_cost: float = 0.05
 
-    def __post_init__(self):
+    def __post_init__(self):  # every value finite and in its range: a NaN cost would make a solve score -1
         if self.partial not in ("position", "adjacency", None):
             raise UsageError(f"partial credit is 'position', 'adjacency' or None, not {self.partial!r}")
-        if self.max_turns is not None and int(self.max_turns) < 1:
-            raise UsageError("max_turns must be at least 1")
-        if not 0 <= self.partial_weight <= 1 or self.invalid_cost < 0 or (self.turn_cost or 0) < 0:
-            raise UsageError("partial_weight is in [0, 1]; turn_cost and invalid_cost are >= 0")
+        turns = self.max_turns
+        if turns is not None and (isinstance(turns, bool) or not isinstance(turns, numbers.Integral) or turns < 1):
+            raise UsageError(f"max_turns must be a whole number of at least 1 (or None), not {self.max_turns!r}")
+        for name in ("partial_weight", "invalid_cost", "turn_cost"):
+            value = getattr(self, name)
+            if name == "turn_cost" and value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
+                    or not 0 <= value <= 1:
+                raise UsageError(f"{name} must be a finite number in [0, 1], not {value!r} (partial_weight scales "
+                                 "the partial credit of a wrong board; turn_cost and invalid_cost are taken per action "
+                                 "from a reward clipped to [-1, 1])")
 
     def budget(self, puzzle: Puzzle) -> int:
         return int(self.max_turns) if self.max_turns is not None else (3 if puzzle.rotated else 2) * puzzle.n
@@ -400,6 +416,7 @@ class Game:
         return self.rules.partial_weight * min(float(share), 1.0)
 
     def reward(self) -> float:
+        """The rollout's reward, in [-1, 1] (see :class:`Rules`)."""
         excess = max(0, self.actions - int(self.submitted) - self.fewest)
         value = (self.score() - self.rules.cost_per_turn(self.puzzle) * excess
                  - self.rules.invalid_cost * self.invalid)

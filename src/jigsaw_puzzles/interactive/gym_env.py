@@ -14,6 +14,9 @@ photos of ``source``, never an ``exclude``\\ d evaluation photo), or from a give
   natural size in the top-left corner of a fixed canvas (black elsewhere) big enough for any photo the package
   accepts; ``info["board_size"]`` is its ``(width, height)``. ``render()`` (``render_mode="rgb_array"``) returns
   the board alone.
+* A refused ``reset`` (a row of another config, ``options`` other than ``{"row": row}``, no ``source`` to stream
+  from) leaves no episode: ``step`` then raises :class:`ResetNeeded` (Gymnasium's ``ResetNeeded``, as its
+  ``OrderEnforcing`` wrapper raises before the first reset), never a move on the previous puzzle.
 * Reward: 0 on every step but the last; on the step that ends the episode (``submit``: ``terminated``; budget
   spent: ``truncated``) the rollout's reward, :meth:`.core.Game.reward`.
 """
@@ -21,16 +24,16 @@ photos of ``source``, never an ``exclude``\\ d evaluation photo), or from a give
 from __future__ import annotations
 
 import string
-from typing import Any
+from typing import Any, Mapping
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..errors import UsageError
+from ..errors import UsageError, UserError
 from ..generation.sources import DEFAULT_RULES
 from ..spec import get as get_spec, is_config
-from .core import GUTTER, LABEL, Game, Puzzle, Rules
+from .core import GUTTER, LABEL, NO_EPISODE, Game, Puzzle, Rules
 
 ENV_ID = "JigsawPuzzles/Jigsaw-v0"
 _CHARSET = frozenset(string.printable)
@@ -86,7 +89,11 @@ class JigsawEnv(gym.Env):
                 "invalid": g.invalid, "answer": g.answer(), "id": g.puzzle.row_id}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self.game, self._ended = None, False  # a reset that is refused leaves no episode to step on
         super().reset(seed=seed)
+        if options is not None and (not isinstance(options, Mapping) or set(options) - {"row"}):
+            raise UsageError(f"reset's options take one key, 'row' (a dataset row of this env's config), not "
+                             f"{_short(options)}")
         row = (options or {}).get("row")
         if row is None:
             row = self._next_row(seed)
@@ -100,8 +107,8 @@ class JigsawEnv(gym.Env):
         return self._observation(self.game.intro()), self._info()
 
     def step(self, action: Any):
-        if self.game is None:
-            raise gym.error.ResetNeeded("call reset() before step()")
+        if self.game is None:  # Gymnasium's convention (its OrderEnforcing wrapper): ResetNeeded
+            raise ResetNeeded(NO_EPISODE)
         obs = self.game.act(action, render=False)
         terminated = self.game.submitted
         truncated = not terminated and self.game.over
@@ -114,6 +121,17 @@ class JigsawEnv(gym.Env):
         if self.render_mode == "rgb_array" and self.game is not None:
             return np.asarray(self.game.render(), dtype=np.uint8)
         return None
+
+
+class ResetNeeded(gym.error.ResetNeeded, UserError):
+    """``step`` without a live episode: Gymnasium's own error type, and this package's user error (one line)."""
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if isinstance(value, (str, int, float, type(None))) else type(value).__name__
+    if isinstance(value, Mapping):
+        text = f"keys {sorted(map(str, value))}"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _kind(rows: int, cols: int, rotated: bool) -> str:

@@ -26,10 +26,14 @@ from typing import Any, Callable, Iterable
 
 from ..errors import UsageError
 from ..spec import config_from_id, get as get_spec
-from .core import ORDER_BASES, Game, Observation, Puzzle, Rules
+from .core import NO_EPISODE, ORDER_BASES, Game, Observation, Puzzle, Rules
 
 #: The prompt of an interactive rollout (the board and the rules come from ``reset``).
 PROMPT = "Restore the photograph by moving its pieces with the tools."
+
+
+class NoEpisode(UsageError):
+    """A tool called without a live puzzle (no reset, or the last reset was refused)."""
 
 
 def _parts(obs: Observation) -> list[dict]:
@@ -45,11 +49,11 @@ def _tool(method):
 
     @functools.wraps(method)
     def tool(self, *args: Any, **kwargs: Any):
+        if self.game is None:
+            raise NoEpisode(NO_EPISODE)
         try:
             signature.bind(self, *args, **kwargs)
         except TypeError as err:
-            if self.game is None:
-                return "Invalid: there is no puzzle yet (reset was not called)."
             return _parts(self.game._invalid(f"a malformed {method.__name__} call ({err})."))
         return method(self, *args, **kwargs)
     return tool
@@ -66,7 +70,9 @@ class JigsawSwapEnv:
         self.game: Game | None = None
 
     def reset(self, **row: Any) -> list[dict]:
-        """Set up the row's puzzle; returns the board and the rules as content parts."""
+        """Set up the row's puzzle; returns the board and the rules as content parts. A refused row leaves no
+        puzzle: the tools then raise :class:`NoEpisode` (TRL hands the model its message as the tool's error)."""
+        self.game = None
         puzzle = Puzzle.from_row(row)
         if puzzle.rotated and not self.ROTATE:
             raise UsageError(f"row {row.get('id')!r}: a rotated puzzle needs the rotate tool; give its rows "
@@ -74,9 +80,7 @@ class JigsawSwapEnv:
         self.game = Game(puzzle, self.rules)
         return _parts(self.game.observe())
 
-    def _play(self, action: str, *args: Any) -> list[dict] | str:
-        if self.game is None:
-            return "Invalid: there is no puzzle yet (reset was not called)."
+    def _play(self, action: str, *args: Any) -> list[dict]:
         return _parts(getattr(self.game, action)(*args))
 
     @_tool
@@ -102,7 +106,8 @@ class JigsawSwapEnv:
         return self._play("submit")
 
     def get_reward(self) -> float:
-        """The rollout's reward (:meth:`.core.Game.reward`); 0.0 before any puzzle."""
+        """The rollout's reward (:meth:`.core.Game.reward`); 0.0 without a live puzzle (never the reward of a puzzle
+        before a refused reset)."""
         return self.game.reward() if self.game is not None else 0.0
 
 

@@ -21,7 +21,14 @@ reward                      range      what earns it
                                        inside ``<answer>...</answer>`` after reasoning; right or wrong
 ==========================  =========  ==========================================================
 
-:func:`combine` sums rewards with weights (e.g. ``combine((position_reward, 1.0), (format_reward, 0.2))``).
+:func:`combine` sums rewards with weights (e.g. ``combine((position_reward, 1.0), (format_reward, 0.2))``): each
+weight a finite number in [0, 1], so the sum lies in [0, the sum of the weights].
+
+One type rule on every face (these functions, :func:`jigsaw_puzzles.jigsaw_reward`, verl's ``compute_score``, the
+verifiers rubric): a completion is a ``str`` or a conversation as TRL passes it (a list of message dicts: the last
+assistant message's text is read); anything else (bytes, a dict, a list of strings, ``None``) is unreadable and
+earns 0.0 (:func:`jigsaw_puzzles.training.trl_helpers.completion_text`). No reward pays a response that
+``jp.score`` reads as no valid answer, nor exact credit ``jp.score`` does not give.
 
 Partial credit is given for any number of pieces (Visual Jigsaw gives none below five, its issue #9), and
 the format reward is separate from the task rewards, so a run cannot plateau on the format alone unnoticed
@@ -52,7 +59,8 @@ from ..scoring.extraction import PARSED, classify_response
 from ..spec import ANOMALY, CHOICE, ORDER, ORIENTED, config_from_id, get as get_spec, parse_reference
 from .trl_helpers import layout, position_share, reward_rows
 
-__all__ = ["exact_reward", "position_reward", "adjacency_reward", "format_reward", "combine", "track", "RewardFn"]
+__all__ = ["exact_reward", "position_reward", "adjacency_reward", "format_reward", "combine", "track", "RewardFn",
+           "check_weight"]
 
 RewardFn = Callable[..., list[float]]
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>\s*\Z", re.S | re.I)
@@ -141,8 +149,8 @@ def format_reward(prompts=None, completions=(), answer=(), config=None, **kwargs
     lines; a reasoning trace may precede it when the answer is the content of a final
     ``<answer>...</answer>``. Right or wrong does not matter here."""
     out = []
-    for text, ref, cfg, options, _ in _rows("format_reward", prompts, completions, answer, config, kwargs):
-        text = text.strip()
+    for raw, ref, cfg, options, _ in _rows("format_reward", prompts, completions, answer, config, kwargs):
+        text = raw.strip()
         tag = _ANSWER_TAG.search(text[-_MAX_FORMAT_CHARS:]) if text.endswith(">") else None
         body = tag.group(1).strip() if tag else text
         if not body or len(body) > _MAX_FORMAT_CHARS:
@@ -154,9 +162,9 @@ def format_reward(prompts=None, completions=(), answer=(), config=None, **kwargs
             ok = len(body) == 1 if kind == CHOICE else kind == ANOMALY or body.startswith("[")
         except ValueError:
             ok = False
-        # and the task rewards read the response as exactly that answer (never a format reward for a response
-        # whose answer is read otherwise, or not at all)
-        out.append(1.0 if ok and _read(text, cfg, options) == canonical else 0.0)
+        # and the reader (scoring's, on the response as it came: the same window) reads exactly that answer: never a
+        # format reward for a response whose answer is read otherwise, or not at all
+        out.append(1.0 if ok and _read(raw, cfg, options) == canonical else 0.0)
     return out
 
 
@@ -169,11 +177,10 @@ def combine(*weighted: tuple[RewardFn, float], name: str = "jigsaw_combined") ->
     pairs = []
     for pair in weighted:
         fn, weight = pair if isinstance(pair, tuple) and len(pair) == 2 else (None, None)
-        if not callable(fn) or isinstance(weight, bool) or not isinstance(weight, numbers.Real) \
-                or not math.isfinite(weight):
+        if not callable(fn):
             raise ValueError(f"combine takes (reward, weight) pairs, e.g. combine((position_reward, 1.0), "
                              f"(format_reward, 0.2)); got {pair!r}")
-        pairs.append((fn, float(weight)))
+        pairs.append((fn, check_weight(weight, f"combine: the weight of {getattr(fn, '__name__', fn)}")))
 
     def reward(prompts=None, completions=(), **kwargs) -> list[float]:
         total = [0.0] * _count(completions, name)
@@ -194,12 +201,25 @@ def _count(completions: Any, who: str) -> int:
 
 
 def _values(fn: RewardFn, prompts, completions, kwargs, who: str) -> list[float]:
-    """``fn``'s rewards, exactly one per completion (``ValueError`` otherwise)."""
+    """``fn``'s rewards, exactly one finite number per completion (``ValueError`` otherwise)."""
     values = list(fn(prompts=prompts, completions=completions, **kwargs))
     n = _count(completions, who)
     if len(values) != n:
         raise ValueError(f"{who}: {getattr(fn, '__name__', fn)} returned {len(values)} rewards for {n} completions")
+    bad = [v for v in values if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v)]
+    if bad:
+        raise ValueError(f"{who}: {getattr(fn, '__name__', fn)} returned {bad[0]!r}, not a finite number")
     return values
+
+
+def check_weight(weight: Any, who: str) -> float:
+    """``weight`` as a float in [0, 1] (a NaN, an infinity, a negative or 1e9 would put a reward outside its
+    documented range); ``ValueError`` naming ``who`` otherwise."""
+    if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight) \
+            or not 0 <= weight <= 1:
+        raise ValueError(f"{who} must be a finite number in [0, 1], not {weight!r} (each reward lies in [0, 1], so a "
+                         "weighted sum stays in [0, the sum of the weights])")
+    return float(weight)
 
 
 def track(fn: RewardFn, curriculum: Any = None, name: Optional[str] = None) -> RewardFn:

@@ -155,20 +155,25 @@ def make_compute_metrics(
 
 
 def completion_text(completion: Any) -> str:
-    """Text of one TRL completion: a string, or a conversation (list of role/content dicts)."""
+    """The text of one completion, by the one type rule every reward face shares: a ``str`` is itself; a
+    conversation as TRL hands it to reward functions (a list of message dicts, ``[{"role": "assistant", "content":
+    ...}]``, tool turns included) is its last assistant message's content (a string, or content parts of which the
+    ``{"type": "text", "text": ...}`` ones count). Anything else (bytes, a bare dict, a list of strings, numbers,
+    ``None``, a message whose content is neither) is ``""``: unreadable, 0 from every reward, as ``jp.score``
+    finds a response that is not text."""
     if isinstance(completion, str):
         return completion
-    if isinstance(completion, dict):
-        completion = [completion]
-    if isinstance(completion, (list, tuple)) and completion:
-        msgs = [m for m in completion if isinstance(m, dict)]
-        assistant = [m for m in msgs if m.get("role", "assistant") == "assistant"] or msgs
-        if not assistant:
-            return ""
-        content = assistant[-1].get("content", "")
-        if isinstance(content, list):  # multimodal parts: [{"type": "text", "text": ...}, ...]
-            return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        return "" if content is None else str(content)
+    if not isinstance(completion, (list, tuple)) or not completion \
+            or not all(isinstance(m, Mapping) and isinstance(m.get("role"), str) for m in completion):
+        return ""
+    assistant = [m for m in completion if m["role"] == "assistant"]
+    content = assistant[-1].get("content") if assistant else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)) and all(isinstance(p, Mapping) for p in content):
+        texts = [p.get("text") for p in content if p.get("type") == "text"]
+        if all(isinstance(t, str) for t in texts):
+            return "".join(texts)
     return ""
 
 

@@ -32,7 +32,7 @@ from typing import Any, Callable, Mapping, Sequence
 from PIL import Image
 
 from ... import geometry, prompts
-from ...errors import ConfigUnavailable
+from ...errors import ConfigUnavailable, install_hint
 from ...rng import ItemRNG, item_rng, stable_hash
 from ...spec import LETTERS, format_choice, get as get_spec
 from .base import MIN_DISTINCT, Context, Item, PatchGetter, Task, TaskError
@@ -208,8 +208,7 @@ class HardPreparation:
             import open_clip  # noqa: F401
             import torch  # noqa: F401
         except ImportError as err:
-            raise ConfigUnavailable(HARD, f"needs torch and open_clip: pip install 'jigsaw-puzzles[clip]' "
-                                          f"({err})") from err
+            raise ConfigUnavailable(HARD, f"needs torch and open_clip: {install_hint('clip')} ({err})") from err
         pretrained = options.get("clip_pretrained")
         pretrained = None if pretrained in (None, RANDOM_INIT) else pretrained
         self.max_similarity = DEFAULT_MAX_SIMILARITY
