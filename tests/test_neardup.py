@@ -162,14 +162,20 @@ def test_the_stream_never_yields_a_copy_of_an_excluded_photo(copies, tmp_path):
 
 
 def test_ids_without_fingerprints_exclude_exact_copies_and_say_so(copies):
+    """Bare ids of photos of the training folder are found there (fingerprint and pixels: no warning); an id found
+    nowhere excludes its exact bytes only, and a warning says so."""
     from jigsaw_puzzles.training.stream import training_stream
 
     _, train, names = copies
     others = sorted(s.source_id for s in curate(train).accepted if s.relpath not in names)
-    with pytest.warns(UserWarning, match="known by source id only"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         rows = training_stream(train, mixture={"order_generation": 1}, exclude=others[:2], eval_fraction=0.0,
                                passes=1)
-    assert not {r["source_id"] for r in rows} & set(others[:2])
+        assert not {r["source_id"] for r in rows} & set(others[:2])
+    with pytest.warns(UserWarning, match="1 of 2 evaluation photos are known by source id only"):
+        training_stream(train, mixture={"order_generation": 1}, exclude=["0123456789abcdef", others[0]],
+                        eval_fraction=0.0, passes=1)
 
 
 # --- the duplicate rule through the index (#35.1): the same decisions as comparing each photo with every kept one
