@@ -146,7 +146,8 @@ def run_verl(args: argparse.Namespace, helpers: Mapping[str, Callable]) -> int:
     helpers["bars"]()
     data = evaluation_data(args, helpers)
     source = args.train_source if args.train_source is not None else args.source
-    written = export(data, args.out, args.train_size, train_source=source, train_seed=args.train_seed)
+    written = export(data, args.out, args.train_size, train_source=source, train_seed=args.train_seed,
+                     evaluation_source=args.dataset or args.source)
     for name, (path, n) in written.items():
         print(f"  {name:5s} {n:6d} rows  {path}")
     print(f"wrote verl parquet to {args.out}; reward: reward.custom_reward_function.path={Path(verl.__file__)} "

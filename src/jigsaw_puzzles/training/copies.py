@@ -17,11 +17,13 @@ way OpenCV's ORB and RANSAC check one):
 3. **Geometry.** A similarity fitted to a candidate's matches by RANSAC (``cv2.estimateAffinePartial2D``, its
    fixed seed): at least 12 matches must agree within 4 px.
 4. **Pixels.** The training photo is mapped onto the evaluation photo (and back) at 128 px and compared in cells of
-   8 px: a cell *agrees* where both are textured and correlate (>= 0.7), *disagrees* where they do not, is *flat*
+   8 px: a cell *agrees* where both are textured (grey std >= 2) and correlate (>= 0.7), *disagrees* where they do not, is *flat*
    where neither is textured, *outside* where the other photo does not reach. A copy is a rectangle of at least half
    of one of the two photos, all inside the other, at least half of its cells agreeing and at most a tenth
-   disagreeing: a crop, a frame or a turn shows such a rectangle; two photos in one screenshot, page or collage
-   share only their chrome, and the photo between it disagrees.
+   disagreeing, and no more than a fifth of all the cells the other photo covers disagreeing (bar those at its
+   edge, where an alignment off by a pixel shows): a crop, a frame or a
+   turn shows such a rectangle and nothing against it; two photos in one screenshot, page or collage share their
+   chrome (a wallpaper too), but the photos inside it disagree.
 
 The pHash near-duplicate rule of the build (:mod:`..generation.neardup`) runs beside it: a training photo within its
 threshold of an evaluation photo is a copy unless local features align the two and their pixels disagree (two
@@ -54,8 +56,8 @@ MAX_HAMMING = 56
 HASH_TABLES, HASH_BITS = 10, 14
 MIN_VOTES, CANDIDATES = 8, 8
 MIN_INLIERS, RANSAC_PX = 12, 4.0
-SIDE, CELL, TEXTURE, AGREE = 128, 8, 4.0, 0.7  # the pixel check: size, cell, grey std of a textured cell, correlation
-SHOWN, MAX_DISAGREE, MIN_AGREE = 0.5, 0.1, 0.5
+SIDE, CELL, TEXTURE, AGREE = 128, 8, 2.0, 0.7  # the pixel check: size, cell, grey std of a textured cell, correlation
+SHOWN, MAX_DISAGREE, MIN_AGREE, MAX_CONTRADICTED = 0.5, 0.1, 0.5, 0.2
 
 
 def require_cv2():
@@ -274,9 +276,13 @@ class Evaluation:
 def shown(cv2, small: np.ndarray, work: np.ndarray, small_to_work: np.ndarray) -> float:
     """The largest share of either photo that the other shows (see the module doc): ``small`` the evaluation
     photo's grey pixels, ``work`` the training photo's, ``small_to_work`` (3x3) mapping the first onto the second."""
-    there = _cells(cv2, small, work, small_to_work)
-    back = _cells(cv2, work, small, np.linalg.inv(small_to_work))
-    return max(_rectangle(there), _rectangle(back))
+    shares = []
+    for cells in (_cells(cv2, small, work, small_to_work), _cells(cv2, work, small, np.linalg.inv(small_to_work))):
+        inner = np.pad(cells != -2, 1)  # cells whose four neighbours are inside the other photo: an alignment off
+        inner = inner[1:-1, 1:-1] & inner[:-2, 1:-1] & inner[2:, 1:-1] & inner[1:-1, :-2] & inner[1:-1, 2:]
+        agree, disagree = int((cells[inner] == 2).sum()), int((cells[inner] == -1).sum())  # by a pixel or two
+        shares.append(0.0 if disagree > MAX_CONTRADICTED * (agree + disagree) else _rectangle(cells))  # shows there
+    return max(shares)
 
 
 def _cells(cv2, a: np.ndarray, b: np.ndarray, a_to_b: np.ndarray) -> np.ndarray:
