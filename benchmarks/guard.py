@@ -20,7 +20,7 @@ Evaluation photos: the 57 embedded photos and 60 synthetic test photos (``tests/
 
 Rates come with their n and a Wilson 95% interval. Deterministic (seeded); ``--quick`` runs a tenth.
 
-    python benchmarks/guard.py [--quick] [--per-kind N] [--framed N]
+    python benchmarks/guard.py [--quick] [--framed N] [--kinds rotate ...]
 """
 from __future__ import annotations
 
@@ -82,6 +82,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a tenth of every measurement")
     ap.add_argument("--framed", type=int, default=300, help="framed pairs")
+    ap.add_argument("--kinds", nargs="*", default=None, help="only these copy kinds (and no pairs)")
     args = ap.parse_args(argv)
     share = 0.1 if args.quick else 1.0
     embedded = [normalise(Image.open(p)) for p in list_files(embedded_folder())]
@@ -90,7 +91,7 @@ def main(argv=None) -> None:
     photos = photos[::int(round(1 / share))]
     fillers = [normalise(make_photo(5000 + s)) for s in range(24)]
     ids = [f"{k:016x}" for k in range(len(photos))]
-    fps = [neardup.fingerprint(p) for p in tqdm(photos, desc="fingerprints", unit="img")]
+    fps = [neardup.fingerprint(p) for p in tqdm(photos, desc="fingerprints", unit="img", file=sys.stderr)]
     t = time.perf_counter()
     evaluation = Evaluation([(sid, (lambda p=p: p), fp) for sid, p, fp in zip(ids, photos, fps)])
     print(f"evaluation set: {len(photos)} photos indexed in {time.perf_counter() - t:.1f} s "
@@ -100,9 +101,9 @@ def main(argv=None) -> None:
     print("| copy | caught (its photo named) | 95% interval | excluded at all |")
     print("|---|---:|---:|---:|")
     seconds, queries = 0.0, 0
-    for kind in (*KINDS, "re-encoded"):
+    for kind in args.kinds or (*KINDS, "re-encoded"):
         named = excluded = 0
-        for k, photo in enumerate(tqdm(photos, desc=kind, unit="copy", leave=False)):
+        for k, photo in enumerate(tqdm(photos, desc=kind, unit="copy", leave=False, file=sys.stderr)):
             made = reencoded(photo, rng) if kind == "re-encoded" else make_copy(photo, kind, rng, fillers)
             image, fp = read_back(made, rng)
             t = time.perf_counter()
@@ -117,11 +118,13 @@ def main(argv=None) -> None:
     print(f"\ncost: {seconds / queries * 1000:.1f} ms per training photo (copy_of, {queries} photos, "
           f"{len(photos)} evaluation photos)")
 
+    if args.kinds:
+        return
     package = [normalise(Image.open(SITE / rel)) for rel in PACKAGE_IMAGES if (SITE / rel).is_file()]
     distinct = photos + package[::int(round(1 / share))]
     index = Evaluation([(f"{k:016x}", (lambda p=p: p), neardup.fingerprint(p)) for k, p in enumerate(distinct)])
     flagged = set()
-    for k, photo in enumerate(tqdm(distinct, desc="all pairs", unit="img")):
+    for k, photo in enumerate(tqdm(distinct, desc="all pairs", unit="img", file=sys.stderr)):
         found = index.copy_of(photo, neardup.fingerprint(photo), skip=f"{k:016x}")
         if found is not None:
             flagged.add(frozenset({k, int(found[0], 16)}))
@@ -131,7 +134,7 @@ def main(argv=None) -> None:
 
     rng = np.random.default_rng(1)
     by_kind: dict[str, list[int]] = {}
-    for _ in tqdm(range(int(args.framed * share)), desc="framed pairs", unit="pair"):
+    for _ in tqdm(range(int(args.framed * share)), desc="framed pairs", unit="pair", file=sys.stderr):
         a, b = rng.choice(len(photos), 2, replace=False)
         first, second, kind = framed_pair(photos[a], photos[b], rng, fillers)
         image_a, fp_a = read_back(first, rng)
