@@ -16,7 +16,7 @@ build's duplicate rule decides which photos become items, so it must be the same
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 from PIL import Image
@@ -81,26 +81,6 @@ def distances(queries: np.ndarray, references: np.ndarray) -> np.ndarray:
         b = popcount(q[:, None, :] ^ references[None, :, :1]).min(-1)  # the reference whole vs the query's crops
         out[start:start + step] = np.minimum(a, b)
     return out
-
-
-class Index:
-    """The fingerprints of a set of photos (an evaluation set), queried by :meth:`nearest`."""
-
-    def __init__(self, ids: Iterable[str], fingerprints: Iterable[np.ndarray]):
-        self.ids = list(ids)
-        fps = list(fingerprints)
-        self.fps = np.stack(fps) if fps else np.zeros((0, len(CROPS)), dtype=np.uint64)
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def nearest(self, fp: np.ndarray) -> tuple[str | None, int]:
-        """The id of the photo nearest to ``fp`` and the distance (``(None, 65)`` when the index is empty)."""
-        if not self.ids:
-            return None, 65
-        d = distances(fp[None, :], self.fps)[0]
-        k = int(d.argmin())
-        return self.ids[k], int(d[k])
 
 
 def near_pairs(fps: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -10,7 +10,8 @@ way OpenCV's ORB and RANSAC check one):
    (a page's text would take them all otherwise); of each evaluation photo at 512 and 256 px (a photo a quarter of
    a screenshot is half its size), as it is and mirrored.
 2. **Candidates through an index.** Each training descriptor looks up its neighbours (Hamming <= 56 of 256 bits)
-   among all the evaluation descriptors through locality-sensitive hashing (10 tables keyed on 14 fixed bits);
+   among all the evaluation descriptors through locality-sensitive hashing (10 tables keyed on fixed bits, about
+   8 descriptors a key);
    each match votes for its evaluation view in a bin of (turn, scale) (the keypoints' angles and sizes: a copy's
    matches agree, chance matches spread), and the views with the highest peaks (at most 8, of at least 8 votes)
    are candidates. The work per training photo does not grow with the training folder.
@@ -53,7 +54,7 @@ WORK, SMALL = 512, 256  # long sides (px) local features are read at
 FEATURES = {"train": 1500, "eval": 500, "small": 250}
 TILES = 4
 MAX_HAMMING = 56
-HASH_TABLES, HASH_BITS = 10, 14
+HASH_TABLES, PER_BUCKET = 10, 8  # keys of about log2(descriptors / 8) bits; a bucket past 8x that is skipped
 MIN_VOTES, CANDIDATES = 8, 8
 MIN_INLIERS, RANSAC_PX = 12, 4.0
 SIDE, CELL, TEXTURE, AGREE = 128, 8, 2.0, 0.7  # the pixel check: size, cell, grey std of a textured cell, correlation
@@ -121,32 +122,37 @@ def features(cv2, image: np.ndarray, n: int) -> Features:
 
 
 class _Hashing:
-    """Locality-sensitive hashing of ORB descriptors: :data:`HASH_TABLES` tables, each keyed on
-    :data:`HASH_BITS` fixed bits of the 256; a lookup returns the descriptors sharing a key in any table."""
-
-    SELECT = [np.array([(7 * t + 23 * j) % 256 for j in range(HASH_BITS)]) for t in range(HASH_TABLES)]
-    WEIGHTS = 1 << np.arange(HASH_BITS, dtype=np.int64)
+    """Locality-sensitive hashing of ORB descriptors: :data:`HASH_TABLES` tables, each keyed on fixed bits of the
+    256 (as many as keep about :data:`PER_BUCKET` descriptors a bucket, so a lookup costs the same for 57
+    evaluation photos or 1,100); a lookup returns the descriptors sharing a key in any table. A bucket holding more
+    than 8x its share (a pattern common to many photos: flat sky, text) is left out: it tells photos apart least."""
 
     def __init__(self, descriptors: np.ndarray):
         self.words = _words(descriptors)
+        n = len(descriptors)
+        self.bits = min(24, max(8, int(np.ceil(np.log2(max(2, n) / PER_BUCKET)))))
+        self.select = [np.array([(7 * t + 23 * j) % 256 for j in range(self.bits)]) for t in range(HASH_TABLES)]
+        self.weights = 1 << np.arange(self.bits, dtype=np.int64)
         bits = np.unpackbits(descriptors, axis=1)
         self.tables = []
-        for select in self.SELECT:
-            keys = bits[:, select].astype(np.int64) @ self.WEIGHTS
-            counts = np.bincount(keys, minlength=1 << HASH_BITS)
-            self.tables.append((np.argsort(keys, kind="stable"), counts, np.cumsum(counts) - counts))
+        for select in self.select:
+            keys = bits[:, select].astype(np.int64) @ self.weights
+            counts = np.bincount(keys, minlength=1 << self.bits)
+            starts = np.cumsum(counts) - counts
+            counts[counts > 8 * max(PER_BUCKET, n >> self.bits)] = 0
+            self.tables.append((np.argsort(keys, kind="stable"), counts, starts))
 
     def nearest(self, descriptors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each descriptor, the nearest indexed one found within :data:`MAX_HAMMING` (``-1``: none) and the
-        distance (ties: the lower index)."""
+        distance (ties: the one found first, tables in order)."""
         best = np.full(len(descriptors), -1)
         dist = np.full(len(descriptors), 257)
         if not len(descriptors) or not len(self.words):
             return best, dist
         bits, words = np.unpackbits(descriptors, axis=1), _words(descriptors)
         qs, ts = [], []
-        for select, (order, counts, starts) in zip(self.SELECT, self.tables):
-            keys = bits[:, select].astype(np.int64) @ self.WEIGHTS
+        for select, (order, counts, starts) in zip(self.select, self.tables):
+            keys = bits[:, select].astype(np.int64) @ self.weights
             n = counts[keys]
             qs.append(np.repeat(np.arange(len(descriptors)), n))
             ts.append(order[np.repeat(starts[keys] - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))])
@@ -154,7 +160,7 @@ class _Hashing:
         d = neardup.popcount(words[q] ^ self.words[t]).sum(1)
         keep = d <= MAX_HAMMING
         q, t, d = q[keep], t[keep], d[keep]
-        order = np.lexsort((t, d, q))
+        order = np.argsort(q * 512 + d, kind="stable")
         q, t, d = q[order], t[order], d[order]
         first = np.concatenate([[True], q[1:] != q[:-1]]) if len(q) else np.zeros(0, bool)
         best[q[first]], dist[q[first]] = t[first], d[first]

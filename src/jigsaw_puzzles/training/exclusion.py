@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import SourceFolderError, UsageError
 from ..generation import neardup
-from ..generation.sources import Source, curate, embedded_folder, folder_fingerprint, load_normalised
+from ..generation.sources import Source, curate, folder_fingerprint, load_normalised
 
 _SOURCE_ID = re.compile(r"[0-9a-f]{16}")
 

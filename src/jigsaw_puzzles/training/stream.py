@@ -10,10 +10,10 @@ Contamination guard. Photos are split once, by a seeded-free hash of their conte
 yields an ``eval`` photo. ``exclude=`` takes an evaluation set, read by its ``source_id`` column: an export
 folder written by ``jigsaw-puzzles build``, a ``save_to_disk`` folder, a parquet file or a folder of them, a
 ``datasets.Dataset`` or ``DatasetDict``, a folder of photos, source ids (16 hex digits), or a list of any of
-these. Its photos are never yielded either, nor are near duplicates of them (re-encoded, resized, cropped or
-re-toned copies: :mod:`jigsaw_puzzles.generation.neardup`, the build's own duplicate rule; a Dataset, a parquet
-file or bare ids carry no fingerprints, so for photos other than the embedded ones they exclude exact copies only,
-with a warning); anything else (a path that does not exist, a dataset without
+these. Its photos are never yielded either, nor are copies of them (flipped, cropped, turned, framed,
+watermarked, re-encoded, resized or re-toned: :mod:`.copies`; what each form carries and what is looked up:
+:mod:`.exclusion`, with a warning where only a fingerprint or an id is known); anything else (a path that does not
+exist, a dataset without
 ``source_id``, an ``IterableDataset``, a set that names no photo) is refused with one line, never ignored.
 A training folder whose fingerprint is the one the evaluation export was built from is refused outright
 (train on another folder, or on the ``train`` side of the same folder by exporting its ``eval`` side only).
