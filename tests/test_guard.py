@@ -111,7 +111,7 @@ def test_the_decisions_are_the_same_in_every_process_and_with_any_thread_count()
     here = [list(x) if x else None for x in (evaluation().copy_of(image, fp) for image, fp in cases())]
     assert sum(x is not None for x in here) >= len(KINDS) - 1
     root = Path(__file__).resolve().parents[1]
-    for threads in (1, 4):
+    for threads in (4,):  # this process runs OpenCV's default thread count (2 here); another process, 4 threads
         out = subprocess.run([sys.executable, "-c", DECIDE, str(threads)], cwd=root, capture_output=True, text=True,
                              timeout=600, env={**__import__("os").environ, "PYTHONHASHSEED": str(threads)})
         assert out.returncode == 0, out.stderr[-2000:]
