@@ -13,8 +13,8 @@ folder written by ``jigsaw-puzzles build``, a ``save_to_disk`` folder, a parquet
 these. Its photos are never yielded either, nor are copies of them (flipped, cropped, turned, framed,
 watermarked, re-encoded, resized or re-toned: :mod:`.copies`; what each form carries and what is looked up:
 :mod:`.exclusion`, with a warning where only a fingerprint or an id is known); anything else (a path that does not
-exist, a dataset without
-``source_id``, an ``IterableDataset``, a set that names no photo) is refused with one line, never ignored.
+exist, a dataset without ``source_id``, an ``IterableDataset``, a set that names no photo) is refused with one
+line, never ignored.
 A training folder whose fingerprint is the one the evaluation export was built from is refused outright
 (train on another folder, or on the ``train`` side of the same folder by exporting its ``eval`` side only).
 
