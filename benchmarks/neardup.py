@@ -14,7 +14,14 @@ scikit-learn's sample images, matplotlib's sample data; ``--extra DIR`` adds mor
 non-overlapping quadrants (a different picture, far outside the 10% crop range). Pairs known to be the same
 photograph (listed in RELATED) are left out of the count and reported as detections instead.
 
-    python benchmarks/neardup.py [--bits 8] [--extra DIR ...] [--sweep]
+Scale (``--scale``): the build's duplicate rule alone (``neardup.keep_originals``) on 1k, 4k, 16k and 100k
+synthetic fingerprints (a random whole-photo hash per photo, its 35 crop hashes 0-6 bits from it as a photo's
+are, and one photo in 20 a copy 0-8 bits from an earlier one): seconds and milliseconds per photo, the index
+against comparing each photo with every kept one (the rule before; up to 16k: it is quadratic), measured in the
+same run, and the decisions compared.
+
+    python benchmarks/neardup.py [--bits 8] [--extra DIR ...] [--json FILE]
+    python benchmarks/neardup.py --scale [1000 4000 16000 100000]
 """
 from __future__ import annotations
 
@@ -156,12 +163,68 @@ def false_positives(items, bits):
             "compare_s": compare}
 
 
+def synthetic(n: int, seed: int = 0) -> np.ndarray:
+    """``n`` fingerprints shaped like photos' (see the module doc)."""
+    rng = np.random.default_rng(seed)
+    whole = rng.integers(0, 1 << 63, size=n, dtype=np.int64).astype(np.uint64) * np.uint64(2) \
+        + rng.integers(0, 2, size=n).astype(np.uint64)
+    copies = np.flatnonzero(rng.random(n) < 0.05)[1:]
+    bit = np.uint64(1) << np.arange(64, dtype=np.uint64)
+
+    def flip(h: np.ndarray, most: int) -> np.ndarray:  # each hash with 0..most random bits flipped
+        h = h.copy()
+        for k in range(most):
+            on = rng.random(h.shape) < 0.5
+            h[on] ^= bit[rng.integers(0, 64, size=int(on.sum()))]
+        return h
+    whole[copies] = flip(whole[rng.integers(0, copies)], 8)
+    return np.concatenate([whole[:, None], flip(np.repeat(whole[:, None], len(neardup.CROPS) - 1, 1), 6)], 1)
+
+
+def scale(sizes, bits: int) -> None:
+    from jigsaw_puzzles.generation.sources import CurationRecord, Source
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from test_neardup import brute_force_keep_originals
+
+    def run(rule, fps):
+        records = [CurationRecord(path=f"p{k}.jpg", status="rejected", source_id=f"{k:016x}") for k in range(len(fps))]
+        candidates = [(Source(f"{k:016x}", f"/p{k}.jpg", f"p{k}.jpg", 600, 400), fps[k], records[k])
+                      for k in range(len(fps))]
+        t = time.perf_counter()
+        rule(candidates, frozenset(), bits)
+        return time.perf_counter() - t, [(r.status, r.reason) for r in records]
+
+    print(f"| photos | index s | index ms/photo | x the 1k cost per photo | comparing every pair s | ms/photo | "
+          f"same decisions | dropped |")
+    print("|---:|---:|---:|---:|---:|---:|---|---:|")
+    first = None
+    for n in sizes:
+        fps = synthetic(n)
+        run(neardup.keep_originals, fps[:200])  # warm (imports, the probe masks)
+        seconds, decided = run(neardup.keep_originals, fps)
+        first = first or seconds / n
+        if n <= 16_000:
+            brute, oracle = run(brute_force_keep_originals, fps)
+            same = "yes" if oracle == decided else "NO"
+            old = f"{brute:.2f} | {brute / n * 1000:.3f}"
+        else:
+            same, old = "-", "- | -"
+        dropped = sum(s != "accepted" for s, _ in decided)
+        print(f"| {n:,} | {seconds:.2f} | {seconds / n * 1000:.3f} | {seconds / n / first:.2f} | {old} | {same} | "
+              f"{dropped:,} |", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bits", type=int, default=neardup.DEFAULT_BITS)
+    ap.add_argument("--scale", nargs="*", type=int, default=None, metavar="N",
+                    help="time the duplicate rule alone on N synthetic fingerprints (default 1000 4000 16000 100000)")
     ap.add_argument("--json", default=None, metavar="FILE", help="write every distance measured to FILE")
     ap.add_argument("--extra", nargs="*", default=[], help="more folders of distinct photos")
     args = ap.parse_args(argv)
+    if args.scale is not None:
+        return scale(args.scale or [1000, 4000, 16000, 100_000], args.bits)
     originals = []
     for path in list_files(embedded_folder()):
         image = normalise(Image.open(path))

@@ -7,7 +7,12 @@ Measured in one process, on the embedded photos, in the same run:
   * cached - the same stream after its first pass (normalised sources cached in memory, as in training).
 Prints items/s and the stream's share of the floor.
 
-    python benchmarks/stream.py [--items 300] [--configs order_generation_3x3 ...]
+``--guard``: the contamination guard's cost. The stream over the embedded photos is made without ``exclude=`` and
+with ``exclude=`` a folder of 6 other photos (every training photo is then checked for copies of them:
+``training.copies``), in the same run; printed: the making of the stream per training photo, the guard's share,
+and the first pass's items/s with the making included, against the floor.
+
+    python benchmarks/stream.py [--items 300] [--configs order_generation_3x3 ...] [--guard]
 """
 import argparse
 import itertools
@@ -39,12 +44,42 @@ def stream_rate(config, n, passes_first):
     return first, n / (time.perf_counter() - t)
 
 
+def guard(configs) -> None:
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from fixtures.photos import write_photos
+
+    paths = [s.path for s in curate().accepted]
+    with tempfile.TemporaryDirectory() as tmp:
+        write_photos(Path(tmp), 6, start=900)
+        print(f"{'config':32s} {'floor/s':>8s} {'made, ms/photo':>15s} {'guarded':>8s} {'1st pass/s':>11s} "
+              f"{'guarded':>8s} {'guarded/floor':>14s}")
+        for config in configs:
+            floor = floor_rate(paths, tuple(get(config).grid), 120)
+            row = []
+            for exclude in (None, tmp):
+                t = time.perf_counter()
+                it = iter(training_stream(mixture={config: 1}, seed=0, exclude=exclude))
+                made = time.perf_counter() - t
+                n = sum(1 for _ in itertools.islice(it, len(paths)))
+                row.append((made, n / (time.perf_counter() - t)))
+            (m0, r0), (m1, r1) = row
+            print(f"{config:32s} {floor:8.1f} {m0 / len(paths) * 1000:15.1f} {m1 / len(paths) * 1000:8.1f} "
+                  f"{r0:11.1f} {r1:8.1f} {r1 / floor:13.0%}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--items", type=int, default=300)
+    ap.add_argument("--guard", action="store_true", help="the cost of exclude= (see the module doc)")
     ap.add_argument("--configs", nargs="+", default=[*STREAM_CONFIGS, "order_restoration_3x3", "order_generation_3x3"],
                     help="default: every stream config of the paper, and the 3x3 order configs")
     args = ap.parse_args()
+    if args.guard:
+        return guard(args.configs)
     paths = [s.path for s in curate().accepted]
     print(f"{len(paths)} embedded photos; {args.items} items per measurement")
     print(f"{'config':32s} {'floor':>8s} {'stream 1st pass':>16s} {'cached':>8s} {'cached/floor':>13s}")

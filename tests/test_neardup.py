@@ -163,11 +163,123 @@ def test_the_stream_never_yields_a_copy_of_an_excluded_photo(copies, tmp_path):
 
 
 def test_ids_without_fingerprints_exclude_exact_copies_and_say_so(copies):
+    """Bare ids of photos of the training folder are found there (fingerprint and pixels: no warning); an id found
+    nowhere excludes its exact bytes only, and a warning says so."""
     from jigsaw_puzzles.training.stream import training_stream
 
     _, train, names = copies
     others = sorted(s.source_id for s in curate(train).accepted if s.relpath not in names)
-    with pytest.warns(UserWarning, match="known by source id only"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         rows = training_stream(train, mixture={"order_generation": 1}, exclude=others[:2], eval_fraction=0.0,
                                passes=1)
-    assert not {r["source_id"] for r in rows} & set(others[:2])
+        assert not {r["source_id"] for r in rows} & set(others[:2])
+    with pytest.warns(UserWarning, match="1 of 2 evaluation photos are known by source id only"):
+        training_stream(train, mixture={"order_generation": 1}, exclude=["0123456789abcdef", others[0]],
+                        eval_fraction=0.0, passes=1)
+
+
+# --- the duplicate rule through the index (#35.1): the same decisions as comparing each photo with every kept one
+
+def brute_force_keep_originals(candidates: list, keep: frozenset, bits: int) -> list:
+    """The rule as it was (generator 3.x): each photo against every kept one, in the same order. The oracle."""
+    candidates = sorted(candidates, key=lambda c: (c[0].source_id not in keep, c[0].source_id, c[0].relpath))
+    kept, by_id = [], {}
+    fps = np.zeros((len(candidates), len(neardup.CROPS)), dtype=np.uint64)
+    for source, fp, record in candidates:
+        twin = by_id.get(source.source_id)
+        near = neardup.distances(fp, fps[:len(kept)])[0] if kept and twin is None else None
+        k = int(np.argmax(near <= bits)) if near is not None and (near <= bits).any() else None
+        if twin is not None:
+            record.reason = f"exact duplicate of {twin.relpath} ({twin.source_id})"
+            continue
+        if k is not None:
+            other = kept[k][0]
+            record.reason = (f"near duplicate of {other.relpath} ({other.source_id}"
+                             f"{', already in the benchmark' if other.source_id in keep else ''}): pHash distance "
+                             f"{near[k]} <= {bits} (a re-encoded, resized, cropped or re-toned copy)")
+            continue
+        record.status = "accepted"
+        fps[len(kept)] = fp
+        kept.append((source, fp))
+        by_id[source.source_id] = source
+    return [source for source, _ in kept]
+
+
+def both_rules(fps: np.ndarray, ids: list[str], keep: frozenset, bits: int):
+    """(kept ids, [(status, reason)] per photo) by the index and by the oracle, on fresh records each."""
+    from jigsaw_puzzles.generation.sources import CurationRecord, Source
+
+    out = []
+    for rule in (neardup.keep_originals, brute_force_keep_originals):
+        records = [CurationRecord(path=f"p{k}.jpg", status="rejected", source_id=sid) for k, sid in enumerate(ids)]
+        candidates = [(Source(sid, f"/x/p{k}.jpg", f"p{k}.jpg", 60, 60), fps[k], records[k])
+                      for k, sid in enumerate(ids)]
+        kept = rule(candidates, keep, bits)
+        out.append(([s.source_id for s in kept], [(r.status, r.reason) for r in records]))
+    return out
+
+
+def clustered_fingerprints(seed: int, n: int, flips: int) -> np.ndarray:
+    """``n`` fingerprints whose crop hashes lie a few bits from their whole hash (as a photo's do), many of them
+    a few bits from an earlier photo's (clusters of near copies), the rest random."""
+    rng = np.random.default_rng(seed)
+    bit = np.uint64(1) << np.arange(64, dtype=np.uint64)
+
+    def near(h: np.uint64, k: int) -> np.uint64:
+        for b in rng.choice(64, size=k, replace=False):
+            h ^= bit[b]
+        return h
+
+    whole = []
+    for k in range(n):
+        if whole and rng.random() < 0.6:
+            whole.append(near(whole[int(rng.integers(len(whole)))], int(rng.integers(0, flips + 1))))
+        else:
+            whole.append(np.uint64(rng.integers(0, 1 << 63)) * np.uint64(2) + np.uint64(rng.integers(2)))
+    fps = np.array([[h] + [near(h, int(rng.integers(0, 7))) for _ in neardup.CROPS[1:]] for h in whole],
+                   dtype=np.uint64)
+    return fps
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 60), flips=st.integers(0, 14), bits=st.integers(0, 16),
+       dup=st.integers(0, 5), kept=st.integers(0, 4))
+def test_the_index_keeps_what_comparing_every_pair_keeps(seed, n, flips, bits, dup, kept):
+    rng = np.random.default_rng(seed)
+    fps = clustered_fingerprints(seed, n, flips)
+    ids = [f"{int(x):016x}" for x in rng.integers(0, 1 << 62, size=n)]
+    for _ in range(dup if n > 1 else 0):  # the same file twice (an exact duplicate: same id, same fingerprint)
+        a, b = rng.integers(n, size=2)
+        ids[b], fps[b] = ids[a], fps[a]
+    keep = frozenset(rng.choice(ids, size=min(kept, n), replace=False).tolist()) if n else frozenset()
+    index, oracle = both_rules(fps, ids, keep, bits)
+    assert index == oracle
+
+
+def test_the_index_keeps_what_comparing_every_pair_keeps_on_real_fingerprints():
+    """The embedded photos' fingerprints, and copies of them (crops, resizes, re-encodes) from the tests above,
+    at the threshold and around it."""
+    images = [original(k) for k in range(len(PHOTOS))]
+    fps = [fp for _, fp in images]
+    rng = np.random.default_rng(7)
+    for k in range(0, len(PHOTOS), 3):
+        params = {"quality": int(rng.integers(50, 95)), "scale": float(rng.uniform(0.5, 1.5)),
+                  "crop": tuple(float(x) for x in rng.uniform(0, 0.05, 4))}
+        fps.append(neardup.fingerprint(normalise(Image.open(io.BytesIO(copy_of(images[k][0], **params))))))
+    fps = np.stack(fps)
+    ids = [f"{k:016x}" for k in rng.permutation(len(fps))]
+    for bits in (6, 8, 10, 12, 14):
+        index, oracle = both_rules(fps, ids, frozenset(ids[:5]), bits)
+        assert index == oracle, bits
+    assert sum(s == "accepted" for s, _ in both_rules(fps, ids, frozenset(), 8)[0][1]) == len(PHOTOS)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 40), m=st.integers(0, 40), bits=st.integers(0, 20))
+def test_near_between_finds_every_pair_distances_finds(seed, n, m, bits):
+    fps = clustered_fingerprints(seed, n + m, 12)
+    q, r, d = neardup.near_between(fps[:n], fps[n:], bits)
+    table = neardup.distances(fps[:n], fps[n:]) if n and m else np.zeros((n, m))
+    assert sorted(zip(*np.nonzero(table <= bits))) == sorted(zip(q.tolist(), r.tolist()))
+    assert (d == table[q, r]).all()

@@ -126,7 +126,7 @@ def test_exclude_takes_every_form_of_an_evaluation_set_by_its_source_ids(folder,
     """A DatasetDict, a parquet file or a save_to_disk folder silently excluded nothing (item 13)."""
     import datasets
 
-    from jigsaw_puzzles.training.stream import _eval_ids
+    from jigsaw_puzzles.training.exclusion import evaluation_photos as _eval_ids
     from jigsaw_puzzles.generation.sources import folder_fingerprint
 
     train = _train_ids(folder)

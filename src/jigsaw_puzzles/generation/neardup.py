@@ -16,12 +16,13 @@ build's duplicate rule decides which photos become items, so it must be the same
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 from PIL import Image
 
 from .. import geometry
+from .hamming import Table, popcount
 
 #: max Hamming distance between two 64-bit pHashes of near duplicates (chosen in docs/performance.md)
 DEFAULT_BITS = 8
@@ -33,7 +34,6 @@ CROPS: tuple[tuple[float, float, float, float], ...] = tuple(
     for top in _STEPS for bottom in _STEPS if top + bottom <= 0.10 + 1e-9)
 _THUMB = 128  # long side of the grey thumbnail the crops are cut from (pHash itself reads 32x32)
 _SIDE = 32  # imagehash.phash's own thumbnail (hash_size 8 x highfreq_factor 4)
-_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
 
 
 def fingerprint(image: Image.Image) -> np.ndarray:
@@ -70,13 +70,6 @@ def from_hex(values: Sequence[str]) -> np.ndarray | None:
         return None
 
 
-def popcount(x: np.ndarray) -> np.ndarray:
-    """Set bits of each ``uint64`` (any shape)."""
-    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
-        return np.bitwise_count(x)
-    return _POPCOUNT[np.ascontiguousarray(x, dtype=np.uint64).view(np.uint8)].reshape(*x.shape, 8).sum(-1)
-
-
 def distances(queries: np.ndarray, references: np.ndarray) -> np.ndarray:
     """``(len(queries), len(references))`` distances between fingerprints (``(n, K)`` arrays): the least Hamming
     distance from either photo's whole-photo hash to any hash of the other's fingerprint."""
@@ -91,50 +84,72 @@ def distances(queries: np.ndarray, references: np.ndarray) -> np.ndarray:
     return out
 
 
-class Index:
-    """The fingerprints of a set of photos (an evaluation set), queried by :meth:`nearest`."""
+def near_pairs(fps: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(i, j, d)``: every pair ``i < j`` of rows of ``fps`` (``(n, K)`` fingerprints) whose distance (as
+    :func:`distances` measures it) is ``d <= bits``, sorted. Found through :class:`.hamming.Table` (multi-index
+    hashing): the work per photo does not grow with the number of photos, bar the pairs it finds."""
+    fps = np.asarray(fps, dtype=np.uint64).reshape(-1, len(CROPS))
+    k = len(CROPS)
+    q, t = Table(fps, bits).within(fps[:, 0], drop=lambda q, t: t // k == q)  # a whole photo vs every other hash
+    j = t // k
+    pairs = np.unique(np.minimum(q, j) * len(fps) + np.maximum(q, j))
+    i, j = pairs // max(1, len(fps)), pairs % max(1, len(fps))
+    return i, j, _pair_distances(fps[i], fps[j])
 
-    def __init__(self, ids: Iterable[str], fingerprints: Iterable[np.ndarray]):
-        self.ids = list(ids)
-        fps = list(fingerprints)
-        self.fps = np.stack(fps) if fps else np.zeros((0, len(CROPS)), dtype=np.uint64)
 
-    def __len__(self) -> int:
-        return len(self.ids)
+def near_between(queries: np.ndarray, references: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray,
+                                                                                   np.ndarray]:
+    """``(q, r, d)``: every query (row of ``queries``) and reference within ``bits`` (``d``, as :func:`distances`
+    measures it), sorted; through :class:`.hamming.Table` both ways round."""
+    queries = np.asarray(queries, dtype=np.uint64).reshape(-1, len(CROPS))
+    references = np.asarray(references, dtype=np.uint64).reshape(-1, len(CROPS))
+    q1, t1 = Table(references, bits).within(queries[:, 0])
+    r2, t2 = Table(queries, bits).within(references[:, 0])
+    n = max(1, len(references))
+    pairs = np.unique(np.concatenate([q1 * n + t1 // len(CROPS), (t2 // len(CROPS)) * n + r2]))
+    q, r = pairs // n, pairs % n
+    return q, r, _pair_distances(queries[q], references[r])
 
-    def nearest(self, fp: np.ndarray) -> tuple[str | None, int]:
-        """The id of the photo nearest to ``fp`` and the distance (``(None, 65)`` when the index is empty)."""
-        if not self.ids:
-            return None, 65
-        d = distances(fp[None, :], self.fps)[0]
-        k = int(d.argmin())
-        return self.ids[k], int(d[k])
+
+def _pair_distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`distances` of row ``k`` of ``a`` and row ``k`` of ``b``, for every ``k``."""
+    return np.minimum(popcount(a[:, :1] ^ b).min(-1), popcount(b[:, :1] ^ a).min(-1)).astype(np.int64) \
+        if len(a) else np.zeros(0, dtype=np.int64)
 
 
 def keep_originals(candidates: list, keep: frozenset, bits: int) -> list:
     """The build's duplicate rule. ``candidates``: ``[(source, fingerprint, record)]`` of the photos that passed
     every other rule. Of near duplicates one stays: a source in ``keep`` (already in the benchmark: an earlier
     export's), else the smallest source id, whatever the file order. Each dropped record gets its reason (the kept
-    photo it copies); the kept ones are marked accepted and returned (sources)."""
+    photo it copies); the kept ones are marked accepted and returned (sources).
+
+    In that order each photo is compared with the ones kept before it, and the first of them within ``bits`` is
+    the one it copies; the pairs within ``bits`` are found once, through :func:`near_pairs`, so the cost per photo
+    stays flat as the folder grows (1,000 photos or 100,000: docs/performance.md#near-duplicate-photos)."""
     candidates = sorted(candidates, key=lambda c: (c[0].source_id not in keep, c[0].source_id, c[0].relpath))
-    kept: list = []  # (source, fingerprint), in the order above: the first of a group is the one that stays
+    fps = np.zeros((len(candidates), len(CROPS)), dtype=np.uint64)
+    for k, (_, fp, _) in enumerate(candidates):
+        fps[k] = fp
+    earlier: dict[int, list[tuple[int, int]]] = {}  # photo -> [(an earlier photo within bits, distance)], ascending
+    for i, j, d in zip(*near_pairs(fps, bits)):
+        earlier.setdefault(int(j), []).append((int(i), int(d)))
+    kept: list = []
+    is_kept = np.zeros(len(candidates), dtype=bool)
     by_id: dict = {}
-    fps = np.zeros((len(candidates), len(CROPS)), dtype=np.uint64)  # the kept ones' fingerprints, first rows
-    for source, fp, record in candidates:
+    for k, (source, fp, record) in enumerate(candidates):
         twin = by_id.get(source.source_id)
-        near = distances(fp, fps[:len(kept)])[0] if kept and twin is None else None
-        k = int(np.argmax(near <= bits)) if near is not None and (near <= bits).any() else None
         if twin is not None:
             record.reason = f"exact duplicate of {twin.relpath} ({twin.source_id})"
             continue
-        if k is not None:
-            other = kept[k][0]
+        near = next(((i, d) for i, d in earlier.get(k, ()) if is_kept[i]), None)
+        if near is not None:
+            other = candidates[near[0]][0]
             record.reason = (f"near duplicate of {other.relpath} ({other.source_id}"
                              f"{', already in the benchmark' if other.source_id in keep else ''}): pHash distance "
-                             f"{near[k]} <= {bits} (a re-encoded, resized, cropped or re-toned copy)")
+                             f"{near[1]} <= {bits} (a re-encoded, resized, cropped or re-toned copy)")
             continue
         record.status = "accepted"
-        fps[len(kept)] = fp
-        kept.append((source, fp))
+        is_kept[k] = True
+        kept.append(source)
         by_id[source.source_id] = source
-    return [source for source, _ in kept]
+    return kept

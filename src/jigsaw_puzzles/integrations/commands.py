@@ -150,7 +150,8 @@ def run_verl(args: argparse.Namespace, helpers: Mapping[str, Callable]) -> int:
                          "(--train-size 0 writes val.parquet alone)")
     helpers["bars"]()
     data = evaluation_data(args, helpers)
-    written = export(data, args.out, args.train_size, train_source=source, train_seed=args.train_seed)
+    written = export(data, args.out, args.train_size, train_source=source, train_seed=args.train_seed,
+                     evaluation_source=args.dataset or args.source)
     for name, (path, n) in written.items():
         print(f"  {name:5s} {n:6d} rows  {path}")
     print(f"wrote verl parquet to {args.out}; reward: reward.custom_reward_function.path={Path(verl.__file__)} "

@@ -69,11 +69,33 @@ def _stored(dataset):
     return dataset
 
 
+def _elsewhere(evaluation_source, train_source) -> list:
+    """``[evaluation_source]`` when it is not the training folder (whose own photos the guard reads), else ``[]``."""
+    from ..generation.sources import folder_fingerprint
+
+    if evaluation_source is None:
+        return []  # the embedded photos: the guard looks them up by id
+    if (Path(evaluation_source) / "curation_report.json").is_file():
+        from ..publishing.outdir import read_report
+
+        built_from = read_report(Path(evaluation_source)).get("fingerprint")
+    else:
+        built_from = folder_fingerprint(evaluation_source)
+    return [] if built_from == folder_fingerprint(train_source) else [str(evaluation_source)]
+
+
 def export(validation: Mapping[str, object], out: str | Path, train_size: int, train_source=None,
-           train_seed: int = 0) -> dict[str, tuple[Path, int]]:
+           train_seed: int = 0, evaluation_source=None) -> dict[str, tuple[Path, int]]:
     """``{config: dataset}`` (evaluation) -> ``out/val.parquet``; the training stream over ``train_source`` with
-    the same configs (those it can cut), excluding every photo of ``validation`` -> ``out/train.parquet``.
-    Returns ``{"train": (path, rows), "val": (path, rows)}`` (``train_size`` 0: no train file)."""
+    the same configs (those it can cut), excluding every photo of ``validation`` and its copies ->
+    ``out/train.parquet``. Returns ``{"train": (path, rows), "val": (path, rows)}`` (``train_size`` 0: no train
+    file).
+
+    ``evaluation_source``: the folder of photos (or the export) ``validation`` was built from (``None``: the
+    embedded photos). The datasets carry source ids alone; the guard finds their pixels and fingerprints in that
+    folder, or in the training folder when it is the same one, so flipped, cropped, framed or resized copies of a
+    validation photo never go to train. With another training folder, copies of every photo of
+    ``evaluation_source`` are kept out (not only the split's)."""
     from ..errors import UsageError
     from ..training.stream import STREAM_CONFIGS, training_stream
 
@@ -84,7 +106,8 @@ def export(validation: Mapping[str, object], out: str | Path, train_size: int, t
         if not mixture:
             raise UsageError(f"the training stream cuts none of {', '.join(validation)} (it cuts "
                              f"{', '.join(STREAM_CONFIGS)}); pass --train-size 0 for the validation file alone")
-        stream = training_stream(train_source, mixture=mixture, seed=train_seed, exclude=list(validation.values()))
+        exclude = list(validation.values()) + _elsewhere(evaluation_source, train_source)
+        stream = training_stream(train_source, mixture=mixture, seed=train_seed, exclude=exclude)
         path = out / "train.parquet"
         written["train"] = (path, write_parquet(islice(iter(stream), train_size), path, "train", train_size))
     path = out / "val.parquet"

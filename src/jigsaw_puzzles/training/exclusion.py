@@ -1,26 +1,46 @@
-"""The contamination guard's reading of an evaluation set (``training_stream(exclude=...)``): the source ids it
-names, with each photo's near-duplicate fingerprint where the set carries one, and the training photos that are near
-copies of them. The forms taken and refused: :func:`eval_ids`; the stream's module doc says why.
+"""What ``training_stream(exclude=...)`` excludes: the evaluation photos, read from whatever form the evaluation
+set comes in, and the training photos that are copies of them (:mod:`.copies`).
+
+An evaluation photo is known by its source id and, where the form carries them, by its pHash fingerprint (an
+export's ``curation_report.json``, a folder of photos) and its pixels (a folder of photos). A photo known by id
+alone (a ``Dataset``, a parquet file, bare ids, an export's photo) is looked up among the embedded photos and among
+the training folder's own photos (the same file there: its pixels and fingerprint). What is still unknown is said
+in a warning: by id only, only its exact copies are excluded; by fingerprint only, its re-encoded, resized, lightly
+cropped or re-toned copies too, not flipped, turned or framed ones (pass the folder of the evaluation photos).
 """
+
 from __future__ import annotations
 
 import os
 import re
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
+
+import numpy as np
 
 from ..errors import SourceFolderError, UsageError
 from ..generation import neardup
-from ..generation.sources import curate, folder_fingerprint
+from ..generation.sources import Source, curate, folder_fingerprint, load_normalised
 
 _SOURCE_ID = re.compile(r"[0-9a-f]{16}")
 
 
-def eval_ids(exclude: Any, train_fingerprint: str) -> dict[str, Any]:
-    """The source ids of an evaluation set (see :func:`training_stream`) with each photo's near-duplicate
-    fingerprint where the set carries it (``None`` where not); ``UsageError`` for anything else, for one that names
-    no photo, and when it is the training folder itself."""
+@dataclass(frozen=True)
+class Known:
+    """What the evaluation set says about one photo: its pHash fingerprint and a file with its bytes, if any."""
+
+    fp: np.ndarray | None = None
+    path: str | None = None
+
+    def __or__(self, other: "Known") -> "Known":
+        return Known(self.fp if self.fp is not None else other.fp, self.path or other.path)
+
+
+def evaluation_photos(exclude: Any, train_fingerprint: str) -> dict[str, Known]:
+    """``{source id: Known}`` of an evaluation set (see :func:`.stream.training_stream`); ``UsageError`` for
+    anything else, for one that names no photo, and when it is the training folder itself."""
     if exclude is None:
         return {}
     ids = _ids_of(exclude, train_fingerprint)
@@ -28,6 +48,64 @@ def eval_ids(exclude: Any, train_fingerprint: str) -> dict[str, Any]:
         raise UsageError(f"exclude={_show(exclude)} names no photo: it would exclude nothing (pass exclude=None "
                          "to train without an evaluation set)")
     return ids
+
+
+def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]) -> set[str]:
+    """The ids of the ``train`` photos (of ``curation``, the training folder's) that are copies of an evaluation
+    photo (:class:`.copies.Evaluation`). Photos known by id alone are looked up first (see the module doc)."""
+    from .copies import Evaluation, find_copies
+
+    evaluation = _resolve(evaluation, curation)
+    loaders = []
+    for sid, known in sorted(evaluation.items()):
+        loaders.append((sid, _loader(known.path, sid) if known.path else None, known.fp))
+    index = Evaluation(loaders, curation.rules.near_duplicate_bits)
+    pixels = {sid for sid, g in zip(index.ids, index.greys) if g is not None}
+    unknown = sum(known.fp is None and sid not in pixels for sid, known in evaluation.items())
+    by_fp = len(evaluation) - unknown - len(pixels)
+    if unknown:
+        warnings.warn(f"exclude: {unknown} of {len(evaluation)} evaluation photos are known by source id only (no "
+                      "fingerprint or photo in what was passed): their exact copies are never yielded, but "
+                      "re-encoded, resized, cropped, flipped or framed copies cannot be recognised; pass the folder "
+                      "of the evaluation photos too", UserWarning, stacklevel=3)
+    if by_fp:
+        warnings.warn(f"exclude: {by_fp} of {len(evaluation)} evaluation photos are known by fingerprint only (an "
+                      "export records no pixels): their re-encoded, resized, lightly cropped or re-toned copies are "
+                      "never yielded, but flipped, turned, more cropped, framed or watermarked ones can be; pass the "
+                      "folder of the evaluation photos too (exclude=[export, photo_folder])", UserWarning,
+                      stacklevel=3)
+    known = {s.source_id: s for s in train if s.source_id not in evaluation}
+    records = {r.source_id: r for r in curation.records if r.status == "accepted"}
+    photos = [(sid, _loader(s.path, sid), neardup.from_hex(records[sid].phash or ()) if sid in records else None)
+              for sid, s in sorted(known.items())]
+    return set(find_copies(index, photos, progress=len(photos) >= 200))
+
+
+def _loader(path: str, source_id: str):
+    def load():
+        return load_normalised(path, source_id=source_id)
+    return load
+
+
+def _resolve(evaluation: dict[str, Known], curation) -> dict[str, Known]:
+    """Photos known by id alone, or without pixels, looked up among the embedded photos and the training folder."""
+    missing = {sid for sid, known in evaluation.items() if known.path is None}
+    if not missing:
+        return evaluation
+    found: dict[str, Known] = {}
+    for folder_curation in (curate(None), curation):
+        found = {**_from_curation(folder_curation, missing), **found}
+    return {sid: known | found.get(sid, Known()) for sid, known in evaluation.items()}
+
+
+def _from_curation(curation, ids: Iterable[str] | None = None) -> dict[str, Known]:
+    """``{source id: Known}`` of a curation's accepted photos (those in ``ids``)."""
+    paths = {s.source_id: s.path for s in curation.accepted}
+    out = {}
+    for r in curation.records:
+        if r.status == "accepted" and r.source_id in paths and (ids is None or r.source_id in ids):
+            out[r.source_id] = Known(neardup.from_hex(r.phash or ()), paths[r.source_id])
+    return out
 
 
 def _show(exclude: Any) -> str:
@@ -38,9 +116,8 @@ def _show(exclude: Any) -> str:
 def _merge(parts: Iterable[dict]) -> dict:
     out: dict = {}
     for part in parts:
-        for sid, fp in part.items():
-            if out.get(sid) is None:
-                out[sid] = fp
+        for sid, known in part.items():
+            out[sid] = out.get(sid, Known()) | known
     return out
 
 
@@ -53,7 +130,7 @@ def _ids_of(exclude: Any, train_fingerprint: str) -> dict:
         if "source_id" not in exclude.column_names:
             raise UsageError(f"exclude: the Dataset has no source_id column (it has {', '.join(exclude.column_names)})"
                              ": pass the benchmark's rows, an export folder or source ids")
-        return dict.fromkeys(exclude["source_id"])
+        return dict.fromkeys(exclude["source_id"], Known())
     if isinstance(exclude, datasets.IterableDataset):
         raise UsageError("exclude: an IterableDataset may never end (a training stream is one): pass a Dataset, an "
                          "export folder, a parquet file or source ids")
@@ -69,7 +146,7 @@ def _ids_of(exclude: Any, train_fingerprint: str) -> dict:
         if isinstance(exclude, str) and _SOURCE_ID.fullmatch(exclude):
             if exclude == train_fingerprint:
                 raise UsageError(f"fingerprint {exclude} is the training folder's own: it is the evaluation set")
-            return {exclude: None}
+            return {exclude: Known()}
         raise UsageError(f"exclude: {exclude} does not exist (nor is it a source id: 16 hex digits)")
     if isinstance(exclude, (list, tuple, set, frozenset)):
         return _merge(_ids_of(x, train_fingerprint) for x in exclude)
@@ -87,7 +164,7 @@ def _parquet_ids(path: Path) -> dict:
         raise UsageError(f"exclude: {path} is not a parquet file ({e})") from None
     if "source_id" not in names:
         raise UsageError(f"exclude: {path} has no source_id column")
-    return dict.fromkeys(pq.read_table(path, columns=["source_id"]).column("source_id").to_pylist())
+    return dict.fromkeys(pq.read_table(path, columns=["source_id"]).column("source_id").to_pylist(), Known())
 
 
 def _folder_ids(folder: Path, train_fingerprint: str) -> dict:
@@ -106,49 +183,25 @@ def _folder_ids(folder: Path, train_fingerprint: str) -> dict:
     if parquets or report.is_file():
         ids = _merge(_parquet_ids(p) for p in parquets)
         if report.is_file():  # the export's curation records the fingerprints of its photos
-            recorded = _fingerprints(read_report(folder)["curation"].get("records") or [])
-            ids = {sid: recorded.get(sid) for sid in ids}
+            recorded = _recorded(read_report(folder)["curation"].get("records") or [])
+            ids = {sid: recorded.get(sid, Known()) for sid in ids}
         return ids
     try:
         if folder_fingerprint(folder) == train_fingerprint:
             raise UsageError(f"the evaluation folder {folder} is the training folder: train on other photos")
-        return _fingerprints(curate(folder).records, accepted_only=True)
+        return _from_curation(curate(folder))
     except SourceFolderError:  # nothing readable: the caller says it names no photo
         return {}
 
 
-def _fingerprints(records: Iterable, accepted_only: bool = False) -> dict:
-    """``{source_id: fingerprint}`` of curation records (objects or the report's dicts) that carry one."""
+def _recorded(records: Iterable[dict]) -> dict[str, Known]:
+    """``{source id: Known(fingerprint)}`` of a curation report's records that carry one."""
     out = {}
     for r in records:
-        r = r if isinstance(r, dict) else vars(r)
-        if isinstance(r.get("source_id"), str) and (r.get("status") == "accepted" or not accepted_only):
+        if isinstance(r, dict) and isinstance(r.get("source_id"), str):
             fp = neardup.from_hex(r.get("phash") or ())
-            if fp is not None or r.get("status") == "accepted":
-                out[r["source_id"]] = fp
+            if fp is not None:
+                out[r["source_id"]] = Known(fp)
     return out
 
 
-def near_copies(curation, evaluation: dict, bits: int) -> set[str]:
-    """The training photos that are near duplicates of an evaluation photo (:mod:`..generation.neardup`). Ids
-    without a fingerprint (a Dataset, a parquet file, bare ids, an export written before fingerprints were
-    recorded) are looked up among the embedded photos; those still unknown are excluded by id only, with a
-    warning."""
-    unknown = {sid for sid, fp in evaluation.items() if fp is None}
-    if unknown:
-        embedded = _fingerprints(curate(None).records, accepted_only=True)
-        evaluation = {**evaluation, **{sid: embedded[sid] for sid in unknown & embedded.keys()}}
-        unknown -= embedded.keys()
-    if unknown:
-        warnings.warn(f"exclude: {len(unknown)} of {len(evaluation)} evaluation photos are known by source id only "
-                      "(no fingerprint in what was passed): their exact copies are never yielded, but re-encoded, "
-                      "resized or cropped copies cannot be recognised; pass the export folder or the folder of the "
-                      "evaluation photos instead", UserWarning, stacklevel=3)
-    known = {sid: fp for sid, fp in evaluation.items() if fp is not None}
-    index = neardup.Index(known.keys(), known.values())
-    near = set()
-    for record in curation.records:
-        fp = neardup.from_hex(record.phash or ())
-        if record.status == "accepted" and fp is not None and len(index) and index.nearest(fp)[1] <= bits:
-            near.add(record.source_id)
-    return near

@@ -13,11 +13,11 @@ Contamination guard. Photos are split once, by a seeded-free hash of their conte
 yields an ``eval`` photo. ``exclude=`` takes an evaluation set, read by its ``source_id`` column: an export
 folder written by ``jigsaw-puzzles build``, a ``save_to_disk`` folder, a parquet file or a folder of them, a
 ``datasets.Dataset`` or ``DatasetDict``, a folder of photos, source ids (16 hex digits), or a list of any of
-these. Its photos are never yielded either, nor are near duplicates of them (re-encoded, resized, cropped or
-re-toned copies: :mod:`jigsaw_puzzles.generation.neardup`, the build's own duplicate rule; a Dataset, a parquet
-file or bare ids carry no fingerprints, so for photos other than the embedded ones they exclude exact copies only,
-with a warning); anything else (a path that does not exist, a dataset without
-``source_id``, an ``IterableDataset``, a set that names no photo) is refused with one line, never ignored.
+these. Its photos are never yielded either, nor are copies of them (flipped, cropped, turned, framed,
+watermarked, re-encoded, resized or re-toned: :mod:`.copies`; what each form carries and what is looked up:
+:mod:`.exclusion`, with a warning where only a fingerprint or an id is known); anything else (a path that does not
+exist, a dataset without ``source_id``, an ``IterableDataset``, a set that names no photo) is refused with one
+line, never ignored.
 A training folder whose fingerprint is the one the evaluation export was built from is refused outright
 (train on another folder, or on the ``train`` side of the same folder by exporting its ``eval`` side only).
 
@@ -51,7 +51,7 @@ from ..errors import UsageError, path_value, seed_value
 from ..rng import ItemRNG, stable_hash
 from ..generation.sources import curate, folder_fingerprint, load_normalised
 from ..spec import CONFIGS, canonical, is_config
-from .exclusion import eval_ids as _eval_ids, near_copies as _near_copies
+from .exclusion import copies_among, evaluation_photos
 from .trl_helpers import to_prompt
 
 #: The configs the stream can cut without a whole-folder preparation step (the CLIP-mined hard configs, the paper's
@@ -319,11 +319,10 @@ def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[st
     source = _training_source(source)
     curation = curate(source)
     fingerprint = folder_fingerprint(source)
-    evaluation = _eval_ids(exclude, fingerprint)
-    banned = set(evaluation) | (_near_copies(curation, evaluation, curation.rules.near_duplicate_bits)
-                                if evaluation else set())
-    paths = {s.source_id: s.path for s in curation.accepted
-             if holdout(s.source_id, eval_fraction) == "train" and s.source_id not in banned}
+    evaluation = evaluation_photos(exclude, fingerprint)
+    train = [s for s in curation.accepted if holdout(s.source_id, eval_fraction) == "train"]
+    banned = set(evaluation) | (copies_among(train, curation, evaluation) if evaluation else set())
+    paths = {s.source_id: s.path for s in train if s.source_id not in banned}
     if len(paths) < 4 * num_shards:
         raise UsageError(f"the training stream needs at least 4 training photos per shard ({num_shards}); {len(paths)} of "
                          f"{len(curation.accepted)} usable photos in {curation.folder} are left after the "

@@ -1,0 +1,150 @@
+"""The contamination guard (``training.copies``): which copies of an evaluation photo it catches, how often it
+takes a distinct photo for a copy, and what it costs per training photo.
+
+Evaluation photos: the 57 embedded photos and 60 synthetic test photos (``tests/fixtures/photos.py``, seeds 1000+),
+117 in all, each known by its pixels and its pHash fingerprint (as a folder of photos passed to ``exclude=``).
+
+* Copies: each evaluation photo copied once per kind (``tests/fixtures/copies.py``, random parameters: flips;
+  crops of 10-25% of each axis from any side or corner; turns of 2-15 degrees on a uniform canvas or cropped;
+  borders and letterboxes of a random uniform colour; screenshots, pages and 2x2 collages in which the photo covers
+  at least a quarter; text watermarks and corner logos; and the kinds the pHash rule covered, a JPEG re-encode, a
+  resize, a crop of up to 10% and a re-tone at once), saved as JPEG or PNG, read back and normalised as curation
+  does; caught when ``copy_of`` names its photo. Collage fillers are photos outside the evaluation set.
+* False positives, all pairs: every evaluation photo and the photographs pip packages ship (as in
+  ``benchmarks/neardup.py``) against all the others (a photo is skipped against itself): a pair counts when either
+  one is taken for a copy of the other.
+* False positives, framed pairs: two different photos of the set in the same frame (a screenshot with the same
+  chrome, a page of the same template, a 2x2 collage of the same layout and gutter): the first as the evaluation
+  set, the second as a training photo.
+* Cost: milliseconds per training photo for ``copy_of`` (decoding excluded), with the 117-photo evaluation set.
+
+Rates come with their n and a Wilson 95% interval. Deterministic (seeded); ``--quick`` runs a tenth.
+
+    python benchmarks/guard.py [--quick] [--framed N] [--kinds rotate ...]
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fixtures.copies import KINDS, framed_pair, make_copy, saved  # noqa: E402
+from fixtures.photos import make_photo  # noqa: E402
+from neardup import PACKAGE_IMAGES, SITE  # noqa: E402
+
+from jigsaw_puzzles.generation import neardup  # noqa: E402
+from jigsaw_puzzles.generation.sources import embedded_folder, list_files, normalise  # noqa: E402
+from jigsaw_puzzles.training.copies import Evaluation  # noqa: E402
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre, half = p + z * z / (2 * n), z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
+
+
+def rate(k: int, n: int) -> str:
+    lo, hi = wilson(k, n)
+    return f"{k}/{n} ({k / max(1, n):.1%}; 95% CI {lo:.1%}-{hi:.1%})"
+
+
+def read_back(image: Image.Image, rng) -> tuple[Image.Image, np.ndarray]:
+    copy = normalise(Image.open(io.BytesIO(saved(image, rng))))
+    return copy, neardup.fingerprint(copy)
+
+
+def reencoded(photo: Image.Image, rng) -> Image.Image:
+    """What the pHash rule promised: a crop of up to 10%, a resize of 0.5-1.5x, a re-tone (JPEG on saving)."""
+    from PIL import ImageEnhance
+
+    w, h = photo.size
+    f = rng.uniform(0, 0.10, 2)
+    u = rng.random(2)
+    box = (round(u[0] * f[0] * w), round(u[1] * f[1] * h), w - round((1 - u[0]) * f[0] * w),
+           h - round((1 - u[1]) * f[1] * h))
+    s = rng.uniform(0.5, 1.5)
+    out = photo.crop(box)
+    out = out.resize((max(1, round(out.width * s)), max(1, round(out.height * s))), Image.Resampling.LANCZOS)
+    return ImageEnhance.Brightness(out).enhance(rng.uniform(0.85, 1.15))
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a tenth of every measurement")
+    ap.add_argument("--framed", type=int, default=300, help="framed pairs")
+    ap.add_argument("--kinds", nargs="*", default=None, help="only these copy kinds (and no pairs)")
+    args = ap.parse_args(argv)
+    share = 0.1 if args.quick else 1.0
+    embedded = [normalise(Image.open(p)) for p in list_files(embedded_folder())]
+    synthetic = [normalise(make_photo(1000 + s, (480, 360) if s % 2 else (420, 420))) for s in range(60)]
+    photos = embedded + synthetic
+    photos = photos[::int(round(1 / share))]
+    fillers = [normalise(make_photo(5000 + s)) for s in range(24)]
+    ids = [f"{k:016x}" for k in range(len(photos))]
+    fps = [neardup.fingerprint(p) for p in tqdm(photos, desc="fingerprints", unit="img", file=sys.stderr)]
+    t = time.perf_counter()
+    evaluation = Evaluation([(sid, (lambda p=p: p), fp) for sid, p, fp in zip(ids, photos, fps)])
+    print(f"evaluation set: {len(photos)} photos indexed in {time.perf_counter() - t:.1f} s "
+          f"({len(evaluation.views)} views, {len(evaluation.owner):,} descriptors)\n")
+
+    rng = np.random.default_rng(0)
+    print("| copy | caught (its photo named) | 95% interval | excluded at all |")
+    print("|---|---:|---:|---:|")
+    seconds, queries = 0.0, 0
+    for kind in args.kinds or (*KINDS, "re-encoded"):
+        named = excluded = 0
+        for k, photo in enumerate(tqdm(photos, desc=kind, unit="copy", leave=False, file=sys.stderr)):
+            made = reencoded(photo, rng) if kind == "re-encoded" else make_copy(photo, kind, rng, fillers)
+            image, fp = read_back(made, rng)
+            t = time.perf_counter()
+            found = evaluation.copy_of(image, fp)
+            seconds += time.perf_counter() - t
+            queries += 1
+            excluded += found is not None
+            named += found is not None and found[0] == ids[k]
+        lo, hi = wilson(named, len(photos))
+        print(f"| {kind} | {named}/{len(photos)} ({named / len(photos):.1%}) | {lo:.1%}-{hi:.1%} | {excluded} |",
+              flush=True)
+    print(f"\ncost: {seconds / queries * 1000:.1f} ms per training photo (copy_of, {queries} photos, "
+          f"{len(photos)} evaluation photos)")
+
+    if args.kinds:
+        return
+    package = [normalise(Image.open(SITE / rel)) for rel in PACKAGE_IMAGES if (SITE / rel).is_file()]
+    distinct = photos + package[::int(round(1 / share))]
+    index = Evaluation([(f"{k:016x}", (lambda p=p: p), neardup.fingerprint(p)) for k, p in enumerate(distinct)])
+    flagged = set()
+    for k, photo in enumerate(tqdm(distinct, desc="all pairs", unit="img", file=sys.stderr)):
+        found = index.copy_of(photo, neardup.fingerprint(photo), skip=f"{k:016x}")
+        if found is not None:
+            flagged.add(frozenset({k, int(found[0], 16)}))
+            print("   flagged:", k, found, file=sys.stderr)
+    pairs = len(distinct) * (len(distinct) - 1) // 2
+    print(f"\nfalse positives, all pairs of {len(distinct)} distinct photos: {rate(len(flagged), pairs)}")
+
+    rng = np.random.default_rng(1)
+    by_kind: dict[str, list[int]] = {}
+    for _ in tqdm(range(int(args.framed * share)), desc="framed pairs", unit="pair", file=sys.stderr):
+        a, b = rng.choice(len(photos), 2, replace=False)
+        first, second, kind = framed_pair(photos[a], photos[b], rng, fillers)
+        image_a, fp_a = read_back(first, rng)
+        image_b, fp_b = read_back(second, rng)
+        pair_index = Evaluation([("a" * 16, lambda: image_a, fp_a)])
+        by_kind.setdefault(kind, []).append(pair_index.copy_of(image_b, fp_b) is not None)
+    total = [x for v in by_kind.values() for x in v]
+    print(f"false positives, framed pairs: {rate(sum(total), len(total))}; "
+          + "; ".join(f"{kind} {rate(sum(v), len(v))}" for kind, v in sorted(by_kind.items())))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,176 @@
+"""The contamination guard sees copies as the web makes them (#35.3): flipped, cropped by up to a quarter, turned,
+bordered, letterboxed, framed (screenshots, pages, collages), watermarked; and two different photos sharing a frame
+are not copies of each other. Copies are made with random parameters (hypothesis) from photos the tests did not
+pick (any embedded photo, any synthetic one); rates on hundreds more: benchmarks/guard.py, docs/performance.md."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from PIL import Image
+
+from fixtures.copies import KINDS, framed_pair, make_copy, saved, screenshot
+from fixtures.photos import make_photo, write_photos
+from jigsaw_puzzles.errors import UsageError
+from jigsaw_puzzles.generation import neardup
+from jigsaw_puzzles.generation.sources import curate, embedded_folder, list_files, normalise
+from jigsaw_puzzles.training.copies import Evaluation
+
+EMBEDDED = list_files(embedded_folder())
+def slow_examples(n: int) -> settings:
+    return settings(max_examples=n, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+
+
+@lru_cache(maxsize=None)
+def photo(k: int) -> Image.Image:
+    """Photo ``k``: an embedded one below 57, a synthetic one (its own seed) above."""
+    return normalise(Image.open(EMBEDDED[k])) if k < len(EMBEDDED) else normalise(make_photo(k, (480, 360)))
+
+
+EVAL = list(range(0, 57, 7)) + [100, 101, 102, 103]  # 9 embedded photos and 4 synthetic ones
+FILLERS = [200, 201, 202, 203, 204, 205]
+
+
+@lru_cache(maxsize=None)
+def evaluation() -> Evaluation:
+    return Evaluation([(f"{k:016x}", (lambda k=k: photo(k)), neardup.fingerprint(photo(k))) for k in EVAL])
+
+
+def read_back(image: Image.Image, rng) -> tuple[Image.Image, np.ndarray]:
+    copy = normalise(Image.open(io.BytesIO(saved(image, rng))))
+    return copy, neardup.fingerprint(copy)
+
+
+@slow_examples(33)
+@given(k=st.sampled_from(EVAL), kind=st.sampled_from(KINDS), seed=st.integers(0, 2**32 - 1))
+def test_a_copy_made_as_the_web_makes_it_is_caught(k, kind, seed):
+    rng = np.random.default_rng(seed)
+    image, fp = read_back(make_copy(photo(k), kind, rng, [photo(f) for f in FILLERS]), rng)
+    found = evaluation().copy_of(image, fp)
+    assert found is not None and found[0] == f"{k:016x}", (kind, found)
+
+
+@slow_examples(12)
+@given(a=st.sampled_from(EVAL), b=st.integers(300, 10_000), seed=st.integers(0, 2**32 - 1))
+def test_two_different_photos_in_one_frame_are_not_copies(a, b, seed):
+    """The same screenshot chrome, page template or collage layout around two different photos."""
+    rng = np.random.default_rng(seed)
+    first, second, kind = framed_pair(photo(a), photo(b), rng, [photo(f) for f in FILLERS])
+    image_a, fp_a = read_back(first, rng)
+    image_b, fp_b = read_back(second, rng)
+    assert Evaluation([("a" * 16, lambda: image_a, fp_a)]).copy_of(image_b, fp_b) is None, kind
+
+
+def test_distinct_photos_are_not_copies_of_one_another():
+    """Every embedded photo and 20 synthetic ones against the evaluation set (themselves skipped)."""
+    for k in [*range(len(EMBEDDED)), *range(400, 420)]:
+        found = evaluation().copy_of(photo(k), neardup.fingerprint(photo(k)), skip=f"{k:016x}")
+        assert found is None, (k, found)
+
+
+def test_a_photo_known_by_fingerprint_alone_is_matched_by_phash():
+    index = Evaluation([(f"{k:016x}", None, neardup.fingerprint(photo(k))) for k in EVAL[:3]])
+    rng = np.random.default_rng(0)
+    small = photo(EVAL[1]).resize((photo(EVAL[1]).width // 2, photo(EVAL[1]).height // 2))
+    image, fp = read_back(small, rng)
+    found = index.copy_of(image, fp)
+    assert found is not None and found[0] == f"{EVAL[1]:016x}" and "pHash" in found[1]
+    assert index.copy_of(*read_back(make_copy(photo(EVAL[1]), "flip", rng), rng)) is None  # said in the warning
+
+
+DECIDE = """
+import io, json, sys, cv2
+import numpy as np
+from PIL import Image
+sys.path.insert(0, "tests")
+cv2.setNumThreads(int(sys.argv[1]))
+from test_guard import cases, evaluation
+print(json.dumps([evaluation().copy_of(image, fp) for image, fp in cases()]))
+"""
+
+
+def cases():
+    rng = np.random.default_rng(5)
+    out = [read_back(make_copy(photo(k), kind, rng, [photo(f) for f in FILLERS]), rng)
+           for k, kind in zip(EVAL, KINDS)]
+    out.append(read_back(framed_pair(photo(EVAL[0]), photo(500), rng, [photo(f) for f in FILLERS])[1], rng))
+    return out
+
+
+@pytest.mark.slow
+def test_the_decisions_are_the_same_in_every_process_and_with_any_thread_count():
+    here = [list(x) if x else None for x in (evaluation().copy_of(image, fp) for image, fp in cases())]
+    assert sum(x is not None for x in here) >= len(KINDS) - 1
+    root = Path(__file__).resolve().parents[1]
+    for threads in (4,):  # this process runs OpenCV's default thread count (2 here); another process, 4 threads
+        out = subprocess.run([sys.executable, "-c", DECIDE, str(threads)], cwd=root, capture_output=True, text=True,
+                             timeout=600, env={**__import__("os").environ, "PYTHONHASHSEED": str(threads)})
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert json.loads(out.stdout.strip().splitlines()[-1]) == here
+
+
+def test_without_opencv_the_guard_refuses_with_the_install_line(monkeypatch, tmp_path):
+    from jigsaw_puzzles.training.stream import training_stream
+
+    monkeypatch.setitem(sys.modules, "cv2", None)
+    write_photos(tmp_path / "eval", 2, start=700)
+    write_photos(tmp_path / "train", 6, start=710)
+    with pytest.raises(UsageError, match=r"pip install 'jigsaw-puzzles\[guard\]'"):
+        training_stream(tmp_path / "train", exclude=tmp_path / "eval")
+
+
+@pytest.fixture(scope="module")
+def crawl(tmp_path_factory):
+    """An evaluation folder (four embedded photos, two synthetic ones and a screenshot of a third), and a training
+    folder holding a copy of each evaluation photo made another way, a screenshot of another photo in the evaluation
+    screenshot's chrome, and eight photos of its own."""
+    root = tmp_path_factory.mktemp("crawl")
+    originals, train = root / "eval", root / "train"
+    write_photos(train, 8, start=600)
+    originals.mkdir()
+    for k in EVAL[:4]:
+        shutil.copy(EMBEDDED[k], originals / EMBEDDED[k].name)
+    for k in (100, 101):
+        photo(k).save(originals / f"synthetic_{k}.png")
+    chrome, wall = 77, make_photo(900, (900, 600))  # two screenshots of one desktop (a flat one fails curation)
+    screenshot(photo(102), None, chrome, 0.6, wallpaper=wall).save(originals / "screenshot.png")
+    screenshot(photo(610), None, chrome, 0.6, wallpaper=wall).save(train / "same_chrome_other_photo.png")
+    rng = np.random.default_rng(3)
+    kinds = ["flip", "crop", "rotate", "border", "collage", "watermark", "logo"]
+    made = []
+    for kind, k in zip(kinds, [*EVAL[:4], 100, 101, EVAL[1]]):
+        name = f"copy_{kind}_{k}.jpg"
+        (train / name).write_bytes(saved(make_copy(photo(k), kind, rng, [photo(f) for f in FILLERS]), rng))
+        made.append(name)
+    screenshot(photo(EVAL[2]), None, 99, 0.7, wallpaper=make_photo(901, (900, 600))).save(train / "copy_screenshot.png")
+    bars = Image.new("RGB", (photo(EVAL[3]).width, round(photo(EVAL[3]).height * 1.25)), (20, 20, 20))
+    bars.paste(photo(EVAL[3]), (0, round(photo(EVAL[3]).height * 0.125)))  # thin bars: a cell of 3x3 stays textured
+    bars.save(train / "copy_letterbox.jpg", quality=85)
+    made += ["copy_screenshot.png", "copy_letterbox.jpg"]
+    return originals, train, made
+
+
+def test_the_stream_serves_no_copy_and_every_other_photo(crawl):
+    from jigsaw_puzzles.training.stream import training_stream
+
+    originals, train, made = crawl
+    by_name = {r.path: r.source_id for r in [*curate(train).records, *curate(originals).records]}
+    copies = {by_name[name] for name in made}
+
+    def served(exclude):
+        rows = training_stream(train, mixture={"order_generation": 1}, exclude=exclude, eval_fraction=0.0, passes=1)
+        return {r["source_id"] for r in rows}
+
+    everything = served(None)
+    assert copies <= everything and by_name["same_chrome_other_photo.png"] in everything  # all pass curation
+    assert by_name["screenshot.png"] in {s.source_id for s in curate(originals).accepted}
+    assert served(originals) == everything - copies
