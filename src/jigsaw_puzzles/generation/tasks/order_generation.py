@@ -15,13 +15,13 @@ from ... import prompts
 from ...rng import ItemRNG
 from ...spec import format_order, get as get_spec
 from .base import Context, Item, Task
-from .order_restoration import check, grid_check, rotated_task, shuffle, solver_margin  # noqa: F401  (same rules)
+from .order_restoration import check, grid_check, rotated_task, shuffle, solver_margin, tab_task as _tab_task  # noqa: F401
 
 NUM_SLOTS = 1
 
 
-def make_item(image: Image.Image, rng: ItemRNG, slot: int = 0, rows: int = 2, cols: int = 2) -> Item:
-    order, pieces = shuffle(image, rng, rows, cols)
+def make_item(image: Image.Image, rng: ItemRNG, slot: int = 0, rows: int = 2, cols: int = 2, shuffled=None) -> Item:
+    order, pieces = shuffled or shuffle(image, rng, rows, cols)
     if (rows, cols) == (2, 2):
         question = prompts.ORDER_GENERATION
     else:
@@ -44,7 +44,11 @@ def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
 
 def grid_task(config: str) -> Task:
     """The task record of ``order_generation_<R>x<C>`` (and of its ``_rot`` variant: the rotated Order
-    Restoration's shuffle and rules, :func:`.order_restoration.rotated_task`)."""
+    Restoration's shuffle and rules, :func:`.order_restoration.rotated_task`; its ``_tabs`` cuts likewise)."""
+    if get_spec(config).cut != "straight":
+        straight = config[:config.index("_tabs")]
+        return _tab_task(config, None if get_spec(config).rotated else make_item,
+                         base=TASKS[0] if straight == "order_generation" else grid_task(straight))
     if get_spec(config).rotated:
         return rotated_task(config)
     rows, cols = get_spec(config).grid
