@@ -145,7 +145,7 @@ class Cut:
         self.size = (cw * cols, ch * rows)
         # per pixel: the piece that owns some of its samples besides the cell's own (-1: none), and how many
         self.other = np.full((ch * rows, cw * cols), -1, dtype=np.int16)
-        self.shared = np.zeros((ch * rows, cw * cols), dtype=np.int64)
+        self.shared = np.zeros((ch * rows, cw * cols), dtype=np.uint8)
         for edge in self.edges:
             (left, top), counts = coverage(self.polygon(edge))
             region = (slice(top, top + counts.shape[0]), slice(left, left + counts.shape[1]))
@@ -192,10 +192,11 @@ class Cut:
         """The cell of every pixel of a box (``rows * cols``: outside the picture)."""
         cw, ch = self.cell
         xs, ys = np.arange(left, left + width), np.arange(top, top + height)
-        col = np.where((xs >= 0) & (xs < cw * self.cols), xs // cw, -1)
-        row = np.where((ys >= 0) & (ys < ch * self.rows), ys // ch, -1)
+        outside = self.rows * self.cols
+        col = np.where((xs >= 0) & (xs < cw * self.cols), xs // cw, outside).astype(np.int16)
+        row = np.where((ys >= 0) & (ys < ch * self.rows), ys // ch, outside).astype(np.int16)
         out = row[:, None] * self.cols + col[None, :]
-        return np.where((row[:, None] < 0) | (col[None, :] < 0), self.rows * self.cols, out)
+        return np.where((row[:, None] == outside) | (col[None, :] == outside), outside, out).astype(np.int16)
 
     def canvas_box(self, k: int) -> tuple[int, int, int, int]:
         """Piece ``k``'s canvas in picture coordinates ``(left, top, right, bottom)`` (may reach outside it)."""
@@ -210,22 +211,17 @@ class Cut:
         left, top, right, bottom = self.canvas_box(k)
         height, width = bottom - top, right - left
         base = self.base_labels(left, top, width, height)
-        other = np.full((height, width), -1, dtype=np.int64)
-        shared = np.zeros((height, width), dtype=np.int64)
+        other = np.full((height, width), -1, dtype=np.int16)
+        shared = np.zeros((height, width), dtype=np.uint8)
         y0, x0 = max(top, 0), max(left, 0)
         y1, x1 = min(bottom, self.size[1]), min(right, self.size[0])
         other[y0 - top:y1 - top, x0 - left:x1 - left] = self.other[y0:y1, x0:x1]
         shared[y0 - top:y1 - top, x0 - left:x1 - left] = self.shared[y0:y1, x0:x1]
-        out = np.zeros((height, width), dtype=np.int64)
-        mine = base == k
-        whole = mine & (other < 0)
-        out[whole] = 255
-        part = mine & (other >= 0)  # k owns 16 - shared samples, the other piece the rest
-        own = _SAMPLES - shared[part]
-        out[part] = np.where(k < other[part], _LO[own], _HI[own])
-        lent = other == k  # another cell's pixel, partly k's: the tab of k (or a shoulder's dip)
-        out[lent] = np.where(k < base[lent], _LO[shared[lent]], _HI[shared[lent]])
-        return out.astype(np.uint8)
+        mine = base == k  # k's own cell: it holds the samples the other piece (if any) does not
+        samples = np.where(mine, _SAMPLES - shared, shared)
+        lower = np.where(mine, k < other, k < base)  # k is the lower-numbered of the pixel's pieces
+        alpha = np.where(lower, _LO[samples], _HI[samples])  # no other piece: 16 samples, 255 either way
+        return np.where(mine | (other == k), alpha, 0).astype(np.uint8)
 
     def alphas(self) -> list[np.ndarray]:
         return [self.alpha(k) for k in range(self.rows * self.cols)]

@@ -32,8 +32,12 @@ def crop(picture: np.ndarray, box: tuple[int, int, int, int], fill: int = 255) -
 
 def rgba(rgb: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     """An RGBA array: ``rgb`` where ``alpha`` > 0, white where a pixel is transparent."""
-    out = np.dstack([rgb.astype(np.uint8), alpha.astype(np.uint8)])
-    out[alpha == 0, :3] = 255
+    out = np.empty(alpha.shape + (4,), np.uint8)
+    out[..., :3] = rgb
+    out[..., 3] = alpha
+    clear = alpha == 0
+    for channel in range(3):  # per channel: a 2-D mask on a 2-D view is several times faster than on 3-D
+        out[..., channel][clear] = 255
     return out
 
 
@@ -116,14 +120,18 @@ def over(board_array: np.ndarray, top_layer: np.ndarray, box) -> None:
     """Composite an RGBA canvas ``top_layer`` at ``box`` over the board, in place (Porter-Duff *over*, integer
     arithmetic rounded to nearest)."""
     dst, src = _region(board_array, box)
-    below = board_array[dst].astype(np.int64)
-    above = top_layer[src].astype(np.int64)
+    target, layer = board_array[dst], top_layer[src]
+    rows, cols = np.nonzero(layer[..., 3].any(axis=1))[0], np.nonzero(layer[..., 3].any(axis=0))[0]
+    if not len(rows):
+        return
+    shown = (slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1))  # only where the layer shows
+    target, layer = target[shown], layer[shown]
+    below, above = target.astype(np.int32), layer.astype(np.int32)
     a_s, a_d = above[..., 3:], below[..., 3:]
-    den = a_s * 255 + a_d * (255 - a_s)
-    num = above[..., :3] * a_s * 255 + below[..., :3] * a_d * (255 - a_s)
-    rgb = np.where(den > 0, (num + den // 2) // np.maximum(den, 1), 255)
-    out = np.concatenate([rgb, (den + 127) // 255], axis=-1)
-    board_array[dst] = out.astype(np.uint8)
+    den = a_s * 255 + a_d * (255 - a_s)  # int32 holds 255**3
+    num = above[..., :3] * (a_s * 255) + below[..., :3] * (a_d * (255 - a_s))
+    target[..., :3] = np.where(den > 0, (num + den // 2) // np.maximum(den, 1), 255)
+    target[..., 3:] = (den + 127) // 255
 
 
 def paint(board_array: np.ndarray, alpha: np.ndarray, box, colour, outline=None) -> None:

@@ -114,28 +114,32 @@ def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
     return make_item(image, rng, slot)
 
 
-def outline_change(alpha, name: str, other=None) -> float:
-    """How much a piece's outline changes under a transform (or differs from ``other``'s transform), as a share
-    of its cell's area."""
+def outline_changes(alpha) -> dict[tuple[str, str], float]:
+    """How much a piece's outline differs between any two of its transforms (``"none"``: as it is), each pair
+    both ways, as a share of its cell's area: quarter turns only for a square canvas."""
     from ..tabs import transformed
 
-    a = transformed(alpha, name).astype(np.int64)
-    b = alpha.astype(np.int64) if other is None else transformed(alpha, other).astype(np.int64)
+    names = ["none"] + [t for t in geometry.ROTATIONS + geometry.MIRRORS
+                        if geometry.shape_preserving(t, alpha.shape[::-1])]
+    shapes = {t: (alpha if t == "none" else transformed(alpha, t)).astype(np.int16) for t in names}
     cw, ch, _ = geometry.tab_cell(alpha.shape[::-1])
-    return float(np.abs(a - b).sum() / 255 / (cw * ch))
+    out = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            out[a, b] = out[b, a] = float(np.abs(shapes[a] - shapes[b]).sum() / 255 / (cw * ch))
+    return out
 
 
-def tab_transforms(cell: Image.Image, alpha, kind: str) -> list[str]:
-    """Transforms of ``kind`` valid on the cell's content (:func:`valid_transforms`) whose outline change is
-    visible (:data:`.shaped.MIN_OUTLINE_CHANGE` of the canvas) and differs as much from every transform of the
-    other kind: a turned piece cannot pass for a mirrored one by its shape either."""
+def tab_transforms(content: list[str], changes: dict[tuple[str, str], float], kind: str) -> list[str]:
+    """Of the transforms of ``kind`` valid on the cell's content (``content``, :func:`valid_transforms`), those
+    whose outline change is visible (:data:`.shaped.MIN_OUTLINE_CHANGE` of the cell) and differs as much from
+    every transform of the other kind (``changes``: :func:`outline_changes`): a turned piece cannot pass for an
+    unchanged or a mirrored one by its shape either."""
     from .shaped import MIN_OUTLINE_CHANGE
 
     other = KINDS["B" if kind == "A" else "A"][1]
-    return [name for name in valid_transforms(cell, kind)
-            if outline_change(alpha, name) >= MIN_OUTLINE_CHANGE
-            and all(outline_change(alpha, name, o) >= MIN_OUTLINE_CHANGE for o in other
-                    if geometry.shape_preserving(o, cell.size))]
+    return [name for name in content if changes[name, "none"] >= MIN_OUTLINE_CHANGE
+            and all(changes[name, o] >= MIN_OUTLINE_CHANGE for o in other if (name, o) in changes)]
 
 
 def tab_task(config: str) -> Task:
@@ -160,11 +164,15 @@ def tab_task(config: str) -> Task:
         cells = [Image.fromarray(photo[r * cell[1]:(r + 1) * cell[1], c * cell[0]:(c + 1) * cell[0]])
                  for r in range(rows) for c in range(cols)]
 
+        content = {(k, kind): valid_transforms(cells[k], kind) for k in range(n) for kind in KINDS}
+        changes: dict[int, dict] = {}
+
         def rule(cut) -> str | None:
+            changes.clear()
             for k in range(n):
-                alpha = cut.alpha(k)
+                changes[k] = outline_changes(cut.alpha(k))
                 for kind, (kind_name, _) in KINDS.items():
-                    if not tab_transforms(cells[k], alpha, kind):
+                    if not tab_transforms(content[k, kind], changes[k], kind):
                         return f"no {kind_name} of piece {k} changes its outline visibly and unmistakably"
             return None
 
@@ -175,14 +183,14 @@ def tab_task(config: str) -> Task:
         if position is not None:
             index = LETTERS.index(position)
             alpha = cut.alpha(index)
-            name = rng.child("transform").choice(tab_transforms(cells[index], alpha, kind))
+            name = rng.child("transform").choice(tab_transforms(content[index, kind], changes[index], kind))
             canvas = piece(photo, cut, index, alpha, silhouette)
             if silhouette:  # its own cut line, as the board's pieces have theirs
                 canvas[ring(alpha), :3] = LINE
             remove(picture, alpha, cut.canvas_box(index))
             over(picture, transformed(canvas, name), cut.canvas_box(index))
             metadata.update({"position": position, "cell": index, "type": kind, "kind": KINDS[kind][0],
-                             "transform": name, "outline_change": round(outline_change(alpha, name), 4)})
+                             "transform": name, "outline_change": round(changes[index][name, "none"], 4)})
         item = base.build(image_in, rng, 0, ctx)  # the straight item's question and options (slot 0: unaltered)
         metadata.update(shaped.metadata(cut, silhouette, redraws))
         return Item(images=[image(picture)], question=shaped.question(item.question, silhouette),
