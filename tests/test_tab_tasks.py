@@ -266,3 +266,24 @@ def test_load_build_eval_and_stock_load_take_tab_configs(tmp_path):
     assert metrics["order_generation_3x3_tabs_silhouette"]["accuracy"] == 100
     assert "overall" not in metrics or metrics["overall"].get("n_columns", 0) == 0  # never Table 2
     assert main(["build", "--configs", "order_generation_tabs_own", "--out", str(tmp_path / "x")]) == 2
+
+
+def test_circular_evaluation_relabels_shaped_masks():
+    """A rotation of a shaped Piece Localization item redraws the letters only: its masks keep the pieces'
+    outlines, and the board is what the generator draws with the rotated labels."""
+    from jigsaw_puzzles.generation.circular import rotate
+    from jigsaw_puzzles.generation.tasks.piece_localization import draw_tab_masks
+    from jigsaw_puzzles.generation.tabs import board as assembled
+
+    config = "piece_localization_hard_tabs"
+    item = build(config, "p7", slot=2)
+    row = {"id": f"{config}/p7", "images": item.images, "options": item.options, "answer": item.answer,
+           "question": item.question, "metadata": json.dumps(item.metadata)}
+    turned = rotate(row, config, 1)
+    meta = json.loads(turned["metadata"])
+    cut = the_cut(config, "p7")
+    masked = [meta["labels"][letter] for letter in turned["options"]]
+    want = draw_tab_masks(assembled(np.asarray(PHOTOS["p7"]), cut), cut, masked, turned["options"])
+    got = np.asarray(turned["images"][0]).astype(np.int64)
+    assert np.array_equal(got, np.asarray(want)) and meta["labels"][turned["answer"]] == meta["piece_cell"]
+    assert solve(turned, config).text == turned["answer"]

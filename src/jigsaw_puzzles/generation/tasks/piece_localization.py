@@ -111,6 +111,18 @@ def draw_tab_masks(board_array, cut, masked, labels, alphas=None) -> Image.Image
     return out
 
 
+def relabel_tab_masks(board: Image.Image, rows: int, cols: int, masked, labels) -> None:
+    """Redraw the letters of shaped masks in place (circular evaluation): each masked cell's middle, clear of
+    every tab and blank (they reach at most ``TAB_REACH`` of the cell in from its edges), painted grey again and
+    its new letter drawn, as :func:`draw_tab_masks` draws it."""
+    boxes = geometry.grid_boxes(board.size, rows, cols)
+    for letter, k in zip(labels, masked):
+        left, top, right, bottom = boxes[k]
+        d = int(np.ceil(geometry.TAB_REACH * min(right - left, bottom - top))) + 1
+        geometry.fill(board, (left + d, top + d, right - d, bottom - d), geometry.MASK_GREY)
+        geometry.draw_label(board, boxes[k], letter)
+
+
 def tab_task(config: str) -> Task:
     """The task record of ``piece_localization_<easy|hard|R>x<C>[_k<K>]>_tabs`` and ``..._tabs_silhouette``: the
     straight config's masked cells and answer, each mask the exact outline of its piece (grey, its cut line drawn),
