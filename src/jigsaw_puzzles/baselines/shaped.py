@@ -225,13 +225,25 @@ def _missing_piece(row, spec: ConfigSpec) -> SolverAnswer:
     return SolverAnswer(best, _confidence(costs.values()), {"costs": costs, "misfit": misfit, "hole_cell": hole})
 
 
+def _ring(alpha: np.ndarray) -> np.ndarray:
+    """A shape's outline pixels: partly covered, or fully covered next to a pixel that is not."""
+    full = alpha == 255
+    inner = full.copy()
+    inner[1:] &= full[:-1]
+    inner[:-1] &= full[1:]
+    inner[:, 1:] &= full[:, :-1]
+    inner[:, :-1] &= full[:, 1:]
+    return (alpha > 0) & ~inner
+
+
 def _piece_localization(row, spec: ConfigSpec) -> SolverAnswer:
     """Piece Localization on shaped pieces: the masks are the cells most covered by the mask grey, read by their
-    letters as for straight pieces; the piece misfits a mask by its alpha against the mask's outline across each
-    side whose neighbour is not masked too (a flat side against the picture's border), its content breaking
-    ties: the seam across its outline once laid into the mask."""
+    letters as for straight pieces. The piece misfits a mask by its flat sides off the picture's border (or a tab
+    or blank on it), by its alpha against the mask's grey across each side whose neighbour is not masked too,
+    and by the share of its outline off the mask's drawn outline; its content breaks ties: the seam across its
+    outline once laid into the mask."""
     from ..geometry import MASK_GREY
-    from .outline import band
+    from .outline import band, is_flat
     from .solver import _by_label, _fraction_equal, _neighbours
 
     rows, cols = spec.grid
@@ -245,26 +257,37 @@ def _piece_localization(row, spec: ConfigSpec) -> SolverAnswer:
     above = _canvas(row["images"][1], (cw + 2 * m, ch + 2 * m))
     geo = (cw, ch, m, int(np.ceil(0.22 * min(cw, ch))) + 1)
     facing = {"top": (-1, 0), "bottom": (1, 0), "left": (0, -1), "right": (0, 1)}
+    flat = {side: is_flat(band(above[..., 3], side, geo)) for side in facing}
+    edge = _ring(above[..., 3])
     costs = {}
     for j, k in enumerate(masked):
         below = _crop(board, box(k))
         ink = below[..., :3]
-        maskish = ((ink == MASK_GREY).all(-1) | (ink == LINE).all(-1)) & (below[..., 3] > 0)
+        line = (ink == LINE).all(-1) & (below[..., 3] > 0)
+        maskish = ((ink == MASK_GREY).all(-1) | line) & (below[..., 3] > 0)
         r, c = divmod(k, cols)
-        gap, sides = 0.0, 0
+        gap = 0.0
         for side, (dr, dc) in facing.items():
             nr, nc = r + dr, c + dc
-            if 0 <= nr < rows and 0 <= nc < cols and nr * cols + nc in masked:
-                continue  # two masks side by side: the board shows no outline between them to match
-            gap += np.abs(band(maskish.astype(np.int64) * 255, side, geo) - band(above[..., 3], side, geo)).sum()
-            sides += 1
+            inside = 0 <= nr < rows and 0 <= nc < cols
+            if flat[side] == inside:  # a flat side lies on the picture's border, a tab or blank inside it
+                gap += 1.0
+            elif inside and nr * cols + nc not in masked:  # masks side by side: only their cut line tells them
+                gap += np.abs(band(maskish.astype(np.int64) * 255, side, geo)
+                              - band(above[..., 3], side, geo)).sum() / 255 / (cw * ch)
+        near = line.copy()  # the mask's cut line, give or take a pixel
+        near[1:] |= line[:-1]
+        near[:-1] |= line[1:]
+        near[:, 1:] |= line[:, :-1]
+        near[:, :-1] |= line[:, 1:]
+        gap += 0.1 * (1 - near[edge].mean())  # the piece's outline lies on the mask's drawn outline
         picture = _crop(np.ones(board.shape[:2], bool), box(k), False)
         other_masks = maskish & ~(above[..., 3] > 0)
         below_clear = below.copy()
         below_clear[maskish, 3] = 0  # the mask is what the piece replaces
         filled, inside, valid = _laid_in(below_clear, above, picture)
         seam = _outline_seam(filled, inside, valid & ~other_masks)
-        costs[LETTERS[j]] = float(gap / 255 / (cw * ch) + 1e-3 * seam)
+        costs[LETTERS[j]] = float(gap + 1e-3 * seam)
     best = min(costs, key=costs.get)
     return SolverAnswer(best, _confidence(costs.values()), {"costs": costs, "masked_cells": masked})
 
