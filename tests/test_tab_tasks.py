@@ -222,6 +222,7 @@ def test_a_silhouette_is_redrawn_until_its_outline_decides():
                                     "connection_verification_tabs_silhouette",
                                     "connection_verification_3x3_tabs_silhouette", "order_generation_3x3_tabs",
                                     "connection_verification_tabs", "anomaly_detection_tabs",
+                                    "anomaly_detection_tabs_silhouette",
                                     "piece_localization_hard_tabs", "missing_piece_selection_easy_tabs",
                                     "missing_piece_selection_easy_tabs_own"])
 def test_the_solver_reads_tab_items(config):

@@ -118,11 +118,71 @@ def _anomaly(row, spec: ConfigSpec) -> SolverAnswer:
         left, top, right, bottom = box(k)
         inside[k] = int(((xs >= left) & (xs < right) & (ys >= top) & (ys < bottom)).sum())
     holders = [k for k, v in inside.items() if v == len(xs)] or [max(inside, key=inside.get)]
+    if spec.cut == "silhouette":  # no content: the gap each transform would leave, against the gap seen
+        return _anomaly_outline(board, gaps, holders, box, (cw, ch))
     hyp, _ = _anomaly_hypotheses(_over_white(board)[:ch * rows, :cw * cols], rows, cols)
     (k, name, typ), ratio = min(((key, r) for key, r in hyp.items() if key[0] in holders), key=lambda kv: kv[1])
     costs = {f"{LETTERS[kk]}{tp}": float(r) for (kk, _, tp), r in hyp.items() if kk in holders}
     return SolverAnswer(format_anomaly(LETTERS[k], typ), _confidence(costs.values()),
                         {"costs": costs, "gap_px": int(len(xs)), "holders": holders, "undo": name})
+
+
+_UNDO = {"rot180": (lambda a: np.rot90(a, 2), "A"), "rot90": (lambda a: np.rot90(a, -1), "A"),
+         "rot270": (lambda a: np.rot90(a, 1), "A"), "flip_lr": (lambda a: a[:, ::-1], "B"),
+         "flip_tb": (lambda a: a[::-1], "B")}
+
+
+def _anomaly_outline(board: np.ndarray, gaps: np.ndarray, holders, box, cell) -> SolverAnswer:
+    """A silhouette board: the altered piece is drawn last with its whole cut line, so the region its line
+    encloses around its cell's centre is its new shape; undoing a transform on that shape gives its old one, and
+    the old shape less the new is the gap it would leave. The cell and transform whose predicted gap matches the
+    gap seen best win."""
+    costs, best = {}, None
+    for k in holders:
+        canvas = _crop(board, box(k))
+        seen = _crop(gaps, box(k), False)
+        picture = _crop(np.ones(gaps.shape, bool), box(k), False)
+        wall = (canvas[..., :3] == LINE).all(-1) | (canvas[..., 3] == 0)
+        shape = ~_erode(~_fill(~wall, (wall.shape[0] // 2, wall.shape[1] // 2)), 1)  # with its line
+        for name, (undo, typ) in _UNDO.items():
+            old = undo(shape)
+            if old.shape != shape.shape or (name in ("rot90", "rot270") and cell[0] != cell[1]):
+                continue
+            predicted = old & ~shape & picture
+            cost = float((predicted ^ seen).sum()) / max(1, int(seen.sum()))
+            key = f"{LETTERS[k]}{typ}"
+            costs[key] = min(costs.get(key, np.inf), cost)
+            if best is None or cost < best[0]:
+                best = (cost, k, typ, name)
+    _, k, typ, name = best
+    return SolverAnswer(format_anomaly(LETTERS[k], typ), _confidence(costs.values()),
+                        {"costs": costs, "gap_px": int(gaps.sum()), "holders": list(holders), "undo": name})
+
+
+def _runs(free: np.ndarray) -> np.ndarray:
+    """A label per maximal run of ``free`` pixels along each row (0 off the runs)."""
+    starts = free & ~np.pad(free, ((0, 0), (1, 0)))[:, :-1]
+    return np.cumsum(starts.ravel()).reshape(free.shape) * free
+
+
+def _fill(free: np.ndarray, start: tuple[int, int]) -> np.ndarray:
+    """The 4-connected region of ``free`` pixels around ``start``: grown to whole row runs, then whole column runs,
+    until it stops growing (a few rounds for a piece's shape)."""
+    region = np.zeros(free.shape, bool)
+    if not free[start]:
+        return region
+    by_row, by_col = _runs(free), _runs(free.T).T
+    region[start] = True
+    while True:
+        grown = region
+        for labels in (by_row, by_col):
+            hit = np.zeros(labels.max() + 1, bool)
+            hit[labels[grown]] = True
+            hit[0] = False
+            grown = hit[labels]
+        if grown.sum() == region.sum():
+            return grown
+        region = grown
 
 
 def _erode(mask: np.ndarray, k: int) -> np.ndarray:

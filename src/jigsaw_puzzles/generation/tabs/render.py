@@ -126,6 +126,11 @@ def over(board_array: np.ndarray, top_layer: np.ndarray, box) -> None:
         return
     shown = (slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1))  # only where the layer shows
     target, layer = target[shown], layer[shown]
+    if (target[..., 3] == 255).all():  # an opaque board (the same bytes as below, with a constant divisor)
+        a_s = layer[..., 3:].astype(np.int32)
+        mixed = layer[..., :3] * a_s + target[..., :3] * (255 - a_s)
+        target[..., :3] = (mixed + 127) // 255
+        return
     below, above = target.astype(np.int32), layer.astype(np.int32)
     a_s, a_d = above[..., 3:], below[..., 3:]
     den = a_s * 255 + a_d * (255 - a_s)  # int32 holds 255**3
