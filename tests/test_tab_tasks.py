@@ -248,7 +248,8 @@ def test_load_build_eval_and_stock_load_take_tab_configs(tmp_path):
     folder = tmp_path / "photos"
     write_photos(folder, 6, start=50, size=SIZE)
     ds = jp.load_dataset("connection_verification_tabs", source=folder, cache_dir=str(tmp_path / "c"))
-    assert len(ds) == 6 and ds[0]["images"][0].mode == "RGBA" and ds[0]["id"].startswith("connection_verification_tabs/")
+    assert len(ds) == 6 and ds[0]["images"][0].mode == "RGBA"
+    assert ds[0]["id"].startswith("connection_verification_tabs/")
     assert json.loads(ds[0]["metadata"])["cut"] == "tabs"
     out = tmp_path / "export"
     configs = ["order_generation_3x3_tabs_silhouette", "connection_verification_tabs"]

@@ -289,8 +289,9 @@ def _cut_spec(config: str) -> ConfigSpec | None:
                          "turn or a diagonal neighbour, so '_rot' and '_8dir' have no silhouette control")
     word = "tab silhouettes" if silhouette else "tabs, own outlines" if own else "tabs"
     short = straight.short + (" sil" if silhouette else " tabs own" if own else " tabs")
-    return _GRID_SPECS.setdefault(config, replace(straight, name=config, title=f"{straight.title} [{word}]", short=short,
-                                                  in_overall=False, cut="silhouette" if silhouette else "tabs"))
+    return _GRID_SPECS.setdefault(config, replace(straight, name=config, title=f"{straight.title} [{word}]",
+                                                  short=short, in_overall=False,
+                                                  cut="silhouette" if silhouette else "tabs"))
 
 
 def canonical(config: str) -> str:

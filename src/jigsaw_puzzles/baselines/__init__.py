@@ -1,4 +1,4 @@
-"""Weight-free baselines: ``random`` (uniform guessing) and ``solver`` (classical jigsaw solver).
+"""Weight-free baselines: ``random`` (uniform guessing) and ``solver`` (classical jigsaw solver, shaped pieces too).
 May import: the root foundations only.
 
 >>> from jigsaw_puzzles.baselines import random_answer, solve

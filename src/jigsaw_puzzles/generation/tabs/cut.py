@@ -95,7 +95,8 @@ class Edge:
         points = []
         for p0, p1, p2, p3 in self.local_controls():
             p = np.array((p0, p1, p2, p3), dtype=np.float64)
-            points.append((1 - t) ** 3 * p[0] + 3 * (1 - t) ** 2 * t * p[1] + 3 * (1 - t) * t ** 2 * p[2] + t ** 3 * p[3])
+            points.append((1 - t) ** 3 * p[0] + 3 * (1 - t) ** 2 * t * p[1] + 3 * (1 - t) * t ** 2 * p[2]
+                          + t ** 3 * p[3])
         points.append(np.array([self.local_controls()[-1][3]], dtype=np.float64))
         uv = np.concatenate(points)
         sign = 1.0 if self.into_second else -1.0
