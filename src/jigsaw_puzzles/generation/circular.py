@@ -128,7 +128,7 @@ def rotate(row: Mapping, config: str, r: int) -> dict:
         if meta.get("cut", "straight") != "straight":  # shaped masks keep their outlines: new letters only
             from .tasks.piece_localization import relabel_tab_masks
 
-            board = _pil(images[0]).convert("RGBA")  # a copy, as below
+            board = _pil(images[0]).copy()  # a copy, as below
             relabel_tab_masks(board, rows, cols, cells, LETTERS[:k])
         else:
             board = _pil(images[0]).convert("RGB")  # a copy: the row's own image is never drawn on

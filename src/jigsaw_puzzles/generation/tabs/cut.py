@@ -13,7 +13,7 @@ with the centre ``c`` within ``CENTRE * L`` of the middle, each edge's curve lie
 (:data:`~jigsaw_puzzles.geometry.TAB_REACH`). Zones of two edges of a cell are disjoint, at least ``g - h >=
 0.055 s`` (2.6 px at :data:`~jigsaw_puzzles.geometry.MIN_TAB_CELL`) apart, and a zone lies inside the two cells
 of its edge: a tab never reaches a non-adjacent cell and tabs of different edges never meet, so no pixel is
-touched by two edges (checked on every cut, proved in tests/test_tabs.py).
+touched by two edges (checked on every edge an item scan-converts; proved in tests/test_tabs.py).
 
 **Pixels.** Each edge's region (between its curve and the straight line) is scan-converted at 4 x 4 samples per
 pixel by the even-odd rule, in float64 NumPy arithmetic only (no version-dependent rasteriser): a sample belongs
@@ -144,18 +144,40 @@ class Cut:
         cw, ch = self.cell
         self.margin = geometry.tab_margin(min(cw, ch))
         self.size = (cw * cols, ch * rows)
-        # per pixel: the piece that owns some of its samples besides the cell's own (-1: none), and how many
-        self.other = np.full((ch * rows, cw * cols), -1, dtype=np.int16)
-        self.shared = np.zeros((ch * rows, cw * cols), dtype=np.uint8)
-        for edge in self.edges:
+        # per pixel: the piece that owns some of its samples besides the cell's own (-1: none), and how many;
+        # filled edge by edge when first needed (a piece's alpha needs only its own edges' pixels)
+        self._other = np.full((ch * rows, cw * cols), -1, dtype=np.int16)
+        self._shared = np.zeros((ch * rows, cw * cols), dtype=np.uint8)
+        self._covered: set[int] = set()
+        self._edges_of = {k: [i for i, e in enumerate(self.edges) if k in (e.first, e.second)]
+                          for k in range(rows * cols)}
+
+    @property
+    def other(self) -> np.ndarray:
+        self.cover(range(len(self.edges)))
+        return self._other
+
+    @property
+    def shared(self) -> np.ndarray:
+        self.cover(range(len(self.edges)))
+        return self._shared
+
+    def cover(self, indices) -> None:
+        """Scan-convert the edges ``indices`` (once each) into the per-pixel arrays; ``AssertionError`` if one
+        leaves its zone (the bounds exclude it: every drawn cut is checked, tests/test_tabs.py)."""
+        for i in indices:
+            if i in self._covered:
+                continue
+            self._covered.add(i)
+            edge = self.edges[i]
             (left, top), counts = coverage(self.polygon(edge))
             region = (slice(top, top + counts.shape[0]), slice(left, left + counts.shape[1]))
             hit = counts > 0
             base = self.base_labels(left, top, counts.shape[1], counts.shape[0])
-            if (self.other[region][hit] != -1).any() or not np.isin(base[hit], (edge.first, edge.second)).all():
+            if (self._other[region][hit] != -1).any() or not np.isin(base[hit], (edge.first, edge.second)).all():
                 raise AssertionError(f"edge {edge.first}-{edge.second} leaves its zone")  # excluded by the bounds
-            self.other[region][hit] = np.where(base[hit] == edge.first, edge.second, edge.first)
-            self.shared[region][hit] = counts[hit]
+            self._other[region][hit] = np.where(base[hit] == edge.first, edge.second, edge.first)
+            self._shared[region][hit] = counts[hit]
 
     @classmethod
     def draw(cls, rng: ItemRNG, rows: int, cols: int, cell: tuple[int, int]) -> "Cut":
@@ -209,6 +231,7 @@ class Cut:
     def alpha(self, k: int) -> np.ndarray:
         """Piece ``k``'s alpha on its canvas (uint8): its share of every pixel's 16 samples, rounded so that the
         pieces' alphas sum to 255 at every pixel of the picture."""
+        self.cover(self._edges_of[k])  # k's alpha reads only pixels of its cell or across its own edges
         left, top, right, bottom = self.canvas_box(k)
         height, width = bottom - top, right - left
         base = self.base_labels(left, top, width, height)
@@ -216,8 +239,8 @@ class Cut:
         shared = np.zeros((height, width), dtype=np.uint8)
         y0, x0 = max(top, 0), max(left, 0)
         y1, x1 = min(bottom, self.size[1]), min(right, self.size[0])
-        other[y0 - top:y1 - top, x0 - left:x1 - left] = self.other[y0:y1, x0:x1]
-        shared[y0 - top:y1 - top, x0 - left:x1 - left] = self.shared[y0:y1, x0:x1]
+        other[y0 - top:y1 - top, x0 - left:x1 - left] = self._other[y0:y1, x0:x1]
+        shared[y0 - top:y1 - top, x0 - left:x1 - left] = self._shared[y0:y1, x0:x1]
         mine = base == k  # k's own cell: it holds the samples the other piece (if any) does not
         samples = np.where(mine, _SAMPLES - shared, shared)
         lower = np.where(mine, k < other, k < base)  # k is the lower-numbered of the pixel's pieces

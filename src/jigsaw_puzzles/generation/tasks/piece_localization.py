@@ -97,14 +97,16 @@ def distinct_pick(cells: list[Image.Image], k: int, order: list[int]) -> list[in
 def draw_tab_masks(board_array, cut, masked, labels, alphas=None) -> Image.Image:
     """Mask the pieces ``masked`` of an assembled board (an RGBA array, :func:`..tabs.board`) by their outlines:
     each painted uniform grey with its cut line drawn (two masks side by side stay apart), labelled ``labels[j]``
-    at its cell's centre. Returns the board as an image."""
-    from ..tabs import image, paint
+    at its cell's centre. Returns the board as an RGB image: it is opaque everywhere (the pieces tile it)."""
+    from ..tabs import paint
     from ..tabs.render import LINE
 
     for k in masked:
         paint(board_array, cut.alpha(k) if alphas is None else alphas[k], cut.canvas_box(k), geometry.MASK_GREY,
               outline=LINE)
-    out = image(board_array)
+    if not (board_array[..., 3] == 255).all():
+        raise AssertionError("a Piece Localization board is opaque: its pieces tile it")
+    out = Image.fromarray(np.ascontiguousarray(board_array[..., :3]))
     boxes = geometry.grid_boxes(cut.size, cut.rows, cut.cols)
     for letter, k in zip(labels, masked):
         geometry.draw_label(out, boxes[k], letter)
@@ -152,9 +154,10 @@ def tab_task(config: str) -> Task:
             return None
 
         cut, redraws = shaped.draw_cut(rng, rows, cols, cell, distinct if silhouette else None)
-        board_image = draw_tab_masks(board(photo, cut, silhouette), cut, masked, item.options)
-        item.images = [board_image, shaped.images([piece(photo, cut, item.metadata["piece_cell"],
-                                                         silhouette=silhouette)])[0]]
+        alphas = {k: cut.alpha(k) for k in masked}
+        board_image = draw_tab_masks(board(photo, cut, silhouette), cut, masked, item.options, alphas)
+        k = item.metadata["piece_cell"]
+        item.images = [board_image, shaped.images([piece(photo, cut, k, alphas[k], silhouette=silhouette)])[0]]
         item.question = shaped.question(item.question, silhouette)
         item.metadata.update(shaped.metadata(cut, silhouette, redraws))
         return item
