@@ -16,6 +16,10 @@ Beyond the paper, ``anomaly_detection_<R>x<C>`` (at most 26 cells, one letter ea
 as the order grid configs cut it; the sub-images are labelled A, B, ... row by row, slots run in cycles of 4n
 (n cells: unchanged on even slots, the 2n (position, kind) pairs on odd ones), and every cell must admit a
 visible rotation and a visible mirroring. Chance: 1/2 * 1/2 + 1/2 * 1/2 * 1/n * 1/2.
+
+Interlocking pieces (``<config>_tabs``, ``_tabs_silhouette``): the shaped pieces laid out as the picture, the altered
+one turned or mirrored with its outline and drawn over the others (a transparent gap where it was); the cut is
+re-drawn until every piece's outline changes visibly under a transform of each kind.
 """
 
 from __future__ import annotations

@@ -12,6 +12,10 @@ farther apart) of the grid, and the question names the grid. ``connection_verifi
 8-direction variant (Jigsaw-R1's): two neighbouring cells (sharing an edge or a corner), and the answer is where
 <image 2> lies relative to <image 1>: right, left, above, below, upper right, upper left, lower right, lower
 left (A-H; the slot is the direction, the pair is drawn among the grid's pairs in that direction).
+
+Interlocking pieces (``<config>_tabs``): the same pair as shaped pieces; a tab meets a blank only for true
+neighbours in the right direction. ``_tabs_silhouette`` (not with ``_8dir``) shows them flat grey, its cut re-drawn
+until no two sides that are not neighbours fit.
 """
 
 from __future__ import annotations

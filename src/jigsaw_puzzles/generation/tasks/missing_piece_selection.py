@@ -20,6 +20,10 @@ blank's size.  ``missing_piece_selection_hard_<R>x<C>[_k<K>]`` is the same item 
 shares the easy grid config's randomness) with the K - 1 most CLIP-similar cells of the other sources' R x C
 grids instead, mined as for the paper's hard config (the first of 2(K - 1) mined candidates that pass the
 pixel rule).
+
+Interlocking pieces (``<config>_tabs``): the hole has the true piece's exact outline, and every candidate has that
+outline too (``same outline``: content alone decides); ``<config>_tabs_own`` and the silhouettes let each candidate
+keep the outline of where it came from (``own outline``: shape alone can decide).
 """
 
 from __future__ import annotations

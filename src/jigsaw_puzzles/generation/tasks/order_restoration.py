@@ -21,6 +21,10 @@ piece's shape never tells its rotation. A source is refused when a cell looks al
 degrees (its rotation would be ambiguous) or when a cell looks like another cell turned any way. The wrong
 options are the true order with other rotations, another order with the pieces' true rotations, and a random
 oriented order (each distinct).
+
+Interlocking pieces (``<config>_tabs``, any grid, ``_rot`` too): the same shuffle (and turns) of shaped pieces, each
+its cell plus its tabs minus its blanks on one RGBA canvas (:mod:`.shaped`); ``_tabs_silhouette`` shows them flat
+grey, its cut re-drawn until the outlines alone fix the layout.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ needs a context); the grid is cut as the order grid configs cut
 it (cells of at least 32 px). The K masked cells are the first K pairwise-distinct cells of a seeded shuffle
 of the grid (a photo without K pairwise-distinct cells that way is refused), labelled A, B, ... in reading
 order; the question names the grid and the labels.
+
+Interlocking pieces (``<config>_tabs``, ``_tabs_silhouette``): each mask is its piece's exact outline (grey, with
+its cut line) and the piece keeps its tabs, so its outline fits exactly one mask.
 """
 
 from __future__ import annotations
