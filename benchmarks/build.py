@@ -4,7 +4,11 @@ The floor does only what no generator can avoid: decode each item's source image
 and encode the same number of output pixels as PNG (crops of the same sizes, same PNG settings).
 Our time includes curation, the task checks, item generation and Arrow writing.
 
-    python benchmarks/build.py [--source DIR] [--configs ...] [--num-proc N]
+    python benchmarks/build.py [--source DIR] [--configs ...] [--num-proc N] [--tabs]
+
+``--tabs``: each config is followed by its interlocking-piece configs (``<config>_tabs``, ``_tabs_silhouette``),
+built in the same run, and the table gains their cost against the straight cut's (``vs straight``, #34: at most
+2x).
 """
 
 from __future__ import annotations
@@ -40,23 +44,27 @@ def main() -> None:
                         help="also build missing_piece_selection_hard with a random-init ViT-B-32 (same speed "
                              "as the openai weights) and a cold embedding cache")
     parser.add_argument("--num-proc", type=int, default=None)
+    parser.add_argument("--tabs", action="store_true", help="also build each config's _tabs and _tabs_silhouette "
+                        "configs and report their build time over the straight config's")
     args = parser.parse_args()
     if args.with_hard and "missing_piece_selection_hard" not in args.configs:
         args.configs.append("missing_piece_selection_hard")
+    if args.tabs:
+        args.configs = [c for config in args.configs for c in (config, config + "_tabs", config + "_tabs_silhouette")]
     folder = resolve_folder(args.source)
     paths = {s.source_id: s.path for s in curate(folder).accepted}
     print(f"machine: {platform.processor() or platform.machine()}, {platform.system()}, "
           f"python {platform.python_version()}; sources: {len(list_files(folder))} files in {folder}")
     print(f"{'config':30s} {'items':>6s} {'build s':>8s} {'items/s':>8s} {'floor s':>8s} {'ratio':>6s} "
-          f"{'reload s':>8s} {'speedup':>8s}")
-    totals = [0.0, 0.0]
+          f"{'reload s':>8s} {'speedup':>8s}" + (f" {'vs straight':>11s}" if args.tabs else ""))
+    totals, straight, cut_totals = [0.0, 0.0], {}, {"": 0.0, "_tabs": 0.0, "_tabs_silhouette": 0.0}
     for config in args.configs:
         with tempfile.TemporaryDirectory() as cache:
             _curate_cached.cache_clear()  # every config starts cold, as a fresh process would
             load_normalised.cache_clear()
             start = time.perf_counter()
             clip = ({"clip_model": "ViT-B-32", "clip_pretrained": None, "clip_cache_dir": cache}
-                    if config == "missing_piece_selection_hard" else {})
+                    if config.startswith("missing_piece_selection_hard") else {})
             builder = jp.make_builder(config, args.source, 0, cache, **clip)
             builder.download_and_prepare(num_proc=args.num_proc)
             built = time.perf_counter() - start
@@ -70,9 +78,17 @@ def main() -> None:
             reload = time.perf_counter() - start
         totals[0] += built
         totals[1] += floor
+        suffix = next((s for s in ("_tabs_silhouette", "_tabs") if config.endswith(s)), "")
+        base = config[:len(config) - len(suffix)]
+        straight.setdefault(base, built)
+        cut_totals[suffix] += built
+        versus = f" {built / straight[base]:10.2f}x" if args.tabs else ""
         print(f"{config:30s} {items:6d} {built:8.2f} {items / built:8.1f} {floor:8.2f} {built / floor:6.2f} "
-              f"{reload:8.2f} {built / reload:7.0f}x")
+              f"{reload:8.2f} {built / reload:7.0f}x{versus}")
     print(f"{'all':30s} {'':6s} {totals[0]:8.2f} {'':8s} {totals[1]:8.2f} {totals[0] / totals[1]:6.2f}")
+    if args.tabs:
+        for suffix in ("_tabs", "_tabs_silhouette"):
+            print(f"all {suffix[1:]} configs over their straight configs: {cut_totals[suffix] / cut_totals['']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -132,3 +132,31 @@ def encode_png(image: Image.Image) -> bytes:
     buf = io.BytesIO()
     image.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
     return buf.getvalue()
+
+
+# ----------------------------------------------------------------------------- interlocking pieces (``_tabs``)
+#: The smallest cell side (pixels) that carries a tab: below it a tab's neck would be a few pixels wide and the
+#: tabs of two edges could come within 2 px of each other (generation/tabs/cut.py proves the bounds).
+MIN_TAB_CELL = 48
+#: A tab reaches at most this share of the shorter cell side beyond its cell; a piece's canvas adds
+#: :func:`tab_margin` on every side, so every piece of an item has one size.
+TAB_REACH = 0.22
+
+
+def tab_margin(side: int) -> int:
+    """The margin (pixels) a shaped piece's canvas adds around its cell of shorter side ``side``: the tab's
+    reach plus its anti-aliased pixel, ``ceil(side / 4)``."""
+    return -(-int(side) // 4)
+
+
+def tab_cell(canvas: tuple[int, int]) -> tuple[int, int, int]:
+    """``(cell width, cell height, margin)`` of a shaped piece's canvas ``(width, height)``, the inverse of
+    ``canvas = cell + 2 * tab_margin(min(cell))`` (strictly increasing in the cell side, so unique);
+    ``ValueError`` for a size no cell gives."""
+    width, height = canvas
+    shorter = min(width, height)
+    for side in range(max(1, shorter * 2 // 3 - 2), shorter + 1):
+        if side + 2 * tab_margin(side) == shorter:
+            margin = tab_margin(side)
+            return width - 2 * margin, height - 2 * margin, margin
+    raise ValueError(f"{width}x{height} is not the canvas of a shaped piece")

@@ -247,3 +247,18 @@ MISSING_PIECE_SELECTION_GRID = (
     "Please select the option you believe is correct and output only the corresponding letter "
     "({letters}), without providing any explanation or analysis."
 )
+
+
+# ----------------------------------------------------------------------------------- interlocking pieces (``_tabs``)
+# A tab config's question is its straight config's, word for word, with one sentence more after "Question:".
+TABS_NOTE = ("The pieces are cut with tabs and blanks like real jigsaw pieces, and the transparent area of an image "
+             "is not part of the picture.")
+SILHOUETTE_NOTE = ("The pieces are cut with tabs and blanks like real jigsaw pieces and shown as flat grey shapes, and "
+                   "the transparent area of an image is not part of the picture.")
+
+
+def with_tabs(question: str, silhouette: bool = False) -> str:
+    """``question`` with :data:`TABS_NOTE` (:data:`SILHOUETTE_NOTE`) after its ``Question:`` label."""
+    note = SILHOUETTE_NOTE if silhouette else TABS_NOTE
+    head, sep, rest = question.partition("Question: ")
+    return f"{head}{sep}{note} {rest}" if sep and not head else f"{note} {question}"

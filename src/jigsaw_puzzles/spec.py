@@ -1,27 +1,26 @@
 """The benchmark's contract: what Jigsaw-Puzzles *is*, in one place.
 
-Everything that must agree between the generator, the scorer, the metric, the
-runner and the report lives here and nowhere else:
+Everything that must agree between the generator, the scorer, the metric, the runner and the report lives here
+and nowhere else:
 
-* one :class:`ConfigSpec` per config (:data:`CONFIGS`, in the paper's Table-2
-  order): the task family whose randomness it shares, its Table-2 column, its
-  answer kind and answer space, how many images a row carries, and the accuracy
-  of uniform guessing;
-* the canonical answer strings and their formatters and parsers
-  (:func:`format_choice`, :func:`format_anomaly`, :func:`format_order`,
-  :func:`parse_reference`, :func:`answer_space`);
+* one :class:`ConfigSpec` per config (:data:`CONFIGS`, in the paper's Table-2 order): the task family whose
+  randomness it shares, its Table-2 column, its answer kind and answer space, how many images a row carries,
+  how its pieces are cut, and the accuracy of uniform guessing; the names of the configs beyond the paper;
+* the canonical answer strings and their formatters and parsers (:func:`format_choice`, :func:`format_anomaly`,
+  :func:`format_order`, :func:`parse_reference`, :func:`answer_space`);
 * the row schema (:func:`features`), the splits, the Lite share and the citation.
 
-This module imports nothing heavy (no PIL, no ``datasets`` at import time) so the
-metric, the scorer and the harness integrations can depend on it alone. A new
-config is one task module under ``tasks/`` plus one entry in :data:`CONFIGS`.
+This module imports nothing heavy (no PIL, no ``datasets`` at import time) so the metric, the scorer and the
+harness integrations can depend on it alone. A new config is one task module under ``tasks/`` plus one entry in
+:data:`CONFIGS`.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from itertools import permutations
 from typing import Iterable, Sequence
 
@@ -31,7 +30,7 @@ __all__ = [
     "format_choice", "format_anomaly", "anomaly_answers", "format_order", "parse_reference", "answer_space",
     "config_from_id", "get", "select_configs", "features", "CITATION", "HOMEPAGE", "GENERATOR_VERSION",
     "GRID_BASES", "MAX_GRID_SIDE", "grid_config", "is_config", "is_answer", "ORIENTED", "ROTATIONS",
-    "format_oriented", "parse_oriented", "canonical",
+    "format_oriented", "parse_oriented", "canonical", "CUTS",
 ]
 
 #: Option letters, in order: option ``k`` (0-based) is ``LETTERS[k]``.
@@ -68,12 +67,12 @@ ANOMALY_MIX = (1, 1)
 class ConfigSpec:
     """One config of the benchmark.
 
-    name: the config name (a ``datasets`` config and the row-id prefix).
-    family: configs of one family share their randomness (easy/hard Missing Piece
-        Selection share the region and letter; Order Restoration/Generation the shuffle).
+    name: the config name (a ``datasets`` config and the row-id prefix). family: configs of one family share
+        their randomness (easy/hard Missing Piece Selection share the region and letter; Order Restoration and
+        Generation the shuffle; a config and its ``_tabs`` cuts everything but the cut).
     title: the paper's term. short: the Table-2 column label.
-    kind: ``CHOICE``, ``ANOMALY`` or ``ORDER``. num_options: option letters of a choice task
-        (anomaly: positions). num_images: images per row. grid: ``(rows, cols)`` it is cut on.
+    kind: ``CHOICE``, ``ANOMALY`` or ``ORDER``. num_options: option letters of a choice task (anomaly:
+        positions). num_images: images per row. grid: ``(rows, cols)`` it is cut on.
     in_overall: whether the paper's "Overall" averages it (Order Generation is reported apart).
     """
 
@@ -88,6 +87,8 @@ class ConfigSpec:
     in_overall: bool = True
     #: pieces shown turned by a multiple of 90 degrees, the answer naming each one's rotation (``_rot``)
     rotated: bool = False
+    #: how the pieces are cut, one of :data:`CUTS`: ``straight`` (the paper), ``tabs`` or ``silhouette``
+    cut: str = "straight"
 
     @property
     def letters(self) -> str:
@@ -103,11 +104,8 @@ class ConfigSpec:
         """Accuracy (fraction) of uniform guessing; Anomaly Detection for :data:`ANOMALY_MIX`."""
         if self.kind == CHOICE:
             return 1 / self.num_options
-        if self.kind in (ORDER, ORIENTED):
-            n = math.factorial(self.order_length)
-            if self.rotated:
-                n *= len(ROTATIONS) ** self.order_length
-            return 1 / n
+        if self.kind in (ORDER, ORIENTED):  # n! orders, times 4**n turns when the pieces are rotated
+            return 1 / (math.factorial(self.order_length) * len(ROTATIONS) ** (self.order_length * self.rotated))
         unchanged, altered = ANOMALY_MIX
         return (unchanged * ANOMALY_CHANCE_UNCHANGED + altered * anomaly_chance_altered(self.num_options)) / \
             (unchanged + altered)
@@ -215,8 +213,7 @@ def _grid_spec(config: str) -> ConfigSpec | None:
         return None
     spec = _GRID_SPECS.get(config)
     if spec is None:
-        base, rows, cols = m.group(1), int(m.group(2)), int(m.group(3))
-        masks = int(m.group(4)) if m.group(4) else None
+        base, rows, cols, masks = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4) or 0) or None
         eight, rotated = bool(m.group(5)), bool(m.group(6))
         name = grid_config(base, rows, cols, masks, eight, rotated)  # ValueError out of range
         if name in CONFIGS and not re.search(r"(?<![0-9])0", config):  # a paper config on its own grid, named
@@ -264,11 +261,37 @@ def get(config: str) -> ConfigSpec:
         return CONFIGS[config]
     except (KeyError, TypeError):
         pass
-    spec = _grid_spec(config)
+    spec = _grid_spec(config) or _cut_spec(config)
     if spec is None:
         raise ValueError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}, or a grid config "
-                         f"<{'|'.join(GRID_BASES)}>_<R>x<C>[_rot]")
+                         f"<{'|'.join(GRID_BASES)}>_<R>x<C>[_rot], each also as <config>_tabs[_silhouette]")
     return spec
+
+
+#: The cuts (:attr:`ConfigSpec.cut`): ``<config>_tabs`` cuts any config into interlocking pieces (one family with
+#: ``<config>``: the same randomness), ``<config>_tabs_silhouette`` draws those shapes flat grey (shape only), and
+#: ``missing_piece_selection_*_tabs_own`` lets each candidate keep its own outline (docs/tasks.md). Never in Table 2.
+CUTS = ("straight", "tabs", "silhouette")
+_CUT_NAME = re.compile(r"(.+?)_tabs(_own)?(_silhouette)?")
+
+
+def _cut_spec(config: str) -> ConfigSpec | None:
+    m = _CUT_NAME.fullmatch(config) if type(config) is str else None
+    if m is None or not is_config(m.group(1)) or get(m.group(1)).cut != "straight":
+        return None
+    (base, own, silhouette), straight = m.groups(), get(m.group(1))
+    if straight.name != base:  # an alias: order_generation_2x2_tabs
+        return get(straight.name + config[len(base):])
+    if (own and (silhouette or not base.startswith("missing_piece_selection"))) or \
+            (silhouette and (straight.rotated or base.endswith("_8dir"))):
+        raise ValueError(f"{config!r}: no such cut; '_own' (candidates keep their own outlines) is Missing Piece "
+                         "Selection's, whose silhouettes always keep them, and an outline cannot tell a whole-picture "
+                         "turn or a diagonal neighbour, so '_rot' and '_8dir' have no silhouette control")
+    word = "tab silhouettes" if silhouette else "tabs, own outlines" if own else "tabs"
+    short = straight.short + (" sil" if silhouette else " tabs own" if own else " tabs")
+    return _GRID_SPECS.setdefault(config, replace(straight, name=config, title=f"{straight.title} [{word}]",
+                                                  short=short, in_overall=False,
+                                                  cut="silhouette" if silhouette else "tabs"))
 
 
 def canonical(config: str) -> str:
@@ -278,8 +301,7 @@ def canonical(config: str) -> str:
 
 def is_config(config: str) -> bool:
     try:
-        get(config)
-        return True
+        return bool(get(config))
     except ValueError:
         return False
 
@@ -336,24 +358,17 @@ def anomaly_answers(positions: int = 4) -> list[str]:
     return [format_anomaly()] + [format_anomaly(p, t) for p in LETTERS[:positions] for t in "AB"]
 
 
-_SPACES: dict[str, frozenset[str]] = {}
-
-
+@lru_cache(maxsize=None)
 def answer_space(config: str) -> frozenset[str]:
     """Every canonical answer of ``config`` (letters; the 9 anomaly blocks; the n! orders)."""
-    space = _SPACES.get(config)
-    if space is None:
-        spec = get(config)
-        if spec.kind == CHOICE:
-            space = frozenset(spec.letters)
-        elif spec.kind == ANOMALY:
-            space = frozenset(anomaly_answers(spec.num_options))
-        elif spec.kind == ORDER and spec.order_length <= 6:
-            space = frozenset(format_order(p) for p in permutations(range(1, spec.order_length + 1)))
-        else:
-            raise ValueError(f"{config}: too many answers to list; use is_answer()")
-        _SPACES[config] = space
-    return space
+    spec = get(config)
+    if spec.kind == CHOICE:
+        return frozenset(spec.letters)
+    if spec.kind == ANOMALY:
+        return frozenset(anomaly_answers(spec.num_options))
+    if spec.kind == ORDER and spec.order_length <= 6:
+        return frozenset(format_order(p) for p in permutations(range(1, spec.order_length + 1)))
+    raise ValueError(f"{config}: too many answers to list; use is_answer()")
 
 
 def is_answer(answer: str, config: str) -> bool:
@@ -372,23 +387,22 @@ def is_answer(answer: str, config: str) -> bool:
 
 _LINE_SPACE = re.compile(r"[ \t\r\f\v]+")
 _ORDER_BODY = re.compile(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]")
-#: parse_reference's memo: (reference, config) -> canonical form. A benchmark has a handful of distinct
-#: answers per config, and score() reads every reference more than once; bounded all the same.
-_REFERENCES: dict[tuple[str, str], str] = {}
-_REFERENCES_MAX = 65_536
 
 
 def parse_reference(reference: object, config: str) -> str:
     """The canonical form of a reference answer, or ``ValueError`` if it is not one.
 
     Whitespace and case are normalised as for predictions (trailing spaces, ``\\r\\n`` or a lone
-    ``\\r``, blank lines, ``b`` for ``B``, ``[2,3,1,4]``); anything else is malformed.
+    ``\\r``, blank lines, ``b`` for ``B``, ``[2,3,1,4]``); anything else is malformed. Memoised for string
+    arguments (a benchmark has a handful of distinct answers per config; score() reads each more than once).
     """
-    try:
-        return _REFERENCES[reference, config]
-    except (KeyError, TypeError):  # not seen yet, or unhashable
-        pass
-    key = (reference, config) if type(reference) is str and type(config) is str else None
+    if type(reference) is str and type(config) is str:
+        return _parse_reference(reference, config)
+    return _parse_reference.__wrapped__(reference, config)
+
+
+@lru_cache(maxsize=65_536)
+def _parse_reference(reference: object, config: str) -> str:
     spec = get(config)
     text = str(reference)
     if spec.kind == CHOICE:
@@ -410,10 +424,6 @@ def parse_reference(reference: object, config: str) -> str:
         ref = format_order(m.group(1).split(",")) if m else text.strip()
     if not is_answer(ref, config):
         raise ValueError(f"reference {reference!r} is not a valid {config} answer (see the README, 'Row schema')")
-    if key is not None:
-        if len(_REFERENCES) >= _REFERENCES_MAX:
-            _REFERENCES.clear()
-        _REFERENCES[key] = ref
     return ref
 
 
@@ -421,18 +431,10 @@ def features():
     """The row schema as ``datasets.Features`` (imported lazily)."""
     import datasets
 
-    return datasets.Features({
-        "id": datasets.Value("string"),
-        "source_id": datasets.Value("string"),
-        "images": datasets.List(datasets.Image()),
-        "question": datasets.Value("string"),
-        "options": datasets.List(datasets.Value("string")),
-        "answer": datasets.Value("string"),
-        "metadata": datasets.Value("string"),
-        "source_license": datasets.Value("string"),
-        "source_attribution": datasets.Value("string"),
-        "source_url": datasets.Value("string"),
-    })
+    s = lambda: datasets.Value("string")  # noqa: E731
+    return datasets.Features({"id": s(), "source_id": s(), "images": datasets.List(datasets.Image()), "question": s(),
+                              "options": datasets.List(s()), "answer": s(), "metadata": s(), "source_license": s(),
+                              "source_attribution": s(), "source_url": s()})
 
 
 HOMEPAGE = "https://zesen01.github.io/jigsaw-puzzles"

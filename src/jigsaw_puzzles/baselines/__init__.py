@@ -1,4 +1,4 @@
-"""Weight-free baselines: ``random`` (uniform guessing) and ``solver`` (classical jigsaw solver).
+"""Weight-free baselines: ``random`` (uniform guessing) and ``solver`` (classical jigsaw solver, shaped pieces too).
 May import: the root foundations only.
 
 >>> from jigsaw_puzzles.baselines import random_answer, solve
@@ -20,6 +20,10 @@ def solve(row: dict, config: str) -> SolverAnswer:
     if config in _PAPER:
         return _solve_paper(row, config)
     spec = _get(config)  # ValueError for an unknown config
+    if spec.cut != "straight":  # interlocking pieces: their outlines first (.shaped)
+        from .shaped import solve_shaped
+
+        return solve_shaped(row, spec)
     if config.endswith("_8dir"):
         from .solver import _direction
 

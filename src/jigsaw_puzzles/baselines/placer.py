@@ -116,8 +116,10 @@ def _greedy(H, V, rows, cols, group=None) -> Placement:
             q, cost = ranked[0]
             # the runner-up is another piece (a turn of the same piece is no rival for the slot)
             second = next((v for m, v in ranked[1:] if group[m] != group[q]), np.inf)
-            # prefer slots with more placed neighbours, then the clearest choice
-            key = (-len(neighbours), cost / second if np.isfinite(second) and second > 0 else 0.0, cost, slot)
+            # a slot no piece can take (an infinite cost: a flat side of a shaped piece inside the picture) last;
+            # then prefer slots with more placed neighbours, then the clearest choice
+            key = (not np.isfinite(cost), -len(neighbours),
+                   cost / second if np.isfinite(second) and second > 0 else 0.0, cost, slot)
             if best is None or key < best[0]:
                 best = (key, slot, q, cost, second)
         _, slot, q, cost, second = best
@@ -132,15 +134,25 @@ def _greedy(H, V, rows, cols, group=None) -> Placement:
                      _layout_cost(H, V, layout, rows, cols))
 
 
-def place(pieces: Sequence, rows: int, cols: int, rotated: bool = False) -> Placement:
+def _costs(pieces: Sequence, shaped: bool):
+    """Pairwise seam costs ``(H, V)``: content seams, or for shaped pieces (``_tabs``) the outlines' misfit with
+    the content breaking ties (:mod:`.outline`)."""
+    if shaped:
+        from .outline import costs
+
+        return costs(pieces)
+    return _pairwise([_Piece(_image(p)) for p in pieces])
+
+
+def place(pieces: Sequence, rows: int, cols: int, rotated: bool = False, shaped: bool = False) -> Placement:
     """Place ``pieces`` (PIL images or arrays, shuffled, all of one cell size) on a ``rows x cols`` grid;
-    ``rotated``: the pieces are turned too (see :func:`place_rotated`)."""
+    ``rotated``: the pieces are turned too (see :func:`place_rotated`); ``shaped``: interlocking pieces, placed
+    by their outlines (:mod:`.outline`)."""
     if len(pieces) != rows * cols:
         raise ValueError(f"{len(pieces)} pieces do not fill a {rows}x{cols} grid")
     if rotated:
-        return place_rotated(pieces, rows, cols)
-    parts = [_Piece(_image(p)) for p in pieces]
-    H, V = _pairwise(parts)
+        return place_rotated(pieces, rows, cols, shaped)
+    H, V = _costs(pieces, shaped)
     if rows * cols <= EXHAUSTIVE_MAX:
         return _exhaustive(H, V, rows, cols)
     return _greedy(H, V, rows, cols)
@@ -191,7 +203,7 @@ def _turned(layout: list[int], rows: int, cols: int, quarter: int) -> tuple[list
     return layout, rows, cols
 
 
-def place_rotated(pieces: Sequence, rows: int, cols: int) -> RotatedPlacement:
+def place_rotated(pieces: Sequence, rows: int, cols: int, shaped: bool = False) -> RotatedPlacement:
     """Place shuffled pieces that were also turned by multiples of 90 degrees.
 
     Each piece enters as its 4 clockwise turns (candidates ``4 * piece + quarter``) of which one is placed; seams
@@ -199,9 +211,15 @@ def place_rotated(pieces: Sequence, rows: int, cols: int) -> RotatedPlacement:
     placer, in a ``rows x cols`` and, for a non-square grid, a ``cols x rows`` frame turned back). The seams fix
     the layout up to a turn of the whole picture; :func:`upright_score` picks the turn (among the 4 of a square
     grid, the 2 of another)."""
-    arrays = [_image(p) for p in pieces]
-    parts = [_Piece(np.ascontiguousarray(np.rot90(a, -q))) for a in arrays for q in range(4)]
-    H, V = _pairwise(parts)
+    arrays = [np.asarray(p) if shaped else _image(p) for p in pieces]
+    turns = [np.ascontiguousarray(np.rot90(a, -q)) for a in arrays for q in range(4)]
+    H, V = _costs(turns, shaped)
+    if shaped:  # the upright cue reads each turn's cell
+        from .outline import geometry_of
+
+        cw, ch, m, _ = geometry_of(turns[0].shape[1::-1])
+        turns = [_image(t[m:m + ch, m:m + cw, :3]) for t in turns]
+    parts = [_Piece(t) for t in turns]
     group = np.repeat(np.arange(len(arrays)), 4)
     same = group[:, None] == group[None, :]
     H[same], V[same] = np.inf, np.inf
@@ -235,21 +253,22 @@ def place_rotated(pieces: Sequence, rows: int, cols: int) -> RotatedPlacement:
     return RotatedPlacement([m // 4 + 1 for m in turned], margin, float(cost), [90 * (m % 4) for m in turned])
 
 
-def solve_grid(row: dict, rows: int, cols: int, rotated: bool = False):
+def solve_grid(row: dict, rows: int, cols: int, rotated: bool = False, shaped: bool = False):
     """The solver's answer to a grid order item (``order_generation_3x3``, ``order_restoration_4x4``, ...):
-    the placed order, or for a choice item the option whose layout has the lowest seam cost."""
+    the placed order, or for a choice item the option whose layout has the lowest seam cost; ``shaped``:
+    interlocking pieces (``_tabs``)."""
     import re
 
     from ..spec import LETTERS, format_order
     from .solver import SolverAnswer
 
-    pieces = list(row["images"])
+    pieces = [_decoded(p) for p in row["images"]] if shaped else list(row["images"])
     if rotated:
-        return _solve_rotated(row, pieces, rows, cols)
+        return _solve_rotated(row, pieces, rows, cols, shaped)
     if not row.get("options"):
-        placed = place(pieces, rows, cols)
+        placed = place(pieces, rows, cols, shaped=shaped)
         return SolverAnswer(format_order(placed.order), placed.margin, {"cost": placed.cost})
-    H, V = _pairwise([_Piece(_image(p)) for p in pieces])
+    H, V = _costs(pieces, shaped)
     costs = {}
     for j, option in enumerate(row["options"]):
         order = [int(x) for x in re.findall(r"\d+", str(option))]
@@ -260,13 +279,24 @@ def solve_grid(row: dict, rows: int, cols: int, rotated: bool = False):
     return SolverAnswer(min(costs, key=costs.get), margin, {"costs": costs})
 
 
-def _solve_rotated(row: dict, pieces: list, rows: int, cols: int):
+def _decoded(image):
+    """A row's image as PIL (``datasets`` may hand ``{"bytes": ...}``), keeping its alpha."""
+    if isinstance(image, dict):
+        import io
+
+        from PIL import Image
+
+        return Image.open(io.BytesIO(image["bytes"])) if image.get("bytes") else Image.open(image["path"])
+    return image
+
+
+def _solve_rotated(row: dict, pieces: list, rows: int, cols: int, shaped: bool = False):
     """A ``_rot`` item: the placed oriented order, or for a choice item the option that agrees most with it
     (the share of regions whose image and rotation match; ties to the earlier letter)."""
     from ..spec import LETTERS, format_oriented, parse_oriented
     from .solver import SolverAnswer
 
-    placed = place_rotated(pieces, rows, cols)
+    placed = place_rotated(pieces, rows, cols, shaped)
     mine = list(zip(placed.order, placed.rotations))
     if not row.get("options"):
         return SolverAnswer(format_oriented(placed.order, placed.rotations), placed.margin, {"cost": placed.cost})

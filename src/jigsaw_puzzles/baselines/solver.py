@@ -302,7 +302,26 @@ def _undo_transforms(square: bool):
 
 
 def _anomaly(row, rows: int = 2, cols: int = 2) -> SolverAnswer:
-    big = _image(row["images"][0])
+    hyp, before = _anomaly_hypotheses(_image(row["images"][0]), rows, cols)
+    (k, name, typ), ratio = min(hyp.items(), key=lambda kv: kv[1])
+    altered = ratio <= THRESHOLDS["ad_ratio"]
+    if altered:
+        text = format_anomaly(LETTERS[k], typ)
+    else:
+        text = format_anomaly()
+    # option costs: best ratio per (position, type) and the threshold for "unchanged"
+    costs = {"unchanged": THRESHOLDS["ad_ratio"]}
+    for (kk, nm, tp), r in hyp.items():
+        key = f"{LETTERS[kk]}{tp}"
+        costs[key] = min(costs.get(key, np.inf), float(r))
+    return SolverAnswer(text, _confidence(costs.values()),
+                        {"costs": costs, "best": {"cell": LETTERS[k], "undo": name, "ratio": float(ratio)},
+                         "seam_cost_before": before})
+
+
+def _anomaly_hypotheses(big: np.ndarray, rows: int, cols: int) -> tuple[dict, list[float]]:
+    """``({(cell, undo, type letter): after / before}, before)``: for every cell and every transform that may have
+    altered it, its seams' mean normalised dissimilarity once undone, over the current one."""
     cells = split_array(big, rows, cols)
     pieces = [_Piece(c) for c in cells]
     square = cells[0].shape[0] == cells[0].shape[1]
@@ -331,20 +350,7 @@ def _anomaly(row, rows: int = 2, cols: int = 2) -> SolverAnswer:
                 continue
             after = cell_cost(_Piece(t), k)
             hyp[(k, name, typ)] = after / max(before[k], 1e-9)
-    (k, name, typ), ratio = min(hyp.items(), key=lambda kv: kv[1])
-    altered = ratio <= THRESHOLDS["ad_ratio"]
-    if altered:
-        text = format_anomaly(LETTERS[k], typ)
-    else:
-        text = format_anomaly()
-    # option costs: best ratio per (position, type) and the threshold for "unchanged"
-    costs = {"unchanged": THRESHOLDS["ad_ratio"]}
-    for (kk, nm, tp), r in hyp.items():
-        key = f"{LETTERS[kk]}{tp}"
-        costs[key] = min(costs.get(key, np.inf), float(r))
-    return SolverAnswer(text, _confidence(costs.values()),
-                        {"costs": costs, "best": {"cell": LETTERS[k], "undo": name, "ratio": float(ratio)},
-                         "seam_cost_before": before})
+    return hyp, before
 
 
 def _pairwise(pieces):

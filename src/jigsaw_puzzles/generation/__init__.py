@@ -1,3 +1,3 @@
-"""Item generation: source photos and their curation, the answer plan, the `datasets` builder, one module per task,
-CLIP-mined distractors, prompt variants and circular rotations. May import: the root foundations, baselines, scoring.
+"""Item generation: source photos, curation, answer plan, `datasets` builder, one module per task, CLIP distractors,
+the interlocking cut (tabs/), prompt variants, circular rotations. May import: the root foundations, baselines, scoring.
 """

@@ -124,9 +124,15 @@ def rotate(row: Mapping, config: str, r: int) -> dict:
         masked, (rows, cols) = list(meta["masked_cells"]), meta["grid"]
         if len(masked) != k:
             raise ValueError(f"{row.get('id')}: {len(masked)} masked cells for {k} labels")
-        board = _pil(images[0]).convert("RGB")  # a copy: the row's own image is never drawn on
         cells = [masked[j] for j in order]
-        draw_masks(board, grid_boxes(board.size, rows, cols), cells, LETTERS[:k])
+        if meta.get("cut", "straight") != "straight":  # shaped masks keep their outlines: new letters only
+            from .tasks.piece_localization import relabel_tab_masks
+
+            board = _pil(images[0]).copy()  # a copy, as below
+            relabel_tab_masks(board, rows, cols, cells, LETTERS[:k])
+        else:
+            board = _pil(images[0]).convert("RGB")  # a copy: the row's own image is never drawn on
+            draw_masks(board, grid_boxes(board.size, rows, cols), cells, LETTERS[:k])
         out["images"] = [board] + images[1:]
         meta["labels"] = dict(zip(LETTERS[:k], cells))
     else:  # the option texts: Connection Verification, Order Restoration

@@ -16,10 +16,15 @@ Beyond the paper, ``anomaly_detection_<R>x<C>`` (at most 26 cells, one letter ea
 as the order grid configs cut it; the sub-images are labelled A, B, ... row by row, slots run in cycles of 4n
 (n cells: unchanged on even slots, the 2n (position, kind) pairs on odd ones), and every cell must admit a
 visible rotation and a visible mirroring. Chance: 1/2 * 1/2 + 1/2 * 1/2 * 1/n * 1/2.
+
+Interlocking pieces (``<config>_tabs``, ``_tabs_silhouette``): the shaped pieces laid out as the picture, the altered
+one turned or mirrored with its outline and drawn over the others (a transparent gap where it was); the cut is
+re-drawn until every piece's outline changes visibly under a transform of each kind.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from PIL import Image
 
 from ... import geometry, prompts
@@ -113,8 +118,97 @@ def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
     return make_item(image, rng, slot)
 
 
+def outline_changes(alpha) -> dict[tuple[str, str], float]:
+    """How much a piece's outline differs between any two of its transforms (``"none"``: as it is), each pair
+    both ways, as a share of its cell's area: quarter turns only for a square canvas."""
+    from ..tabs import transformed
+
+    names = ["none"] + [t for t in geometry.ROTATIONS + geometry.MIRRORS
+                        if geometry.shape_preserving(t, alpha.shape[::-1])]
+    shapes = {t: (alpha if t == "none" else transformed(alpha, t)).astype(np.int16) for t in names}
+    cw, ch, _ = geometry.tab_cell(alpha.shape[::-1])
+    out = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            out[a, b] = out[b, a] = float(np.abs(shapes[a] - shapes[b]).sum() / 255 / (cw * ch))
+    return out
+
+
+def tab_transforms(content: list[str], changes: dict[tuple[str, str], float], kind: str) -> list[str]:
+    """Of the transforms of ``kind`` valid on the cell's content (``content``, :func:`valid_transforms`), those
+    whose outline change is visible (:data:`.shaped.MIN_OUTLINE_CHANGE` of the cell) and differs as much from
+    every transform of the other kind (``changes``: :func:`outline_changes`): a turned piece cannot pass for an
+    unchanged or a mirrored one by its shape either."""
+    from .shaped import MIN_OUTLINE_CHANGE
+
+    other = KINDS["B" if kind == "A" else "A"][1]
+    return [name for name in content if changes[name, "none"] >= MIN_OUTLINE_CHANGE
+            and all(changes[name, o] >= MIN_OUTLINE_CHANGE for o in other if (name, o) in changes)]
+
+
+def tab_task(config: str) -> Task:
+    """The task record of ``anomaly_detection[_<R>x<C>]_tabs`` and its ``_tabs_silhouette``: the pieces laid out
+    as the picture (their alphas sum to 255: the assembled photo, or flat grey pieces with their cut lines), one
+    of them turned or mirrored with its outline and drawn over the others, so that it no longer fits (a gap where
+    it was, its tabs over its neighbours). The cut is re-drawn until every cell has a visible change of each kind
+    (:func:`tab_transforms`), so the altered piece never looks unchanged by its shape."""
+    from ..tabs import board, image, over, piece, remove, ring, transformed
+    from ..tabs.render import LINE
+    from . import shaped
+
+    spec = get_spec(config)
+    rows, cols = spec.grid
+    n = rows * cols
+    straight = shaped.straight(config)
+    base = TASKS[0] if straight == TASKS[0].config else grid_task(straight)
+    silhouette = spec.cut == "silhouette"
+
+    def build_tabs(image_in: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        photo, cell = shaped.cut_cells(image_in, rows, cols)
+        cells = [Image.fromarray(photo[r * cell[1]:(r + 1) * cell[1], c * cell[0]:(c + 1) * cell[0]])
+                 for r in range(rows) for c in range(cols)]
+
+        content = {(k, kind): valid_transforms(cells[k], kind) for k in range(n) for kind in KINDS}
+        changes: dict[int, dict] = {}
+
+        def rule(cut) -> str | None:
+            changes.clear()
+            for k in range(n):
+                changes[k] = outline_changes(cut.alpha(k))
+                for kind, (kind_name, _) in KINDS.items():
+                    if not tab_transforms(content[k, kind], changes[k], kind):
+                        return f"no {kind_name} of piece {k} changes its outline visibly and unmistakably"
+            return None
+
+        cut, redraws = shaped.draw_cut(rng, rows, cols, cell, rule)
+        position, kind = slot_meaning(slot, n)
+        picture = board(photo, cut, silhouette)
+        metadata = {"grid": [rows, cols], "altered": position is not None}
+        if position is not None:
+            index = LETTERS.index(position)
+            alpha = cut.alpha(index)
+            name = rng.child("transform").choice(tab_transforms(content[index, kind], changes[index], kind))
+            canvas = piece(photo, cut, index, alpha, silhouette)
+            if silhouette:  # its own cut line, as the board's pieces have theirs
+                canvas[ring(alpha), :3] = LINE
+            remove(picture, alpha, cut.canvas_box(index))
+            over(picture, transformed(canvas, name), cut.canvas_box(index))
+            metadata.update({"position": position, "cell": index, "type": kind, "kind": KINDS[kind][0],
+                             "transform": name, "outline_change": round(changes[index][name, "none"], 4)})
+        item = base.build(image_in, rng, 0, ctx)  # the straight item's question and options (slot 0: unaltered)
+        metadata.update(shaped.metadata(cut, silhouette, redraws))
+        return Item(images=[image(picture)], question=shaped.question(item.question, silhouette),
+                    options=item.options, answer=format_anomaly(position, kind), metadata=metadata)
+
+    return Task(config, base.num_slots, shaped.check(base.check, rows, cols), build_tabs,
+                f"{base.summary}, as {'silhouettes of ' if silhouette else ''}interlocking pieces", __name__,
+                slot_cycle=base.slot_cycle)
+
+
 def grid_task(config: str) -> Task:
-    """The task record of ``anomaly_detection_<R>x<C>``."""
+    """The task record of ``anomaly_detection_<R>x<C>`` (and of its ``_tabs`` variants)."""
+    if get_spec(config).cut != "straight":
+        return tab_task(config)
     rows, cols = get_spec(config).grid
     n = rows * cols
 

@@ -12,6 +12,10 @@ farther apart) of the grid, and the question names the grid. ``connection_verifi
 8-direction variant (Jigsaw-R1's): two neighbouring cells (sharing an edge or a corner), and the answer is where
 <image 2> lies relative to <image 1>: right, left, above, below, upper right, upper left, lower right, lower
 left (A-H; the slot is the direction, the pair is drawn among the grid's pairs in that direction).
+
+Interlocking pieces (``<config>_tabs``): the same pair as shaped pieces; a tab meets a blank only for true
+neighbours in the right direction. ``_tabs_silhouette`` (not with ``_8dir``) shows them flat grey, its cut re-drawn
+until no two sides that are not neighbours fit.
 """
 
 from __future__ import annotations
@@ -105,8 +109,37 @@ def eight_task(config: str) -> Task:
                 f"Connection Verification, 8 directions, on a {rows}x{cols} grid", __name__)
 
 
+def tab_task(config: str) -> Task:
+    """The task record of ``connection_verification[_<R>x<C>][_8dir]_tabs`` and its ``_tabs_silhouette``: the
+    straight config's item (pair, order, answer) with the two pieces cut interlocking: a tab meets a blank only
+    for true neighbours in the right direction. A silhouette's cut is re-drawn until no two sides that are not
+    neighbours fit (:func:`.shaped.unique_layout`), so the outlines alone tell the relation."""
+    from ..tabs import piece
+    from . import shaped
+
+    spec = get_spec(config)
+    rows, cols = spec.grid
+    straight = shaped.straight(config)
+    base = TASKS[0] if straight == TASKS[0].config else grid_task(straight)
+    silhouette = spec.cut == "silhouette"
+
+    def build_tabs(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        photo, cell = shaped.cut_cells(image, rows, cols)
+        item = base.build(image, rng, slot, ctx)
+        cut, meta = shaped.layout_cut(rng, rows, cols, cell, silhouette)
+        item.images = shaped.images([piece(photo, cut, k, silhouette=silhouette) for k in item.metadata["cells"]])
+        item.question = shaped.question(item.question, silhouette)
+        item.metadata.update(meta)
+        return item
+
+    return Task(config, base.num_slots, shaped.check(base.check, rows, cols), build_tabs,
+                f"{base.summary}, as {'silhouettes of ' if silhouette else ''}interlocking pieces", __name__)
+
+
 def grid_task(config: str) -> Task:
-    """The task record of ``connection_verification_<R>x<C>`` (and of its ``_8dir`` variant)."""
+    """The task record of ``connection_verification_<R>x<C>`` (and of its ``_8dir`` and ``_tabs`` variants)."""
+    if get_spec(config).cut != "straight":
+        return tab_task(config)
     if config.endswith("_8dir"):
         return eight_task(config)
     rows, cols = get_spec(config).grid

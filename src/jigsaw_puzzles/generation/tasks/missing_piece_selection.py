@@ -20,6 +20,10 @@ blank's size.  ``missing_piece_selection_hard_<R>x<C>[_k<K>]`` is the same item 
 shares the easy grid config's randomness) with the K - 1 most CLIP-similar cells of the other sources' R x C
 grids instead, mined as for the paper's hard config (the first of 2(K - 1) mined candidates that pass the
 pixel rule).
+
+Interlocking pieces (``<config>_tabs``): the hole has the true piece's exact outline, and every candidate has that
+outline too (``same outline``: content alone decides); ``<config>_tabs_own`` and the silhouettes let each candidate
+keep the outline of where it came from (``own outline``: shape alone can decide).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
 from PIL import Image
 
 from ... import geometry, prompts
@@ -246,8 +251,10 @@ def _clip_defaults() -> dict:
 
 
 def grid_task(config: str) -> Task:
-    """The task record of ``missing_piece_selection_<easy|hard>_<R>x<C>[_k<K>]``."""
+    """The task record of ``missing_piece_selection_<easy|hard>_<R>x<C>[_k<K>]`` (and of its ``_tabs`` variants)."""
     spec = get_spec(config)
+    if spec.cut != "straight":
+        return tab_task(config)
     rows, cols = spec.grid
     k = spec.num_options
     hard = config.startswith(HARD)
@@ -293,6 +300,88 @@ def grid_task(config: str) -> Task:
                 preparer=functools.partial(HardPreparation, rows=rows, cols=cols, family=spec.family,
                                            distractors=k - 1),
                 configure=configure_hard, min_sources=k)
+
+
+def _window(source: Image.Image, rows: int, cols: int, cell: int, like: tuple[int, int, int], clamp: bool):
+    """The canvas window around cell ``cell`` of ``source``'s R x C grid (cropped as the grid configs crop it),
+    scaled like the truth's canvas ``like`` = ``(cell width, cell height, margin)`` and resized to its size; what
+    lies outside the photo is white, or with ``clamp`` the window is shifted inside it (every pixel a photo's)."""
+    cw, ch, m = like
+    sw, sh = source.width // cols, source.height // rows
+    r, c = divmod(cell, cols)
+    mx, my = round(m * sw / cw), round(m * sh / ch)
+    left, top, right, bottom = c * sw - mx, r * sh - my, (c + 1) * sw + mx, (r + 1) * sh + my
+    if clamp:
+        dx = max(0, -left) - max(0, right - sw * cols)
+        dy = max(0, -top) - max(0, bottom - sh * rows)
+        left, right, top, bottom = left + dx, right + dx, top + dy, bottom + dy
+    photo = np.asarray(source.convert("RGB"))[:sh * rows, :sw * cols]
+    from ..tabs.render import crop
+
+    window = Image.fromarray(crop(photo, (left, top, right, bottom)))
+    return np.asarray(_resized(window, (cw + 2 * m, ch + 2 * m)))
+
+
+def tab_task(config: str) -> Task:
+    """The task record of ``missing_piece_selection_<easy|hard>[_<R>x<C>][_k<K>]_tabs[_own]`` and
+    ``..._tabs_silhouette``: the straight config's item (region, letter, distractors) with the hole cut to the
+    true piece's exact outline (transparent, white beneath) and shaped candidates. Distractor policy, recorded
+    per item as ``distractor_policy``: ``same outline`` (``_tabs``: every candidate cut with the hole's outline
+    from a window of its photo around its cell, so content alone decides) or ``own outline`` (``_tabs_own``,
+    and every silhouette: each candidate keeps the outline of where it came from, a cut of its own photo's grid
+    drawn for this item, so shape alone can decide). Under ``own outline`` the cut is re-drawn until every
+    distractor's outline differs from the hole's (:data:`.shaped.MIN_MISFIT_PX`)."""
+    from ..tabs import Cut, board, piece, remove
+    from ..tabs.render import SILHOUETTE_GREY, rgba
+    from . import shaped
+
+    spec = get_spec(config)
+    rows, cols = spec.grid
+    straight = shaped.straight(config)
+    base = next((t for t in TASKS if t.config == straight), None) or grid_task(straight)
+    silhouette = spec.cut == "silhouette"
+    own = silhouette or config.endswith("_own")
+
+    def build_tabs(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        photo, cell = shaped.cut_cells(image, rows, cols)
+        item = base.build(image, rng, slot, ctx)
+        region, others = item.metadata["region"], item.metadata["distractors"]
+        owns: dict = {}
+
+        def own_outlines(cut, attempt) -> str | None:
+            owns.clear()
+            truth = cut.alpha(region).astype(np.int64)
+            for d in others:
+                alpha = Cut.draw(rng.child("own cut", d["source_id"], attempt), rows, cols, cell).alpha(d["cell"])
+                diff = np.abs(alpha.astype(np.int64) - truth).sum() / 255
+                if diff < shaped.MIN_MISFIT_PX:
+                    return f"distractor {d['source_id']} has the hole's outline ({diff:.1f} px apart)"
+                owns[d["source_id"], d["cell"]] = alpha
+            return None
+
+        cut, redraws = shaped.draw_cut(rng, rows, cols, cell, own_outlines if own else None, attempts=True)
+        truth = cut.alpha(region)
+        like = (cell[0], cell[1], cut.margin)
+        candidates = []
+        for d in others:
+            alpha = owns[d["source_id"], d["cell"]] if own else truth
+            content = np.broadcast_to(np.array(SILHOUETTE_GREY, np.uint8), alpha.shape + (3,)) if silhouette else \
+                _window(ctx.load(d["source_id"]), rows, cols, d["cell"], like, clamp=not own)
+            candidates.append(rgba(content, alpha))
+        candidates.insert(slot, piece(photo, cut, region, truth, silhouette))
+        holed = board(photo, cut, silhouette)
+        remove(holed, truth, cut.canvas_box(region))
+        item.images = shaped.images([holed] + candidates)
+        item.question = shaped.question(item.question, silhouette)
+        item.metadata.update(shaped.metadata(cut, silhouette, redraws,
+                                             distractor_policy="own outline" if own else "same outline"))
+        item.metadata["box"] = list(geometry.grid_boxes(cut.size, rows, cols)[region])
+        return item
+
+    return Task(config, base.num_slots, shaped.check(base.check, rows, cols), build_tabs,
+                f"{base.summary}, as {'silhouettes of ' if silhouette else ''}interlocking pieces"
+                f"{' keeping their own outlines' if own else ''}", __name__, options=base.options,
+                settings=base.settings, preparer=base.preparer, configure=base.configure, min_sources=base.min_sources)
 
 
 def _resized(patch: Image.Image, size) -> Image.Image:

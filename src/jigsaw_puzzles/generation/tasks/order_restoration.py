@@ -21,6 +21,10 @@ piece's shape never tells its rotation. A source is refused when a cell looks al
 degrees (its rotation would be ambiguous) or when a cell looks like another cell turned any way. The wrong
 options are the true order with other rotations, another order with the pieces' true rotations, and a random
 oriented order (each distinct).
+
+Interlocking pieces (``<config>_tabs``, any grid, ``_rot`` too): the same shuffle (and turns) of shaped pieces, each
+its cell plus its tabs minus its blanks on one RGBA canvas (:mod:`.shaped`); ``_tabs_silhouette`` shows them flat
+grey, its cut re-drawn until the outlines alone fix the layout.
 """
 
 from __future__ import annotations
@@ -146,9 +150,11 @@ def wrong_oriented(order: list[int], rotations: list[int], rng: ItemRNG, k: int)
     return wrong
 
 
-def rotated_item(image: Image.Image, rng: ItemRNG, slot: int, rows: int, cols: int, num_options: int) -> Item:
-    """A rotated Order Restoration item (``num_options`` > 0) or Order Generation item (0)."""
-    order, rotations, pieces = rotated_shuffle(image, rng, rows, cols)
+def rotated_item(image: Image.Image, rng: ItemRNG, slot: int, rows: int, cols: int, num_options: int,
+                 shuffled=None) -> Item:
+    """A rotated Order Restoration item (``num_options`` > 0) or Order Generation item (0); ``shuffled``: the
+    ``(order, rotations, pieces)`` of shaped pieces (:func:`tab_shuffle`)."""
+    order, rotations, pieces = shuffled or rotated_shuffle(image, rng, rows, cols)
     n = len(pieces)
     common = dict(images=prompts.image_list(n), grid_words=prompts.grid_words(rows, cols), n=n)
     meta = {"grid": [rows, cols], "order": order, "rotations": rotations}
@@ -202,8 +208,8 @@ def _all_orders(n: int) -> tuple:
 
 
 def make_item(image: Image.Image, rng: ItemRNG, slot: int, rows: int = 2, cols: int = 2,
-              num_options: int = 4) -> Item:
-    order, pieces = shuffle(image, rng, rows, cols)
+              num_options: int = 4, shuffled=None) -> Item:
+    order, pieces = shuffled or shuffle(image, rng, rows, cols)
     wrong = wrong_orders(order, rng, num_options - 1)
     options_lists = wrong[:slot] + [order] + wrong[slot:]
     options = [format_order(p) for p in options_lists]
@@ -226,14 +232,64 @@ def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
     return make_item(image, rng, slot)
 
 
-def solver_margin(rows: int, cols: int, rotated: bool = False):
+def solver_margin(rows: int, cols: int, rotated: bool = False, shaped: bool = False):
     """``item -> {"solver_margin": m}``: the any-grid placer's margin on the item's pieces, in [0, 1] (how
     clearly the best layout beats the next; a per-item difficulty signal). Recorded by the builder."""
     def annotate(item: Item) -> dict:
         from ...baselines.placer import place
 
-        return {"solver_margin": round(place(item.images, rows, cols, rotated=rotated).margin, 4)}
+        return {"solver_margin": round(place(item.images, rows, cols, rotated=rotated, shaped=shaped).margin, 4)}
     return annotate
+
+
+def tab_shuffle(image: Image.Image, rng: ItemRNG, rows: int, cols: int, silhouette: bool, rotated: bool = False):
+    """``(order, rotations, pieces, metadata)`` of the interlocking cut: the straight config's shuffle (and turns)
+    of shaped pieces (``rotations`` None unless ``rotated``). A silhouette's cut is re-drawn until the outlines
+    alone fix the layout. Shared by the order tab configs (same rng key)."""
+    from . import shaped
+
+    photo, cell = shaped.cut_cells(image, rows, cols, square=rotated)
+    cut, meta = shaped.layout_cut(rng, rows, cols, cell, silhouette)
+    canvases = shaped.pieces(photo, cut, silhouette)
+    n = rows * cols
+    shown = list(range(n))
+    rng.child("shuffle").shuffle(shown)
+    order = [shown.index(region) + 1 for region in range(n)]
+    if not rotated:
+        return order, None, shaped.images([canvases[region] for region in shown]), meta
+    turn = rng.child("rotate")
+    turns = [ROTATIONS[turn.randbelow(len(ROTATIONS))] for _ in range(n)]  # counter-clockwise, as rotated_shuffle
+    pieces = [np.rot90(canvases[region], t // 90) for region, t in zip(shown, turns)]
+    return order, [turns[i - 1] for i in order], shaped.images(pieces), meta
+
+
+def tab_task(config: str, make=None, base: Task | None = None) -> Task:
+    """The task record of an order config's interlocking cut (``order_restoration[_<R>x<C>][_rot]_tabs``,
+    ``..._tabs_silhouette``); Order Generation's passes its item maker ``make`` (the same shuffle, no options) and
+    its straight task ``base``."""
+    from . import shaped
+
+    spec = get_spec(config)
+    rows, cols = spec.grid
+    straight = shaped.straight(config)
+    base = base or (TASKS[0] if straight == TASKS[0].config else grid_task(straight))
+    silhouette = spec.cut == "silhouette"
+
+    def build_tabs(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        order, rotations, pieces, meta = tab_shuffle(image, rng, rows, cols, silhouette, spec.rotated)
+        if spec.rotated:
+            item = rotated_item(image, rng, slot, rows, cols, spec.num_options, shuffled=(order, rotations, pieces))
+        elif make is not None:
+            item = make(image, rng, slot, rows, cols, shuffled=(order, pieces))
+        else:
+            item = make_item(image, rng, slot, rows, cols, spec.num_options, shuffled=(order, pieces))
+        item.question = shaped.question(item.question, silhouette)
+        item.metadata.update(meta)
+        return item
+
+    return Task(config, base.num_slots, shaped.check(base.check, rows, cols, spec.rotated), build_tabs,
+                f"{base.summary}, as {'silhouettes of ' if silhouette else ''}interlocking pieces", __name__,
+                annotate=solver_margin(rows, cols, spec.rotated, shaped=True))
 
 
 def rotated_task(config: str) -> Task:
@@ -251,8 +307,10 @@ def rotated_task(config: str) -> Task:
 
 
 def grid_task(config: str) -> Task:
-    """The task record of ``order_restoration_<R>x<C>`` (and of its ``_rot`` variant)."""
+    """The task record of ``order_restoration_<R>x<C>`` (and of its ``_rot`` and ``_tabs`` variants)."""
     spec = get_spec(config)
+    if spec.cut != "straight":
+        return tab_task(config)
     if spec.rotated:
         return rotated_task(config)
     rows, cols = spec.grid

@@ -13,10 +13,14 @@ needs a context); the grid is cut as the order grid configs cut
 it (cells of at least 32 px). The K masked cells are the first K pairwise-distinct cells of a seeded shuffle
 of the grid (a photo without K pairwise-distinct cells that way is refused), labelled A, B, ... in reading
 order; the question names the grid and the labels.
+
+Interlocking pieces (``<config>_tabs``, ``_tabs_silhouette``): each mask is its piece's exact outline (grey, with
+its cut line) and the piece keeps its tabs, so its outline fits exactly one mask.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from PIL import Image
 
 from ... import geometry, prompts
@@ -93,9 +97,83 @@ def distinct_pick(cells: list[Image.Image], k: int, order: list[int]) -> list[in
     return None
 
 
-def grid_task(config: str) -> Task:
-    """The task record of ``piece_localization_<R>x<C>[_k<K>]``."""
+def draw_tab_masks(board_array, cut, masked, labels, alphas=None) -> Image.Image:
+    """Mask the pieces ``masked`` of an assembled board (an RGBA array, :func:`..tabs.board`) by their outlines:
+    each painted uniform grey with its cut line drawn (two masks side by side stay apart), labelled ``labels[j]``
+    at its cell's centre. Returns the board as an RGB image: it is opaque everywhere (the pieces tile it)."""
+    from ..tabs import paint
+    from ..tabs.render import LINE
+
+    for k in masked:
+        paint(board_array, cut.alpha(k) if alphas is None else alphas[k], cut.canvas_box(k), geometry.MASK_GREY,
+              outline=LINE)
+    if not (board_array[..., 3] == 255).all():
+        raise AssertionError("a Piece Localization board is opaque: its pieces tile it")
+    out = Image.fromarray(np.ascontiguousarray(board_array[..., :3]))
+    boxes = geometry.grid_boxes(cut.size, cut.rows, cut.cols)
+    for letter, k in zip(labels, masked):
+        geometry.draw_label(out, boxes[k], letter)
+    return out
+
+
+def relabel_tab_masks(board: Image.Image, rows: int, cols: int, masked, labels) -> None:
+    """Redraw the letters of shaped masks in place (circular evaluation): each masked cell's middle, clear of
+    every tab and blank (they reach at most ``TAB_REACH`` of the cell in from its edges), painted grey again and
+    its new letter drawn, as :func:`draw_tab_masks` draws it."""
+    boxes = geometry.grid_boxes(board.size, rows, cols)
+    for letter, k in zip(labels, masked):
+        left, top, right, bottom = boxes[k]
+        d = int(np.ceil(geometry.TAB_REACH * min(right - left, bottom - top))) + 1
+        geometry.fill(board, (left + d, top + d, right - d, bottom - d), geometry.MASK_GREY)
+        geometry.draw_label(board, boxes[k], letter)
+
+
+def tab_task(config: str) -> Task:
+    """The task record of ``piece_localization_<easy|hard|R>x<C>[_k<K>]>_tabs`` and ``..._tabs_silhouette``: the
+    straight config's masked cells and answer, each mask the exact outline of its piece (grey, its cut line drawn),
+    the piece cut with its tabs: its outline fits exactly one mask. A silhouette's cut is re-drawn until the
+    masked pieces' outlines differ pairwise (:data:`.shaped.MIN_MISFIT_PX`), so the shape alone tells the mask."""
+    from ..tabs import board, piece
+    from . import shaped
+
     spec = get_spec(config)
+    rows, cols = spec.grid
+    straight = shaped.straight(config)
+    base = next((t for t in TASKS if t.config == straight), None) or grid_task(straight)
+    silhouette = spec.cut == "silhouette"
+
+    def build_tabs(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        photo, cell = shaped.cut_cells(image, rows, cols)
+        item = base.build(image, rng, slot, ctx)
+        masked = list(item.metadata["masked_cells"])
+
+        def distinct(cut) -> str | None:
+            alphas = {k: cut.alpha(k).astype(np.int64) for k in masked}
+            for i in masked:
+                for j in masked:
+                    diff = np.abs(alphas[i] - alphas[j]).sum() / 255
+                    if i < j and diff < shaped.MIN_MISFIT_PX:
+                        return f"masked pieces {i} and {j} have the same outline ({diff:.1f} px apart)"
+            return None
+
+        cut, redraws = shaped.draw_cut(rng, rows, cols, cell, distinct if silhouette else None)
+        alphas = {k: cut.alpha(k) for k in masked}
+        board_image = draw_tab_masks(board(photo, cut, silhouette), cut, masked, item.options, alphas)
+        k = item.metadata["piece_cell"]
+        item.images = [board_image, shaped.images([piece(photo, cut, k, alphas[k], silhouette=silhouette)])[0]]
+        item.question = shaped.question(item.question, silhouette)
+        item.metadata.update(shaped.metadata(cut, silhouette, redraws))
+        return item
+
+    return Task(config, base.num_slots, shaped.check(base.check, rows, cols), build_tabs,
+                f"{base.summary}, as {'silhouettes of ' if silhouette else ''}interlocking pieces", __name__)
+
+
+def grid_task(config: str) -> Task:
+    """The task record of ``piece_localization_<R>x<C>[_k<K>]`` (and of its ``_tabs`` variants)."""
+    spec = get_spec(config)
+    if spec.cut != "straight":
+        return tab_task(config)
     rows, cols = spec.grid
     k = spec.num_options
 
