@@ -8,8 +8,9 @@ Each Pillow is installed once with ``pip install --no-deps --target DIR pillow==
 front of ``PYTHONPATH`` for the child processes, so everything else (numpy, torch, open_clip, imagehash) is this
 environment's. Under each Pillow, in a fresh process:
 
-* ``golden``: ``python -m pytest tests/test_golden.py tests/test_resize.py``: every config's items on the embedded
-  photos (the hard configs with the tests' random-init CLIP) against the one set of pinned digests, and 300
+* ``golden``: ``python -m pytest tests/test_golden.py tests/test_resize.py tests/test_golden_tabs.py``: every
+  config's items on the embedded photos (the hard configs with the tests' random-init CLIP) and one item of every
+  tab config and control (slow: run with ``-m slow`` too) against the one set of pinned digests, and 300
   pinned resizes of ``geometry.resize`` (with, below Pillow 13, its equality with ``Image.resize``);
 * ``probe``: a folder of 12 large photos made from embedded ones (2,400 px landscape, 2,000 px portrait of aspect
   0.52 to 0.75, square; JPEG and PNG), which normalisation resizes (and decodes with libjpeg's DCT scaling):
@@ -165,9 +166,9 @@ def main() -> None:
         if not args.skip_golden:
             start = time.perf_counter()
             done = child(target, Path(args.src), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_golden.py",
-                         "tests/test_resize.py")
+                         "tests/test_resize.py", "tests/test_golden_tabs.py", "-m", "slow or not slow")
             summary = (done.stdout.strip().splitlines() or ["?"])[-1].split(" in ")[0]
-            row["tests/test_golden.py tests/test_resize.py"] = f"{summary} ({time.perf_counter() - start:.0f} s)"
+            row["tests/test_golden.py tests/test_resize.py tests/test_golden_tabs.py"] = f"{summary} ({time.perf_counter() - start:.0f} s)"
         done = child(target, Path(args.src), __file__, "--_child", "cost")
         row["cost"] = json.loads(done.stdout.strip().splitlines()[-1]) if not done.returncode else done.stderr[-500:]
         results[version] = row

@@ -554,3 +554,21 @@ def test_shortcuts_agree_on_random_text(text, config):
     quick = classify_response(text, config)
     with _without_shortcuts():
         assert _same(quick, classify_response(text, config)), text
+
+
+def test_cut_configs_read_as_their_straight_config():
+    # #34: a config cut into interlocking pieces has its straight config's answers and option wording
+    from jigsaw_puzzles.spec import is_config
+
+    rows = [(t, c) for t, c, _, _ in CASES if t is not None]
+    rows += [("The two images are adjacent horizontally.", "connection_verification_3x3"),
+             ("<image 2> is directly above <image 1>.", "connection_verification_3x3_8dir")]
+    seen = 0
+    for text, config in rows:
+        for cut in ("_tabs", "_tabs_silhouette", "_tabs_own"):
+            if not is_config(config + cut):
+                continue
+            seen += 1
+            assert _same(classify_response(text, config + cut), classify_response(text, config)), (text, config + cut)
+    assert seen > 300
+    assert extract_answer("The two images are adjacent horizontally.", "connection_verification_tabs") == "A"

@@ -99,7 +99,8 @@ from __future__ import annotations
 import re
 from typing import Any, Optional, Sequence
 
-from ...spec import ANOMALY, CHOICE, CONFIGS, ORDER, ORIENTED, anomaly_answers, config_from_id, get as _spec
+from ...spec import (ANOMALY, CHOICE, CONFIGS, ORDER, ORIENTED, anomaly_answers, canonical, config_from_id,
+                     get as _spec, is_config)
 from .anomaly import _anomaly
 from .choice import _choice
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, _clean, _region
@@ -202,9 +203,26 @@ def classify_response(text: Any, config: str, options: Optional[Sequence[str]] =
         fast.strict = strict_answer(text, spec)
         return fast
     spec = _spec(config)
-    ex = _cascade(text, spec, config, options)
+    straight = _straight(config)  # a cut shares its straight config's answers and wording: read as that one
+    if straight in _INFO and type(text) is str:
+        return classify_response(text, straight, options)
+    ex = _cascade(text, spec, straight, options)
     ex.strict = strict_answer(text, spec)
     return ex
+
+
+_STRAIGHT: dict[str, str] = {}
+_CUT = re.compile(r"(.+?)_tabs(?:_own)?(?:_silhouette)?")
+
+
+def _straight(config: str) -> str:
+    """The straight config whose answers a cut (``_tabs``, ``_tabs_own``, ``_tabs_silhouette``) has:
+    ``connection_verification_tabs`` reads worded answers as ``connection_verification`` does."""
+    out = _STRAIGHT.get(config)
+    if out is None:
+        m = _CUT.fullmatch(config)
+        out = _STRAIGHT[config] = canonical(m.group(1)) if m is not None and is_config(m.group(1)) else config
+    return out
 
 
 def _cascade(text: Any, spec, config: str, options: Optional[Sequence[str]] = None) -> Extraction:
