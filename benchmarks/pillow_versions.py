@@ -4,7 +4,8 @@
     python benchmarks/pillow_versions.py --versions 13.0.0 --skip-golden
     python benchmarks/pillow_versions.py --src /tmp/old/src  # another source tree (e.g. before the fix)
 
-Each Pillow is installed once with ``pip install --no-deps --target DIR pillow==V`` (under ``--dir``) and put in
+Each Pillow is installed once into a folder of its own under ``--dir`` (for 13.0.0:
+``pip install --no-deps --target DIR/pillow-13.0.0 pillow==13.0.0``) and put in
 front of ``PYTHONPATH`` for the child processes, so everything else (numpy, torch, open_clip, imagehash) is this
 environment's. Under each Pillow, in a fresh process:
 

@@ -315,8 +315,8 @@ def test_self_correction_is_counted_exactly(or_items, tmp_path):
         right, wrong = row["answer"], wrong_letter(row["answer"])
         case = i % 4
         if case == 0:  # a free order, then the right letter: self-corrected
-            outputs.append(f"My first guess is {own}, which is not among the options. Re-checking the seams, "
-                           f"the answer is {right}.")
+            outputs.append(f"My first guess is {own}, which is not among the options. I re-checked the seams. "
+                           f"The answer is {right}.")  # the answer's statement in the reader's words
             expected += 1
         elif case == 1:  # a free order as a bare comma list, the right letter: self-corrected
             outputs.append(f"I see the order {own.strip('[]')} but it is not offered.\nAnswer: {right}")

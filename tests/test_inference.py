@@ -386,7 +386,8 @@ class _ChatHandler(BaseHTTPRequestHandler):
         if first_image in cls.reject_ids:  # items told apart by their pixels (questions are templates)
             return self._send(400, {"error": {"message": "content filtered"}})
         n_images = sum(1 for p in body["messages"][-1]["content"] if p["type"] == "image_url")
-        return self._send(200, {"choices": [{"message": {"role": "assistant", "content": f" B {n_images}"},
+        reply = f" {n_images} images.\nAnswer: B"  # the image count shows what was sent; the answer is read
+        return self._send(200, {"choices": [{"message": {"role": "assistant", "content": reply},
                                              "finish_reason": "stop"}],
                                 "usage": {"prompt_tokens": 100 + n_images, "completion_tokens": 2}})
 
@@ -430,7 +431,8 @@ def test_openai_backend_against_local_server(tmp_path, chat_server):
     body = req["body"]
     assert body["model"] == "my-served-vlm" and body["temperature"] == 0 and body["max_tokens"] == 9
     recs = {r["id"]: r for r in lines(tmp_path / "run")}
-    assert all(r["output"] == f"B {5 if r['config'].startswith('missing') else 2}" for r in recs.values())
+    assert all(r["output"] == f"{5 if r['config'].startswith('missing') else 2} images.\nAnswer: B"
+               for r in recs.values())
     assert all(r["completion_tokens"] == 2 and r["extracted"] == "B" for r in recs.values())
     # images arrive as PNG data URLs, in the row's order, followed by the question (every item's question is
     # the paper's template, so items are told apart by their pixels)

@@ -32,7 +32,9 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 ROOT = Path(__file__).resolve().parents[1]
-INSTALL = re.compile(r"pip install ([^`\n]*)")
+#: an install line: what follows "pip install" up to the end of its line ("" where the line ends there: a command
+#: cut by a line break, which the test names)
+INSTALL = re.compile(r"pip install(?: ([^`\n]*)|[ \t]*$)", re.M)
 #: options of ``pip install`` that take a value (the value is not a target)
 VALUED = {"-i", "--index-url", "--extra-index-url", "-r", "--requirement", "-c", "--constraint", "-f",
           "--find-links", "-t", "--target"}
@@ -60,7 +62,7 @@ def install_lines() -> list[tuple[str, str]]:
     files = [ROOT / "README.md", ROOT / ".ci" / "run", *sorted((ROOT / "docs").glob("*.md"))]
     for folder in ("examples", "benchmarks", "scripts", "src"):
         files += sorted(p for p in (ROOT / folder).rglob("*") if p.suffix in (".py", ".md", ".txt", ".sh"))
-    return [(f"{path.relative_to(ROOT)}:{text[:m.start()].count(chr(10)) + 1}", m.group(1))
+    return [(f"{path.relative_to(ROOT)}:{text[:m.start()].count(chr(10)) + 1}", m.group(1) or "")
             for path in files for text in [path.read_text(encoding="utf-8")] for m in INSTALL.finditer(text)]
 
 
@@ -325,7 +327,7 @@ def test_inspects_openai_provider_runs_in_the_inspect_environment_and_stops_in_h
     openai3 = "openai==3.57.0"
     assert Version(openai3.split("==")[1]) >= Version(minimum) and SpecifierSet(
         str(next(r for r in setup_cfg()["inspect"] if r.name == "openai").specifier)).contains(openai3.split("==")[1])
-    python = side_venv("inspect-openai3", [openai3])
+    python = side_venv("inspect-openai3", [openai3], parent_hooks=True)  # the package found as installed
     asked = []
 
     class Chat(BaseHTTPRequestHandler):
@@ -344,6 +346,9 @@ def test_inspects_openai_provider_runs_in_the_inspect_environment_and_stops_in_h
             "split=lite", "--limit", "2", "--display", "plain", "--log-format", "json"]
     with local_server(Chat) as url:
         env = side_env(OPENAI_BASE_URL=url, OPENAI_API_KEY="dummy", INSPECT_LOG_DIR=str(tmp_path / "logs"))
+        # as a user runs it: no checkout on PYTHONPATH, whose src/*.egg-info (no direct_url.json) would hide the
+        # install and with it Inspect's `jigsaw_puzzles/` namespace ("No inspect tasks were found")
+        env.pop("PYTHONPATH")
         here = subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True, cwd=tmp_path,
                               timeout=600)
         assert here.returncode != 0 and f"requires at least version {minimum} of package openai" in " ".join(

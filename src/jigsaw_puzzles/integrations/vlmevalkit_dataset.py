@@ -3,8 +3,8 @@
 The TSVs come from ``jigsaw-puzzles export vlmevalkit --out $LMUData``. Prompts are the paper's, exactly as
 ``jigsaw-puzzles eval`` sends them (the ``prompt`` column); answers are scored by the ``jigsaw_puzzles``
 package (answer extraction, exact match, chance and p < 0.05 bounds), because Anomaly Detection and Order
-Generation are not plain multiple choice. Needs the package in VLMEvalKit's environment: ``pip install
-/path/to/jigsaw-puzzles`` (a clone of its repository: it is not on PyPI yet).
+Generation are not plain multiple choice. Needs the package in VLMEvalKit's environment:
+``pip install /path/to/jigsaw-puzzles`` (a clone of its repository: it is not on PyPI yet).
 
 ``JigsawPuzzles_<config>_circular`` (``export vlmevalkit --circular``) holds every rotation of every item in
 VLMEvalKit's circular layout (``g_index``; rotation r at ``index + r * 1e6``); a file with ``g_index`` is scored

@@ -47,7 +47,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 from PIL import Image
 
-from ..errors import UsageError
+from ..errors import UsageError, install_hint
 from ..generation import neardup
 
 WORK, SMALL = 512, 256  # long sides (px) local features are read at
@@ -67,7 +67,7 @@ def require_cv2():
         import cv2
     except ImportError:
         raise UsageError("excluding evaluation photos needs OpenCV to recognise their copies (flipped, cropped, "
-                         "turned, framed): pip install 'jigsaw-puzzles[guard]' (opencv-python-headless)") from None
+                         f"turned, framed): {install_hint('guard')} (opencv-python-headless)") from None
     return cv2
 
 
