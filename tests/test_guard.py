@@ -124,7 +124,7 @@ def test_without_opencv_the_guard_refuses_with_the_install_line(monkeypatch, tmp
     monkeypatch.setitem(sys.modules, "cv2", None)
     write_photos(tmp_path / "eval", 2, start=700)
     write_photos(tmp_path / "train", 6, start=710)
-    with pytest.raises(UsageError, match=r"pip install 'jigsaw-puzzles\[guard\]'"):
+    with pytest.raises(UsageError, match=r'pip install -e "\.\[guard\]" in your clone'):
         training_stream(tmp_path / "train", exclude=tmp_path / "eval")
 
 
