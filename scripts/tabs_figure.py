@@ -6,7 +6,8 @@ Rows: one 3x3 puzzle three ways, pieces laid out apart in place: the straight cu
 ``order_generation_3x3``), the interlocking cut (``order_generation_3x3_tabs``) and its silhouette (shape only);
 Missing Piece Selection under its two distractor policies (``_tabs``: every candidate has the hole's outline;
 ``_tabs_own``: each keeps its own); Anomaly Detection with a piece turned, and Piece Localization's shaped masks.
-Transparent pixels are drawn on the checkerboard of ``show`` and the human app. Items are built from the embedded photos at seed 0.
+Transparent pixels are drawn on the checkerboard of ``show`` and the human app. Items are built from the embedded
+photos at seed 0.
 """
 
 from __future__ import annotations

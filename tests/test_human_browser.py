@@ -312,8 +312,9 @@ def test_tab_pieces_show_on_a_checkerboard(tmp_path, browser):
             assert TRANSPARENT_NOTE in page.locator("#jp-progress").inner_text()
             img = page.locator("img.jp-img").first
             page.wait_for_function(  # painted, styled, and no longer dimmed by Gradio's pending state
-                "(id) => { const i = document.querySelector('img.jp-img'); if (!i || !i.complete || window.jpShown !== id"
-                " || !getComputedStyle(i).backgroundImage.includes('conic')) return false;"
+                "(id) => { const i = document.querySelector('img.jp-img');"
+                " if (!i || !i.complete || window.jpShown !== id) return false;"
+                " if (!getComputedStyle(i).backgroundImage.includes('conic')) return false;"
                 " for (let e = i; e; e = e.parentElement) if (getComputedStyle(e).opacity !== '1') return false;"
                 " return true; }", arg=item)
             natural, shown = img.evaluate("i => [[i.naturalWidth, i.naturalHeight], [i.clientWidth, i.clientHeight]]")
@@ -323,8 +324,9 @@ def test_tab_pieces_show_on_a_checkerboard(tmp_path, browser):
             w, h = natural
             clear, opaque = piece[..., 3] == 0, piece[..., 3] == 255
             # the image inside its 1 px border (the shot may take a row or column more, the box lying between pixels)
-            screen = max((shot[y:y + h, x:x + w] for y in range(3) for x in range(3) if shot[y:y + h, x:x + w].shape
-                          == piece.shape[:2] + (3,)), key=lambda s: (np.abs(s[opaque] - piece[opaque][:, :3]) <= 2).mean())
+            crops = [shot[y:y + h, x:x + w] for y in range(3) for x in range(3)]
+            screen = max((c for c in crops if c.shape == piece.shape[:2] + (3,)),
+                         key=lambda c: (np.abs(c[opaque] - piece[opaque][:, :3]) <= 2).mean())
             assert (np.abs(screen[opaque] - piece[opaque][:, :3]) <= 2).all(axis=1).mean() > 0.99
             tones = [(screen[clear] == t).all(axis=1).mean() for t in CHECKER[:2]]
             assert min(tones) > 0.2 and sum(tones) > 0.97, tones  # both tones, nothing else (edges of squares aside)
