@@ -360,10 +360,11 @@ def test_the_sheet_draws_every_tasks_tab_items_on_a_checkerboard(straight, tmp_p
     import json
 
     import matplotlib.axes
+    import matplotlib.figure
     import numpy as np
 
     from fixtures.photos import make_photo
-    from jigsaw_puzzles.generation.sheet import CHECKER, draw_item
+    from jigsaw_puzzles.generation.sheet import CHECKER, PER_ROW, draw_item
     from jigsaw_puzzles.generation.tasks import Context, get_task
     from jigsaw_puzzles.rng import item_rng
 
@@ -371,7 +372,9 @@ def test_the_sheet_draws_every_tasks_tab_items_on_a_checkerboard(straight, tmp_p
     photos = {sid: make_photo(60 + k) for k, sid in enumerate(pool)}
     shown, titles = [], []
     imshow, suptitle = matplotlib.axes.Axes.imshow, matplotlib.figure.Figure.suptitle
+    places = []  # (row, column) of each image on the sheet
     monkeypatch.setattr(matplotlib.axes.Axes, "imshow", lambda ax, im, **kw: shown.append(np.asarray(im)) or
+                        places.append((ax.get_subplotspec().rowspan.start, ax.get_subplotspec().colspan.start)) or
                         imshow(ax, im, **kw))
     monkeypatch.setattr(matplotlib.figure.Figure, "suptitle", lambda fig, t, **kw: titles.append(t) or
                         suptitle(fig, t, **kw))
@@ -383,8 +386,11 @@ def test_the_sheet_draws_every_tasks_tab_items_on_a_checkerboard(straight, tmp_p
         row = {"id": f"{config}/p0", "images": item.images, "question": item.question, "answer": item.answer,
                "metadata": json.dumps(item.metadata)}
         shown.clear()
+        places.clear()
         draw_item(row, str(tmp_path / f"{config}.png"))
         assert len(shown) == len(item.images) and (tmp_path / f"{config}.png").stat().st_size > 10_000
+        lines = -(-len(item.images) // PER_ROW)  # balanced rows of at most PER_ROW: 9 pieces are 5 + 4
+        assert sorted(places) == [divmod(k, -(-len(item.images) // lines)) for k in range(len(item.images))]
         transparent = 0
         for image, drawn in zip(item.images, shown):
             pixels = np.asarray(image.convert("RGBA")).astype(int)
