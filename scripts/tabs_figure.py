@@ -2,10 +2,12 @@
 
     python scripts/tabs_figure.py [--out docs/tabs.png] [--source-index 3]
 
-Rows: the 3x3 cut laid out apart (``order_generation_3x3_tabs``'s pieces, in place) and its silhouette control;
+Rows: one 3x3 puzzle three ways, pieces laid out apart in place: the straight cut (content only,
+``order_generation_3x3``), the interlocking cut (``order_generation_3x3_tabs``) and its silhouette (shape only);
 Missing Piece Selection under its two distractor policies (``_tabs``: every candidate has the hole's outline;
 ``_tabs_own``: each keeps its own); Anomaly Detection with a piece turned, and Piece Localization's shaped masks.
-Transparent pixels are drawn on a light checkerboard. Items are built from the embedded photos at seed 0.
+Transparent pixels are drawn on the checkerboard of ``show`` and the human app. Items are built from the embedded
+photos at seed 0.
 """
 
 from __future__ import annotations
@@ -13,29 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 
-import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from jigsaw_puzzles.geometry import tab_cell
+from jigsaw_puzzles.generation.sheet import on_checker
 from jigsaw_puzzles.generation.sources import curate, load_normalised
 from jigsaw_puzzles.generation.tasks import Context, get_task
 from jigsaw_puzzles.rng import item_rng
 
 WIDTH, GAP, TITLE = 1600, 14, 30
 FONT = ImageFont.load_default
-
-
-def checker(size, step: int = 12) -> Image.Image:
-    w, h = size
-    y, x = np.mgrid[0:h, 0:w]
-    tone = np.where(((x // step) + (y // step)) % 2 == 0, 236, 250).astype(np.uint8)
-    return Image.fromarray(np.dstack([tone] * 3 + [np.full((h, w), 255, np.uint8)]), "RGBA")
-
-
-def on_checker(image: Image.Image) -> Image.Image:
-    out = checker(image.size)
-    out.alpha_composite(image.convert("RGBA"))
-    return out.convert("RGB")
 
 
 def row(images, title: str, height: int) -> Image.Image:
@@ -56,12 +45,13 @@ def row(images, title: str, height: int) -> Image.Image:
 def exploded(pieces, order, rows: int, cols: int, spread: float = 0.3) -> Image.Image:
     """The pieces laid in their places, pulled apart so that every tab and blank shows."""
     w, h = pieces[0].size
-    cw, ch, _ = tab_cell((w, h))  # the canvas is the cell plus a margin all round
+    # a shaped piece's canvas is the cell plus a margin all round; a straight piece is its cell
+    cw, ch = tab_cell((w, h))[:2] if pieces[0].mode == "RGBA" else (w, h)
     step_x, step_y = round(cw + spread * min(cw, ch)), round(ch + spread * min(cw, ch))
     out = Image.new("RGBA", (step_x * (cols - 1) + w, step_y * (rows - 1) + h), (0, 0, 0, 0))
     for region, k in enumerate(order):
         r, c = divmod(region, cols)
-        out.alpha_composite(pieces[k - 1], (c * step_x, r * step_y))
+        out.alpha_composite(pieces[k - 1].convert("RGBA"), (c * step_x, r * step_y))
     return out
 
 
@@ -79,13 +69,14 @@ def main() -> None:
         task = get_task(config)
         return task.build(load(sid), item_rng(0, task.family, sid), slot, Context(sid, pool_ids=tuple(ids), load=load))
 
+    flat = item("order_generation_3x3")
     tabs, sil = item("order_generation_3x3_tabs"), item("order_generation_3x3_tabs_silhouette")
     same, own = item("missing_piece_selection_easy_tabs", 2), item("missing_piece_selection_easy_tabs_own", 2)
     ad, pl = item("anomaly_detection_tabs", 5), item("piece_localization_hard_tabs", 1)
     panels = [
-        row([exploded(tabs.images, tabs.metadata["order"], 3, 3), exploded(sil.images, sil.metadata["order"], 3, 3)],
-            "order_generation_3x3_tabs: the 3x3 cut, pieces pulled apart  |  _tabs_silhouette: the same shapes, "
-            f"flat grey (re-drawn {sil.metadata['cut_redraws']}x)", 380),
+        row([exploded(x.images, x.metadata["order"], 3, 3) for x in (flat, tabs, sil)],
+            "order_generation_3x3: straight (content only)  |  _tabs: the cut, pieces pulled apart  |  "
+            f"_tabs_silhouette: flat grey (shape only; re-drawn {sil.metadata['cut_redraws']}x)", 380),
         row(same.images, f"missing_piece_selection_easy_tabs: 'same outline', content alone decides "
                          f"(answer {same.answer})", 210),
         row(own.images, f"missing_piece_selection_easy_tabs_own: 'own outline', shape alone can decide "

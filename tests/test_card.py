@@ -13,7 +13,9 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from jigsaw_puzzles.publishing.export import build
 
-CONFIGS = ["order_restoration", "anomaly_detection"]
+CONFIGS = ["order_restoration", "anomaly_detection", "order_restoration_tabs", "order_restoration_tabs_silhouette"]
+#: The puzzle the export holds three ways (#34.4): content only, shape and content, shape only.
+THREE_WAYS = CONFIGS[0], CONFIGS[2], CONFIGS[3]
 
 
 @pytest.fixture(scope="module")
@@ -163,3 +165,36 @@ def test_the_results_table_shows_strict_beside_flexible():
     table = _results_table(["missing_piece_selection_easy"], {"Prose": score(preds, refs, "missing_piece_selection_easy")})
     rows = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in table.splitlines()[2:]}
     assert rows["Prose"] == "100.00" and rows["Prose, strict"] == "80.00"
+
+
+def test_the_card_lists_the_tab_configs_beside_their_controls(export):
+    """#34.4: one compact section, one row per puzzle: the export's ``order_restoration_tabs`` beside its two
+    controls, which are the same puzzle (stock ``datasets`` reads all three: the same photos, the same answers)."""
+    text = (export / "README.md").read_text()
+    section = text.split("### Interlocking pieces\n", 1)[1].split("\n## ", 1)[0]
+    assert len(section.strip().splitlines()) <= 8
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert rows == ["| Order Restoration | " + " | ".join(f"`{c}`" for c in THREE_WAYS) + " |"]
+    answers = [{r["source_id"]: r["answer"] for r in datasets.load_dataset(str(export), c, split="test")}
+               for c in THREE_WAYS]
+    assert len(answers[0]) >= 8 and answers[0] == answers[1] == answers[2]
+    images = datasets.load_dataset(str(export), THREE_WAYS[1], split="test")[0]["images"]
+    assert all(im.mode == "RGBA" for im in images)
+
+
+def test_the_tab_section_names_missing_and_impossible_controls():
+    from jigsaw_puzzles.publishing.card import tabs_section
+
+    assert "none is in this export" in tabs_section(["order_restoration", "anomaly_detection"])
+    text = tabs_section(["missing_piece_selection_easy_tabs", "missing_piece_selection_easy_tabs_own",
+                         "connection_verification_3x3_8dir_tabs", "order_generation_3x3_tabs_silhouette"])
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]] for line in text.splitlines()
+            if line.startswith("| ") and "---" not in line}
+    assert rows["Missing Piece Selection (easy)"] == [
+        "`missing_piece_selection_easy` (not in this export)",
+        "`missing_piece_selection_easy_tabs`, `missing_piece_selection_easy_tabs_own`",
+        "`missing_piece_selection_easy_tabs_silhouette` (not in this export)"]
+    assert rows["Connection Verification, 8 directions (3x3)"][1:] == ["`connection_verification_3x3_8dir_tabs`", "-"]
+    assert rows["Order Generation (3x3)"][1:] == ["`order_generation_3x3_tabs` (not in this export)",
+                                                  "`order_generation_3x3_tabs_silhouette`"]
+    assert "`-`: no such control" in text

@@ -320,3 +320,106 @@ def test_curate_rejects_noise_and_shows_task_skips(tmp_path, capsys):
     assert main(["curate", str(folder), "--json", "--skips", "--configs", "piece_localization_hard"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert len(report["task_skips"]["piece_localization_hard"]) == int(skips.group(1))
+
+
+# ------------------------------------------------------------------------------------------------ #34.4: show tabs
+TAB_TASKS = ["missing_piece_selection_easy", "piece_localization_easy", "piece_localization_hard",
+             "connection_verification", "anomaly_detection", "order_restoration", "order_generation_3x3"]
+
+
+def test_on_checker_shows_transparency_as_a_checkerboard():
+    """A transparent pixel is drawn as the checkerboard's tone at its place (never the colour it stores), an opaque
+    one as itself, a half-transparent one blended; an image without transparency is returned untouched."""
+    import numpy as np
+    from PIL import Image
+
+    from jigsaw_puzzles.generation.sheet import CHECKER, on_checker
+
+    rgba = np.zeros((40, 50, 4), np.uint8)  # stored black: a reader dropping the alpha would show black
+    rgba[:, 25:] = (10, 200, 30, 255)
+    rgba[:, 20:25] = (10, 200, 30, 128)
+    shown = np.asarray(on_checker(Image.fromarray(rgba, "RGBA"))).astype(int)
+    dark, light, side = CHECKER
+    y, x = np.mgrid[0:40, 0:50]
+    want = np.where((x // side + y // side) % 2 == 0, dark, light)[..., None]
+    assert shown.shape == (40, 50, 3) and {dark, light} <= set(np.unique(shown[:, :20]))
+    assert (shown[:, :20] == want[:, :20]).all()
+    assert (shown[:, 25:] == (10, 200, 30)).all()
+    blend = (128 * np.array((10, 200, 30)) + 127 * want[:, 20:25]) / 255
+    assert (np.abs(shown[:, 20:25] - blend) <= 1).all()
+    photo = Image.new("RGB", (8, 8), "white")
+    assert on_checker(photo) is photo
+
+
+@pytest.mark.parametrize("straight", TAB_TASKS)
+def test_the_sheet_draws_every_tasks_tab_items_on_a_checkerboard(straight, tmp_path, monkeypatch):
+    """Every task's ``_tabs`` and ``_tabs_silhouette`` item as ``show`` draws it: each image handed to matplotlib
+    is the item's image on the checkerboard (its transparent pixels in the checker's tones, its opaque ones its
+    own), the sheet says so, and a piece's canvas is never shown as the white or black its transparent pixels
+    store."""
+    import json
+
+    import matplotlib.axes
+    import matplotlib.figure
+    import numpy as np
+
+    from fixtures.photos import make_photo
+    from jigsaw_puzzles.generation.sheet import CHECKER, PER_ROW, draw_item
+    from jigsaw_puzzles.generation.tasks import Context, get_task
+    from jigsaw_puzzles.rng import item_rng
+
+    pool = [f"p{k}" for k in range(6)]
+    photos = {sid: make_photo(60 + k) for k, sid in enumerate(pool)}
+    shown, titles = [], []
+    imshow, suptitle = matplotlib.axes.Axes.imshow, matplotlib.figure.Figure.suptitle
+    places = []  # (row, column) of each image on the sheet
+    monkeypatch.setattr(matplotlib.axes.Axes, "imshow", lambda ax, im, **kw: shown.append(np.asarray(im)) or
+                        places.append((ax.get_subplotspec().rowspan.start, ax.get_subplotspec().colspan.start)) or
+                        imshow(ax, im, **kw))
+    monkeypatch.setattr(matplotlib.figure.Figure, "suptitle", lambda fig, t, **kw: titles.append(t) or
+                        suptitle(fig, t, **kw))
+    dark, light, _ = CHECKER
+    for config in (f"{straight}_tabs", f"{straight}_tabs_silhouette"):
+        task = get_task(config)
+        item = task.build(photos["p0"], item_rng(0, task.family, "p0"), 1,
+                          Context("p0", pool_ids=pool, load=photos.__getitem__))
+        row = {"id": f"{config}/p0", "images": item.images, "question": item.question, "answer": item.answer,
+               "metadata": json.dumps(item.metadata)}
+        shown.clear()
+        places.clear()
+        draw_item(row, str(tmp_path / f"{config}.png"))
+        assert len(shown) == len(item.images) and (tmp_path / f"{config}.png").stat().st_size > 10_000
+        lines = -(-len(item.images) // PER_ROW)  # balanced rows of at most PER_ROW: 9 pieces are 5 + 4
+        assert sorted(places) == [divmod(k, -(-len(item.images) // lines)) for k in range(len(item.images))]
+        transparent = 0
+        for image, drawn in zip(item.images, shown):
+            pixels = np.asarray(image.convert("RGBA")).astype(int)
+            alpha = pixels[..., 3]
+            assert drawn.shape == pixels.shape[:2] + (3,)
+            assert (drawn[alpha == 255] == pixels[alpha == 255][:, :3]).all()
+            clear = drawn[alpha == 0]
+            assert ((clear == dark) | (clear == light)).all()
+            transparent += len(clear)
+        assert transparent > 0, f"{config}: no transparent pixel to show"  # every tab item has some
+        assert titles[-1].endswith("(transparent pixels on a checkerboard)")
+
+
+def test_show_draws_a_tab_config(tmp_path, capsys, cache_dir, monkeypatch):
+    """``jigsaw-puzzles show <config>_tabs`` end to end: the sheet shows the checkerboard (both tones, exactly)."""
+    import datasets
+    import numpy as np
+    from PIL import Image
+
+    from fixtures.photos import write_photos
+    from jigsaw_puzzles.generation.sheet import CHECKER
+
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", cache_dir)
+    folder = tmp_path / "photos"
+    write_photos(folder, 4, start=70)
+    out = tmp_path / "item.png"
+    for config in ("order_generation_tabs", "order_generation_tabs_silhouette"):
+        assert main(["show", config, "--source", str(folder), "--out", str(out)]) == 0, capsys.readouterr().err
+        assert capsys.readouterr().out.startswith(f"{config}/")
+        sheet = np.asarray(Image.open(out).convert("RGB")).astype(int)
+        for tone in CHECKER[:2]:
+            assert ((sheet == tone).all(axis=2)).sum() > 2_000, (config, tone)

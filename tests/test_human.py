@@ -263,3 +263,49 @@ def test_the_landing_page_promises_the_number_of_items_each_participant_sees(tmp
     texts = [b.value for b in demo.blocks.values() if type(b).__name__ == "Markdown" and isinstance(b.value, str)]
     assert any("You will see 6 puzzles" in t for t in texts) and not any("12 puzzles" in t for t in texts)
     test.close()
+
+
+def test_tab_items_reach_a_participant_as_the_model_gets_them_on_a_checkerboard(tmp_path):
+    """#34.4: a participant given tab configs sees each item's PNGs byte for byte (RGBA: the transparent area kept),
+    on the checkerboard of ``show`` under every image (``img.jp-img`` and the zoom), with one line saying what the
+    checkerboard is (tab items only); their answers are recorded and scored as for straight items."""
+    pytest.importorskip("gradio")
+    import base64
+    import io
+    import re
+
+    import numpy as np
+    from PIL import Image
+
+    from jigsaw_puzzles.generation.sheet import CHECKER
+    from jigsaw_puzzles.human.app import CSS, TRANSPARENT_NOTE, images_html, test_app
+
+    configs = ("order_generation_tabs", "connection_verification_tabs_silhouette", "piece_localization_easy")
+    data = {c: jp.load_dataset(c, split="lite").select(range(2)) for c in configs}
+    for config in configs[:2]:
+        row = data[config][0]
+        shown = [Image.open(io.BytesIO(base64.b64decode(b)))
+                 for b in re.findall(r'src="data:image/png;base64,([^"]+)"', images_html(row, row["id"]))]
+        assert len(shown) == len(row["images"]) and all(im.mode == "RGBA" for im in shown)
+        assert all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(shown, row["images"]))
+        assert all((np.asarray(im)[..., 3] == 0).any() for im in shown)  # transparent pixels to see through
+    rule = re.search(r"img\.jp-img, #jp-zoom img \{([^}]*)\}", CSS).group(1)
+    dark, light, side = CHECKER
+    assert f"rgb({dark}, {dark}, {dark})" in rule and f"background-color: rgb({light}, {light}, {light})" in rule
+    assert "conic-gradient(" in rule and f"background-size: {2 * side}px {2 * side}px" in rule
+
+    test = HumanTest(tmp_path / "h", data, "lite", 0)
+    demo = test_app(test)
+    start = next(f.fn for f in demo.fns.values() if getattr(f.fn, "__name__", "") == "on_start")
+    part = test.participant("p01")
+    for k in range(part.total):
+        outputs = start("p01")  # the page for the participant's next item: [.., progress, images, ...]
+        item = part.next_item()
+        config = test.config_of(item)
+        assert f'data-item="{item}"' in outputs[5] and (TRANSPARENT_NOTE in outputs[4]) is ("_tabs" in config)
+        row = test.row(item)
+        answer = json.loads(row["answer"]) if config == "order_generation_tabs" else row["answer"]
+        assert part.record(item, answer, 1.0)["correct"]
+    res = json.loads((tmp_path / "h/participants/p01/results.json").read_text())
+    assert res["complete"] and all(res["metrics"][c]["accuracy"] == 100.0 for c in configs)
+    test.close()

@@ -282,3 +282,73 @@ def test_rotated_order_editor(tmp_path, browser):
     recs = [json.loads(x) for x in (out / "participants" / "p02" / "predictions.jsonl").read_text().splitlines()]
     assert len(recs) == 2 and all(r["correct"] for r in recs)
     assert all(r["output"] == refs[r["id"]]["answer"] for r in recs)
+
+
+def test_tab_pieces_show_on_a_checkerboard(tmp_path, browser):
+    """#34.4: a participant given tab configs sees the shaped pieces as the model gets them, RGBA on the checkerboard
+    (in the page's dark theme too): every fully transparent pixel on the screen is a checker tone, every opaque one
+    the piece's own colour; the zoom is the image's own shape (the board never spills beside it); the header says
+    what the checkerboard is; the answers count as for straight items."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from jigsaw_puzzles.generation.sheet import CHECKER
+    from jigsaw_puzzles.human.app import TRANSPARENT_NOTE
+
+    configs = ["order_generation_tabs", "missing_piece_selection_easy_tabs_silhouette"]
+    refs = {r["id"]: r for c in configs for r in jp.load_dataset(c, split="lite").select(range(1))}
+    out, dirs = tmp_path / "tabs", _screens(tmp_path)
+    app = App(["--split", "lite", "--configs", *configs, "--max-items", "1", "--out", str(out)], tmp_path / "tabs.log")
+    try:
+        page = browser.new_page(viewport={"width": 1600, "height": 1000}, color_scheme="dark")
+        page.goto(app.url)
+        page.locator("#jp-participant textarea, #jp-participant input").first.fill("p03")
+        page.locator("#jp-start").click()
+        for k in range(2):
+            item = _item_on_page(page)
+            row = refs[item]
+            assert TRANSPARENT_NOTE in page.locator("#jp-progress").inner_text()
+            img = page.locator("img.jp-img").first
+            page.wait_for_function(  # painted, styled, and no longer dimmed by Gradio's pending state
+                "(id) => { const i = document.querySelector('img.jp-img');"
+                " if (!i || !i.complete || window.jpShown !== id) return false;"
+                " if (!getComputedStyle(i).backgroundImage.includes('conic')) return false;"
+                " for (let e = i; e; e = e.parentElement) if (getComputedStyle(e).opacity !== '1') return false;"
+                " return true; }", arg=item)
+            natural, shown = img.evaluate("i => [[i.naturalWidth, i.naturalHeight], [i.clientWidth, i.clientHeight]]")
+            assert natural == shown == list(row["images"][0].size)  # at its own size: pixels to compare
+            shot = np.asarray(Image.open(io.BytesIO(img.screenshot())).convert("RGB")).astype(int)
+            piece = np.asarray(row["images"][0].convert("RGBA")).astype(int)
+            w, h = natural
+            clear, opaque = piece[..., 3] == 0, piece[..., 3] == 255
+            # the image inside its 1 px border (the shot may take a row or column more, the box lying between pixels)
+            crops = [shot[y:y + h, x:x + w] for y in range(3) for x in range(3)]
+            screen = max((c for c in crops if c.shape == piece.shape[:2] + (3,)),
+                         key=lambda c: (np.abs(c[opaque] - piece[opaque][:, :3]) <= 2).mean())
+            assert (np.abs(screen[opaque] - piece[opaque][:, :3]) <= 2).all(axis=1).mean() > 0.99
+            tones = [(screen[clear] == t).all(axis=1).mean() for t in CHECKER[:2]]
+            assert min(tones) > 0.2 and sum(tones) > 0.97, tones  # both tones, nothing else (edges of squares aside)
+            img.click()  # the zoom: the image's own shape, scaled to the window
+            box = page.locator("#jp-zoom img").bounding_box()
+            assert abs(box["width"] / box["height"] - natural[0] / natural[1]) < 0.01
+            _shoot(page, dirs, f"zoom_{item.split('/')[0]}")
+            page.keyboard.press("Escape")
+            page.locator("#jp-zoom").wait_for(state="detached")
+            _shoot(page, dirs, item.split("/")[0])
+            page.wait_for_timeout(300)
+            if item.startswith("order_generation"):
+                for i in json.loads(row["answer"]):
+                    page.keyboard.press(str(i))
+                page.wait_for_function("() => !document.querySelector('#jp-order textarea, #jp-order input')"
+                                       ".value.includes('_')")
+                page.keyboard.press("Enter")
+            else:
+                page.keyboard.press(row["answer"].lower())
+            _next(page, item)
+        page.locator("#jp-done").wait_for()
+    finally:
+        app.stop()
+    recs = [json.loads(x) for x in (out / "participants" / "p03" / "predictions.jsonl").read_text().splitlines()]
+    assert sorted(r["id"].split("/")[0] for r in recs) == sorted(configs) and all(r["correct"] for r in recs)

@@ -77,6 +77,43 @@ def test_every_config_has_a_tab_cut_and_a_silhouette_control():
         "order_restoration", "order_generation_3x3_tabs"]
 
 
+def test_every_task_has_tab_configs_on_every_grid_it_takes():
+    """#34 "Done means": every task, on every grid its straight config takes (1x2 to 8x8, within each task's own
+    bounds), has its ``_tabs`` config and its ``_tabs_silhouette`` control, the straight config's family, kind and
+    grid with the cut named; 2x2 and 3x3 among them for every task."""
+    seen = {}
+    for base in spec.GRID_BASES:
+        for rows in range(1, spec.MAX_GRID_SIDE + 1):
+            for cols in range(1, spec.MAX_GRID_SIDE + 1):
+                try:
+                    straight = spec.get(spec.grid_config(base, rows, cols))
+                except ValueError:  # a grid this task does not take (too few cells, too few sides)
+                    continue
+                for suffix, cut in (("_tabs", "tabs"), ("_tabs_silhouette", "silhouette")):
+                    tab = spec.get(straight.name + suffix)
+                    assert (tab.cut, tab.family, tab.kind, tab.grid) == (cut, straight.family, straight.kind,
+                                                                          (rows, cols)), tab
+                seen.setdefault(base, set()).add((rows, cols))
+    assert set(seen) == set(spec.GRID_BASES)
+    assert all({(2, 2), (3, 3)} <= grids for grids in seen.values())
+    assert len(seen["connection_verification"]) == 49 and len(seen["order_generation"]) == 63
+
+
+@pytest.mark.parametrize("base", [b for b in spec.GRID_BASES if b != "missing_piece_selection_hard"])
+def test_every_task_cuts_tab_items_on_2x2_and_3x3(base):
+    """Each task's ``_tabs`` and ``_tabs_silhouette`` items on 2x2 and 3x3: shaped RGBA images on the grid named,
+    and the weight-free solver reads them (the hard Missing Piece Selection is the easy one with CLIP-mined
+    distractors: same cut, same family)."""
+    for rows, cols in ((2, 2), (3, 3)):
+        straight = spec.grid_config(base, rows, cols)
+        for suffix, cut in (("_tabs", "tabs"), ("_tabs_silhouette", "silhouette")):
+            config = straight + suffix
+            item = build(config, "p1", slot=1)
+            assert item.metadata["cut"] == cut and tuple(item.metadata["grid"]) == (rows, cols), config
+            assert any(im.mode == "RGBA" for im in item.images), config
+            assert solve({"images": item.images, "options": item.options}, config).text == item.answer, config
+
+
 def test_a_tab_question_is_the_straight_question_and_one_sentence():
     for config in ("order_restoration_tabs", "missing_piece_selection_easy_tabs_silhouette",
                    "anomaly_detection_tabs", "connection_verification_3x3_8dir_tabs"):
@@ -253,12 +290,18 @@ def test_load_build_eval_and_stock_load_take_tab_configs(tmp_path):
     assert json.loads(ds[0]["metadata"])["cut"] == "tabs"
     out = tmp_path / "export"
     configs = ["order_generation_3x3_tabs_silhouette", "connection_verification_tabs"]
-    assert main(["build", "--source", str(folder), "--configs", *configs, "--out", str(out),
+    others = ["missing_piece_selection_easy_tabs_own", "piece_localization_hard_tabs", "anomaly_detection_tabs",
+              "order_restoration_tabs_silhouette"]  # with the two above: every task, both cuts
+    assert main(["build", "--source", str(folder), "--configs", *configs, *others, "--out", str(out),
                  "--cache-dir", str(tmp_path / "c")]) == 0
-    stock = datasets.load_dataset(str(out), "order_generation_3x3_tabs_silhouette", split="test")
-    assert len(stock) == 6 and stock[0]["images"][0].mode == "RGBA"
-    mine = jp.load_dataset("order_generation_3x3_tabs_silhouette", source=folder, cache_dir=str(tmp_path / "c"))
-    assert [r["answer"] for r in stock] == [r["answer"] for r in mine]
+    for config in configs + others:  # stock datasets reads every task's tab export: the very items, pixel for pixel
+        stock = datasets.load_dataset(str(out), config, split="test")
+        assert len(stock) == 6 and any(im.mode == "RGBA" for im in stock[0]["images"]), config
+        mine = jp.load_dataset(config, source=folder, cache_dir=str(tmp_path / "c"))
+        assert [(r["id"], r["answer"], r["metadata"]) for r in stock] == [(r["id"], r["answer"], r["metadata"])
+                                                                         for r in mine], config
+        assert all(np.array_equal(np.asarray(a), np.asarray(b)) for s, m in zip(stock, mine)
+                   for a, b in zip(s["images"], m["images"])), config
     assert "order_generation_3x3_tabs_silhouette" in (out / "README.md").read_text()
     run = tmp_path / "run"
     assert main(["eval", "--model", "solver", "--source", str(folder), "--configs", *configs, "--out", str(run),

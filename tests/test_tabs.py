@@ -7,7 +7,7 @@
   blanks), and they carry the photo's own pixels;
 * the pieces tile the photo exactly: their alphas sum to 255 at every pixel (tolerance 0: no gap and no overlap,
   anti-aliased pixels included) and to 0 outside the picture, and the alpha-weighted sum of the pieces placed
-  back is the photo, byte for byte, on every grid from 1x2 to 8x8;
+  back is the photo, byte for byte, on every grid from 1x2 to 8x8 (drawn cuts, and each of the 63 grids in turn);
 * a cell below ``MIN_TAB_CELL`` is refused with its reason.
 """
 
@@ -114,7 +114,10 @@ def test_the_pieces_tile_the_photo_exactly(grid, cw, ch, seed):
     """Union = the photo, no overlap: at every picture pixel the pieces' alphas sum to exactly 255 (0 beyond the
     picture), at most two pieces share a pixel, and the pieces placed back (alpha-weighted) are the photo, byte
     for byte; a piece's visible pixels lie in its own cell or across one of its own edges (a neighbour's cell)."""
-    rows, cols = grid
+    assert_tiles(*grid, cw, ch, seed)
+
+
+def assert_tiles(rows: int, cols: int, cw: int, ch: int, seed: int) -> None:
     cut = _cut(rows, cols, cw, ch, seed)
     photo = np.asarray(make_photo(seed % 7, (cw * cols, ch * rows)))
     m = cut.margin
@@ -150,9 +153,13 @@ def test_a_piece_shows_exactly_its_outline(grid, cw, ch, seed, pick):
     ever visible), 255 where all are, within one level of 255 * n / 16 in between; and a visible pixel is the
     photo's own pixel at that place."""
     rows, cols = grid
+    assert_outlines(rows, cols, cw, ch, seed, {pick % (rows * cols), 0, rows * cols - 1})
+
+
+def assert_outlines(rows: int, cols: int, cw: int, ch: int, seed: int, pieces) -> None:
     cut = _cut(rows, cols, cw, ch, seed)
     photo = np.asarray(make_photo(seed % 5, (cw * cols, ch * rows)))
-    for k in sorted({pick % (rows * cols), 0, rows * cols - 1}):
+    for k in sorted(pieces):
         n = samples_inside(cut, k)
         canvas = piece(photo, cut, k)
         alpha = canvas[..., 3].astype(np.int64)
@@ -162,6 +169,21 @@ def test_a_piece_shows_exactly_its_outline(grid, cw, ch, seed, pick):
         ys, xs = np.nonzero(alpha)
         assert np.array_equal(canvas[ys, xs, :3], photo[ys + top, xs + left])
         assert (canvas[alpha == 0, :3] == 255).all()
+
+
+@pytest.mark.slow
+def test_every_grid_up_to_8x8_tiles_and_shows_only_its_outlines():
+    """#34 "Done means", on every grid from 1x2 to 8x8 (not a sample of them): the pieces tile the photo exactly,
+    at the smallest cell a tab takes (48 px square, where anti-aliasing weighs most) and an oblong one, and the
+    corner piece, the last one and a middle one show exactly their outlines (48 px); one seed per grid."""
+    grids = [(r, c) for r in range(1, 9) for c in range(1, 9) if r * c >= 2]
+    assert len(grids) == 63
+    for rows, cols in grids:
+        seed = 100 * rows + cols
+        assert_tiles(rows, cols, 71, 53, seed)
+        assert_tiles(rows, cols, MIN_TAB_CELL, MIN_TAB_CELL, seed)
+        middle = (rows // 2) * cols + cols // 2
+        assert_outlines(rows, cols, MIN_TAB_CELL, MIN_TAB_CELL, seed, {0, rows * cols - 1, middle})
 
 
 def test_cells_below_the_minimum_are_refused_with_a_reason():

@@ -1,7 +1,8 @@
 """The Gradio pages: the human test (:func:`test_app`) and the browser of items with their answers (:func:`browse_app`).
 
 The images are shown as the exact PNGs a model receives, in the order the question numbers them, at their own
-size (a click zooms one to the window; Esc or a click closes it). The response time runs from the item's first
+size (a click zooms one to the window; Esc or a click closes it), on the checkerboard of ``show`` (the interlocking
+pieces' transparent area shows as such, whatever the page's theme). The response time runs from the item's first
 paint (its images loaded, then two animation frames) to the click that answers it, measured in the browser with
 ``performance.now()`` and sent with the answer; the server records it in the run directory at once.
 """
@@ -15,10 +16,13 @@ import re
 
 from ..errors import UserError, install_hint
 from ..spec import ANOMALY, CHOICE, CONFIGS, LETTERS, ORDER, ORIENTED, ROTATIONS, get as get_spec, is_config
+from ..generation.sheet import CHECKER
 from .session import HumanTest
 
 MAX_LETTERS = len(LETTERS)  # Piece Localization on a grid may mask up to 26 cells
 MAX_PIECES = 64  # an 8x8 order grid; keys type 1-9, larger numbers are clicked
+#: Under the header of an item with interlocking pieces (the ``_tabs`` configs and their silhouettes).
+TRANSPARENT_NOTE = "The grey checkerboard is the transparent area of an image: it is not part of the picture."
 
 HEAD = r"""<script>
 window.jpT0 = null; window.jpShown = null;
@@ -77,10 +81,20 @@ document.addEventListener('click', (e) => {
   const over = document.createElement('div');
   over.id = 'jp-zoom';
   over.innerHTML = '<img alt="zoomed ' + img.alt + '" src="' + img.src + '"><span>' + img.alt + ' - Esc or click to close</span>';
+  // the image's own box scaled to the window: the checkerboard lies under the image only, never beside it
+  const s = Math.min(innerWidth * 0.92 / img.naturalWidth, innerHeight * 0.88 / img.naturalHeight);
+  over.firstChild.style.width = Math.round(img.naturalWidth * s) + 'px';
+  over.firstChild.style.height = Math.round(img.naturalHeight * s) + 'px';
   document.body.appendChild(over);
 });
 </script>"""
 
+#: The checkerboard under every image (``generation.sheet.CHECKER``, as ``show`` draws it): a transparent pixel shows
+#: as such, whatever the page's theme.
+_DARK, _LIGHT = (f"rgb({t}, {t}, {t})" for t in CHECKER[:2])
+CHECKERBOARD = (f"img.jp-img, #jp-zoom img {{ background-color: {_LIGHT}; background-image: conic-gradient("
+                f"transparent 25%, {_DARK} 0 50%, transparent 0 75%, {_DARK} 0); "
+                f"background-size: {2 * CHECKER[2]}px {2 * CHECKER[2]}px; }}\n")
 CSS = """
 .jp-item { display: flex; flex-wrap: wrap; gap: 14px; align-items: flex-start; }
 .jp-item figure { margin: 0; text-align: center; }
@@ -89,9 +103,9 @@ CSS = """
 .jp-item figcaption { font-family: monospace; font-size: 14px; margin-top: 4px; }
 #jp-zoom { position: fixed; inset: 0; background: rgba(0, 0, 0, .88); z-index: 10000; display: flex;
            flex-direction: column; align-items: center; justify-content: center; cursor: zoom-out; }
-#jp-zoom img { width: 92vw; height: 88vh; object-fit: contain; image-rendering: pixelated; }
+#jp-zoom img { image-rendering: pixelated; }
 #jp-zoom span { color: #eee; font-family: monospace; margin-top: 6px; }
-"""
+""" + CHECKERBOARD
 
 # After every update of the item: note its first paint (the response time starts there).
 PAINTED = "async () => { await window.jpPainted(); }"
@@ -219,7 +233,7 @@ def test_app(test: HumanTest):
             spec, row = get_spec(config), test.row(item_id)
             n = len(row["images"])
             head = (f"**Item {part.done + 1} of {part.total}** · participant `{pid}` · {spec.title} · "
-                    f"{keys_help[spec.kind]}")
+                    f"{keys_help[spec.kind]}" + (f"  \n{TRANSPARENT_NOTE}" if spec.cut != "straight" else ""))
             return [hide, gr.update(visible=True), hide, "", head, images_html(row, item_id),
                     question_html(row["question"]), gr.update(visible=spec.kind == CHOICE),
                     *[gr.update(visible=spec.kind == CHOICE and k < spec.num_options) for k in range(len(letters))],
@@ -301,7 +315,8 @@ def browse_app(datasets: dict):
         fields = json.loads(row["metadata"]) if row.get("metadata") else {}
         meta = "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in fields.items()) + "\n}"
         head = f"**{get_spec(c).title}** · item {k + 1} of {len(items)} · `{row['id']}`" + \
-               (f"  \nsource: {html.escape(credit)}" if credit else "")
+               (f"  \nsource: {html.escape(credit)}" if credit else "") + \
+               (f"  \n{TRANSPARENT_NOTE}" if get_spec(c).cut != "straight" else "")
         return head, images_html(row, row["id"]), question_html(row["question"]), answer, meta, \
             gr.update(maximum=len(items) - 1, value=k)
 

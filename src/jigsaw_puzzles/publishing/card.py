@@ -118,6 +118,39 @@ def _results_table(configs: list[str], results: dict) -> str:
     return "\n".join(lines)
 
 
+def tabs_section(configs: list[str]) -> str:
+    """The export's interlocking-piece configs beside their controls, one row per puzzle: content only (the straight
+    cut), shape and content (``_tabs``, and Missing Piece Selection's ``_tabs_own``), shape only
+    (``_tabs_silhouette``); a control not in the export is named as such, one that does not exist is a dash. Without
+    tab configs, one sentence saying they exist."""
+    from ..generation.tasks.shaped import straight
+    from ..spec import is_config
+
+    shaped = [c for c in configs if get_spec(c).cut != "straight"]
+    if not shaped:
+        return ("Every config also exists cut into interlocking pieces, `<config>_tabs`, with its shape-only control "
+                "`<config>_tabs_silhouette` (`jigsaw-puzzles build --configs order_generation_3x3_tabs "
+                "order_generation_3x3_tabs_silhouette`); none is in this export.")
+
+    def cell(*names: str) -> str:
+        names = [n for n in names if is_config(n)]
+        here = [f"`{n}`" for n in names if n in configs]
+        return ", ".join(here) or (f"`{names[0]}` (not in this export)" if names else "-")
+
+    puzzles = list(dict.fromkeys(straight(c) for c in shaped))
+    rows = [f"| {get_spec(p).title} | {cell(p)} | {cell(p + '_tabs', p + '_tabs_own')} | "
+            f"{cell(p + '_tabs_silhouette')} |" for p in puzzles]
+    return ("### Interlocking pieces\n\n"
+            "A `_tabs` config cuts its puzzle into pieces with tabs and blanks (RGBA images, transparent outside each "
+            "piece's outline). Its two controls are the same puzzle (same photo, same answer) with content only (the "
+            "straight cut) and with shape only (`_tabs_silhouette`: flat grey pieces), so a model's three scores tell "
+            "whether it reads the shape, the content or both. Missing Piece Selection's `_tabs` candidates all have "
+            "the hole's outline (content decides), its `_tabs_own` candidates keep their own (shape can decide).\n\n"
+            "| puzzle | content only | shape and content | shape only |\n|---|---|---|---|\n" + "\n".join(rows) +
+            ("\n\n`-`: no such control (an outline cannot tell a turn of the whole picture or a diagonal "
+             "neighbour, so `_rot` and `_8dir` have no silhouette)." if any(r.endswith("| - |") for r in rows) else ""))
+
+
 def render_card(configs: list[str], counts: dict, sizes: dict, report: dict, seed: int, repo: str,
                 assets: dict, results: dict) -> str:
     """The card: compact, in the shape of the Hub's best benchmark cards; one chance figure per config (the exact
@@ -150,6 +183,6 @@ def render_card(configs: list[str], counts: dict, sizes: dict, report: dict, see
         yaml=card_data(configs, counts, sizes).to_yaml(), version=__version__, generator_version=GENERATOR_VERSION,
         num_sources=curation["accepted"], num_configs=len(configs), seed=seed, repo=repo, config_rows=rows,
         examples=examples, lite_percent=round(LITE_FRACTION * 100),
-        not_included="".join(" " + n for n in notes), first=first,
+        not_included="".join(" " + n for n in notes), first=first, tabs=tabs_section(configs),
         results=_results_table(configs, results), homepage=HOMEPAGE,
         curation_summary=summary, license_file=LICENSE_FILE, citation=CITATION.strip())
