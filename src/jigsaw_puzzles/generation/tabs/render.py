@@ -159,3 +159,48 @@ def transformed(canvas: np.ndarray, name: str) -> np.ndarray:
            "rotate_270": lambda a: np.rot90(a, 3), "flip_left_right": lambda a: a[:, ::-1],
            "flip_top_bottom": lambda a: a[::-1]}
     return np.ascontiguousarray(ops[name](canvas))
+
+
+class Layer:
+    """A piece's RGBA canvas ready to be summed by :func:`assemble`: its alpha-weighted colour and its alpha
+    (uint32), and, when ``outline``, the pixels of its outline (:func:`ring`)."""
+
+    def __init__(self, canvas: np.ndarray, outline: bool = False):
+        alpha = canvas[..., 3]
+        self.alpha = alpha.astype(np.uint32)
+        self.weighted = canvas[..., :3].astype(np.uint32) * self.alpha[..., None]
+        self.ring = ring(alpha) if outline else None
+
+
+def assemble(layers, size: tuple[int, int], background=WHITE) -> np.ndarray:
+    """Pieces laid on a board of ``size`` ``(width, height)``: ``layers`` are ``(Layer, box)`` pairs (a canvas
+    and where it lies; it may reach past the board). An RGB uint8 array, the pieces summed by their alphas:
+
+    * a pixel the pieces cover at most once (their alphas summing to ``S <= 255``) is their alpha-weighted colour
+      over ``background`` (``(sum a c + (255 - S) background) / 255``, rounded): the pieces of a cut laid where
+      they belong give the photo itself, to the byte (their alphas sum to 255 at every pixel, :mod:`.cut`), and a
+      blank no tab fills shows the background;
+    * a pixel covered more than once (``S > 255``: two pieces overlapping) is their mean colour darkened by
+      ``255 / S`` (``sum a c * 255 / S**2``): an overlap shows darker than either piece.
+
+    Layers with an outline then draw it in :data:`LINE`. Integer arithmetic: the same bytes on every machine."""
+    width, height = size
+    total = np.zeros((height, width, 3), np.uint32)
+    cover = np.zeros((height, width), np.uint32)
+    for layer, box in layers:
+        dst, src = _region(cover, box)
+        total[dst] += layer.weighted[src]
+        cover[dst] += layer.alpha[src]
+    gap = 255 - np.minimum(cover, 255)
+    mixed = total + gap[..., None] * np.array(background, np.uint32)
+    mixed += 128  # round(x / 255) for x <= 255 * 255, without a division: (y + (y >> 8)) >> 8 with y = x + 128
+    out = ((mixed + (mixed >> 8)) >> 8).astype(np.uint8)
+    rows, cols = np.nonzero(cover > 255)
+    if len(rows):
+        s = cover[rows, cols][:, None]
+        out[rows, cols] = (total[rows, cols] * 255 + s * s // 2) // (s * s)
+    for layer, box in layers:
+        if layer.ring is not None:
+            dst, src = _region(cover, box)
+            out[dst][layer.ring[src]] = LINE
+    return out
