@@ -124,10 +124,10 @@ class Puzzle:
 def _check_canvas(row_id: Any, size: tuple[int, int], margin: Any) -> None:
     """``UsageError`` unless ``size`` is the canvas of a shaped piece (of the recorded ``tab_margin``, if any)."""
     try:
-        _, _, m = geometry.tab_cell(size)
+        cw, ch, m = geometry.tab_cell(size)
     except ValueError:
-        m = None
-    if m is None or (margin is not None and margin != m):
+        cw = ch = m = None
+    if m is None or min(cw, ch) < geometry.MIN_TAB_CELL or (margin is not None and margin != m):
         raise UsageError(f"row {row_id!r}: {size[0]}x{size[1]} pieces are not the canvases of interlocking pieces"
                          + (f" with the recorded tab_margin {margin!r}" if margin is not None else ""))
 

@@ -160,7 +160,7 @@ class ShapedBoard:
 
     def _make_tags(self) -> list[tuple[tuple[slice, slice], np.ndarray]]:
         """Each position's tag: where it goes on the board and its pixels (a dark square, the number in white)."""
-        width = LABEL + (LABEL // 2 if self.puzzle.n >= 10 else 0)  # two digits: a wider tag
+        width = LABEL + (5 if self.puzzle.n >= 10 else 0)  # two digits: a wider tag (23 px: see the module doc)
         font = geometry._font(LABEL - 4)
         out = []
         for j, (left, top, right, bottom) in enumerate(

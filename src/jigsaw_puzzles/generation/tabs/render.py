@@ -187,6 +187,8 @@ def assemble(layers, size: tuple[int, int], background=WHITE) -> np.ndarray:
     width, height = size
     total = np.zeros((height, width, 3), np.uint32)
     cover = np.zeros((height, width), np.uint32)
+    layers = [(layer, box) for layer, box in layers
+              if box[0] < width and box[1] < height and box[2] > 0 and box[3] > 0]  # the layers on the board
     for layer, box in layers:
         dst, src = _region(cover, box)
         total[dst] += layer.weighted[src]
