@@ -133,8 +133,8 @@ def test_a_tag_covers_only_the_middle_of_the_piece_at_its_position_in_any_layout
             left, top = shown.boxes[j][:2]
             alpha = layer.alpha[rows.start - top:rows.stop - top, cols.start - left:cols.stop - left]
             assert (alpha == 255).all()
-            colour = layer.weighted[rows.start - top:rows.stop - top, cols.start - left:cols.stop - left] // 255
-            assert np.array_equal(bare[rows, cols], colour)
+            colour = layer.rgb[rows.start - top:rows.stop - top, cols.start - left:cols.stop - left]
+            assert np.array_equal(bare[rows, cols, :3], colour)
 
 
 def test_tags_fit_inside_every_cell_a_tab_config_cuts():
@@ -161,7 +161,7 @@ def _reference(layers, size, background):
         for layer, (left, top, _, _) in layers:
             yy, xx = y - top, x - left
             if 0 <= yy < layer.alpha.shape[0] and 0 <= xx < layer.alpha.shape[1]:
-                parts.append((int(layer.alpha[yy, xx]), layer.weighted[yy, xx].astype(int)))
+                parts.append((int(layer.alpha[yy, xx]), int(layer.alpha[yy, xx]) * layer.rgb[yy, xx].astype(int)))
         s = sum(a for a, _ in parts)
         total = sum((w for _, w in parts), np.zeros(3, int))
         if s <= 255:

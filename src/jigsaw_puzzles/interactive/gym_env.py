@@ -2,9 +2,9 @@
 
 A real ``gymnasium.Env`` over the rules of :class:`.core.Game` (registered on import of this module; needs the
 ``env`` extra), for any order config: any grid, ``_rot``, and interlocking pieces (``_tabs``, ``_tabs_silhouette``:
-the board shows shaped pieces laid edge to edge, :mod:`.render`). Puzzles come from the training stream (:func:`jigsaw_puzzles.training_stream`: the ``train``
-photos of ``source``, never an ``exclude``\\ d evaluation photo), or from a given row with
-``reset(options={"row": row})``.
+the board shows shaped pieces laid edge to edge, :mod:`.render`). Puzzles come from the training stream
+(:func:`jigsaw_puzzles.training_stream`: the ``train`` photos of ``source``, never an ``exclude``\\ d evaluation
+photo), or from a given row with ``reset(options={"row": row})``.
 
 * ``reset(seed=s)`` starts the stream of seed ``s`` and plays its first puzzle; ``reset()`` plays the next one
   (a first ``reset()`` without a seed draws the stream's seed from the environment's own generator). The same
@@ -107,9 +107,9 @@ class JigsawEnv(gym.Env):
             row = self._next_row(seed)
         puzzle, spec = Puzzle.from_row(row), get_spec(self.config)
         if (puzzle.rows, puzzle.cols, puzzle.rotated, puzzle.cut) != (*spec.grid, spec.rotated, spec.cut):
+            want = _kind(*spec.grid, spec.rotated, spec.cut)
             raise UsageError(f"row {puzzle.row_id!r} ({_kind(puzzle.rows, puzzle.cols, puzzle.rotated, puzzle.cut)}) "
-                             f"does not fit this {self.config} environment ({_kind(*spec.grid, spec.rotated, spec.cut)}); "
-                             "make one for its config")
+                             f"does not fit this {self.config} environment ({want}); make one for its config")
         game = Game(puzzle, self.rules)
         self.game, self._ended = game, False
         return self._observation(self.game.intro()), self._info()

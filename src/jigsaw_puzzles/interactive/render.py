@@ -168,7 +168,7 @@ class ShapedBoard:
             tag = Image.new("RGB", (width, LABEL), _STRIP)
             ImageDraw.Draw(tag).text((width / 2, LABEL / 2), str(j + 1), fill=(255, 255, 255), font=font, anchor="mm")
             x, y = (left + right - width) // 2, (top + bottom - LABEL) // 2
-            out.append(((slice(y, y + LABEL), slice(x, x + width)), np.asarray(tag, dtype=np.uint8)))
+            out.append(((slice(y, y + LABEL), slice(x, x + width)), np.asarray(tag.convert("RGBX"), dtype=np.uint8)))
         return out
 
     def layer(self, piece: int, degrees: int) -> "tabs.Layer":
@@ -187,11 +187,12 @@ class ShapedBoard:
         for k in near:
             x0, y0, x1, y1 = self.boxes[k]
             layers.append((self.layer(*keys[k]), (x0 - left, y0 - top, x1 - left, y1 - top)))
-        return tabs.assemble(layers, (right - left, bottom - top))
+        return tabs.assemble(layers, (right - left, bottom - top), rgbx=True)
 
-    def array(self, board: list[int], turns: list[int]) -> np.ndarray:
-        """The board as a uint8 ``(H, W, 3)`` array (a new one each call). A step redraws only the canvases of the
-        positions whose piece changed (with what lies under them): the same bytes as drawing it all again."""
+    def _draw(self, board: list[int], turns: list[int]) -> np.ndarray:
+        """The board as it stands, RGBX (the board's own buffer: read it, never keep it). A step redraws only the
+        canvases of the positions whose piece changed (with what lies under them): the same bytes as drawing it
+        all again."""
         keys = list(zip(board, turns))
         width, height = self.size
         if self._shown is None:
@@ -207,12 +208,18 @@ class ShapedBoard:
             for where, pixels in self._tags:
                 self._pixels[where] = pixels
         self._shown = keys
-        return self._pixels.copy()
+        return self._pixels
 
     def render(self, board: list[int], turns: list[int]) -> Image.Image:
-        return Image.fromarray(self.array(board, turns), "RGB")
+        """The board as it stands (a new image each call)."""
+        return Image.frombytes("RGB", self.size, self._draw(board, turns).tobytes(), "raw", "RGBX")
+
+    def array(self, board: list[int], turns: list[int]) -> np.ndarray:
+        """The board as a uint8 ``(H, W, 3)`` array (a new one each call)."""
+        return np.asarray(self.render(board, turns))
 
     def render_into(self, canvas: np.ndarray, board: list[int], turns: list[int]) -> None:
+        """Draw the board into the top-left corner of ``canvas`` (uint8 ``(H, W, 3)``): what :meth:`render` draws."""
         width, height = self.size
         canvas[:height, :width] = self.array(board, turns)
 

@@ -32,9 +32,9 @@ question). Rewards: :mod:`jigsaw_puzzles.training.rewards`.
 
 Curriculum (:class:`Curriculum`): the mixture can change with the number of items served (a schedule of
 ``(from_item, mixture)`` stages) or advance when the recent reward of the current stage passes a threshold
-(:meth:`Curriculum.update`, fed by the trainer, e.g. from a reward function). :meth:`Curriculum.grids` grows the
-grid one stage at a time (2x2, 3x3, ... up to 8x8), straight or cut into interlocking pieces (``_tabs``). In-process only: with
-DataLoader worker processes each worker keeps its own copy of a reward-driven curriculum.
+(:meth:`Curriculum.update`, fed by the trainer, e.g. from a reward function). In-process only: with
+DataLoader worker processes each worker keeps its own copy of a reward-driven curriculum. :meth:`Curriculum.grids`
+grows the grid one stage at a time (2x2, 3x3, ... up to 8x8), straight or cut into interlocking pieces (``_tabs``).
 """
 
 from __future__ import annotations
