@@ -10,8 +10,8 @@ and ``--stages-at`` the item counts where each later stage starts; ``--rotated``
 cuts interlocking pieces, ``--cut silhouette`` their flat grey shapes). Each rollout gets a ``JigsawToolEnv`` (TRL's
 ``environment_factory``): the prompt shows the shuffled board, the model calls ``swap`` / ``rotate`` / ``submit`` and
 every tool answers with the board as it now stands; ``get_reward`` scores the rollout (1 solved, partial credit by
-pieces in place, costs per wasted turn and invalid call; docs/interactive.md). The model's chat template must support tool calls (Qwen3-VL's
-does). Every option: ``python examples/grpo_interactive.py --help``.
+pieces in place, costs per wasted turn and invalid call; docs/interactive.md). The model's chat template must
+support tool calls (Qwen3-VL's does). Every option: ``python examples/grpo_interactive.py --help``.
 """
 from __future__ import annotations
 

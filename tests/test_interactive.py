@@ -200,11 +200,12 @@ def test_rules_refuse_non_finite_and_out_of_range_values(bad):
         Rules(**bad)
 
 
-def test_any_rules_accepted_pay_a_clean_solve_exactly_one_and_every_reward_lies_in_minus_one_to_one():
+@pytest.mark.parametrize("config", ["order_generation", "order_generation_tabs"])
+def test_any_rules_accepted_pay_a_clean_solve_exactly_one_and_every_reward_lies_in_minus_one_to_one(config):
     from hypothesis import HealthCheck, given, settings, strategies as st
 
     number = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-3, 3), st.none(), st.booleans())
-    r = row("order_generation")
+    r = row(config)
 
     @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
     @given(partial_weight=number, turn_cost=number, invalid_cost=number, max_turns=st.one_of(st.none(),
