@@ -5,12 +5,13 @@
         --exclude ./jigsaw_puzzles            # the evaluation export: its photos are never trained on
 
 Puzzles are cut on the fly from the ``train`` side of the photos (``jp.training_stream``) with a curriculum by grid
-size (2x2, then 3x3, then 4x4 order puzzles; ``--stages-at`` sets the item counts where each later stage starts;
-``--rotated`` turns the pieces too). Each rollout gets a ``JigsawToolEnv`` (TRL's ``environment_factory``): the
-prompt shows the shuffled board, the model calls ``swap`` / ``rotate`` / ``submit`` and every tool answers with the
-board as it now stands; ``get_reward`` scores the rollout (1 solved, partial credit by pieces in place, costs per
-wasted turn and invalid call; docs/interactive.md). The model's chat template must support tool calls (Qwen3-VL's
-does). Every option: ``python examples/grpo_interactive.py --help``.
+size (``jp.Curriculum.grids``: 2x2, then 3x3, then 4x4 order puzzles; ``--sides`` sets the grids, up to 8 for 8x8,
+and ``--stages-at`` the item counts where each later stage starts; ``--rotated`` turns the pieces too; ``--cut tabs``
+cuts interlocking pieces, ``--cut silhouette`` their flat grey shapes). Each rollout gets a ``JigsawToolEnv`` (TRL's
+``environment_factory``): the prompt shows the shuffled board, the model calls ``swap`` / ``rotate`` / ``submit`` and
+every tool answers with the board as it now stands; ``get_reward`` scores the rollout (1 solved, partial credit by
+pieces in place, costs per wasted turn and invalid call; docs/interactive.md). The model's chat template must
+support tool calls (Qwen3-VL's does). Every option: ``python examples/grpo_interactive.py --help``.
 """
 from __future__ import annotations
 
@@ -19,13 +20,11 @@ import argparse
 import jigsaw_puzzles as jp
 from jigsaw_puzzles.interactive import JigsawToolEnv, tool_rows
 
-GRIDS = ((2, 2), (3, 3), (4, 4))
 
-
-def curriculum(rotated: bool, stages_at: list[int]) -> jp.Curriculum:
-    """One stage per grid of :data:`GRIDS`, the later ones starting at the item counts ``stages_at``."""
-    stages = [{jp.spec.grid_config("order_generation", r, c, rotated=rotated): 1.0} for r, c in GRIDS]
-    return jp.Curriculum(stages, schedule=stages_at)
+def curriculum(rotated: bool, stages_at: list[int], sides=(2, 3, 4), cut: str = "straight") -> jp.Curriculum:
+    """One stage per grid side of ``sides`` (square grids), the later ones starting at the item counts
+    ``stages_at``."""
+    return jp.Curriculum.grids("order_generation", sides, cut=cut, rotated=rotated, schedule=stages_at)
 
 
 def parse_args(argv=None):
@@ -42,12 +41,22 @@ def parse_args(argv=None):
                     help="tokens per rollout, tool answers (board images included) counted")
     ap.add_argument("--max-tool-calls", type=int, default=24, help="tool-calling rounds per rollout")
     ap.add_argument("--learning-rate", type=float, default=1e-6, help="AdamW learning rate")
-    ap.add_argument("--stages-at", type=int, nargs=2, default=[2000, 6000], metavar=("ITEM_3x3", "ITEM_4x4"),
-                    help="item counts at which the 3x3 and the 4x4 stages start")
+    ap.add_argument("--sides", type=int, nargs="+", default=[2, 3, 4], metavar="N",
+                    help="the grids of the curriculum, one stage each (2: 2x2, ... 8: 8x8)")
+    ap.add_argument("--stages-at", type=int, nargs="*", default=None, metavar="ITEM",
+                    help="item counts at which each stage after the first starts (default: 2000, 6000, 10000, ...)")
     ap.add_argument("--rotated", action="store_true", help="the pieces are turned too (the _rot configs)")
+    ap.add_argument("--cut", choices=("straight", "tabs", "silhouette"), default="straight",
+                    help="straight pieces, interlocking pieces (_tabs) or their flat grey silhouettes")
     ap.add_argument("--seed", type=int, default=0, help="stream and trainer seed")
     ap.add_argument("--cpu", action="store_true", help="train on the CPU (tests, smoke runs)")
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    if args.stages_at is None:
+        args.stages_at = [2000 + 4000 * k for k in range(len(args.sides) - 1)]
+    if len(args.stages_at) != len(args.sides) - 1:
+        ap.error(f"--stages-at takes one item count per stage after the first: {len(args.sides) - 1} for --sides "
+                 f"{' '.join(map(str, args.sides))}")
+    return args
 
 
 def main(argv=None, generation_kwargs: dict | None = None):
@@ -57,7 +66,7 @@ def main(argv=None, generation_kwargs: dict | None = None):
 
     args = parse_args(argv)
     stream = jp.training_stream(args.source, seed=args.seed, exclude=args.exclude,
-                                curriculum=curriculum(args.rotated, args.stages_at))
+                                curriculum=curriculum(args.rotated, args.stages_at, args.sides, args.cut))
     stream = tool_rows(stream).select_columns(["prompt", "pieces", "config", "metadata", "id"])
     config = GRPOConfig(
         output_dir=args.output_dir, max_steps=args.max_steps, per_device_train_batch_size=args.batch_size,

@@ -19,7 +19,11 @@ from jigsaw_puzzles.training.trl_helpers import completion_text, make_jigsaw_rew
 CASES = [("order_generation", "[2, 3, 1, 4]", None), ("order_restoration", "B", None),
          ("anomaly_detection", "Judgment: B\nError Position: C\nError Type: A", None),
          ("order_generation_2x2_rot", "[(2, 90), (3, 0), (1, 180), (4, 270)]", None),
-         ("connection_verification", "C", None), ("piece_localization_easy", "A", None)]
+         ("connection_verification", "C", None), ("piece_localization_easy", "A", None),
+         # interlocking pieces (#34): every face reads a tab config as its straight config
+         ("order_generation_tabs", "[2, 3, 1, 4]", None),
+         ("order_generation_2x2_rot_tabs", "[(2, 90), (3, 0), (1, 180), (4, 270)]", None),
+         ("anomaly_detection_tabs", "Judgment: B\nError Position: C\nError Type: A", None)]
 #: Exact-credit faces: never 1 where jp.score says wrong. The others pay partial or format credit only for text
 #: jp.score reads as a valid answer.
 EXACT = ("exact_reward", "jigsaw_reward", "acc", "correct")

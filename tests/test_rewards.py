@@ -184,7 +184,10 @@ def test_track_takes_one_config_string_or_one_per_completion():
 PROPERTY_CONFIGS = ("missing_piece_selection_easy", "piece_localization_easy", "piece_localization_hard",
                     "connection_verification", "connection_verification_3x3_8dir", "order_restoration", AD,
                     "anomaly_detection_2x3", OG, "order_generation_3x3", "order_generation_1x3", ROT,
-                    "order_generation_1x3_rot")
+                    "order_generation_1x3_rot",
+                    # interlocking pieces (#34): the answers of their straight configs
+                    "order_generation_3x3_tabs", "order_generation_2x2_rot_tabs", "order_restoration_tabs_silhouette",
+                    "connection_verification_tabs", "anomaly_detection_tabs", "missing_piece_selection_easy_tabs_own")
 
 
 @st.composite

@@ -259,3 +259,65 @@ def test_a_numpy_seed_streams_what_the_int_streams_and_a_bool_is_refused(folder)
     for bad in (True, 1.5, "3", None):
         with pytest.raises(UsageError, match="seed must be a whole number"):
             training_stream(folder, seed=bad)
+
+
+# ----------------------------------------------------------------------------- issue #34: interlocking pieces
+def test_a_grid_curriculum_grows_tab_puzzles_from_2x2_to_8x8_and_every_row_plays_and_pays(tmp_path):
+    """``Curriculum.grids(sides=range(2, 9), cut="tabs")``: one stage per grid, each a ``_tabs`` config; the rows
+    are shaped pieces (RGBA canvases of one size), their rewards read them like the straight configs', and each
+    plays in the interactive jigsaw (its known solution earns 1)."""
+    from jigsaw_puzzles.interactive import Game, Puzzle
+    from jigsaw_puzzles.interactive.policy import Plan, moves
+    from jigsaw_puzzles.training.rewards import position_reward
+
+    big = tmp_path / "big"
+    write_photos(big, 5, size=(640, 480))  # 8x8 cells of 80x60 px: above the 48 px a tab needs
+    curriculum = Curriculum.grids("order_generation", range(2, 9), cut="tabs", schedule=[1, 2, 3, 4, 5, 6])
+    rows = take(training_stream(big, curriculum=curriculum, eval_fraction=0.0), 7)
+    assert [r["config"] for r in rows] == ["order_generation_tabs"] + [f"order_generation_{n}x{n}_tabs"
+                                                                       for n in range(3, 9)]
+    for stage, r in enumerate(rows):
+        import json
+
+        meta = json.loads(r["metadata"])
+        assert meta["stage"] == stage and meta["cut"] == "tabs" and meta["grid"] == [stage + 2] * 2
+        assert {p.mode for p in r["images"]} == {"RGBA"} and len({p.size for p in r["images"]}) == 1
+        assert exact_reward(completions=[r["answer"]], answer=[r["answer"]], config=[r["config"]]) == [1.0]
+        game = Game(Puzzle.from_row(r))
+        p = game.puzzle
+        for name, *args in moves(Plan(list(p.order), [0] * p.n)):
+            getattr(game, name)(*args)
+        assert game.solved and game.reward() == 1.0
+        wrong = "[" + ", ".join(map(str, [*p.order[1:], p.order[0]])) + "]"  # every piece one place off
+        assert position_reward(completions=[wrong], answer=[r["answer"]], config=[r["config"]]) == [0.0]
+    rotated = Curriculum.grids(sides=[2, 3], cut="tabs", rotated=True)
+    assert rotated.stages == [{"order_generation_2x2_rot_tabs": 1.0}, {"order_generation_3x3_rot_tabs": 1.0}]
+    for bad, why in (({"cut": "wavy"}, "cut is"), ({"sides": [2, 9]}, "sides are grid sides from 2 to 8"),
+                     ({"cut": "silhouette", "rotated": True}, "no such cut"), ({"sides": []}, "sides are")):
+        with pytest.raises(UsageError, match=why):
+            Curriculum.grids(**bad)
+
+
+def test_a_photo_too_small_for_a_tab_grid_is_a_recorded_skip(folder, tmp_path):
+    """A 480x360 photo has 45 px rows on an 8x8 grid, under the 48 px a tab needs: the stream skips it for that
+    config (and says so when no photo can carry the config), and serves the photos that can."""
+    with pytest.raises(UsageError, match=r"order_generation_8x8_tabs: a 8x8 grid of this 480x360 image has 60x45 px "
+                                         r"cells, below the 48 px an interlocking piece needs \(\d+ of \d+ photos\)"):
+        next(iter(training_stream(folder, mixture={"order_generation_8x8_tabs": 1}, passes=2)))
+    mixed = tmp_path / "mixed"
+    small = write_photos(mixed, 4)
+    large = write_photos(mixed, 4, start=4, size=(640, 480))
+    from jigsaw_puzzles.generation.sources import load_normalised
+    from jigsaw_puzzles.generation.tasks import get_task
+
+    ids = {s.path: s.source_id for s in curate(mixed).accepted}
+    task = get_task("order_generation_8x8_tabs")
+    reasons = {ids[str(p)]: task.check(load_normalised(p, source_id=ids[str(p)])) for p in small + large}
+    straight = get_task("order_generation_8x8")  # its check comes first: a small photo may fail it already
+    assert all(reasons[ids[str(p)]] == (straight.check(load_normalised(p, source_id=ids[str(p)])) or
+                                        "a 8x8 grid of this 480x360 image has 60x45 px cells, below the 48 px an "
+                                        "interlocking piece needs") for p in small)
+    carry = {sid for sid, why in reasons.items() if why is None}  # large photos without two near-identical cells
+    assert carry and carry <= {ids[str(p)] for p in large}
+    rows = take(training_stream(mixed, mixture={"order_generation_8x8_tabs": 1}, eval_fraction=0.0), 3 * len(carry))
+    assert {r["source_id"] for r in rows} == carry

@@ -253,3 +253,32 @@ def test_compute_metrics_runs_inside_seq2seq_trainer_with_predict_with_generate(
     texts = tokenizer.batch_decode(np.where(generated < 0, tokenizer.pad_token_id, generated), skip_special_tokens=True)
     expected = score(texts, eval_dataset["answer"], ["connection_verification"] * len(texts))
     assert metrics["eval_accuracy"] == pytest.approx(expected["connection_verification"]["accuracy"])
+
+
+def test_the_trl_helpers_take_tab_configs_as_their_straight_configs():
+    """#34: ``_tabs`` / ``_tabs_silhouette`` rows: the prompt has one image part per shaped piece, and metrics and
+    rewards read the answers of the straight config (per config, under the tab config's name)."""
+    import datasets
+
+    import jigsaw_puzzles as jp
+    from jigsaw_puzzles.training.trl_helpers import make_jigsaw_reward, to_messages, with_prompt
+
+    configs = ["order_generation_3x3_tabs", "order_restoration_tabs_silhouette", "connection_verification_tabs"]
+    stream = jp.training_stream("embedded", mixture={c: 1 for c in configs}, seed=0, eval_fraction=0.0)
+    rows = list(stream.take(9))
+    assert {r["config"] for r in rows} == set(configs)
+    for r in rows:
+        parts = r["prompt"][0]["content"]
+        assert sum(p["type"] == "image" for p in parts) == len(r["images"]) == jp.spec.get(r["config"]).num_images
+        assert "tabs and blanks" in parts[-1]["text"]
+        assert to_messages(r, completion=True)["completion"][0]["content"][0]["text"] == r["answer"]
+    table = datasets.Dataset.from_list([{"id": r["id"], "question": r["question"], "answer": r["answer"]}
+                                        for r in rows])
+    assert [len(p[0]["content"]) - 1 for p in with_prompt(table)["prompt"]] == [len(r["images"]) for r in rows]
+    cm = make_compute_metrics(FakeTokenizer(), [r["answer"] for r in rows], [r["config"] for r in rows])
+    out = cm(Pred([r["answer"] for r in rows]))
+    assert all(out[f"{c}/accuracy"] == 100.0 for c in configs)
+    assert "accuracy" not in out  # tab configs are outside the paper's overall score, as grid configs are
+    reward = make_jigsaw_reward(partial_credit=True)
+    assert reward([r["answer"] for r in rows], answer=[r["answer"] for r in rows],
+                  config=[r["config"] for r in rows]) == [1.0] * len(rows)

@@ -3,18 +3,19 @@
 Both faces (:mod:`.trl_env` for TRL's ``environment_factory``, :mod:`.gym_env` for Gymnasium) drive a
 :class:`Game`; neither holds a rule of its own.
 
-* Puzzle: an order item (any grid of ``order_restoration`` / ``order_generation``, with or without ``_rot``) from
-  a training-stream row or a built dataset row (:meth:`Puzzle.from_row`): its pieces are the item's images, in
-  the order the item numbers them, and its solution the row's ``metadata`` order (and rotations).
+* Puzzle: an order item (any grid of ``order_restoration`` / ``order_generation``, with or without ``_rot``, cut
+  straight or into interlocking pieces: ``_tabs``, ``_tabs_silhouette``) from a training-stream row or a built
+  dataset row (:meth:`Puzzle.from_row`): its pieces are the item's images, in the order the item numbers them,
+  and its solution the row's ``metadata`` order (and rotations).
 * State: ``board[j]``, the piece at position ``j`` (row by row), and ``turns[j]``, the clockwise degrees that
   piece has been turned; a piece keeps its turn when it moves. The game starts with piece ``k`` at position
   ``k``, unturned: the board shows the item exactly as the benchmark does.
 * Actions: ``swap(first, second)``, ``rotate(position, degrees)`` (rotated puzzles; 90, 180 or 270 clockwise),
   ``submit()``. Each costs a turn of the budget (:attr:`Rules.max_turns`); an invalid one (an unknown position,
   a bad angle, a malformed call, no turns left) changes nothing, says why in one line and is counted.
-* Observation: the board as it stands (:func:`render`: each cell under a strip with its position number, on a
-  grid with gutters, so no label covers a pixel of a piece) and a short text. Byte-identical for the same
-  puzzle and the same actions.
+* Observation: the board as it stands (:mod:`.render`: straight pieces each under a strip with its position
+  number, on a grid with gutters; interlocking pieces laid edge to edge, so that a piece in the wrong place
+  visibly does not fit) and a short text. Byte-identical for the same puzzle and the same actions.
 * Reward (:meth:`Game.reward`): see :class:`Rules`.
 """
 
@@ -27,32 +28,28 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from .. import geometry
 from ..errors import UsageError
 from ..spec import config_from_id, format_order, format_oriented, get as get_spec, grid_config, is_config
+from . import render as _render
 
 #: What a face says when it is asked to act without a live episode (never reset, or its last reset refused).
 NO_EPISODE = "there is no live episode: reset() was not called, or the last reset was refused; reset first"
 
-#: Pixels between two cells of the rendered board.
-GUTTER = 4
-#: Height of the strip above each cell that carries its position number.
-LABEL = 18
 DEGREES = (90, 180, 270)
 ORDER_BASES = ("order_restoration", "order_generation")
-_BACKGROUND = (255, 255, 255)
 _MAX_ARG_CHARS = 16
 _CALL = re.compile(r"\s*([a-z_]+)\s*\(([^()]{0,64})\)\s*", re.I)
 _INT = re.compile(r"\s*\+?(\d{1,6})\s*")
-_TRANSPOSE = {90: Image.Transpose.ROTATE_270, 180: Image.Transpose.ROTATE_180, 270: Image.Transpose.ROTATE_90}
 
 
 @dataclass(frozen=True)
 class Puzzle:
     """``pieces[k]``: image ``k + 1`` of the item; ``order[j]``: the image (1-based) that belongs at position
-    ``j``; ``rotations[j]``: the clockwise degrees that turn it upright (``None``: an unrotated puzzle)."""
+    ``j``; ``rotations[j]``: the clockwise degrees that turn it upright (``None``: an unrotated puzzle); ``cut``:
+    ``straight``, or ``tabs`` / ``silhouette`` for interlocking pieces (RGBA canvases, :mod:`.render`)."""
 
     pieces: tuple
     rows: int
@@ -61,6 +58,7 @@ class Puzzle:
     rotations: tuple | None = None
     config: str = ""
     row_id: str = ""
+    cut: str = "straight"
 
     @property
     def n(self) -> int:
@@ -69,6 +67,11 @@ class Puzzle:
     @property
     def rotated(self) -> bool:
         return self.rotations is not None
+
+    @property
+    def shaped(self) -> bool:
+        """Interlocking pieces (a ``_tabs`` or ``_tabs_silhouette`` config)."""
+        return self.cut != "straight"
 
     @property
     def reward_config(self) -> str:
@@ -88,7 +91,7 @@ class Puzzle:
         config = row.get("config") or (config_from_id(row["id"]) if isinstance(row.get("id"), str) else None)
         if not isinstance(config, str) or not is_config(config) or not config.startswith(ORDER_BASES):
             raise UsageError(f"the interactive jigsaw takes an order config's row ({', '.join(ORDER_BASES)}, any "
-                             f"grid, with or without _rot); got config {config!r}")
+                             f"grid, with or without _rot, _tabs); got config {config!r}")
         meta = row.get("metadata")
         try:
             meta = json.loads(meta) if isinstance(meta, str) else dict(meta or {})
@@ -97,7 +100,8 @@ class Puzzle:
         spec = get_spec(config)
         rows, cols = (int(x) for x in meta.get("grid") or spec.grid)
         pieces = row.get("pieces") if row.get("pieces") is not None else row.get("images")
-        pieces = tuple(_as_image(p) for p in (pieces or ()))
+        shaped = spec.cut != "straight"
+        pieces = tuple(_as_image(p, shaped) for p in (pieces or ()))
         order = tuple(int(i) for i in meta.get("order") or ())
         n = rows * cols
         if len(pieces) != n or sorted(order) != list(range(1, n + 1)):
@@ -112,17 +116,36 @@ class Puzzle:
                 raise UsageError(f"row {row.get('id')!r}: a rotated puzzle needs {n} rotations of 0/90/180/270")
             if pieces[0].width != pieces[0].height:
                 raise UsageError(f"row {row.get('id')!r}: a rotated puzzle needs square pieces")
-        return cls(pieces, rows, cols, order, rotations, config, str(row.get("id") or ""))
+        if shaped:
+            _check_canvas(row.get("id"), pieces[0].size, meta.get("tab_margin"))
+        return cls(pieces, rows, cols, order, rotations, config, str(row.get("id") or ""), spec.cut)
 
 
-def _as_image(piece: Any) -> Image.Image:
-    if isinstance(piece, Image.Image):
-        return piece.convert("RGB") if piece.mode != "RGB" else piece
+def _check_canvas(row_id: Any, size: tuple[int, int], margin: Any) -> None:
+    """``UsageError`` unless ``size`` is the canvas of a shaped piece (of the recorded ``tab_margin``, if any)."""
+    try:
+        cw, ch, m = geometry.tab_cell(size)
+    except ValueError:
+        cw = ch = m = None
+    if m is None or min(cw, ch) < geometry.MIN_TAB_CELL or (margin is not None and margin != m):
+        raise UsageError(f"row {row_id!r}: {size[0]}x{size[1]} pieces are not the canvases of interlocking pieces"
+                         + (f" with the recorded tab_margin {margin!r}" if margin is not None else ""))
+
+
+def _as_image(piece: Any, shaped: bool = False) -> Image.Image:
+    """A piece as RGB, or for interlocking pieces as RGBA (their transparent area lies outside the piece)."""
     if isinstance(piece, Mapping) and piece.get("bytes"):  # a parquet row read without the Image feature
         import io
 
-        return Image.open(io.BytesIO(piece["bytes"])).convert("RGB")
-    raise UsageError(f"a puzzle piece must be a PIL image (or {{'bytes': ...}}), not {type(piece).__name__}")
+        piece = Image.open(io.BytesIO(piece["bytes"]))
+    if not isinstance(piece, Image.Image):
+        raise UsageError(f"a puzzle piece must be a PIL image (or {{'bytes': ...}}), not {type(piece).__name__}")
+    if shaped:
+        if piece.mode != "RGBA":
+            raise UsageError(f"a piece of interlocking pieces is an RGBA image (its transparent area lies outside the "
+                             f"piece), not {piece.mode}")
+        return piece
+    return piece.convert("RGB") if piece.mode != "RGB" else piece
 
 
 @dataclass(frozen=True)
@@ -180,32 +203,6 @@ class Observation:
     done: bool = False
 
 
-def board_size(puzzle: Puzzle) -> tuple[int, int]:
-    """``(width, height)`` of the rendered board."""
-    cw, ch = puzzle.pieces[0].size
-    return puzzle.cols * cw + (puzzle.cols - 1) * GUTTER, puzzle.rows * (ch + LABEL) + (puzzle.rows - 1) * GUTTER
-
-
-def cell_boxes(size: tuple[int, int], rows: int, cols: int) -> list[tuple[int, int, int, int]]:
-    """The boxes of the cells (no label strip) of a rendered board of ``size`` (public: what a reader of the
-    board needs to cut it)."""
-    cw = (size[0] - (cols - 1) * GUTTER) // cols
-    ch = (size[1] - (rows - 1) * GUTTER) // rows - LABEL
-    return [(c * (cw + GUTTER), r * (ch + LABEL + GUTTER) + LABEL, c * (cw + GUTTER) + cw,
-             r * (ch + LABEL + GUTTER) + LABEL + ch) for r in range(rows) for c in range(cols)]
-
-
-def _template(puzzle: Puzzle) -> Image.Image:
-    """The board without pieces: white gutters and the numbered strips."""
-    image = Image.new("RGB", board_size(puzzle), _BACKGROUND)
-    draw = ImageDraw.Draw(image)
-    font = geometry._font(LABEL - 4)
-    for j, (left, top, right, _) in enumerate(cell_boxes(image.size, puzzle.rows, puzzle.cols)):
-        draw.rectangle((left, top - LABEL, right - 1, top - 1), fill=(32, 32, 32))
-        draw.text(((left + right) / 2, top - LABEL / 2), str(j + 1), fill=(255, 255, 255), font=font, anchor="mm")
-    return image
-
-
 @dataclass
 class Game:
     """One episode of a puzzle under :class:`Rules`."""
@@ -221,10 +218,7 @@ class Game:
         self.submitted = False
         self.budget = self.rules.budget(p)
         self.fewest = self._fewest()
-        self._blank = _template(p)
-        self._boxes = cell_boxes(self._blank.size, p.rows, p.cols)
-        self._turned: dict[tuple[int, int], Image.Image] = {}
-        self._arrays: dict | None = None
+        self._board = _render.board(p)
         self._draw = True  # act(render=False): the caller draws the board itself
 
     # ------------------------------------------------------------------ state
@@ -235,7 +229,7 @@ class Game:
     @property
     def size(self) -> tuple[int, int]:
         """``(width, height)`` of the rendered board."""
-        return self._blank.size
+        return self._board.size
 
     @property
     def solved(self) -> bool:
@@ -268,35 +262,14 @@ class Game:
         return p.n - cycles + wrong_turns
 
     # ---------------------------------------------------------------- render
-    def _piece(self, piece: int, degrees: int) -> Image.Image:
-        if degrees == 0:
-            return self.puzzle.pieces[piece]
-        key = (piece, degrees)
-        if key not in self._turned:
-            self._turned[key] = self.puzzle.pieces[piece].transpose(_TRANSPOSE[degrees])
-        return self._turned[key]
-
     def render(self) -> Image.Image:
         """The board as it stands (a new image each call)."""
-        image = self._blank.copy()
-        for j, box in enumerate(self._boxes):
-            image.paste(self._piece(self.board[j], self.turns[j]), box[:2])
-        return image
+        return self._board.render(self.board, self.turns)
 
     def render_into(self, canvas) -> None:
         """Draw the board into the top-left corner of ``canvas`` (a uint8 ``(H, W, 3)`` numpy array, at least
         the board's size), pixel for pixel what :meth:`render` draws, without a PIL round trip (the Gym face)."""
-        import numpy as np
-
-        if self._arrays is None:
-            self._arrays = {"blank": np.asarray(self._blank, dtype=np.uint8)}
-        width, height = self._blank.size
-        canvas[:height, :width] = self._arrays["blank"]
-        for j, (left, top, right, bottom) in enumerate(self._boxes):
-            key = (self.board[j], self.turns[j])
-            if key not in self._arrays:
-                self._arrays[key] = np.asarray(self._piece(*key), dtype=np.uint8)
-            canvas[top:bottom, left:right] = self._arrays[key]
+        self._board.render_into(canvas, self.board, self.turns)
 
     def _status(self) -> str:
         if self.submitted:
@@ -308,10 +281,18 @@ class Game:
         p = self.puzzle
         turn = (" Each piece may also be turned: rotate(position, degrees) turns the piece at a position clockwise "
                 "by 90, 180 or 270 degrees; a piece keeps its turn when it moves." if p.rotated else "")
-        return (f"A photograph was cut into a {p.rows}x{p.cols} grid of pieces and shuffled. The image shows the "
-                f"board: positions 1-{p.n}, row by row, each number above its piece. swap(first, second) exchanges "
-                f"the pieces at two positions.{turn} Call submit() when the board shows the whole photograph "
-                f"restored. Every call costs a turn; you have {self.budget}.")
+        if not p.shaped:
+            return (f"A photograph was cut into a {p.rows}x{p.cols} grid of pieces and shuffled. The image shows the "
+                    f"board: positions 1-{p.n}, row by row, each number above its piece. swap(first, second) exchanges "
+                    f"the pieces at two positions.{turn} Call submit() when the board shows the whole photograph "
+                    f"restored. Every call costs a turn; you have {self.budget}.")
+        grey = " and shown as flat grey shapes" if p.cut == "silhouette" else ""
+        return (f"A photograph was cut into a {p.rows}x{p.cols} grid of interlocking pieces, with tabs and blanks like "
+                f"real jigsaw pieces{grey}, and shuffled. The image shows the board: positions 1-{p.n}, row by row, "
+                "each number at the centre of its cell. The pieces lie edge to edge: where a piece does not "
+                "fit its neighbours, a gap shows the white paper or two pieces overlap, darker. swap(first, second) "
+                f"exchanges the pieces at two positions.{turn} Call submit() when every piece fits and the board "
+                f"shows the whole picture restored. Every call costs a turn; you have {self.budget}.")
 
     def observe(self, text: str | None = None, valid: bool = True) -> Observation:
         return Observation(self.render() if self._draw else None, text if text is not None else self.intro(), valid, self.over)
@@ -445,7 +426,3 @@ def _show(value: Any) -> str:
         text = f"<{type(value).__name__} too large to show>"
     return text if len(text) <= 40 else text[:37] + "..."
 
-
-def pieces_of(board: Image.Image, rows: int, cols: int) -> list[Image.Image]:
-    """The cells of a rendered board, row by row (what a reader of the observation cuts)."""
-    return [board.crop(box) for box in cell_boxes(board.size, rows, cols)]

@@ -1,9 +1,10 @@
 """The Gymnasium face: ``gymnasium.make("JigsawPuzzles/Jigsaw-v0", config="order_generation_3x3")``.
 
 A real ``gymnasium.Env`` over the rules of :class:`.core.Game` (registered on import of this module; needs the
-``env`` extra). Puzzles come from the training stream (:func:`jigsaw_puzzles.training_stream`: the ``train``
-photos of ``source``, never an ``exclude``\\ d evaluation photo), or from a given row with
-``reset(options={"row": row})``.
+``env`` extra), for any order config: any grid, ``_rot``, and interlocking pieces (``_tabs``, ``_tabs_silhouette``:
+the board shows shaped pieces laid edge to edge, :mod:`.render`). Puzzles come from the training stream
+(:func:`jigsaw_puzzles.training_stream`: the ``train`` photos of ``source``, never an ``exclude``\\ d evaluation
+photo), or from a given row with ``reset(options={"row": row})``.
 
 * ``reset(seed=s)`` starts the stream of seed ``s`` and plays its first puzzle; ``reset()`` plays the next one
   (a first ``reset()`` without a seed draws the stream's seed from the environment's own generator). The same
@@ -30,10 +31,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from .. import geometry
 from ..errors import UsageError, UserError
 from ..generation.sources import DEFAULT_RULES
 from ..spec import get as get_spec, is_config
-from .core import GUTTER, LABEL, NO_EPISODE, Game, Puzzle, Rules
+from .core import NO_EPISODE, Game, Puzzle, Rules
+from .render import GUTTER, LABEL
 
 ENV_ID = "JigsawPuzzles/Jigsaw-v0"
 _CHARSET = frozenset(string.printable)
@@ -49,16 +52,21 @@ class JigsawEnv(gym.Env):
                  eval_fraction: float = 0.2, rules: Rules | None = None, render_mode: str | None = None):
         if not isinstance(config, str) or not is_config(config) or not get_spec(config).name.startswith(
                 ("order_restoration", "order_generation")):
-            raise UsageError(f"the interactive jigsaw plays an order config (any grid, with or without _rot), "
-                             f"not {config!r}")
+            raise UsageError(f"the interactive jigsaw plays an order config (any grid, with or without _rot, "
+                             f"_tabs), not {config!r}")
         config = get_spec(config).name  # order_generation_2x2 is order_generation (the paper's 2x2 config)
         if render_mode not in (None, "rgb_array"):
             raise UsageError(f"render_mode is None or 'rgb_array', not {render_mode!r}")
         self.config, self.source, self.exclude, self.eval_fraction = config, source, exclude, eval_fraction
         self.rules, self.render_mode = rules or Rules(), render_mode
-        rows, cols = get_spec(config).grid
-        side = DEFAULT_RULES.max_side  # the longest side of a normalised photo: no board is larger
-        self._canvas = (side + rows * LABEL + (rows - 1) * GUTTER, side + (cols - 1) * GUTTER)
+        spec = get_spec(config)
+        rows, cols = spec.grid
+        side = DEFAULT_RULES.max_side  # the longest side of a normalised photo: no picture is larger
+        if spec.cut == "straight":
+            self._canvas = (side + rows * LABEL + (rows - 1) * GUTTER, side + (cols - 1) * GUTTER)
+        else:  # the picture in a frame of the canvas margin, which grows with the cell's shorter side
+            frame = 2 * geometry.tab_margin(side // max(rows, cols))
+            self._canvas = (side + frame, side + frame)
         self.observation_space = spaces.Dict({
             "board": spaces.Box(0, 255, (*self._canvas, 3), dtype=np.uint8),
             "text": spaces.Text(_MAX_TEXT, min_length=0, charset=_CHARSET),
@@ -98,10 +106,10 @@ class JigsawEnv(gym.Env):
         if row is None:
             row = self._next_row(seed)
         puzzle, spec = Puzzle.from_row(row), get_spec(self.config)
-        if (puzzle.rows, puzzle.cols, puzzle.rotated) != (*spec.grid, spec.rotated):  # never played otherwise
-            raise UsageError(f"row {puzzle.row_id!r} ({_kind(puzzle.rows, puzzle.cols, puzzle.rotated)}) does not fit "
-                             f"this {self.config} environment ({_kind(*spec.grid, spec.rotated)}); make one for its "
-                             "config")
+        if (puzzle.rows, puzzle.cols, puzzle.rotated, puzzle.cut) != (*spec.grid, spec.rotated, spec.cut):
+            want = _kind(*spec.grid, spec.rotated, spec.cut)
+            raise UsageError(f"row {puzzle.row_id!r} ({_kind(puzzle.rows, puzzle.cols, puzzle.rotated, puzzle.cut)}) "
+                             f"does not fit this {self.config} environment ({want}); make one for its config")
         game = Game(puzzle, self.rules)
         self.game, self._ended = game, False
         return self._observation(self.game.intro()), self._info()
@@ -134,8 +142,9 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _kind(rows: int, cols: int, rotated: bool) -> str:
-    return f"{rows}x{cols}, " + ("turned pieces" if rotated else "no turned pieces")
+def _kind(rows: int, cols: int, rotated: bool, cut: str = "straight") -> str:
+    shape = {"tabs": ", interlocking pieces", "silhouette": ", interlocking silhouettes"}.get(cut, "")
+    return f"{rows}x{cols}, " + ("turned pieces" if rotated else "no turned pieces") + shape
 
 
 class _PassiveChecker(gym.wrappers.PassiveEnvChecker):

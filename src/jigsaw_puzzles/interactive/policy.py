@@ -1,7 +1,9 @@
 """A scripted policy that solves the interactive jigsaw through its observations and tools alone.
 
-It reads the grid from the first text ("a 3x3 grid", and whether ``rotate`` is offered), cuts the cells out of the
-first board image (:func:`.core.pieces_of`), places them with the classical any-grid placer
+It reads the grid from the first text ("a 3x3 grid", whether ``rotate`` is offered, and whether the pieces are
+interlocking), cuts the cells out of the first board image (:func:`.render.pieces_of`; on a board of interlocking
+pieces, where a neighbour's tab or a gap may lie on the middle of any edge, only the four corner squares of each
+cell, which are the piece's own in every layout: :func:`corners`), places them with the classical any-grid placer
 (:func:`jigsaw_puzzles.baselines.placer.place`, ``place_rotated`` for turned pieces), polishes an unrotated
 layout by pairwise exchanges that lower its seam cost, and then plays the plan: the swaps that realise the
 layout, one ``rotate`` per piece still turned, ``submit``. It never looks at the puzzle's answer: this is the
@@ -20,7 +22,7 @@ from typing import Callable
 import numpy as np
 from PIL import Image
 
-from .core import pieces_of
+from .render import pieces_of
 
 _GRID = re.compile(r"\b(\d+)x(\d+) grid\b")
 Step = Callable[..., tuple]
@@ -41,6 +43,24 @@ def read_grid(text: str) -> tuple[int, int, bool]:
     if match is None:
         raise ValueError(f"no grid in the opening text: {text[:80]!r}")
     return int(match.group(1)), int(match.group(2)), "rotate(" in text
+
+
+def read_shaped(text: str) -> bool:
+    """Whether the opening text describes interlocking pieces (the board lays them edge to edge)."""
+    return "interlocking pieces" in text
+
+
+def corners(cell: Image.Image) -> Image.Image:
+    """A cell of a board of interlocking pieces reduced to its four corner squares, laid together (side ``2 t``,
+    ``t`` = :data:`~jigsaw_puzzles.generation.tabs.cut.CORNER` x the shorter cell side). No tab, blank or tag
+    reaches a corner square, so its pixels are the piece's own whatever lies next to it, and the seams between
+    two such reduced cells are the clean ends of the seams between the two pieces."""
+    from ..generation.tabs.cut import CORNER
+
+    a = np.asarray(cell)
+    t = int(CORNER * min(a.shape[:2]))
+    top, bottom = np.concatenate([a[:t, :t], a[:t, -t:]], axis=1), np.concatenate([a[-t:, :t], a[-t:, -t:]], axis=1)
+    return Image.fromarray(np.ascontiguousarray(np.concatenate([top, bottom], axis=0)))
 
 
 def _polish(cells: list[Image.Image], order: list[int], rows: int, cols: int, rounds: int = 4) -> list[int]:
@@ -74,11 +94,14 @@ def _polish(cells: list[Image.Image], order: list[int], rows: int, cols: int, ro
     return [i + 1 for i in layout]
 
 
-def plan(board: Image.Image, rows: int, cols: int, rotated: bool, polish: bool = True) -> Plan:
-    """The placer's layout of the cells of ``board``."""
+def plan(board: Image.Image, rows: int, cols: int, rotated: bool, polish: bool = True, shaped: bool = False) -> Plan:
+    """The placer's layout of the cells of ``board`` (``shaped``: a board of interlocking pieces, its cells placed
+    by the content of their corners, :func:`corners`)."""
     from ..baselines.placer import place
 
-    cells = pieces_of(board, rows, cols)
+    cells = pieces_of(board, rows, cols, shaped)
+    if shaped:
+        cells = [corners(c) for c in cells]
     placed = place(cells, rows, cols, rotated=rotated)
     if rotated:
         return Plan(list(placed.order), list(placed.rotations))
@@ -117,7 +140,7 @@ def play(first: Callable[[], tuple], call: Step, polish: bool = True) -> Episode
     rows, cols, rotated = read_grid(text)
     board = board if isinstance(board, Image.Image) else Image.fromarray(np.asarray(board, dtype=np.uint8))
     texts, invalid = [], 0
-    for name, *args in moves(plan(board, rows, cols, rotated, polish)):
+    for name, *args in moves(plan(board, rows, cols, rotated, polish, read_shaped(text))):
         _, reply = call(name, *args)
         texts.append(reply)
         invalid += reply.startswith("Invalid")

@@ -33,7 +33,8 @@ question). Rewards: :mod:`jigsaw_puzzles.training.rewards`.
 Curriculum (:class:`Curriculum`): the mixture can change with the number of items served (a schedule of
 ``(from_item, mixture)`` stages) or advance when the recent reward of the current stage passes a threshold
 (:meth:`Curriculum.update`, fed by the trainer, e.g. from a reward function). In-process only: with
-DataLoader worker processes each worker keeps its own copy of a reward-driven curriculum.
+DataLoader worker processes each worker keeps its own copy of a reward-driven curriculum. :meth:`Curriculum.grids`
+grows the grid one stage at a time (2x2, 3x3, ... up to 8x8), straight or cut into interlocking pieces (``_tabs``).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from ..errors import UsageError, path_value, seed_value
 from ..rng import ItemRNG, stable_hash
 from ..generation.sources import curate, folder_fingerprint, load_normalised
-from ..spec import CONFIGS, canonical, is_config
+from ..spec import CONFIGS, MAX_GRID_SIDE, canonical, grid_config, is_config
 from .exclusion import copies_among, evaluation_photos
 from .trl_helpers import to_prompt
 
@@ -105,6 +106,32 @@ class Curriculum:
         if self.schedule is None and (isinstance(self.window, bool) or not isinstance(self.window, numbers.Integral)
                                       or self.window < 1 or not math.isfinite(self.threshold)):
             raise UsageError("a reward-driven curriculum needs a window of at least 1 reward and a finite threshold")
+
+    @classmethod
+    def grids(cls, base: str = "order_generation", sides: Iterable[int] = (2, 3, 4), cut: str = "straight",
+              rotated: bool = False, schedule: Sequence[int] | None = None, threshold: float = 0.8,
+              window: int = 256) -> "Curriculum":
+        """One stage per square grid, ``sides`` in order (``range(2, 9)``: 2x2 up to 8x8), each the config of
+        ``base`` on that grid: cut straight, into interlocking pieces (``cut="tabs"``: ``order_generation_3x3_tabs``,
+        ...) or their silhouettes (``"silhouette"``), ``rotated`` for turned pieces. ``schedule`` or ``threshold`` /
+        ``window`` as for any curriculum. A grid whose cells a photo is too small for is that photo's skip (a
+        ``_tabs`` cell needs :data:`~jigsaw_puzzles.geometry.MIN_TAB_CELL` px: an 8x8 grid needs a photo of 384 px
+        or more each way); a stage no photo can carry is a ``UsageError`` with the reasons."""
+        suffix = {"straight": "", "tabs": "_tabs", "silhouette": "_tabs_silhouette"}.get(cut)
+        if suffix is None:
+            raise UsageError(f"cut is 'straight', 'tabs' or 'silhouette', not {cut!r}")
+        sides = list(sides)
+        if not sides or any(isinstance(n, bool) or not isinstance(n, numbers.Integral) or not 2 <= n <= MAX_GRID_SIDE
+                            for n in sides):
+            raise UsageError(f"sides are grid sides from 2 to {MAX_GRID_SIDE} (2: the 2x2 grid), not {sides!r}")
+        try:
+            stages = [{grid_config(base, n, n, rotated=rotated) + suffix: 1.0} for n in sides]
+            for stage in stages:
+                canonical(next(iter(stage)))  # a cut the base does not have (a rotated silhouette) is refused here
+        except ValueError as err:
+            raise UsageError(f"no grid curriculum of {base!r} cut {cut!r}{' rotated' if rotated else ''}: {err}") \
+                from None
+        return cls(stages, schedule=schedule, threshold=threshold, window=window)
 
     def mixture(self, served: int) -> Mapping[str, float]:
         """The mixture for the next item, after ``served`` items."""

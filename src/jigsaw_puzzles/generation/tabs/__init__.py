@@ -6,7 +6,7 @@ boards. What a task does with them is in its own module under ``generation/tasks
 """
 
 from .cut import Cut, Edge
-from .render import SILHOUETTE_GREY, board, image, over, paint, piece, remove, ring, transformed
+from .render import SILHOUETTE_GREY, Layer, assemble, board, image, over, paint, piece, remove, ring, transformed
 
-__all__ = ["Cut", "Edge", "SILHOUETTE_GREY", "board", "image", "over", "paint", "piece", "remove", "ring",
-           "transformed"]
+__all__ = ["Cut", "Edge", "Layer", "SILHOUETTE_GREY", "assemble", "board", "image", "over", "paint", "piece", "remove",
+           "ring", "transformed"]

@@ -47,6 +47,9 @@ CENTRE = 0.05
 REACH_U = max(NECK[1] + SHOULDER[1], HEAD[1] + SKEW)
 #: Points per cubic when a curve is flattened to a polygon.
 STEPS = 16
+#: A cell's corner squares of side ``CORNER`` x the shorter cell side are its own piece's in every cut: an edge's
+#: zone starts at least ``0.275 s`` from each end of its line (module doc), so no tab or blank reaches them.
+CORNER = 0.27
 _LO = (255 * np.arange(_SAMPLES + 1)) // _SAMPLES             # alpha of the lower-numbered piece of a pixel
 _HI = 255 - (255 * (_SAMPLES - np.arange(_SAMPLES + 1))) // _SAMPLES  # ... and of the higher-numbered one
 
