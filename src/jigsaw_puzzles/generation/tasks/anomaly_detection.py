@@ -59,15 +59,18 @@ def slot_cycle(cells: int = 4) -> tuple[int, ...]:
 def valid_transforms(cell: Image.Image, kind: str) -> list[str]:
     """Transforms of ``kind`` that change the cell and are not confusable with the other kind."""
     other = "B" if kind == "A" else "A"
-    others = [geometry.transform(cell, t) for t in KINDS[other][1] if geometry.shape_preserving(t, cell.size)]
+    # geometry.mean_abs_diff's arithmetic on arrays made once per image (not once per comparison): the same floats
+    pixels = geometry.as_array(cell)
+    others = [geometry.as_array(geometry.transform(cell, t)) for t in KINDS[other][1]
+              if geometry.shape_preserving(t, cell.size)]
     valid = []
     for name in KINDS[kind][1]:
         if not geometry.shape_preserving(name, cell.size):
             continue
-        changed = geometry.transform(cell, name)
-        if geometry.mean_abs_diff(changed, cell) < MIN_DISTINCT:
+        changed = geometry.as_array(geometry.transform(cell, name))
+        if float(np.abs(changed - pixels).mean()) < MIN_DISTINCT:
             continue
-        if any(geometry.mean_abs_diff(changed, o) < MIN_DISTINCT for o in others):
+        if any(float(np.abs(changed - o).mean()) < MIN_DISTINCT for o in others):
             continue
         valid.append(name)
     return valid
