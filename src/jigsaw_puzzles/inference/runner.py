@@ -15,6 +15,7 @@ import os
 import re
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -276,18 +277,21 @@ def _generate(rundir, run, session, datasets_, pending, identity, backend_obj, b
 
         bar = tqdm(total=n_pending, desc=f"eval {slug(identity.model)}", unit="item",
                    disable=not progress or rank != 0, dynamic_ncols=True)
-        with rundir.writer(rank, world) as writer:
-            for c, idx in pending.items():
-                ds = datasets_[c]
+        parts = [(c, idx[s:s + chunk]) for c, idx in pending.items() for s in range(0, len(idx), chunk)]
+        # the next part's rows are read (their PNGs decoded, which frees the GIL) while this part is answered
+        with rundir.writer(rank, world) as writer, ThreadPoolExecutor(1, thread_name_prefix="jp-rows") as reader:
+            ahead = reader.submit(read_rows, datasets_[parts[0][0]], parts[0][1]) if parts else None
+            for k, (c, part) in enumerate(parts):
+                rows = {row["id"]: row for row in ahead.result()}
+                if k + 1 < len(parts):
+                    ahead = reader.submit(read_rows, datasets_[parts[k + 1][0]], parts[k + 1][1])
                 bar.set_postfix_str(c)
-                for s in range(0, len(idx), chunk):
-                    rows = {row["id"]: row for row in read_rows(ds, idx[s:s + chunk])}
-                    reqs = [presented(rid, c, row, variant) for rid, row in rows.items()]
-                    for g in backend_obj.generate(reqs):  # each item written as soon as it is answered
-                        writer.write(_record(g, c, rows[g.id]))
-                        session["new_items"] += 1
-                        bar.update(1)
-                    writer.sync()
+                reqs = [presented(rid, c, row, variant) for rid, row in rows.items()]
+                for g in backend_obj.generate(reqs):  # each item written as soon as it is answered
+                    writer.write(_record(g, c, rows[g.id]))
+                    session["new_items"] += 1
+                    bar.update(1)
+                writer.sync()
         bar.close()
     finally:
         if rank == 0:
