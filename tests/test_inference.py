@@ -279,6 +279,11 @@ def test_rows_are_read_as_ds_getitem_gives_them_with_each_image_decoded_once(mon
             assert all(im.mode == "RGB" for r in got for im in r["images"])
         assert images_per_item(data) == len(expected[0]["images"]) == 5
     assert images_per_item(ds.select([])) == 0
+    # a custom dataset with a row without images and an image missing from a list reads as ds[i] reads it
+    odd = ds.select([0, 1]).map(lambda row, i: {"images": None if i == 0 else [None, *row["images"][1:]]},
+                                with_indices=True)
+    assert [r["images"] is None for r in read_rows(odd, [0, 1])] == [r["images"] is None for r in (odd[0], odd[1])]
+    assert read_rows(odd, [1])[0]["images"][0] is None and len(read_rows(odd, [1])[0]["images"]) == 5
 
 
 def test_run_identity_is_typed_and_compared_field_by_field():

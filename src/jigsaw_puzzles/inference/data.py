@@ -140,7 +140,8 @@ def read_rows(ds, indices: Sequence[int]) -> list[dict]:
     rows = []
     for i in indices:
         row = plain.decode_example(table[i].to_pylist()[0])
-        row["images"] = [None if v is None else image.decode_example(v) for v in row["images"]]
+        if row["images"] is not None:
+            row["images"] = [None if v is None else image.decode_example(v) for v in row["images"]]
         rows.append(row)
     return rows
 
