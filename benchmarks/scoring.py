@@ -7,19 +7,21 @@ Runs, in one process on the same synthetic but realistic responses (bare letters
   * score     - ``jigsaw_puzzles.scoring.score.score`` end to end (extraction + statistics)
 and prints predictions/s and the slowdown against the naive baseline measured in the same run.
 
-Each figure is the best of ``--repeat`` wall-clock runs (``time.perf_counter``), garbage collection on, as
-in real use. On a shared machine other processes slow single runs down: compare figures from one run, or
-repeat it. The response mix is unchanged since the extraction rewrite, so figures before and after it
-compare directly (2-core container: score() about 30,000/s before, about 110,000/s after).
+Each figure is the best of ``--repeat`` runs timed by this process's CPU time (``time.process_time``; the work is
+single-threaded, so on an idle machine it is the wall-clock time), garbage collection on, as in real use. CPU time
+does not count the time other processes hold the core, so figures taken on a shared machine stay comparable; they
+still suffer from shared caches: compare figures from one run, or repeat it. The response mix is unchanged since
+the extraction rewrite, so figures before and after it compare directly (2-core container: score() about 30,000/s
+before, about 110,000/s after).
 
     python benchmarks/scoring.py [--n 20000] [--repeat 3] [--baseline REV]
 
 ``--baseline REV`` (default ``defc58e``, the Trust III reader of issue #27, the last commit before the fail-closed
-reader of issue #32; ``a8cf507`` is the last before #27) also measures the package as it was at that commit, in the same run: ``git archive REV src`` is unpacked into a temporary folder and
-the same timing runs in a child process on it, alternating with a child on the current ``src/`` (``--baseline ''``
-skips it). Each child warms up with one untimed pass, then reports the best of ``--repeat`` runs; the parent
-alternates ``--repeat`` children per side and prints each side's best and the cost of the current reader against
-the old one.
+reader of issue #32; ``a8cf507`` is the last before #27) also measures the package as it was at that commit, in
+the same run: ``git archive REV src`` is unpacked into a temporary folder and the same timing runs in a child
+process on it, alternating with a child on the current ``src/`` (``--baseline ''`` skips it). Each child warms up
+with one untimed pass, then reports the best of ``--repeat`` runs; the parent alternates ``--repeat`` children per
+side and prints each side's best and the cost of the current reader against the old one.
 """
 import argparse
 import json
@@ -69,9 +71,9 @@ def make_items(n, seed=0):
 def best_of(fn, repeat):
     times = []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = time.process_time()
         fn()
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
     return min(times)
 
 
@@ -83,7 +85,8 @@ LONG = ("I first tried B, but the seam does not match. Region A shows sky.\nAnsw
 def _child(src: str, n: int, repeat: int) -> dict:
     """predictions/s of classify_response and score() with the package under ``src``, in a fresh process."""
     argv = ["scoring.py", "--n", str(n), "--repeat", str(repeat), "--json"]
-    code = f"import runpy, sys; sys.argv = {argv!r}; runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')"
+    code = (f"import runpy, sys; sys.argv = {argv!r}; "
+            f"runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')")
     out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=src), capture_output=True,
                          text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
@@ -100,7 +103,8 @@ def compare(rev: str, n: int, repeat: int) -> None:
             runs["old"].append(_child(str(Path(tmp) / "src"), n, repeat))  # after a first run that warms it
             runs["new"].append(_child(str(REPO / "src"), n, repeat))
     best = {k: {m: max(r[m] for r in v) for m in v[0]} for k, v in runs.items()}
-    print(f"\nold reader ({rev}) against the current one, {n} predictions, best of {repeat} alternating runs:")
+    print(f"\nold reader ({rev}) against the current one, {n} predictions, best of {repeat} alternating runs "
+          f"(load average now {os.getloadavg()[0]:.1f}):")
     for m in best["new"]:
         print(f"{m:18}: old {best['old'][m]:10,.0f}/s   new {best['new'][m]:10,.0f}/s   "
               f"cost {best['old'][m] / best['new'][m]:.2f}x")
@@ -127,7 +131,8 @@ def main():
     if args.json:
         print(json.dumps({"classify_response": n / t_extract, "score()": n / t_score, "composed traces": n / t_long}))
         return
-    print(f"predictions: {n} (all 8 configs, mixed answer styles), best of {args.repeat}")
+    print(f"predictions: {n} (all 8 configs, mixed answer styles), best of {args.repeat}, CPU time; load average "
+          f"{os.getloadavg()[0]:.1f}")
     print(f"naive exact match : {n / t_naive:12,.0f} predictions/s")
     print(f"classify_response : {n / t_extract:12,.0f} predictions/s  ({t_extract / t_naive:,.0f}x slower than naive)")
     print(f"score() end to end: {n / t_score:12,.0f} predictions/s  ({t_score / t_naive:,.0f}x slower than naive)")

@@ -87,6 +87,80 @@ def test_lite_only_build_cuts_the_same_bytes_and_nothing_else(photo_dir, tmp_pat
         make_builder("order_restoration", photo_dir, 0, cache_dir=str(tmp_path / "x"), splits=("dev",))
 
 
+def _refusing(monkeypatch, refuse: set, probed: list):
+    """Make every task's item fail (a probe failure, with its reason) for the sources in ``refuse``; record in
+    ``probed`` every source the plan builds."""
+    from dataclasses import replace
+
+    from jigsaw_puzzles.generation.builder import JigsawPuzzles
+    from jigsaw_puzzles.generation.tasks import TaskError
+
+    real = JigsawPuzzles.task.fget
+
+    def task(self):
+        original = real(self)
+
+        def build(image, rng, slot, context):
+            probed.append(context.source_id)
+            if context.source_id in refuse:
+                raise TaskError("refused by the test")
+            return original.build(image, rng, slot, context)
+        return replace(original, build=build)
+    monkeypatch.setattr(JigsawPuzzles, "task", property(task))
+
+
+@pytest.mark.parametrize("plan", ["quota", "stable", "balanced"])
+def test_lite_only_plan_probes_only_the_lite_sources_and_gives_a_full_builds_slots(photo_dir, tmp_path, monkeypatch,
+                                                                                     plan):
+    """A Lite-only build checks and probes the Lite sources alone (the main job's plan, #35.4): every Lite item's
+    slot is the full build's, under every answer plan, with Lite and other sources refused by the task."""
+    from jigsaw_puzzles.generation.sources import curate
+
+    accepted = sorted(s.source_id for s in curate(photo_dir).accepted)
+    lite = lite_ids(accepted, 0, plan=plan)
+    others = [s for s in accepted if s not in lite]
+    assert len(lite) >= 2 and len(others) >= 3
+    probed: list = []
+    _refusing(monkeypatch, {lite[0], others[0], others[1]}, probed)
+    for config in ("anomaly_detection", "order_restoration", "missing_piece_selection_easy"):
+        full = make_builder(config, photo_dir, 0, cache_dir=str(tmp_path / "f"), answer_plan=plan).plan()
+        probed.clear()
+        only = make_builder(config, photo_dir, 0, cache_dir=str(tmp_path / "l"), answer_plan=plan,
+                            splits=("lite",)).plan()
+        assert set(probed) <= set(lite), config  # no other source is built
+        assert only["lite"] == full["lite"] == lite
+        assert {s: only["slots"][s] for s in lite if s in only["slots"]} == \
+            {s: full["slots"][s] for s in lite if s in full["slots"]}, config
+        assert lite[0] not in only["slots"] and lite[1] in only["slots"]
+        assert only["task_skips"] == [k for k in full["task_skips"] if k["source_id"] in lite], config
+
+
+def test_lite_only_build_without_a_lite_item_is_an_empty_split_and_without_any_item_unavailable(
+        photo_dir, tmp_path, monkeypatch):
+    """When the task refuses every Lite source, a Lite-only build is an empty Lite split, as a full build's; when it
+    refuses every source, both raise the same ConfigUnavailable."""
+    from jigsaw_puzzles.generation.sources import curate
+
+    accepted = sorted(s.source_id for s in curate(photo_dir).accepted)
+    probed: list = []
+    lite = lite_ids(accepted, 0)
+    _refusing(monkeypatch, set(lite), probed)
+    only = make_builder("order_restoration", photo_dir, 0, cache_dir=str(tmp_path / "l"), splits=("lite",))
+    only.download_and_prepare()
+    assert len(only.as_dataset(split="lite")) == 0 and only.plan()["feasible"] == []
+    full = make_builder("order_restoration", photo_dir, 0, cache_dir=str(tmp_path / "f"))
+    full.download_and_prepare()
+    assert len(full.as_dataset(split="lite")) == 0 and len(full.as_dataset(split="test")) == len(accepted) - len(lite)
+
+    _refusing(monkeypatch, set(accepted), probed)
+    messages = []
+    for splits in (("lite",), None):
+        with pytest.raises(ConfigUnavailable) as err:
+            make_builder("order_restoration", photo_dir, 0, cache_dir=str(tmp_path / "n"), splits=splits).plan()
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] and "skips all 16 accepted sources" in messages[0]
+
+
 def test_cached_reload_and_cache_key(photo_dir, cache_dir, tmp_path):
     builder = make_builder("connection_verification", photo_dir, 0, cache_dir)
     builder.download_and_prepare()

@@ -246,6 +246,46 @@ def test_results_are_read_again_from_the_raw_outputs_not_the_stored_verdicts(tmp
         == first["metrics"]["connection_verification"]["correct"] != sum(r["correct"] for r in flipped)
 
 
+def test_rows_are_read_as_ds_getitem_gives_them_with_each_image_decoded_once(monkeypatch):
+    """The runner reads rows with each image decoded once (datasets decodes a list's first image twice): the same
+    rows as ``ds[i]``, on a dataset, a selection of it (an indices mapping) and a formatted one (read as ds[i])."""
+    import datasets
+
+    from jigsaw_puzzles.inference.data import images_per_item, read_rows
+
+    ds = make_data(["missing_piece_selection_easy"], 4)["missing_piece_selection_easy"]
+    decodes = []
+    original = datasets.Image.decode_example
+
+    def counting(self, value, token_per_repo_id=None):
+        decodes.append(1)
+        return original(self, value, token_per_repo_id)
+    for data in (ds, ds.select([3, 1]), ds.with_format("numpy")):
+        indices = list(range(len(data)))
+        expected = [data[i] for i in indices]
+        monkeypatch.setattr(datasets.Image, "decode_example", counting)
+        decodes.clear()
+        got = read_rows(data, indices)
+        monkeypatch.undo()
+        assert [sorted(r) for r in got] == [sorted(r) for r in expected]
+        for row, want in zip(got, expected):
+            if data.format["type"] is None:
+                assert {k: v for k, v in row.items() if k != "images"} == \
+                    {k: v for k, v in want.items() if k != "images"}
+            assert [np.asarray(im).tobytes() for im in row["images"]] == \
+                [np.asarray(im).tobytes() for im in want["images"]]
+        if data.format["type"] is None:
+            assert len(decodes) == sum(len(r["images"]) for r in expected)  # once each
+            assert all(im.mode == "RGB" for r in got for im in r["images"])
+        assert images_per_item(data) == len(expected[0]["images"]) == 5
+    assert images_per_item(ds.select([])) == 0
+    # a custom dataset with a row without images and an image missing from a list reads as ds[i] reads it
+    odd = ds.select([0, 1]).map(lambda row, i: {"images": None if i == 0 else [None, *row["images"][1:]]},
+                                with_indices=True)
+    assert [r["images"] is None for r in read_rows(odd, [0, 1])] == [r["images"] is None for r in (odd[0], odd[1])]
+    assert read_rows(odd, [1])[0]["images"][0] is None and len(read_rows(odd, [1])[0]["images"]) == 5
+
+
 def test_run_identity_is_typed_and_compared_field_by_field():
     from jigsaw_puzzles.inference import GenerationSettings, RunIdentity
 

@@ -95,6 +95,29 @@ def test_the_distances_are_those_of_imagehash_phash():
     assert len(fp) == len(neardup.CROPS) == 36 and neardup.CROPS[0] == (0, 0, 0, 0)
 
 
+def test_every_crop_hash_is_imagehash_phash_of_the_crop_resized_at_once():
+    """Each of the 36 hashes is imagehash's pHash of ``geometry.resize(grey, (32, 32), LANCZOS, box=crop)``: the
+    fingerprint shares the horizontal pass between crops that cut the same columns, which must not change a bit;
+    on embedded photos and on odd sizes the guard may see (tiny, 32 px wide or high, long strips)."""
+    import imagehash
+
+    rng = np.random.default_rng(7)
+    odd = [Image.fromarray(rng.integers(0, 256, (h, w, 3), dtype=np.uint8))
+           for h, w in [(32, 32), (32, 100), (100, 32), (5, 7), (1, 1), (33, 31), (128, 128), (200, 64), (40, 900)]]
+    for image in [original(k)[0] for k in range(0, len(PHOTOS), 6)] + odd:
+        grey = image.convert("L")
+        scale = 128 / max(grey.size)
+        if scale < 1:
+            grey = geometry.resize(grey, (max(1, round(grey.width * scale)), max(1, round(grey.height * scale))),
+                                   Image.Resampling.BOX)
+        width, height = grey.size
+        expected = [int(str(imagehash.phash(geometry.resize(
+            grey, (32, 32), Image.Resampling.LANCZOS,
+            box=(left * width, top * height, (1 - right) * width, (1 - bottom) * height)))), 16)
+            for left, top, right, bottom in neardup.CROPS]
+        assert [int(h) for h in neardup.fingerprint(image)] == expected, image.size
+
+
 @pytest.fixture(scope="module")
 def copies(tmp_path_factory):
     """Four embedded photos (the evaluation set), a training folder holding a copy of each (re-encoded,

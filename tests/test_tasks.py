@@ -189,3 +189,47 @@ def test_one_list_of_configs_everywhere():
 
     assert tuple(CONFIGS) == tuple(SPECS) == tuple(TASKS) == tuple(solver_configs)
     assert TABLE_CONFIGS == PAPER_CONFIGS == tuple(CONFIGS[:7])
+
+
+def test_anomaly_transforms_are_judged_as_mean_abs_diff_judges_them():
+    """``valid_transforms`` compares arrays made once per image; its verdicts are those of ``geometry.mean_abs_diff``
+    on every pair, on cells of photos and on symmetric or near-symmetric cells (hypothesis) where the threshold
+    decides."""
+    from hypothesis import given, settings, strategies as st
+    from PIL import Image
+
+    from jigsaw_puzzles import geometry
+    from jigsaw_puzzles.generation.tasks.anomaly_detection import KINDS, MIN_DISTINCT, _arrays, valid_transforms
+
+    def reference(cell, kind):
+        other = "B" if kind == "A" else "A"
+        others = [geometry.transform(cell, t) for t in KINDS[other][1] if geometry.shape_preserving(t, cell.size)]
+        out = []
+        for name in KINDS[kind][1]:
+            if not geometry.shape_preserving(name, cell.size):
+                continue
+            changed = geometry.transform(cell, name)
+            if geometry.mean_abs_diff(changed, cell) < MIN_DISTINCT:
+                continue
+            if any(geometry.mean_abs_diff(changed, o) < MIN_DISTINCT for o in others):
+                continue
+            out.append(name)
+        return out
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.integers(1, 40), st.integers(1, 40), st.integers(0, 2**32 - 1), st.floats(0, 12),
+           st.sampled_from(["mirror", "turn", "none"]))
+    def check(height, width, seed, noise, symmetry):
+        rng = np.random.default_rng(seed)
+        base = rng.integers(0, 256, (height, width, 3)).astype(np.float64)
+        if symmetry == "mirror":
+            base = (base + base[:, ::-1]) / 2
+        elif symmetry == "turn":
+            base = (base + base[::-1, ::-1]) / 2
+        pixels = np.clip(base + rng.normal(0, noise, base.shape), 0, 255).astype(np.uint8)
+        cell = Image.fromarray(pixels)
+        arrays = _arrays(cell)  # as check_cells shares them between the two kinds
+        for kind in KINDS:
+            assert valid_transforms(cell, kind) == valid_transforms(cell, kind, arrays) == reference(cell, kind)
+
+    check()

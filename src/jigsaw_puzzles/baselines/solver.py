@@ -133,7 +133,13 @@ def _neighbours(k: int, g: int, cols: int | None = None):
 
 
 def _fraction_equal(cell: np.ndarray, colour: np.ndarray) -> float:
-    return float(np.all(cell == colour, axis=-1).mean())
+    """The share of the cell's pixels that are exactly ``colour``."""
+    if cell.ndim != 3 or cell.shape[-1] != len(colour):
+        return float(np.all(cell == colour, axis=-1).mean())
+    match = cell[..., 0] == colour[0]  # channel by channel: numpy's all() over a last axis of 3 is slow
+    for k in range(1, len(colour)):
+        match &= cell[..., k] == colour[k]
+    return float(match.mean())
 
 
 def _resize_to(arr: np.ndarray, shape) -> np.ndarray:

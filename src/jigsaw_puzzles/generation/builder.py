@@ -66,8 +66,9 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
             or ``"balanced"`` (1.x: exact, but one photo more reshuffles most letters; for a frozen folder);
             see :mod:`jigsaw_puzzles.generation.plan`.
         splits: the splits to generate (``None``: all of :data:`~jigsaw_puzzles.spec.SPLITS`). ``("lite",)``
-            cuts only the Lite items, the same bytes as in a full build (the plan still sees every source), for
-            a Lite evaluation in a fraction of the time.
+            cuts only the Lite items, the same bytes as in a full build (curation and the Lite subset still see
+            every source; the task's check and probe run on the Lite sources, whose slots depend on no other item),
+            for a Lite evaluation in a fraction of the time.
         keep_sources: source ids already in the benchmark (an earlier export's, given by ``export.build``): a
             new file that near-duplicates one of them is the copy curation drops, whatever the ids.
     """
@@ -153,11 +154,12 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
     def plan(self) -> dict:
         """Curate the sources, find the ones that yield an item, and assign their answer slots (memoised).
 
-        Every accepted source is put through the task's check and then built once as a probe (slot 0: a task's
-        failures do not depend on the slot), so a source that cannot yield an item is a recorded skip with its
-        reason, and slots go only to items that are really generated. ``ConfigUnavailable`` (before anything is
-        written) when the sources cannot make one item. Returns a dict with the curation, the task's skips, the
-        items' sources (``feasible``), the Lite ids, the slot of every item and the prepared payloads.
+        Every accepted source (of a Lite-only build: every Lite source) is put through the task's check and then
+        built once as a probe (slot 0: a task's failures do not depend on the slot), so a source that cannot yield
+        an item is a recorded skip with its reason, and slots go only to items that are really generated.
+        ``ConfigUnavailable`` (before anything is written) when the sources cannot make one item. Returns a dict
+        with the curation, the task's skips, the items' sources (``feasible``), the Lite ids, the slot of every item
+        and the prepared payloads.
         """
         if self._plan is not None:
             return self._plan
@@ -169,12 +171,17 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                 f"needs at least {max(1, task.min_sources)} usable source images, {len(curation.accepted)} of "
                 f"{len(curation.records)} files in {curation.folder} qualify (`jigsaw-puzzles curate DIR` says why)"))
         load = self._loader(curation)
+        plan = self.config.answer_plan
+        lite = lite_ids([s.source_id for s in curation.accepted], seed, self.config.lite_fraction, plan)
+        # A Lite-only build checks and probes the Lite sources alone: under every answer plan a Lite item's slot
+        # depends on the Lite items only (plan_slots), so the bytes are a full build's. A task with a whole-folder
+        # preparation sees every feasible source, as does the search for one item when no Lite source yields.
+        lite_only = self.config.splits == ("lite",) and preparation is None
+        lite_set = set(lite)
+        sources = [s for s in curation.accepted if s.source_id in lite_set] if lite_only else curation.accepted
         feasible, skipped = [], []
-        for source in curation.accepted:
-            try:
-                reason = task.check(load(source.source_id))
-            except SourceError as err:  # unreadable since curation (e.g. deleted): a skip, not a crash
-                reason = f"cannot be read any more: {err}"
+        for source in sources:
+            reason = self._check(load, source)
             if reason:
                 skipped.append({"path": source.relpath, "source_id": source.source_id, "reason": reason})
             else:
@@ -185,9 +192,42 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                                            [s.source_id for s in feasible], seed,
                                            lambda path: load_normalised(path, self.rules))
         pool_ids = tuple(s.source_id for s in curation.accepted)
-        items = []
-        probe = tqdm(feasible, desc=f"{self.config.name} [checking sources]", unit="img", disable=not self.progress)
-        for source in probe:  # the probe: what fails here is a recorded skip, never a silent drop
+        items = self._probe(feasible, skipped, load, pool_ids, prepared)
+        if not items and lite_only:  # no Lite item: an empty Lite split, or a folder the task cannot use at all?
+            rest = [s for s in curation.accepted if s.source_id not in lite_set]
+            for source in rest:  # checked one by one, up to the first that yields an item
+                reason = self._check(load, source)
+                if reason:
+                    skipped.append({"path": source.relpath, "source_id": source.source_id, "reason": reason})
+                elif self._probe([source], skipped, load, pool_ids, prepared):
+                    break
+            else:
+                lite_only = False  # every source probed: the message below is the full build's
+        if not items and not lite_only:
+            first = f" (first reason: {skipped[0]['reason']})" if skipped else ""
+            raise ConfigUnavailable(self.config.name, (
+                f"no source image yields an item: the task skips all {len(curation.accepted)} accepted sources "
+                f"in {curation.folder}{first}; add more varied photographs (builder.report lists every reason)"))
+        skipped.sort(key=lambda s: s["source_id"])
+        item_ids = [s.source_id for s in items]
+        slots = plan_slots(item_ids, [s for s in lite if s in set(item_ids)], seed, task.family, task.num_slots,
+                           plan, task.slot_cycle)
+        self._plan = {"curation": curation, "task_skips": skipped, "feasible": items,
+                      "lite": lite, "slots": slots, "prepared": {k: v for k, v in prepared.items() if k in slots}}
+        return self._plan
+
+    def _check(self, load, source) -> str | None:
+        """The task's reason to skip ``source``, or ``None``."""
+        try:
+            return self.task.check(load(source.source_id))
+        except SourceError as err:  # unreadable since curation (e.g. deleted): a skip, not a crash
+            return f"cannot be read any more: {err}"
+
+    def _probe(self, sources, skipped: list, load, pool_ids, prepared) -> list:
+        """The sources whose item builds (the probe: what fails here is a recorded skip, never a silent drop)."""
+        task, seed, items = self.task, self.config.seed, []
+        for source in tqdm(sources, desc=f"{self.config.name} [checking sources]", unit="img",
+                           disable=not self.progress):
             sid = source.source_id
             try:
                 task.build(load(sid), item_rng(seed, task.family, sid), 0,
@@ -196,20 +236,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                 skipped.append({"path": source.relpath, "source_id": sid, "reason": str(err)})
             else:
                 items.append(source)
-        if not items:
-            first = f" (first reason: {skipped[0]['reason']})" if skipped else ""
-            raise ConfigUnavailable(self.config.name, (
-                f"no source image yields an item: the task skips all {len(curation.accepted)} accepted sources "
-                f"in {curation.folder}{first}; add more varied photographs (builder.report lists every reason)"))
-        skipped.sort(key=lambda s: s["source_id"])
-        plan = self.config.answer_plan
-        lite = lite_ids([s.source_id for s in curation.accepted], seed, self.config.lite_fraction, plan)
-        item_ids = [s.source_id for s in items]
-        slots = plan_slots(item_ids, [s for s in lite if s in set(item_ids)], seed, task.family, task.num_slots,
-                           plan, task.slot_cycle)
-        self._plan = {"curation": curation, "task_skips": skipped, "feasible": items,
-                      "lite": lite, "slots": slots, "prepared": {k: v for k, v in prepared.items() if k in slots}}
-        return self._plan
+        return items
 
     def _loader(self, curation):
         """Normalised image by source id; the file must still hold the bytes it was curated with."""

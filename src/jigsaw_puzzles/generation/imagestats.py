@@ -22,10 +22,21 @@ def structure(grey: np.ndarray) -> float:
     """Correlation of neighbouring pixels, the lower of the horizontal and vertical one: about 0 for pixels
     drawn independently (noise), near 1 for a photograph, whose neighbours are alike."""
     values = []
+    # Pearson's r of each pair of shifted copies, written into one scratch array (three contiguous parts, reused)
+    # instead of a new array per product: the same operations in the same order, so the same bits as
+    # ``a, b = a - a.mean(), b - b.mean(); (a * b).sum() / sqrt((a * a).sum() * (b * b).sum())``, at a third of
+    # the memory traffic (tests/test_sources.py holds both equal).
+    scratch = np.empty(3 * grey.size, dtype=np.float64)
     for a, b in ((grey[:, 1:], grey[:, :-1]), (grey[1:, :], grey[:-1, :])):
-        a, b = a - a.mean(), b - b.mean()
-        denominator = math.sqrt(float((a * a).sum()) * float((b * b).sum()))
-        values.append(float((a * b).sum()) / denominator if denominator else 0.0)
+        n = a.size
+        x = np.subtract(a, a.mean(), out=scratch[:n].reshape(a.shape))
+        y = np.subtract(b, b.mean(), out=scratch[n:2 * n].reshape(a.shape))
+        product = scratch[2 * n:3 * n].reshape(a.shape)
+        xx = float(np.multiply(x, x, out=product).sum())
+        yy = float(np.multiply(y, y, out=product).sum())
+        xy = float(np.multiply(x, y, out=product).sum())
+        denominator = math.sqrt(xx * yy)
+        values.append(xy / denominator if denominator else 0.0)
     return min(values)
 
 

@@ -306,9 +306,11 @@ def read_bytes(path: str | os.PathLike) -> bytes:
 
 
 def read_source(path: str | os.PathLike, rules: CurationRules = DEFAULT_RULES) -> tuple[str, Image.Image]:
-    """``(source_id, normalised image)`` or :class:`SourceError` with the reason."""
+    """``(source_id, normalised image)`` or :class:`SourceError` with the reason. The image joins the per-process
+    cache of :func:`load_normalised` (curation reads every source first, the plan and the items again)."""
     data = read_bytes(path)
-    return content_id(data), _normalised(data, rules)
+    source_id = content_id(data)
+    return source_id, _load_normalised(source_id, data, rules)
 
 
 def _normalised(data: bytes, rules: CurationRules) -> Image.Image:
@@ -378,9 +380,9 @@ def quality_checks(image: Image.Image, rules: CurationRules) -> dict:
     if stats["structure"] < rules.min_structure:
         raise SourceError(f"no structure (noise): neighbour-pixel correlation {stats['structure']} < "
                           f"{rules.min_structure}; nobody can solve puzzles cut from it")
-    for n in (2, 3):
-        for i, cell in enumerate(geometry.split(image, n, n)):
-            std = geometry.texture(cell)
+    for n in (2, 3):  # geometry.texture of each cell, read from the grey image (the same grey levels and floats)
+        for i, (left, top, right, bottom) in enumerate(geometry.grid_boxes(image.size, n, n)):
+            std = float(np.ascontiguousarray(grey[top:bottom, left:right]).std())
             if std < rules.min_cell_texture:
                 raise SourceError(
                     f"near-uniform cell {i} of the {n}x{n} grid: grey std {std:.2f} < {rules.min_cell_texture}")

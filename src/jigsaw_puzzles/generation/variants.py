@@ -125,6 +125,12 @@ class Variant:
         d = d if isinstance(d, dict) else {}
         return cls(**{k: d[k] for k in ("prompt_style", "input_format", "blind", "circular") if k in d})
 
+    def images_sent(self, count: int) -> int:
+        """How many images :meth:`apply` sends for an item of ``count`` images."""
+        if self.blind:
+            return 0
+        return 1 if self.input_format == "composite" and count > 1 else count
+
     def apply(self, question: str, images) -> tuple[str, list, list | None]:
         """``(question, images, boxes)`` to send: ``boxes`` locate each original image on a composite sheet."""
         images, boxes = list(images), None

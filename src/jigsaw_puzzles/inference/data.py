@@ -123,3 +123,32 @@ def dataset_fingerprint(ds) -> str:
         h.update(json.dumps([table[c][i] for c in cols], ensure_ascii=False, sort_keys=True).encode("utf-8"))
         h.update(b"\n")
     return h.hexdigest()[:16]
+
+
+def read_rows(ds, indices: Sequence[int]) -> list[dict]:
+    """``[ds[i] for i in indices]`` with each image decoded once: ``datasets`` decodes the first image of a list
+    twice (once to see whether the list needs decoding), a third more PNG decoding for a row of three images. A
+    dataset whose ``images`` are not a list of decodable images, or that has a format set, is read as ``ds[i]``."""
+    import datasets
+
+    image = getattr(ds.features.get("images"), "feature", None)
+    if ds.format["type"] is not None or not isinstance(image, datasets.Image) or not image.decode:
+        return [ds[i] for i in indices]
+    # every other column decoded as ds[i] decodes it; the images after, one decode each
+    plain = datasets.Features({**ds.features, "images": datasets.List(datasets.Image(decode=False))})
+    table = ds.with_format("arrow")
+    rows = []
+    for i in indices:
+        row = plain.decode_example(table[i].to_pylist()[0])
+        if row["images"] is not None:
+            row["images"] = [None if v is None else image.decode_example(v) for v in row["images"]]
+        rows.append(row)
+    return rows
+
+
+def images_per_item(ds) -> int:
+    """How many images the first row of ``ds`` holds, read without decoding them (0 for an empty dataset)."""
+    if not len(ds):
+        return 0
+    images = ds.with_format("arrow")[0].column("images")[0].as_py() if "images" in ds.column_names else None
+    return len(images or ())

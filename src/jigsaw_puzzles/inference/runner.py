@@ -15,6 +15,7 @@ import os
 import re
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -27,7 +28,7 @@ from ..spec import get as get_spec
 from ..generation.variants import Variant
 from ..scoring.score import score_items
 from .backends import BUILTIN_MODELS, Request, dist_info
-from .data import dataset_fingerprint, dataset_options, load_datasets, select_configs
+from .data import dataset_fingerprint, dataset_options, images_per_item, load_datasets, read_rows, select_configs
 from .openai_backend import probe, resolve_api_base
 from .options import check_builtin_typo, check_model
 from .registry import BACKENDS, check_backend_kwargs, check_installed, make_backend
@@ -255,7 +256,7 @@ def _session(rundir: RunDir, identity: RunIdentity, datasets_: Mapping, selected
 def _backend(identity: RunIdentity, datasets_: Mapping, pending: Mapping, backend_args: dict):
     """The backend for the pending items (as many images per request as the largest of them needs)."""
     variant = Variant.from_dict(identity.variant)
-    max_images = max((max(1, len(variant.apply("", ds[0]["images"])[1])) for c, ds in datasets_.items() if pending[c]),
+    max_images = max((max(1, variant.images_sent(images_per_item(ds))) for c, ds in datasets_.items() if pending[c]),
                      default=1)
     return make_backend(identity.backend, identity.model, identity.generation, max_images=max_images, **backend_args)
 
@@ -276,18 +277,21 @@ def _generate(rundir, run, session, datasets_, pending, identity, backend_obj, b
 
         bar = tqdm(total=n_pending, desc=f"eval {slug(identity.model)}", unit="item",
                    disable=not progress or rank != 0, dynamic_ncols=True)
-        with rundir.writer(rank, world) as writer:
-            for c, idx in pending.items():
-                ds = datasets_[c]
+        parts = [(c, idx[s:s + chunk]) for c, idx in pending.items() for s in range(0, len(idx), chunk)]
+        # the next part's rows are read (their PNGs decoded, which frees the GIL) while this part is answered
+        with rundir.writer(rank, world) as writer, ThreadPoolExecutor(1, thread_name_prefix="jp-rows") as reader:
+            ahead = reader.submit(read_rows, datasets_[parts[0][0]], parts[0][1]) if parts else None
+            for k, (c, part) in enumerate(parts):
+                rows = {row["id"]: row for row in ahead.result()}
+                if k + 1 < len(parts):
+                    ahead = reader.submit(read_rows, datasets_[parts[k + 1][0]], parts[k + 1][1])
                 bar.set_postfix_str(c)
-                for s in range(0, len(idx), chunk):
-                    rows = {row["id"]: row for row in (ds[i] for i in idx[s:s + chunk])}
-                    reqs = [presented(rid, c, row, variant) for rid, row in rows.items()]
-                    for g in backend_obj.generate(reqs):  # each item written as soon as it is answered
-                        writer.write(_record(g, c, rows[g.id]))
-                        session["new_items"] += 1
-                        bar.update(1)
-                    writer.sync()
+                reqs = [presented(rid, c, row, variant) for rid, row in rows.items()]
+                for g in backend_obj.generate(reqs):  # each item written as soon as it is answered
+                    writer.write(_record(g, c, rows[g.id]))
+                    session["new_items"] += 1
+                    bar.update(1)
+                writer.sync()
         bar.close()
     finally:
         if rank == 0:

@@ -120,8 +120,17 @@ def null_distribution(chances: Iterable[float]) -> np.ndarray:
         groups[round(float(c), 15)] += count
     pmf = np.ones(1)
     for p, count in sorted(groups.items()):
-        pmf = np.convolve(pmf, binomial_pmf(count, p))
+        pmf = _convolve(pmf, binomial_pmf(count, p))
     return pmf
+
+
+def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.convolve`` of two pmfs over their nonzero spans: Bin(n, p) underflows to 0 beyond about
+    sqrt(1400 n p (1 - p)) of its mean, so nulls of n items convolve in O(n), not O(n^2) (the same to rounding)."""
+    (ia,), (ib,), out = np.nonzero(a), np.nonzero(b), np.zeros(len(a) + len(b) - 1)
+    if len(ia) and len(ib):
+        out[ia[0] + ib[0]:ia[-1] + ib[-1] + 1] = np.convolve(a[ia[0]:ia[-1] + 1], b[ib[0]:ib[-1] + 1])
+    return out
 
 
 def _upper_tail(pmf: np.ndarray) -> np.ndarray:
@@ -324,7 +333,7 @@ def _overall(columns: dict[str, dict], nulls: dict[str, np.ndarray]) -> dict[str
         # total, whose null is the convolution of the column nulls.
         pmf = np.ones(1)
         for c in present:
-            pmf = np.convolve(pmf, nulls[c])
+            pmf = _convolve(pmf, nulls[c])
         total = sum(c["correct"] for c in cols)
         k_crit = critical_count(pmf)
         res["critical_value_exact"] = 100.0 * k_crit / res["n"] if k_crit <= res["n"] else float("nan")
@@ -442,7 +451,7 @@ def chance_table(n: int = 1100, anomaly_mix: tuple[int, int] = (2, 2)) -> dict[s
     cols = [out[c] for c in PAPER_CONFIGS]
     pmf = np.ones(1)
     for c in PAPER_CONFIGS:
-        pmf = np.convolve(pmf, nulls[c])
+        pmf = _convolve(pmf, nulls[c])
     out["overall"] = {
         "chance": float(np.mean([c["chance"] for c in cols])),
         "critical_value": float(np.mean([c["critical_value"] for c in cols])),

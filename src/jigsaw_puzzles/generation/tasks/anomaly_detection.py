@@ -56,18 +56,27 @@ def slot_cycle(cells: int = 4) -> tuple[int, ...]:
     return tuple(out)
 
 
-def valid_transforms(cell: Image.Image, kind: str) -> list[str]:
-    """Transforms of ``kind`` that change the cell and are not confusable with the other kind."""
+def _arrays(cell: Image.Image) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The cell's pixels and those of each transform that keeps its shape, as float arrays made once each."""
+    names = [t for _, transforms in KINDS.values() for t in transforms if geometry.shape_preserving(t, cell.size)]
+    return geometry.as_array(cell), {t: geometry.as_array(geometry.transform(cell, t)) for t in names}
+
+
+def valid_transforms(cell: Image.Image, kind: str, arrays=None) -> list[str]:
+    """Transforms of ``kind`` that change the cell and are not confusable with the other kind (``arrays``: the
+    cell's :func:`_arrays`, when the caller judges both kinds)."""
     other = "B" if kind == "A" else "A"
-    others = [geometry.transform(cell, t) for t in KINDS[other][1] if geometry.shape_preserving(t, cell.size)]
+    # geometry.mean_abs_diff's arithmetic on arrays made once per image (not once per comparison): the same floats
+    pixels, transformed = arrays if arrays is not None else _arrays(cell)
+    others = [transformed[t] for t in KINDS[other][1] if t in transformed]
     valid = []
     for name in KINDS[kind][1]:
-        if not geometry.shape_preserving(name, cell.size):
+        if name not in transformed:  # a quarter turn of a cell that is not square
             continue
-        changed = geometry.transform(cell, name)
-        if geometry.mean_abs_diff(changed, cell) < MIN_DISTINCT:
+        changed = transformed[name]
+        if float(np.abs(changed - pixels).mean()) < MIN_DISTINCT:
             continue
-        if any(geometry.mean_abs_diff(changed, o) < MIN_DISTINCT for o in others):
+        if any(float(np.abs(changed - o).mean()) < MIN_DISTINCT for o in others):
             continue
         valid.append(name)
     return valid
@@ -79,8 +88,9 @@ def check(image: Image.Image) -> str | None:
 
 def check_cells(cells: list[Image.Image]) -> str | None:
     for i, cell in enumerate(cells):
+        arrays = _arrays(cell)
         for kind, (kind_name, _) in KINDS.items():
-            if not valid_transforms(cell, kind):
+            if not valid_transforms(cell, kind, arrays):
                 return (f"anomaly_detection: no {kind_name} visibly changes cell {i} "
                         f"(symmetric content) without looking like the other change")
     return None
