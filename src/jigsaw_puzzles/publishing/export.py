@@ -63,7 +63,7 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
         builders[config] = make_builder(config, source, seed, cache_dir, **builder_kwargs)
         try:
             builders[config].preparation()
-            builders[config].plan()  # curation and the answer plan: too few sources is known before writing
+            builders[config].plan(num_proc)  # curation and the answer plan: too few sources is known before writing
         except ConfigUnavailable as err:
             if explicit:
                 raise
@@ -143,7 +143,7 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
     (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     (out / card.LICENSE_FILE).write_text(card.credits_text(source is None), encoding="utf-8")
     assets = card.write_assets(out, tests)
-    results = card.baseline_results(tests)
+    results = card.baseline_results(tests, num_proc)
     (out / "README.md").write_text(card.render_card(configs, counts, sizes, report, seed, repo, assets, results),
                                    encoding="utf-8")
     return report
