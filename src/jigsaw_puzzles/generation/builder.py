@@ -23,7 +23,7 @@ from tqdm.auto import tqdm
 from .._version import __version__
 from ..errors import ConfigUnavailable, UsageError, path_value, seed_value
 from ..geometry import encode_png
-from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN, lite_ids, plan_slots
+from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN, in_shard, lite_ids, plan_slots, shard_value
 from ..rng import item_rng
 from .licences import source_terms
 from .sources import (DEFAULT_RULES, CurationRules, curate, embedded_folder, folder_fingerprint,
@@ -73,6 +73,9 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
             for a Lite evaluation in a fraction of the time.
         keep_sources: source ids already in the benchmark (an earlier export's, given by ``export.build``): a
             new file that near-duplicates one of them is the copy curation drops, whatever the ids.
+        shard: ``(i, n)``: only the items of the photos in the ``i``-th of ``n`` equal ranges of source ids (a
+            content hash: :func:`in_shard`), one machine's part of a build over ``n``; curation and the plan
+            stay the whole folder's, so every item is the one a whole build makes.
     """
 
     source: str | None = None
@@ -83,6 +86,7 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
     answer_plan: str = DEFAULT_ANSWER_PLAN
     splits: tuple[str, ...] | None = None
     keep_sources: tuple[str, ...] | None = None
+    shard: tuple[int, int] | None = None
 
 
 class _Configs(dict):
@@ -127,6 +131,7 @@ class JigsawPuzzles(InWorkers, datasets.GeneratorBasedBuilder):
             kwargs["source"] = str(resolve_folder(kwargs["source"]))
         if kwargs.get("keep_sources") is not None:
             kwargs["keep_sources"] = tuple(sorted(set(kwargs["keep_sources"]))) or None
+        kwargs["shard"] = shard_value(kwargs.get("shard"))
         if kwargs.get("fingerprint") is None:
             kwargs["fingerprint"] = folder_fingerprint(kwargs.get("source"))
         super().__init__(*args, **kwargs)
@@ -276,6 +281,7 @@ class JigsawPuzzles(InWorkers, datasets.GeneratorBasedBuilder):
                      json.dumps(terms[s.source_id], sort_keys=True))
                     for s in sources]
 
+        feasible = [s for s in feasible if in_shard(s.source_id, self.config.shard)]
         members = {"test": feasible, "lite": [s for s in feasible if s.source_id in lite_set]}
         return [datasets.SplitGenerator(name=split, gen_kwargs={"items": work(members[split]), "pool": pool,
                                                                  "split": split})
@@ -323,8 +329,8 @@ class JigsawPuzzles(InWorkers, datasets.GeneratorBasedBuilder):
 KNOWN_OPTIONS = {k for task in TASKS.values() for k in (*task.options, *task.settings)}
 #: The other keyword arguments :func:`make_builder` (and so ``jp.load_dataset``) takes: the config's fields, the
 #: builder's bar, and the ``datasets`` writer settings that do not change an item.
-BUILDER_ARGUMENTS = ("answer_plan", "lite_fraction", "splits", "keep_sources", "progress", "writer_batch_size",
-                     "storage_options")
+BUILDER_ARGUMENTS = ("answer_plan", "lite_fraction", "splits", "keep_sources", "shard", "progress",
+                     "writer_batch_size", "storage_options")
 
 
 def check_builder_kwargs(kwargs: Mapping[str, Any], who: str = "load_dataset",

@@ -43,7 +43,8 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     """Generate ``configs`` and write the Hub-ready folder ``out``; returns the curation report.
 
     ``builder_kwargs`` hold the tasks' options and settings (``clip_model``, ``clip_pretrained``,
-    ``clip_cache_dir``, ...). When ``configs`` is not given and a config cannot run here
+    ``clip_cache_dir``, ...) and the builder's arguments (``shard=(i, n)``: this machine's part of a build over
+    ``n``, whose parts :func:`.shards.merge` makes the whole export). When ``configs`` is not given and a config cannot run here
     (``ConfigUnavailable``: e.g. no torch/open_clip, or no CLIP weights offline), it is skipped with the
     reason and the way to enable it; when it is asked for explicitly, the error is raised before any work.
     """
@@ -109,15 +110,22 @@ def _swap_into_place(staging: Path, out: Path) -> None:
         previous.unlink()
 
 
+def part_name(split: str, shard: tuple[int, int] | None) -> str:
+    """The parquet file of ``split``: the whole split, or one shard's part of it (``test-00001-of-00004``)."""
+    i, n = shard or (0, 1)
+    return f"{split}-{i:05d}-of-{n:05d}.parquet"
+
+
 def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source, seed: int, num_proc, repo) -> dict:
     counts, sizes, report, tests = {}, {}, {"configs": {}}, {}
+    shard = builders[configs[0]].config.shard
     for config in configs:
         builder = builders[config]
         builder.download_and_prepare(num_proc=num_proc)
         counts[config], sizes[config] = {}, {}
         for split in SPLITS:
             dataset = builder.as_dataset(split=split)
-            path = out / config / f"{split}-00000-of-00001.parquet"
+            path = out / config / part_name(split, shard)
             if len(dataset):  # an empty split has no file and no YAML entry (see card.card_data)
                 write_parquet(dataset, path)
             counts[config][split] = len(dataset)
@@ -140,10 +148,19 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
     clip = {c: m for c, m in clip.items() if isinstance(m, dict) and "clip_weights" in m}
     if clip:  # model, tag or the weights file's name and SHA-256 (never its path): what `verify` needs to find them
         report["clip"] = clip
+    if shard is not None:  # one machine's part: `jigsaw-puzzles merge` makes the whole export of the parts
+        report["shard"] = {"index": shard[0], "count": shard[1], "configs": configs}
+    return write_top(out, configs, counts, sizes, tests, report, num_proc, repo)
+
+
+def write_top(out: Path, configs: list[str], counts: dict, sizes: dict, tests: dict, report: dict, num_proc,
+              repo: str) -> dict:
+    """The files beside the parquet folders: the report, the credits, the example sheets and the card (its
+    results measured on ``tests``, each config's test split)."""
     (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
-    (out / card.LICENSE_FILE).write_text(card.credits_text(source is None), encoding="utf-8")
+    (out / card.LICENSE_FILE).write_text(card.credits_text(report["curation"]["embedded"]), encoding="utf-8")
     assets = card.write_assets(out, tests)
     results = card.baseline_results(tests, num_proc)
-    (out / "README.md").write_text(card.render_card(configs, counts, sizes, report, seed, repo, assets, results),
-                                   encoding="utf-8")
+    (out / "README.md").write_text(card.render_card(configs, counts, sizes, report, report["seed"], repo, assets,
+                                                    results), encoding="utf-8")
     return report
