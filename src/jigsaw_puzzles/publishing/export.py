@@ -4,7 +4,7 @@ The folder loads with stock ``datasets.load_dataset(folder, config)``: the card'
 YAML ``configs`` maps every config to its parquet files, and the parquet schema
 carries the ``datasets`` features (``Image`` included).  We write parquet with
 pyarrow ourselves, one row group per 64 rows, so that the bytes do not depend on
-how many processes generated the rows.
+how many processes generated the rows (nor on how many machines: :mod:`.shards`), streamed a row group at a time.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Iterable
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import card
@@ -30,10 +32,29 @@ ROW_GROUP_SIZE = 64
 
 
 def write_parquet(dataset, path: Path) -> None:
-    table = dataset.data.table.combine_chunks()
+    """``dataset``'s rows as one parquet file, one row group per 64 rows."""
+    write_batches(dataset.data.table.to_batches(), dataset.data.table.schema, path)
+
+
+def write_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, path: Path) -> None:
+    """Rows in ``batches`` (any sizes) as one parquet file of 64-row groups, written as they come: the bytes of
+    ``pq.write_table`` on all the rows at once (the same row groups; the same pages, each cut from one
+    contiguous array), without holding more than a row group of images in memory."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, compression="zstd")
+    pending: list[pa.RecordBatch] = []
+    with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+        def flush(rows: int) -> None:
+            table = pa.Table.from_batches(pending, schema)
+            writer.write_table(table.slice(0, rows).combine_chunks(), row_group_size=ROW_GROUP_SIZE)
+            pending[:] = table.slice(rows).to_batches()
+
+        for batch in batches:
+            pending.append(batch)
+            while sum(len(b) for b in pending) >= ROW_GROUP_SIZE:
+                flush(ROW_GROUP_SIZE)
+        if sum(len(b) for b in pending):
+            flush(sum(len(b) for b in pending))
     os.replace(tmp, path)
 
 

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import UsageError
 from ..spec import SPLITS
-from .export import _swap_into_place, part_name, write_parquet, write_top
+from .export import ROW_GROUP_SIZE, _swap_into_place, part_name, write_batches, write_top
 from .outdir import check_build_out, environment_error, read_report
 
 #: what every shard's report must hold alike (the shard and its counts aside; the folder's name
@@ -88,31 +88,33 @@ def merge(shards: list[str | os.PathLike], out: str | os.PathLike, num_proc: int
     check_build_out(out, None)  # (no source folder here: the embedded photos' is checked, harmlessly)
     configs = list(reports[0]["shard"]["configs"])  # the build's order (the report's keys are sorted)
     staging = out.parent / f".{out.name}.partial-{os.getpid()}"
+    schema = features().arrow_schema  # the builder's (parquet reads its list fields back as "element", not "item")
     try:
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
         counts, sizes, tests = {}, {}, {}
         report = {k: v for k, v in reports[0].items() if k != "shard"}
         report["configs"] = {}
-        for config in configs:
-            counts[config], sizes[config] = {}, {}
-            for split in SPLITS:
-                parts = [by_index[i, n] / config / part_name(split, (i, n)) for i in range(n)]
-                tables = [pq.read_table(p) for p in parts if p.is_file()]
-                # the builder's list fields are named "item" (parquet reads them back as "element"): its schema
-                table = pa.concat_tables(tables).cast(features().arrow_schema) if tables else None
-                dataset = datasets.Dataset(datasets.table.InMemoryTable(table), info=datasets.DatasetInfo(
-                    features=features())) if table is not None else None
-                counts[config][split] = len(dataset) if dataset is not None else 0
-                path = staging / config / part_name(split, None)
-                if dataset is not None and len(dataset):
-                    write_parquet(dataset, path)
-                sizes[config][split] = path.stat().st_size if counts[config][split] else 0
-                if split == "test":
-                    tests[config] = dataset if dataset is not None else datasets.Dataset.from_dict(
-                        {k: [] for k in features()}, features=features())
-            report["configs"][config] = {"task_skips": reports[0]["configs"][config]["task_skips"], **counts[config]}
-        write_top(staging, configs, counts, sizes, tests, report, num_proc, repo)
+        with tempfile.TemporaryDirectory() as cache:  # the merged test splits, read back for the card
+            for config in configs:
+                counts[config], sizes[config] = {}, {}
+                for split in SPLITS:
+                    parts = [p for p in (by_index[i, n] / config / part_name(split, (i, n)) for i in range(n))
+                             if p.is_file()]
+                    counts[config][split] = sum(pq.ParquetFile(p).metadata.num_rows for p in parts)
+                    path = staging / config / part_name(split, None)
+                    if counts[config][split]:
+                        write_batches((b.cast(schema) for p in parts for b in pq.ParquetFile(p).iter_batches(
+                            batch_size=ROW_GROUP_SIZE)), schema, path)
+                    sizes[config][split] = path.stat().st_size if counts[config][split] else 0
+                    if split == "test":
+                        tests[config] = datasets.Dataset.from_parquet(str(path), cache_dir=cache) \
+                            if counts[config][split] else datasets.Dataset.from_dict(
+                                {k: [] for k in features()}, features=features())
+                report["configs"][config] = {"task_skips": reports[0]["configs"][config]["task_skips"],
+                                             **counts[config]}
+            write_top(staging, configs, counts, sizes, tests, report, num_proc, repo)
+            del tests  # (its files, in cache, are closed before the folder goes)
         _swap_into_place(staging, out)
     except OSError as err:
         user_error = environment_error(err, f"cannot write the merged export {out}")
