@@ -45,6 +45,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))  # the photo synthesizer of the tests
+sys.path.insert(0, str(HERE))  # benchmarks/neardup.py's synthetic fingerprints
 
 STEPS = ("listing", "curation", "dup rule", "plan", "answer plan", "generation", "build", "stream", "clip search")
 LIBRARY_VERSION = "1"  # bump when the synthesizer or the acceptance rule of the library changes
