@@ -18,6 +18,8 @@ worker processes), the steps of a build of ``--config`` (``order_restoration``),
   build        listing + curation + plan + generation: what ``load_dataset`` costs on a cold cache
   stream       the training stream's first pass over the folder (``training_stream(..., passes=1)``, the same
                config; curation is cached in-process, so this is the stream's own work)
+  distractors  Missing Piece Selection's (easy) order of the other photos for one item (rendezvous hashing: one
+               hash per other photo, then the first few taken), on 200 items, scaled to one item per photo
   clip search  CLIP mining's pool step on random unit embeddings (9 cells of 512 dims per photo, one query per
                photo): the duplicate-source groups and the nearest-neighbour search; the embedding itself is a
                fixed cost per photo (``--clip-embed``: a random-init ``ViT-S-32`` on 32 photos, for scale)
@@ -48,7 +50,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))  # the photo synthesizer of the tests
 sys.path.insert(0, str(HERE))  # benchmarks/neardup.py's synthetic fingerprints
 
-STEPS = ("listing", "curation", "dup rule", "plan", "answer plan", "generation", "build", "stream", "clip search")
+STEPS = ("listing", "curation", "dup rule", "plan", "answer plan", "generation", "build", "stream", "distractors",
+         "clip search")
 LIBRARY_VERSION = "1"  # bump when the synthesizer or the acceptance rule of the library changes
 
 
@@ -221,6 +224,15 @@ def time_steps(folder: Path, config: str, num_proc: int | None, steps: set[str])
         served = sum(1 for _ in jp.training_stream(folder, {config: 1.0}, seed=0, passes=1))
         out["stream"] = time.perf_counter() - start
         out["stream items"] = served
+    if "distractors" in steps:
+        from jigsaw_puzzles.rng import item_rng
+
+        ids, items = [s.source_id for s in curation.accepted], min(200, len(curation.accepted))
+        start = time.perf_counter()
+        for sid in ids[:items]:
+            order = item_rng(0, "missing_piece", sid).child("random distractors").rendezvous("rank", ids)
+            [next(order) for _ in range(4)]
+        out["distractors"] = (time.perf_counter() - start) / items * len(ids)
     if "clip search" in steps:
         out["clip search"] = clip_search(len(curation.accepted))
     return out
