@@ -14,8 +14,10 @@ from __future__ import annotations
 import math
 import os
 import signal
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from ..errors import UserError
@@ -83,6 +85,36 @@ def ordered_map(fn: Callable[[J], R], jobs: Sequence[J], num_proc: int | None, *
         executor.shutdown(wait=True, cancel_futures=True)
 
 
+@contextmanager
+def quiet_children():
+    """While it is open, a process forked from this one (a worker of ``datasets``' pool, the one that replaces a
+    worker that died, its manager) leaves Ctrl-C to this process and ends at once when stopped (SIGTERM), instead
+    of running this process's Python handlers (the CLI turns SIGTERM into Ctrl-C) and printing a traceback as it
+    goes. In this process the handlers are what they were."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    main = os.getpid()
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def handler(signum, frame):
+        if os.getpid() != main:  # a forked child
+            if signum == signal.SIGTERM:
+                os._exit(128 + signum)
+            return
+        previous[signum](signum, frame)
+
+    for sig, old in previous.items():
+        if callable(old):  # SIG_DFL and SIG_IGN already do in a child what they do here
+            signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            if callable(old):
+                signal.signal(sig, old)
+
+
 class InWorkers:
     """What a ``datasets`` builder (mixed in before ``GeneratorBasedBuilder``) needs for ``num_proc`` workers: the
     plan given ``num_proc`` too (``self._num_proc``), Ctrl-C the ``KeyboardInterrupt`` it is in one process
@@ -90,12 +122,13 @@ class InWorkers:
     a bare ``RuntimeError``), an item's :class:`~jigsaw_puzzles.errors.UserError` (a photo overwritten during the
     build) raised as itself (not a ``DatasetGenerationError`` whose cause stays in the worker), and workers sent the
     builder without its plan and preparation (the work they are handed holds what they need: no CLIP model or
-    folder's curation is pickled for every process)."""
+    folder's curation is pickled for every process); processes forked meanwhile are :func:`quiet_children`."""
 
     def download_and_prepare(self, *args, num_proc: int | None = None, **kwargs):
         self._num_proc, self._main_pid = num_proc, os.getpid()
         try:
-            return super().download_and_prepare(*args, num_proc=num_proc, **kwargs)
+            with quiet_children():
+                return super().download_and_prepare(*args, num_proc=num_proc, **kwargs)
         except Exception as err:
             cause = err
             while cause is not None and not isinstance(cause, KeyboardInterrupt):
