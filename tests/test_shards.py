@@ -72,6 +72,8 @@ def test_the_cli_builds_a_shard_and_merges(photos, whole, tmp_path, capsys):
     assert "missing 0/2" in capsys.readouterr().err and not (tmp_path / "m2").exists()
     assert main(["build", "--out", str(tmp_path / "x"), "--shard", "2/2"]) == 2
     assert "i counts from 0 to n - 1" in capsys.readouterr().err
+    assert main(["merge", str(tmp_path / "p1"), str(tmp_path / "p0"), "--out", str(tmp_path / "m3"),
+                 "--num-proc", "0"]) == 2 and not (tmp_path / "m3").exists()
 
 
 def test_parts_of_different_builds_are_refused(photos, tmp_path):

@@ -22,6 +22,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from ..errors import UsageError
+from ..inference.options import whole
 from ..spec import SPLITS
 from .export import ROW_GROUP_SIZE, _swap_into_place, part_name, write_batches, write_top
 from .outdir import check_build_out, environment_error, read_report
@@ -79,6 +80,7 @@ def merge(shards: list[str | os.PathLike], out: str | os.PathLike, num_proc: int
 
     from ..spec import features
 
+    whole("--num-proc", num_proc)  # 0 or -1 is one line, as for build
     folders = [Path(s) for s in shards]
     if not folders:
         raise UsageError("merge needs the shard exports to merge (the folders `build --shard i/n` wrote)")
