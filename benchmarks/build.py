@@ -5,6 +5,11 @@ and encode the same number of output pixels as PNG (crops of the same sizes, sam
 Our time includes curation, the task checks, item generation and Arrow writing.
 
     python benchmarks/build.py [--source DIR] [--configs ...] [--num-proc N] [--tabs]
+    python benchmarks/build.py --parallel N --source DIR [--configs order_generation] [--repeat 3]
+
+``--parallel N``: the whole export (``jigsaw-puzzles build``, ``publishing.export.build``) with one process and with
+N, alternated ``--repeat`` times in one run (best of each, cold caches), the ratio of the two, the load average
+around each, and whether the two exports are byte-identical (every parquet file compared).
 
 ``--tabs``: each config is followed by its interlocking-piece configs (``<config>_tabs``, ``_tabs_silhouette``),
 built in the same run, and the table gains their cost against the straight cut's (``vs straight``, #34: at most
@@ -14,9 +19,12 @@ built in the same run, and the table gains their cost against the straight cut's
 from __future__ import annotations
 
 import argparse
+import filecmp
+import os
 import platform
 import tempfile
 import time
+from pathlib import Path
 
 from PIL import Image
 
@@ -36,6 +44,33 @@ def floor_seconds(dataset, paths: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def parallel(source: str | None, configs: list[str], num_proc: int, repeat: int) -> None:
+    """One process against ``num_proc``, alternated: best of ``repeat`` each, and the exports compared."""
+    import datasets
+
+    from jigsaw_puzzles.publishing.export import build
+
+    datasets.disable_progress_bars()
+    best: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(repeat):
+            for n in (1, num_proc):
+                _curate_cached.cache_clear()  # cold, as a fresh process
+                load_normalised.cache_clear()
+                out = Path(tmp, f"out-{n}")
+                before = os.getloadavg()[0]
+                start = time.perf_counter()
+                build(out, source=source, configs=configs, num_proc=n, cache_dir=str(Path(tmp, f"cache-{n}-{k}")))
+                seconds = time.perf_counter() - start
+                best[n] = min(best.get(n, seconds), seconds)
+                print(f"run {k + 1}: num_proc {n}: {seconds:.2f} s (load average {before:.1f} before, "
+                      f"{os.getloadavg()[0]:.1f} after)", flush=True)
+        files = sorted(p.relative_to(Path(tmp, "out-1")) for p in Path(tmp, "out-1").rglob("*.parquet"))
+        same = all(filecmp.cmp(Path(tmp, "out-1", f), Path(tmp, f"out-{num_proc}", f), shallow=False) for f in files)
+    print(f"best of {repeat}: one process {best[1]:.2f} s, {num_proc} processes {best[num_proc]:.2f} s: "
+          f"{best[num_proc] / best[1]:.2f}x; parquet files byte-identical: {same} ({len(files)} files)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--source", default=None)
@@ -46,7 +81,15 @@ def main() -> None:
     parser.add_argument("--num-proc", type=int, default=None)
     parser.add_argument("--tabs", action="store_true", help="also build each config's _tabs and _tabs_silhouette "
                         "configs and report their build time over the straight config's")
+    parser.add_argument("--parallel", type=int, default=None, metavar="N",
+                        help="the whole export with one process and with N, alternated (see the module doc)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each for --parallel (best of)")
     args = parser.parse_args()
+    if args.parallel:
+        configs = args.configs if args.configs != parser.get_default("configs") else ["order_generation"]
+        print(f"machine: {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}; "
+              f"sources: {len(list_files(resolve_folder(args.source)))} files; configs {', '.join(configs)}")
+        return parallel(args.source, configs, args.parallel, args.repeat)
     if args.with_hard and "missing_piece_selection_hard" not in args.configs:
         args.configs.append("missing_piece_selection_hard")
     if args.tabs:

@@ -1,6 +1,7 @@
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from jigsaw_puzzles.rng import ItemRNG, stable_hash
 from jigsaw_puzzles.generation.plan import plan_slots
@@ -48,3 +49,15 @@ def test_plan_is_balanced_and_order_free(n, k):
     assert max(lite_counts.values()) - min(lite_counts.get(s, 0) for s in range(min(k, 3))) <= 1
     assert plan_slots(list(reversed(ids)), lite, 0, "t", k, "balanced") == plan
     assert plan_slots(ids, lite, 1, "t", k, "balanced") != plan or n < 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=20), max_size=60), st.text(max_size=8), st.integers(0, 3))
+def test_rendezvous_is_the_sorted_token_order_taken_lazily(candidates, key, duplicates):
+    candidates = candidates + candidates[:duplicates]  # a candidate twice keeps both places, as sorted() does
+    rng = ItemRNG("rendezvous", key)
+    expected = sorted(candidates, key=lambda c: (rng.token("rank", c), c))
+    assert list(rng.rendezvous("rank", candidates)) == expected
+    assert list(rng.rendezvous("rank", reversed(candidates))) == expected  # the order given does not enter
+    taken = rng.rendezvous("rank", candidates)
+    assert [next(taken, None) for _ in range(3)] == (expected + [None] * 3)[:3]

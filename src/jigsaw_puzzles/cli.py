@@ -66,7 +66,10 @@ EXAMPLES = {
   jigsaw-puzzles build --out my_export --configs order_restoration anomaly_detection
   jigsaw-puzzles build --out grids --grid 4x4                      # the grid-capable tasks on 4x4
   jigsaw-puzzles build --out rot --rotated --grid 3x3              # 3x3 order tasks, pieces turned too
+  jigsaw-puzzles build --out part0 --source ~/photos --shard 0/2  # machine 0 of 2 (1/2 on the other)
   hf upload USER/jigsaw-puzzles my_export --repo-type dataset      # publish the folder""",
+    "merge": """examples:
+  jigsaw-puzzles merge part0 part1 --out my_export   # the export of `build --shard 0/2` and `--shard 1/2`""",
     "show": """examples:
   jigsaw-puzzles show order_restoration --index 3 --out item.png
   jigsaw-puzzles show anomaly_detection --split lite --hide-answer --source ~/photos""",
@@ -191,7 +194,8 @@ def cmd_build(args) -> int:
 
     _labelled_bars()
     report = build(args.out, source=args.source, seed=args.seed, configs=args.configs,
-                   num_proc=args.num_proc, cache_dir=args.cache_dir, progress=True, **_clip_kwargs(args))
+                   num_proc=args.num_proc, cache_dir=args.cache_dir, progress=True, shard=args.shard,
+                   **_clip_kwargs(args))
     curation = report["curation"]
     print(f"wrote {args.out}: {len(report['configs'])} configs from {curation['accepted']} source images "
           f"({curation['rejected']} rejected; see {args.out}/curation_report.json)")
@@ -200,6 +204,14 @@ def cmd_build(args) -> int:
         print(f"  {config:32s} test {info['test']:5d}  lite {info['lite']:4d}  task skips {skips}")
     for config, reason in report.get("skipped_configs", {}).items():
         print(f"  {config:32s} SKIPPED: {reason}")
+    return 0
+
+
+def cmd_merge(args) -> int:
+    from .publishing.shards import merge
+
+    report = merge(args.shards, args.out, num_proc=args.num_proc)
+    print(f"wrote {args.out}: {len(report['configs'])} configs merged from {len(args.shards)} shards")
     return 0
 
 
@@ -306,8 +318,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_configs(p)
     p.add_argument("--num-proc", type=int, default=None, metavar="N", help="worker processes (default: 1)")
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="datasets cache (default: HF_DATASETS_CACHE)")
+    p.add_argument("--shard", default=None, metavar="I/N", help="build only shard I of N (0/4 ... 3/4), one "
+                   "machine's part of a build over N; `merge` makes the whole export of the N parts")
     _add_clip(p)
     p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("merge", help="make one export of the shards of a build (`build --shard I/N`)",
+                       description="Write the export of a build made over several machines from its shard exports: "
+                                   "the same folder one machine would have written.")
+    p.add_argument("shards", nargs="+", metavar="SHARD_DIR", help="the N folders `build --shard I/N` wrote")
+    p.add_argument("--out", required=True, metavar="DIR", help="the folder to write (as for build)")
+    p.add_argument("--num-proc", type=int, default=None, metavar="N", help="worker processes (default: 1)")
+    p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("show", help="draw one item as a sheet (images, question, answer)",
                        description="Draw one item of a config as a PNG sheet.")

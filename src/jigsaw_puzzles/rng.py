@@ -11,19 +11,24 @@ is a few lines, has no global state and cannot drift.
 from __future__ import annotations
 
 import hashlib
-from typing import MutableSequence, Sequence, TypeVar
+import heapq
+from typing import Iterable, Iterator, MutableSequence, Sequence, TypeVar
 
 T = TypeVar("T")
 
 
-def stable_hash(*parts: object) -> str:
-    """Hex SHA-256 of the parts, joined unambiguously."""
+def _hasher(*parts: object):
     h = hashlib.sha256()
     for part in parts:
         data = str(part).encode("utf-8")
         h.update(len(data).to_bytes(8, "big"))
         h.update(data)
-    return h.hexdigest()
+    return h
+
+
+def stable_hash(*parts: object) -> str:
+    """Hex SHA-256 of the parts, joined unambiguously."""
+    return _hasher(*parts).hexdigest()
 
 
 class ItemRNG:
@@ -41,6 +46,22 @@ class ItemRNG:
         """A seeded hash of this stream's key and ``key`` (no state consumed): e.g. a rank for one candidate
         that does not depend on which other candidates exist (rendezvous hashing)."""
         return stable_hash(self._key.decode("ascii"), *key)
+
+    def rendezvous(self, key: object, candidates: Iterable[str]) -> Iterator[str]:
+        """``candidates`` in the order of ``(self.token(key, c), c)``, lazily: one hash per candidate and a heap, so
+        taking the first few of ``n`` costs ``O(n)``, not a sort of ``n`` tokens. (A token's hex digits order as its
+        digest's bytes do, so the digests are compared.)"""
+        prefix = _hasher(self._key.decode("ascii"), key)
+        heap = []
+        for c in candidates:
+            h = prefix.copy()
+            data = str(c).encode("utf-8")
+            h.update(len(data).to_bytes(8, "big"))
+            h.update(data)
+            heap.append((h.digest(), c))
+        heapq.heapify(heap)
+        while heap:
+            yield heapq.heappop(heap)[1]
 
     def _next_int(self) -> int:
         digest = hashlib.sha256(self._key + self._counter.to_bytes(8, "big")).digest()

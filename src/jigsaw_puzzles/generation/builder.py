@@ -23,14 +23,16 @@ from tqdm.auto import tqdm
 from .._version import __version__
 from ..errors import ConfigUnavailable, UsageError, path_value, seed_value
 from ..geometry import encode_png
-from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN, lite_ids, plan_slots
+from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN, in_shard, lite_ids, plan_slots, shard_value
 from ..rng import item_rng
 from .licences import source_terms
-from .sources import (DEFAULT_RULES, CurationRules, SourceError, curate, embedded_folder, folder_fingerprint,
+from .sources import (DEFAULT_RULES, CurationRules, curate, embedded_folder, folder_fingerprint,
                       load_normalised, resolve_folder)
 from ..spec import CITATION, GENERATOR_VERSION, GRID_BASES, HOMEPAGE, LITE_FRACTION, ROTATION_BASES, SPLITS, features, \
     get as get_spec, grid_config, is_config
+from .probe import verdicts
 from .tasks import TASKS, Context, TaskError, get_task
+from .workers import InWorkers
 
 logger = datasets.logging.get_logger(__name__)
 
@@ -71,6 +73,9 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
             for a Lite evaluation in a fraction of the time.
         keep_sources: source ids already in the benchmark (an earlier export's, given by ``export.build``): a
             new file that near-duplicates one of them is the copy curation drops, whatever the ids.
+        shard: ``(i, n)``: only the items of the photos in the ``i``-th of ``n`` equal ranges of source ids (a
+            content hash: :func:`in_shard`), one machine's part of a build over ``n``; curation and the plan
+            stay the whole folder's, so every item is the one a whole build makes.
     """
 
     source: str | None = None
@@ -81,6 +86,7 @@ class JigsawPuzzlesConfig(datasets.BuilderConfig):
     answer_plan: str = DEFAULT_ANSWER_PLAN
     splits: tuple[str, ...] | None = None
     keep_sources: tuple[str, ...] | None = None
+    shard: tuple[int, int] | None = None
 
 
 class _Configs(dict):
@@ -92,7 +98,7 @@ class _Configs(dict):
         return super().get(name, default)
 
 
-class JigsawPuzzles(datasets.GeneratorBasedBuilder):
+class JigsawPuzzles(InWorkers, datasets.GeneratorBasedBuilder):
     """Jigsaw-Puzzles items generated on demand from a folder of photographs."""
 
     VERSION = _VERSION
@@ -125,11 +131,13 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
             kwargs["source"] = str(resolve_folder(kwargs["source"]))
         if kwargs.get("keep_sources") is not None:
             kwargs["keep_sources"] = tuple(sorted(set(kwargs["keep_sources"]))) or None
+        kwargs["shard"] = shard_value(kwargs.get("shard"))
         if kwargs.get("fingerprint") is None:
             kwargs["fingerprint"] = folder_fingerprint(kwargs.get("source"))
         super().__init__(*args, **kwargs)
         self._plan: dict | None = None
         self._preparation = None
+        self._num_proc: int | None = None
 
     @property
     def task(self):
@@ -151,26 +159,28 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
             self._preparation = self.task.preparer(self.config.options or {}, self.settings)
         return self._preparation
 
-    def plan(self) -> dict:
+    def plan(self, num_proc: int | None = None) -> dict:
         """Curate the sources, find the ones that yield an item, and assign their answer slots (memoised).
 
         Every accepted source (of a Lite-only build: every Lite source) is put through the task's check and then
         built once as a probe (slot 0: a task's failures do not depend on the slot), so a source that cannot yield
-        an item is a recorded skip with its reason, and slots go only to items that are really generated.
-        ``ConfigUnavailable`` (before anything is written) when the sources cannot make one item. Returns a dict
-        with the curation, the task's skips, the items' sources (``feasible``), the Lite ids, the slot of every item
-        and the prepared payloads.
+        an item is a recorded skip with its reason, and slots go only to items that are really generated
+        (:mod:`.probe`). ``ConfigUnavailable`` (before anything is written) when the sources cannot make one item.
+        ``num_proc``: curation and the probe run in that many worker processes (the same plan; default: the
+        ``num_proc`` given to ``download_and_prepare``). Returns a dict with the curation, the task's skips, the
+        items' sources (``feasible``), the Lite ids, the slot of every item and the prepared payloads.
         """
         if self._plan is not None:
             return self._plan
+        num_proc = num_proc if num_proc is not None else self._num_proc
         task, seed = self.task, self.config.seed
         preparation = self.preparation()  # fails before any work
-        curation = curate(self.config.source, self.rules, keep=self.config.keep_sources, progress=self.progress)
+        curation = curate(self.config.source, self.rules, keep=self.config.keep_sources, progress=self.progress,
+                          num_proc=num_proc)
         if len(curation.accepted) < max(1, task.min_sources):
             raise ConfigUnavailable(self.config.name, (
                 f"needs at least {max(1, task.min_sources)} usable source images, {len(curation.accepted)} of "
                 f"{len(curation.records)} files in {curation.folder} qualify (`jigsaw-puzzles curate DIR` says why)"))
-        load = self._loader(curation)
         plan = self.config.answer_plan
         lite = lite_ids([s.source_id for s in curation.accepted], seed, self.config.lite_fraction, plan)
         # A Lite-only build checks and probes the Lite sources alone: under every answer plan a Lite item's slot
@@ -179,28 +189,39 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
         lite_only = self.config.splits == ("lite",) and preparation is None
         lite_set = set(lite)
         sources = [s for s in curation.accepted if s.source_id in lite_set] if lite_only else curation.accepted
-        feasible, skipped = [], []
-        for source in sources:
-            reason = self._check(load, source)
-            if reason:
-                skipped.append({"path": source.relpath, "source_id": source.source_id, "reason": reason})
-            else:
-                feasible.append(source)
-        prepared: dict[str, Any] = {}
-        if preparation is not None and feasible:
-            prepared = preparation.prepare({s.source_id: s.path for s in curation.accepted},
-                                           [s.source_id for s in feasible], seed,
-                                           lambda path: load_normalised(path, self.rules))
-        pool_ids = tuple(s.source_id for s in curation.accepted)
-        items = self._probe(feasible, skipped, load, pool_ids, prepared)
+        paths = {s.source_id: s.path for s in curation.accepted}
+        pool_ids = tuple(s.source_id for s in curation.accepted)  # sorted, as curation sorts them
+        bar = tqdm(total=len(sources), desc=f"{self.config.name} [checking sources]", unit="img",
+                   disable=not self.progress)
+
+        def judge(sources, check: bool, build: bool, prepared: dict, workers=num_proc):  # -> reasons, None: yields
+            return verdicts(task, seed, paths, pool_ids, self.rules,
+                            [(s.source_id, check, build, prepared.get(s.source_id)) for s in sources], workers,
+                            done=bar.update if build else None)
+
+        def skip(source, reason: str) -> dict:
+            return {"path": source.relpath, "source_id": source.source_id, "reason": reason}
+
+        with bar:  # the task's check, then (after its preparation, if any) the probe build
+            prepared: dict[str, Any] = {}
+            feasible = sources
+            if preparation is not None:
+                reasons = judge(sources, True, False, {})
+                feasible = [s for s, r in zip(sources, reasons) if r is None]
+                skipped = [skip(s, r) for s, r in zip(sources, reasons) if r]
+                if feasible:
+                    prepared = preparation.prepare(paths, [s.source_id for s in feasible], seed,
+                                                   lambda path: load_normalised(path, self.rules))
+            reasons = judge(feasible, preparation is None, True, prepared)
+            items = [s for s, r in zip(feasible, reasons) if r is None]
+            skipped = (skipped if preparation is not None else []) + [skip(s, r) for s, r in zip(feasible, reasons)
+                                                                       if r]
         if not items and lite_only:  # no Lite item: an empty Lite split, or a folder the task cannot use at all?
-            rest = [s for s in curation.accepted if s.source_id not in lite_set]
-            for source in rest:  # checked one by one, up to the first that yields an item
-                reason = self._check(load, source)
-                if reason:
-                    skipped.append({"path": source.relpath, "source_id": source.source_id, "reason": reason})
-                elif self._probe([source], skipped, load, pool_ids, prepared):
+            for source in (s for s in curation.accepted if s.source_id not in lite_set):  # one by one, up to the
+                reason = judge([source], True, True, {}, None)[0]                      # first that yields an item
+                if reason is None:
                     break
+                skipped.append(skip(source, reason))
             else:
                 lite_only = False  # every source probed: the message below is the full build's
         if not items and not lite_only:
@@ -210,33 +231,12 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                 f"in {curation.folder}{first}; add more varied photographs (builder.report lists every reason)"))
         skipped.sort(key=lambda s: s["source_id"])
         item_ids = [s.source_id for s in items]
-        slots = plan_slots(item_ids, [s for s in lite if s in set(item_ids)], seed, task.family, task.num_slots,
+        item_set = set(item_ids)
+        slots = plan_slots(item_ids, [s for s in lite if s in item_set], seed, task.family, task.num_slots,
                            plan, task.slot_cycle)
         self._plan = {"curation": curation, "task_skips": skipped, "feasible": items,
                       "lite": lite, "slots": slots, "prepared": {k: v for k, v in prepared.items() if k in slots}}
         return self._plan
-
-    def _check(self, load, source) -> str | None:
-        """The task's reason to skip ``source``, or ``None``."""
-        try:
-            return self.task.check(load(source.source_id))
-        except SourceError as err:  # unreadable since curation (e.g. deleted): a skip, not a crash
-            return f"cannot be read any more: {err}"
-
-    def _probe(self, sources, skipped: list, load, pool_ids, prepared) -> list:
-        """The sources whose item builds (the probe: what fails here is a recorded skip, never a silent drop)."""
-        task, seed, items = self.task, self.config.seed, []
-        for source in tqdm(sources, desc=f"{self.config.name} [checking sources]", unit="img",
-                           disable=not self.progress):
-            sid = source.source_id
-            try:
-                task.build(load(sid), item_rng(seed, task.family, sid), 0,
-                           Context(source_id=sid, pool_ids=pool_ids, load=load, prepared=prepared.get(sid)))
-            except TaskError as err:
-                skipped.append({"path": source.relpath, "source_id": sid, "reason": str(err)})
-            else:
-                items.append(source)
-        return items
 
     def _loader(self, curation):
         """Normalised image by source id; the file must still hold the bytes it was curated with."""
@@ -281,6 +281,7 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
                      json.dumps(terms[s.source_id], sort_keys=True))
                     for s in sources]
 
+        feasible = [s for s in feasible if in_shard(s.source_id, self.config.shard)]
         members = {"test": feasible, "lite": [s for s in feasible if s.source_id in lite_set]}
         return [datasets.SplitGenerator(name=split, gen_kwargs={"items": work(members[split]), "pool": pool,
                                                                  "split": split})
@@ -328,8 +329,8 @@ class JigsawPuzzles(datasets.GeneratorBasedBuilder):
 KNOWN_OPTIONS = {k for task in TASKS.values() for k in (*task.options, *task.settings)}
 #: The other keyword arguments :func:`make_builder` (and so ``jp.load_dataset``) takes: the config's fields, the
 #: builder's bar, and the ``datasets`` writer settings that do not change an item.
-BUILDER_ARGUMENTS = ("answer_plan", "lite_fraction", "splits", "keep_sources", "progress", "writer_batch_size",
-                     "storage_options")
+BUILDER_ARGUMENTS = ("answer_plan", "lite_fraction", "splits", "keep_sources", "shard", "progress",
+                     "writer_batch_size", "storage_options")
 
 
 def check_builder_kwargs(kwargs: Mapping[str, Any], who: str = "load_dataset",

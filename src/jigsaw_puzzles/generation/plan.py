@@ -25,8 +25,10 @@ file order or on how generation is split across processes:
 from __future__ import annotations
 
 import heapq
+import numbers
 from typing import Iterable, Sequence
 
+from ..errors import UsageError
 from ..rng import ItemRNG, stable_hash
 from ..spec import LITE_FRACTION
 
@@ -173,3 +175,28 @@ def plan_slots(source_ids: Sequence[str], lite: Sequence[str], seed: int, family
 
     ordered = sorted(source_ids, key=rank)
     return {sid: i % num_slots for i, sid in enumerate(ordered)}
+
+
+def shard_value(shard) -> tuple[int, int] | None:
+    """``(i, n)`` from ``(i, n)`` or ``"i/n"`` (``None`` passes), or a ``UsageError``."""
+    if shard is None:
+        return None
+    try:
+        i, n = (int(v) if isinstance(v, str) or (isinstance(v, numbers.Integral) and not isinstance(v, bool)) else None
+                for v in (shard.split("/") if isinstance(shard, str) else shard))
+        if i is None or n is None:
+            raise TypeError
+    except (TypeError, ValueError):
+        raise UsageError(f"shard must be i/n (e.g. 0/4: the first of four), not {shard!r}") from None
+    if n < 1:
+        raise UsageError(f"shard {i}/{n}: n is the number of shards (machines), at least 1")
+    if not 0 <= i < n:
+        raise UsageError(f"shard {i}/{n}: i counts from 0 to n - 1 (the shards of a build over {n} machines "
+                         f"are 0/{n} ... {n - 1}/{n})")
+    return i, n
+
+
+def in_shard(source_id: str, shard: tuple[int, int] | None) -> bool:
+    """Whether a photo's items belong to ``shard`` ``(i, n)``: its id (16 hex digits of its content's SHA-256) in
+    the ``i``-th of ``n`` equal ranges, so the shards in turn hold the items in a whole build's order."""
+    return shard is None or int(source_id, 16) * shard[1] >> 64 == shard[0]

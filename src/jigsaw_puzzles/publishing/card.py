@@ -76,23 +76,32 @@ def write_assets(out: Path, datasets_: dict) -> dict[str, str]:
     return written
 
 
-def baseline_results(datasets_: dict) -> dict:
-    """The built-in baselines scored on the export's test items: ``{name: score() result}``."""
-    from ..baselines import random_answer, solve
+def _solved(job: tuple) -> list[str]:
+    """The classical solver's answers to rows ``start:stop`` of one config's dataset (a worker's chunk)."""
+    from ..baselines import solve
+
+    config, ds, start, stop = job
+    return [solve(row, config).text for row in ds.select(range(start, stop))]
+
+
+def baseline_results(datasets_: dict, num_proc: int | None = None) -> dict:
+    """The built-in baselines scored on the export's test items: ``{name: score() result}``; the solver reads
+    the images, in ``num_proc`` worker processes (the same answers), the random baseline only ids and options."""
+    from ..baselines import random_answer
+    from ..generation.workers import chunks, ordered_map
     from ..scoring.score import score
 
-    results = {}
-    for name, answer in (("Random (seed 0)", lambda row, c: random_answer(row, c, 0)),
-                         ("Classical solver (no weights)", lambda row, c: solve(row, c).text)):
-        preds, refs, cfgs, opts = [], [], [], []
-        for config, ds in datasets_.items():
-            for row in ds:
-                preds.append(answer(row, config))
-                refs.append(row["answer"])
-                cfgs.append(config)
-                opts.append(row["options"] or None)
-        results[name] = score(preds, refs, cfgs, opts) if preds else {}
-    return results
+    refs, cfgs, opts, random, jobs = [], [], [], [], []
+    for config, ds in datasets_.items():
+        for row in ds.select_columns(["id", "options", "answer"]):  # no image decoded
+            random.append(random_answer(row, config, 0))
+            refs.append(row["answer"])
+            cfgs.append(config)
+            opts.append(row["options"] or None)
+        jobs += [(config, ds, part.start, part.stop) for part in chunks(range(len(ds)), num_proc)]
+    solved = [answer for part in ordered_map(_solved, jobs, num_proc, what="the card's baselines") for answer in part]
+    return {name: score(preds, refs, cfgs, opts) if preds else {}
+            for name, preds in (("Random (seed 0)", random), ("Classical solver (no weights)", solved))}
 
 
 def _results_table(configs: list[str], results: dict) -> str:

@@ -4,7 +4,7 @@ The folder loads with stock ``datasets.load_dataset(folder, config)``: the card'
 YAML ``configs`` maps every config to its parquet files, and the parquet schema
 carries the ``datasets`` features (``Image`` included).  We write parquet with
 pyarrow ourselves, one row group per 64 rows, so that the bytes do not depend on
-how many processes generated the rows.
+how many processes generated the rows (nor on how many machines: :mod:`.shards`), streamed a row group at a time.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Iterable
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import card
@@ -30,10 +32,29 @@ ROW_GROUP_SIZE = 64
 
 
 def write_parquet(dataset, path: Path) -> None:
-    table = dataset.data.table.combine_chunks()
+    """``dataset``'s rows as one parquet file, one row group per 64 rows."""
+    write_batches(dataset.data.table.to_batches(), dataset.data.table.schema, path)
+
+
+def write_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, path: Path) -> None:
+    """Rows in ``batches`` (any sizes) as one parquet file of 64-row groups, written as they come: the bytes of
+    ``pq.write_table`` on all the rows at once (the same row groups; the same pages, each cut from one
+    contiguous array), without holding more than a row group of images in memory."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, compression="zstd")
+    pending: list[pa.RecordBatch] = []
+    with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+        def flush(rows: int) -> None:
+            table = pa.Table.from_batches(pending, schema)
+            writer.write_table(table.slice(0, rows).combine_chunks(), row_group_size=ROW_GROUP_SIZE)
+            pending[:] = table.slice(rows).to_batches()
+
+        for batch in batches:
+            pending.append(batch)
+            while sum(len(b) for b in pending) >= ROW_GROUP_SIZE:
+                flush(ROW_GROUP_SIZE)
+        if sum(len(b) for b in pending):
+            flush(sum(len(b) for b in pending))
     os.replace(tmp, path)
 
 
@@ -43,7 +64,8 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     """Generate ``configs`` and write the Hub-ready folder ``out``; returns the curation report.
 
     ``builder_kwargs`` hold the tasks' options and settings (``clip_model``, ``clip_pretrained``,
-    ``clip_cache_dir``, ...). When ``configs`` is not given and a config cannot run here
+    ``clip_cache_dir``, ...) and the builder's arguments (``shard=(i, n)``: this machine's part of a build over
+    ``n``, whose parts :func:`.shards.merge` makes the whole export). When ``configs`` is not given and a config cannot run here
     (``ConfigUnavailable``: e.g. no torch/open_clip, or no CLIP weights offline), it is skipped with the
     reason and the way to enable it; when it is asked for explicitly, the error is raised before any work.
     """
@@ -63,7 +85,7 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
         builders[config] = make_builder(config, source, seed, cache_dir, **builder_kwargs)
         try:
             builders[config].preparation()
-            builders[config].plan()  # curation and the answer plan: too few sources is known before writing
+            builders[config].plan(num_proc)  # curation and the answer plan: too few sources is known before writing
         except ConfigUnavailable as err:
             if explicit:
                 raise
@@ -109,15 +131,22 @@ def _swap_into_place(staging: Path, out: Path) -> None:
         previous.unlink()
 
 
+def part_name(split: str, shard: tuple[int, int] | None) -> str:
+    """The parquet file of ``split``: the whole split, or one shard's part of it (``test-00001-of-00004``)."""
+    i, n = shard or (0, 1)
+    return f"{split}-{i:05d}-of-{n:05d}.parquet"
+
+
 def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source, seed: int, num_proc, repo) -> dict:
     counts, sizes, report, tests = {}, {}, {"configs": {}}, {}
+    shard = builders[configs[0]].config.shard
     for config in configs:
         builder = builders[config]
         builder.download_and_prepare(num_proc=num_proc)
         counts[config], sizes[config] = {}, {}
         for split in SPLITS:
             dataset = builder.as_dataset(split=split)
-            path = out / config / f"{split}-00000-of-00001.parquet"
+            path = out / config / part_name(split, shard)
             if len(dataset):  # an empty split has no file and no YAML entry (see card.card_data)
                 write_parquet(dataset, path)
             counts[config][split] = len(dataset)
@@ -140,10 +169,19 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
     clip = {c: m for c, m in clip.items() if isinstance(m, dict) and "clip_weights" in m}
     if clip:  # model, tag or the weights file's name and SHA-256 (never its path): what `verify` needs to find them
         report["clip"] = clip
+    if shard is not None:  # one machine's part: `jigsaw-puzzles merge` makes the whole export of the parts
+        report["shard"] = {"index": shard[0], "count": shard[1], "configs": configs}
+    return write_top(out, configs, counts, sizes, tests, report, num_proc, repo)
+
+
+def write_top(out: Path, configs: list[str], counts: dict, sizes: dict, tests: dict, report: dict, num_proc,
+              repo: str) -> dict:
+    """The files beside the parquet folders: the report, the credits, the example sheets and the card (its
+    results measured on ``tests``, each config's test split)."""
     (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
-    (out / card.LICENSE_FILE).write_text(card.credits_text(source is None), encoding="utf-8")
+    (out / card.LICENSE_FILE).write_text(card.credits_text(report["curation"]["embedded"]), encoding="utf-8")
     assets = card.write_assets(out, tests)
-    results = card.baseline_results(tests)
-    (out / "README.md").write_text(card.render_card(configs, counts, sizes, report, seed, repo, assets, results),
-                                   encoding="utf-8")
+    results = card.baseline_results(tests, num_proc)
+    (out / "README.md").write_text(card.render_card(configs, counts, sizes, report, report["seed"], repo, assets,
+                                                    results), encoding="utf-8")
     return report

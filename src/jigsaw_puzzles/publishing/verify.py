@@ -101,8 +101,8 @@ class _HardContext:
         prep = builder.preparation()
         self.prep = prep
         self.loader = builder._loader(plan["curation"])
-        sources = {s.source_id: load_normalised(s.path, builder.rules, s.source_id) for s in plan["curation"].accepted}
-        self.bank = prep.miner.embed_sources(sources)
+        sources = {s.source_id: (s.path, s.source_id) for s in plan["curation"].accepted}  # loaded one at a time
+        self.bank = prep.miner.embed_sources(sources, lambda ps: load_normalised(ps[0], builder.rules, ps[1]))
         self.groups = duplicate_source_groups(self.bank, prep.max_similarity)
         self.rows, self.cols = prep.rows, prep.cols
 

@@ -6,7 +6,7 @@ import dataclasses
 import hashlib
 import os
 import time
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from PIL import Image
@@ -90,13 +90,15 @@ class ClipMiner:
                                            progress=self.progress)
         return self._embedder
 
-    def embed_sources(self, sources: Mapping[str, Image.Image] | Iterable[tuple[str, Image.Image]]
-                      ) -> PatchBank:
+    def embed_sources(self, sources: Mapping[str, Any] | Iterable[tuple[str, Any]],
+                      load: Callable[[Any], Image.Image] | None = None) -> PatchBank:
         """Embed all grid cells of every source (normalised PIL images), using the cache.
 
         Sources are processed in sorted source_id order; a source's cells are
         written to the cache as soon as they are computed, so an interrupted run
-        keeps everything finished so far.
+        keeps everything finished so far. With ``load``, ``sources`` holds what it
+        takes (e.g. paths) and each image is loaded in turn: a folder's images are
+        never all in memory at once, nor are their cells kept past their embedding.
         """
         t0 = time.perf_counter()
         items = sources.items() if isinstance(sources, Mapping) else sources
@@ -105,7 +107,7 @@ class ClipMiner:
         rows, cols = self.cache.rows, self.cache.cols
         stats = EmbedStats(sources=len(ordered))
         per_source: dict[str, np.ndarray] = {}
-        meta = []  # (sid, cells, digests)
+        meta = []  # (sid, cell sizes, digests)
         pending: list[tuple[str, str, list[Image.Image]]] = []
 
         def flush():
@@ -127,11 +129,12 @@ class ClipMiner:
             if sid in seen:
                 raise ValueError(f"duplicate source_id {sid!r}")
             seen.add(sid)
+            img = load(img) if load is not None else img
             img = img.convert("RGB") if img.mode != "RGB" else img
             cells = grid_cells(img, rows, cols)
             digests = [pixel_digest(c) for c in cells]
             src_digest = hashlib.sha256("".join(digests).encode()).hexdigest()
-            meta.append((sid, cells, digests))
+            meta.append((sid, [c.size for c in cells], digests))
             cached = self.cache.load(sid, src_digest)
             if cached is not None:
                 per_source[sid] = cached
@@ -147,15 +150,15 @@ class ClipMiner:
             raise RuntimeError(f"inconsistent embedding dims in cache: {dims}")
         D = dims.pop() if dims else 0
         src_ids, cell_rc, rids, digs, sizes, embs = [], [], [], [], [], []
-        for sid, cells, digests in meta:
+        for sid, cell_sizes, digests in meta:
             embs.append(per_source[sid])
-            for i, (c, d) in enumerate(zip(cells, digests)):
+            for i, (size, d) in enumerate(zip(cell_sizes, digests)):
                 r, cc = divmod(i, cols)
                 src_ids.append(sid)
                 cell_rc.append((r, cc))
                 rids.append(region_id(sid, r, cc))
                 digs.append(d)
-                sizes.append(c.size)
+                sizes.append(size)
         emb = np.concatenate(embs, axis=0) if embs else np.zeros((0, D), np.float32)
         stats.seconds = time.perf_counter() - t0
         src_dig = {sid: hashlib.sha256("".join(d).encode()).hexdigest() for sid, _, d in meta}

@@ -95,7 +95,7 @@ def random_distractors(rng: ItemRNG, source_id: str, pool_ids: Sequence[str], tr
         raise TaskError(f"missing_piece_selection needs at least {count + 1} accepted sources")
     draw = rng.child("random distractors")
     chosen: list[Distractor] = []
-    for other in sorted(others, key=lambda o: (draw.token("rank", o), o)):
+    for other in draw.rendezvous("rank", others):  # sorted by (draw.token("rank", o), o), lazily
         cell = draw.child("cell", other).randbelow(cells)
         patch = get_patch(other, cell, truth.size)
         if acceptable(patch, truth, chosen):
@@ -231,7 +231,7 @@ class HardPreparation:
 
     def prepare(self, sources: Mapping[str, str], item_ids: Sequence[str], seed: int,
                 load: Callable[[str], Image.Image]) -> dict[str, Any]:
-        bank = self.miner.embed_sources({sid: load(path) for sid, path in sources.items()})
+        bank = self.miner.embed_sources(sources, load)  # one image in memory at a time
         cells = self.rows * self.cols
         regions = {sid: item_rng(seed, self.family, sid).child("region").randbelow(cells) for sid in item_ids}
         targets = [(sid, *divmod(regions[sid], self.cols)) for sid in item_ids]

@@ -1,0 +1,158 @@
+"""Whole-folder steps in worker processes: the same results in the same order as in one process.
+
+Curation and the plan's checks are pure functions of each photo (and of state every worker gets once through
+``initializer``), so splitting the photos into chunks and mapping a chunk function over them in
+``num_proc`` processes (:class:`concurrent.futures.ProcessPoolExecutor`) changes nothing but the time. A chunk
+function never raises for a bad photo (it records the reason); an exception it does raise (a photo overwritten
+during the build) is raised here, as in one process. A worker that dies (killed, out of memory) is one
+:class:`WorkerDied` line, never a hang; Ctrl-C in the terminal stops the workers with the build (they ignore
+SIGINT themselves: the main process cancels what is queued and waits only for the chunks in hand).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence, TypeVar
+
+from ..errors import UserError
+
+J = TypeVar("J")
+R = TypeVar("R")
+#: chunks per worker: enough to balance uneven photos, few enough that per-chunk overhead stays small
+CHUNKS_PER_WORKER = 8
+MAX_CHUNK = 64
+
+
+class WorkerDied(UserError):
+    """A worker process of a build ended abruptly (killed by a signal, or by the system for memory)."""
+
+
+def parallel(num_proc: int | None, jobs: int) -> bool:
+    """Whether ``jobs`` items are worth spreading over ``num_proc`` processes."""
+    return bool(num_proc) and num_proc > 1 and jobs > 1
+
+
+def chunks(items: Sequence[J], num_proc: int | None) -> list[Sequence[J]]:
+    """``items`` cut into consecutive chunks for ``num_proc`` workers (in one process: chunks of 8, for a progress
+    bar that moves)."""
+    size = max(1, min(MAX_CHUNK, math.ceil(len(items) / (num_proc * CHUNKS_PER_WORKER)))) \
+        if parallel(num_proc, len(items)) else 8
+    return [items[k:k + size] for k in range(0, len(items), size)]
+
+
+def _start(initializer: Callable | None, initargs: tuple) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's handler (which turns SIGTERM into Ctrl-C)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def ordered_map(fn: Callable[[J], R], jobs: Sequence[J], num_proc: int | None, *,
+                initializer: Callable | None = None, initargs: tuple = (),
+                done: Callable[[J, R], Any] | None = None, what: str = "the build") -> Iterator[R]:
+    """``fn(job)`` of every job, in order: in this process when ``num_proc`` is ``None`` or 1 (``initializer``
+    run here first), else in ``num_proc`` worker processes. ``fn`` and the jobs must be picklable (a
+    module-level function and plain data); ``done(job, result)`` is called as each result comes (a progress
+    bar). :class:`WorkerDied` when a worker ends abruptly; nothing is left running when this returns or
+    raises."""
+    if not parallel(num_proc, len(jobs)):
+        if initializer is not None:
+            initializer(*initargs)
+        for job in jobs:
+            result = fn(job)
+            if done is not None:
+                done(job, result)
+            yield result
+        return
+    executor = ProcessPoolExecutor(min(num_proc, len(jobs)), initializer=_start, initargs=(initializer, initargs))
+    try:
+        futures = [executor.submit(fn, job) for job in jobs]
+        for job, future in zip(jobs, futures):
+            result = future.result()
+            if done is not None:
+                done(job, result)
+            yield result
+    except BrokenProcessPool:
+        raise WorkerDied(f"a worker process of {what} ended abruptly (killed, or out of memory); nothing was "
+                         f"written: run it again, with a smaller --num-proc if memory is short") from None
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
+def quiet_children():
+    """While it is open, a process forked from this one (a worker of ``datasets``' pool, the one that replaces a
+    worker that died, its manager) leaves Ctrl-C to this process and ends at once when stopped (SIGTERM), instead
+    of running this process's Python handlers (the CLI turns SIGTERM into Ctrl-C) and printing a traceback as it
+    goes. In this process the handlers are what they were."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    main = os.getpid()
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def handler(signum, frame):
+        if os.getpid() != main:  # a forked child
+            if signum == signal.SIGTERM:
+                os._exit(128 + signum)
+            return
+        previous[signum](signum, frame)
+
+    for sig, old in previous.items():
+        if callable(old):  # SIG_DFL and SIG_IGN already do in a child what they do here
+            signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            if callable(old):
+                signal.signal(sig, old)
+
+
+class InWorkers:
+    """What a ``datasets`` builder (mixed in before ``GeneratorBasedBuilder``) needs for ``num_proc`` workers: the
+    plan given ``num_proc`` too (``self._num_proc``), Ctrl-C the ``KeyboardInterrupt`` it is in one process
+    (``datasets`` raises a ``TimeoutError`` of its pool instead), a worker that dies one :class:`WorkerDied` line (not
+    a bare ``RuntimeError``), an item's :class:`~jigsaw_puzzles.errors.UserError` (a photo overwritten during the
+    build) raised as itself (not a ``DatasetGenerationError`` whose cause stays in the worker), and workers sent the
+    builder without its plan and preparation (the work they are handed holds what they need: no CLIP model or
+    folder's curation is pickled for every process); processes forked meanwhile are :func:`quiet_children`."""
+
+    def download_and_prepare(self, *args, num_proc: int | None = None, **kwargs):
+        self._num_proc, self._main_pid = num_proc, os.getpid()
+        try:
+            with quiet_children():
+                return super().download_and_prepare(*args, num_proc=num_proc, **kwargs)
+        except Exception as err:
+            cause = err
+            while cause is not None and not isinstance(cause, KeyboardInterrupt):
+                cause = cause.__context__
+            if cause is not None:
+                raise cause from None
+            if not (isinstance(err, RuntimeError) and "subprocesses has abruptly died" in str(err)):
+                raise
+            raise WorkerDied(f"a worker process of {self.config.name}'s build ended abruptly (killed, or out of "
+                             f"memory); nothing was written: run it again, with a smaller --num-proc if memory is "
+                             f"short") from None
+
+    def _prepare_split_single(self, *args, **kwargs):
+        from datasets.exceptions import DatasetGenerationError
+
+        if os.getpid() != getattr(self, "_main_pid", os.getpid()):  # a worker: Ctrl-C is the build's; stop quietly
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        try:
+            yield from super()._prepare_split_single(*args, **kwargs)
+        except DatasetGenerationError as err:
+            if isinstance(err.__cause__, UserError):
+                raise err.__cause__ from None
+            raise
+
+    def __getstate__(self):
+        return {**self.__dict__, "_plan": None, "_preparation": None}
