@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import jigsaw_puzzles as jp
-from jigsaw_puzzles.scoring.score import critical_count, null_distribution, _upper_tail
+from jigsaw_puzzles.scoring.stats import critical_count, null_distribution, _upper_tail
 
 NO_ANOMALY = "Judgment: A\nError Position:\nError Type:"
 

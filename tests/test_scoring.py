@@ -266,7 +266,7 @@ def test_nulls_convolve_over_their_nonzero_spans_as_numpy_convolves_them():
     """The exact nulls are convolved over their nonzero spans (a binomial of many items underflows to 0 far from its
     mean), so the overall null of n items costs O(n), not O(n^2): the same pmf as np.convolve on the whole arrays, and
     the same critical counts, on binomials of 1 to 20,000 items and on pmfs with zeros anywhere."""
-    from jigsaw_puzzles.scoring.score import _convolve, binomial_pmf
+    from jigsaw_puzzles.scoring.stats import _convolve, binomial_pmf
 
     rng = np.random.default_rng(5)
     pairs = [(binomial_pmf(int(n), p), binomial_pmf(int(m), q)) for n, m, p, q in
