@@ -207,7 +207,7 @@ class Evaluation:
             with _one_thread(cv2):
                 for side, n in ((WORK, FEATURES["eval"]), (SMALL, FEATURES["small"])):
                     g = grey(image, side) if side != SMALL else small
-                    scale = np.diag([g.shape[1] / small.shape[1], g.shape[0] / small.shape[0], 1.0])
+                    scale = _scaling(g.shape[1] / small.shape[1], g.shape[0] / small.shape[0])
                     for mirrored in (False, True):
                         flip = np.array([[-1.0, 0, g.shape[1] - 1], [0, 1, 0], [0, 0, 1]]) if mirrored else np.eye(3)
                         f = features(cv2, np.ascontiguousarray(g[:, ::-1]) if mirrored else g, n)
@@ -301,7 +301,7 @@ def _cells(cv2, a: np.ndarray, b: np.ndarray, a_to_b: np.ndarray) -> np.ndarray:
     g = min(1.0, (f[0] * f[1]) ** 0.5 / abs(np.linalg.det(a_to_b[:2, :2])) ** 0.5)  # b at the scale it is seen
     bd = cv2.resize(b, (max(1, round(b.shape[1] * g)), max(1, round(b.shape[0] * g))), interpolation=cv2.INTER_AREA)
     g = bd.shape[1] / b.shape[1], bd.shape[0] / b.shape[0]
-    m = np.diag([g[0], g[1], 1.0]) @ a_to_b @ np.diag([1 / f[0], 1 / f[1], 1.0])  # av pixels -> bd pixels
+    m = _scaling(*g) @ a_to_b @ _scaling(1 / f[0], 1 / f[1])  # av pixels -> bd pixels
     size = (av.shape[1], av.shape[0])
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
     seen = cv2.warpAffine(bd.astype(np.float32), m[:2], size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
@@ -319,6 +319,12 @@ def _cells(cv2, a: np.ndarray, b: np.ndarray, a_to_b: np.ndarray) -> np.ndarray:
     out[(sx >= TEXTURE) & (sy >= TEXTURE) & (corr >= AGREE)] = 2
     out[v.min((1, 3)) < 0.99] = -2
     return out
+
+
+def _scaling(sx: float, sy: float) -> np.ndarray:
+    """3x3: pixel centres of an image -> those of the image resized by ``(sx, sy)`` (pixel ``i`` covers
+    ``[i - 0.5, i + 0.5]``; a map about pixel 0's centre would be off by half a pixel, and a mirror doubles it)."""
+    return np.array([[sx, 0, (sx - 1) / 2], [0, sy, (sy - 1) / 2], [0, 0, 1.0]])
 
 
 def _rectangle(cells: np.ndarray) -> float:
