@@ -90,8 +90,11 @@ def test_load_dataset_with_num_proc_is_byte_identical(tmp_path):
 
 # ------------------------------------------------------------------------------------------- interrupted builds
 RUN = r"""
-import os, sys, time
+import os, signal, sys, time
 from pathlib import Path
+# As in a terminal's foreground: a shell without job control starts a background command (``cmd &``, nohup) with
+# SIGINT ignored, and an ignored signal stays ignored across exec, so Ctrl-C would not reach the build at all.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 marker, stage, argv = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
 import jigsaw_puzzles.generation.builder as builder, jigsaw_puzzles.generation.sources as sources
 
