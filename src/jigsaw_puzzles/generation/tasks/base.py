@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Callable, Mapping, Protocol, Sequence
@@ -142,3 +144,24 @@ def require_distinct(cells: list[Image.Image], what: str) -> str | None:
         return (f"{what}: cells {i} and {j} are near-identical "
                 f"(mean abs diff {diffs[i, j]:.2f} < {MIN_DISTINCT}), the answer would be ambiguous")
     return None
+
+
+_PER_IMAGE: OrderedDict[tuple, tuple[weakref.ref, Any]] = OrderedDict()
+_PER_IMAGE_SIZE = 256
+
+
+def per_image(image: Image.Image, key: tuple, compute: Callable[[], Any]) -> Any:
+    """``compute()``, a pure function of ``image``'s pixels and ``key``, once per image object: the stream serves
+    many items of one cached photo, and a check that looks at every cell (Piece Localization's pairwise-distinct
+    sets) need not run again for each. The same object (a weak reference checks it is not a new image at a
+    recycled address); a source image is never drawn on in place (items draw on copies). The newest 256 kept."""
+    k = (id(image), *key)
+    hit = _PER_IMAGE.get(k)
+    if hit is not None and hit[0]() is image:
+        _PER_IMAGE.move_to_end(k)
+        return hit[1]
+    value = compute()
+    _PER_IMAGE[k] = (weakref.ref(image), value)
+    while len(_PER_IMAGE) > _PER_IMAGE_SIZE:
+        _PER_IMAGE.popitem(last=False)
+    return value

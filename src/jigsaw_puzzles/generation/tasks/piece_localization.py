@@ -26,7 +26,7 @@ from PIL import Image
 from ... import geometry, prompts
 from ...rng import ItemRNG
 from ...spec import LETTERS, get as get_spec
-from .base import MIN_DISTINCT, Context, Item, Task, TaskError, distinct_subsets, pairwise_differences
+from .base import MIN_DISTINCT, Context, Item, Task, TaskError, distinct_subsets, pairwise_differences, per_image
 from .order_restoration import grid_cells, grid_reason
 
 LEVELS = {"easy": (2, 2, prompts.PIECE_LOCALIZATION_EASY),
@@ -37,9 +37,15 @@ def num_slots(level: str) -> int:
     return LEVELS[level][1]
 
 
+def _subsets(image: Image.Image, cells: list[Image.Image] | None, grid: int, masks: int) -> list[tuple[int, ...]]:
+    """The pairwise-distinct mask sets of ``image`` cut ``grid`` x ``grid``, once per image (:func:`.base.per_image`)."""
+    return per_image(image, ("piece_localization", grid, masks),
+                     lambda: distinct_subsets(cells or geometry.split(image, grid, grid), masks))
+
+
 def check(image: Image.Image, level: str) -> str | None:
     grid, masks, _ = LEVELS[level]
-    if not distinct_subsets(geometry.split(image, grid, grid), masks):
+    if not _subsets(image, None, grid, masks):
         return f"piece_localization_{level}: no {masks} pairwise-distinct cells to mask"
     return None
 
@@ -55,7 +61,7 @@ def draw_masks(board: Image.Image, boxes, masked, labels) -> None:
 def make_item(image: Image.Image, rng: ItemRNG, slot: int, level: str) -> Item:
     grid, masks, template = LEVELS[level]
     cells = geometry.split(image, grid, grid)
-    subsets = distinct_subsets(cells, masks)
+    subsets = _subsets(image, cells, grid, masks)
     if not subsets:
         raise TaskError(check(image, level))
     masked = rng.child("masked cells").choice(subsets)
