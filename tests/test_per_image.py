@@ -43,3 +43,18 @@ def test_the_memo_is_bounded():
     for k, image in enumerate(images):
         base.per_image(image, ("bounded",), lambda k=k: k)
     assert len(base._PER_IMAGE) <= base._PER_IMAGE_SIZE
+
+
+def test_threads_share_the_memo_without_error():
+    """The human app serves items from threads: concurrent lookups and evictions of one memo."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    images = [Image.new("RGB", (4, 4), (k, 0, 0)) for k in range(base._PER_IMAGE_SIZE // 2)]
+
+    def work(offset):
+        return [base.per_image(images[(offset + j) % len(images)], ("threads", j % 3), lambda j=j: j % 3)
+                for j in range(3 * base._PER_IMAGE_SIZE)]
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(work, range(4)))
+    assert all(r == [j % 3 for j in range(3 * base._PER_IMAGE_SIZE)] for r in results)

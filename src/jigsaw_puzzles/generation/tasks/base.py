@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import threading
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -147,21 +148,25 @@ def require_distinct(cells: list[Image.Image], what: str) -> str | None:
 
 
 _PER_IMAGE: OrderedDict[tuple, tuple[weakref.ref, Any]] = OrderedDict()
-_PER_IMAGE_SIZE = 256
+_PER_IMAGE_SIZE = 1024  # above the stream's 512 cached photos, a few configs each
+_PER_IMAGE_LOCK = threading.Lock()  # the human app serves items from threads
 
 
 def per_image(image: Image.Image, key: tuple, compute: Callable[[], Any]) -> Any:
     """``compute()``, a pure function of ``image``'s pixels and ``key``, once per image object: the stream serves
     many items of one cached photo, and a check that looks at every cell (Piece Localization's pairwise-distinct
     sets) need not run again for each. The same object (a weak reference checks it is not a new image at a
-    recycled address); a source image is never drawn on in place (items draw on copies). The newest 256 kept."""
+    recycled address); a source image is never drawn on in place (items draw on copies). The most recently used
+    :data:`_PER_IMAGE_SIZE` kept."""
     k = (id(image), *key)
-    hit = _PER_IMAGE.get(k)
-    if hit is not None and hit[0]() is image:
-        _PER_IMAGE.move_to_end(k)
-        return hit[1]
+    with _PER_IMAGE_LOCK:
+        hit = _PER_IMAGE.get(k)
+        if hit is not None and hit[0]() is image:
+            _PER_IMAGE.move_to_end(k)
+            return hit[1]
     value = compute()
-    _PER_IMAGE[k] = (weakref.ref(image), value)
-    while len(_PER_IMAGE) > _PER_IMAGE_SIZE:
-        _PER_IMAGE.popitem(last=False)
+    with _PER_IMAGE_LOCK:
+        _PER_IMAGE[k] = (weakref.ref(image), value)
+        while len(_PER_IMAGE) > _PER_IMAGE_SIZE:
+            _PER_IMAGE.popitem(last=False)
     return value
