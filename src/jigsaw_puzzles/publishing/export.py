@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Iterable
 
@@ -23,7 +22,7 @@ from .._version import __version__
 from ..generation.builder import CONFIGS, make_builder
 from ..errors import ConfigUnavailable, UsageError
 from ..inference.options import whole
-from .outdir import check_build_out, environment_error, kept_sources
+from .outdir import check_build_out, kept_sources, staged
 from ..generation.sources import folder_fingerprint
 from ..generation.versions import item_versions
 from ..spec import GENERATOR_VERSION, SPLITS, is_config
@@ -93,42 +92,9 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
             skipped[config] = err.reason
     if not configs:
         raise ConfigUnavailable("every config", "; ".join(f"{c}: {r}" for c, r in skipped.items()))
-    staging = out.parent / f".{out.name}.partial-{os.getpid()}"  # all or nothing: renamed into place at the end
-    try:
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        report = _write(staging, builders, configs, skipped, source, seed, num_proc, repo)
-        _swap_into_place(staging, out)
-    except OSError as err:  # a full disk, a quota, a read-only folder: one line, the earlier export intact
-        user_error = environment_error(err, f"cannot write the export {out}; "
-                                            + ("the earlier export there is unchanged" if earlier is not None
-                                               else "nothing was written"))
-        if user_error is None:
-            raise
-        raise user_error from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return report
-
-
-def _swap_into_place(staging: Path, out: Path) -> None:
-    """Rename ``staging`` to ``out``; an existing ``out`` is replaced only when that succeeds (else it is put
-    back as it was)."""
-    if not (out.exists() or out.is_symlink()):
-        os.replace(staging, out)
-        return
-    previous = out.parent / f".{out.name}.previous-{os.getpid()}"
-    shutil.rmtree(previous, ignore_errors=True)
-    os.replace(out, previous)
-    try:
-        os.replace(staging, out)
-    except BaseException:
-        os.replace(previous, out)
-        raise
-    if previous.is_dir() and not previous.is_symlink():
-        shutil.rmtree(previous, ignore_errors=True)
-    else:
-        previous.unlink()
+    with staged(out, f"cannot write the export {out}; " + ("the earlier export there is unchanged"
+                                                           if earlier is not None else "nothing was written")) as staging:
+        return _write(staging, builders, configs, skipped, source, seed, num_proc, repo)
 
 
 def part_name(split: str, shard: tuple[int, int] | None) -> str:

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from .card import ASSETS, LICENSE_FILE
@@ -177,3 +178,43 @@ def kept_sources(report: dict) -> tuple[str, ...]:
     records = report["curation"].get("records") or []
     return tuple(sorted({r["source_id"] for r in records if isinstance(r, dict) and r.get("status") == "accepted"
                          and isinstance(r.get("source_id"), str)}))
+
+
+@contextmanager
+def staged(out: Path, failure: str):
+    """A fresh staging folder next to ``out`` (``.NAME.partial-PID``) that replaces ``out`` when the block ends
+    without an error: all or nothing. Whatever happens, the staging folder goes; an error of the machine (a full
+    disk, a quota, a read-only folder) is one line, ``failure`` and the reason (:func:`environment_error`)."""
+    staging = out.parent / f".{out.name}.partial-{os.getpid()}"
+    try:
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        yield staging
+        _swap_into_place(staging, out)
+    except OSError as err:
+        user_error = environment_error(err, failure)
+        if user_error is None:
+            raise
+        raise user_error from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _swap_into_place(staging: Path, out: Path) -> None:
+    """Rename ``staging`` to ``out``; an existing ``out`` is replaced only when that succeeds (else it is put
+    back as it was)."""
+    if not (out.exists() or out.is_symlink()):
+        os.replace(staging, out)
+        return
+    previous = out.parent / f".{out.name}.previous-{os.getpid()}"
+    shutil.rmtree(previous, ignore_errors=True)
+    os.replace(out, previous)
+    try:
+        os.replace(staging, out)
+    except BaseException:
+        os.replace(previous, out)
+        raise
+    if previous.is_dir() and not previous.is_symlink():
+        shutil.rmtree(previous, ignore_errors=True)
+    else:
+        previous.unlink()

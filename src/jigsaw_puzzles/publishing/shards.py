@@ -15,7 +15,6 @@ machine has its own copy of the folder.
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -24,8 +23,8 @@ import pyarrow.parquet as pq
 from ..errors import UsageError
 from ..inference.options import whole
 from ..spec import SPLITS
-from .export import ROW_GROUP_SIZE, _swap_into_place, part_name, write_batches, write_top
-from .outdir import check_build_out, environment_error, read_report
+from .export import ROW_GROUP_SIZE, part_name, write_batches, write_top
+from .outdir import check_build_out, read_report, staged
 
 #: what every shard's report must hold alike (the shard and its counts aside; the folder's name
 #: and fingerprint: see the module doc)
@@ -89,11 +88,8 @@ def merge(shards: list[str | os.PathLike], out: str | os.PathLike, num_proc: int
     out = Path(out)
     check_build_out(out, None)  # (no source folder here: the embedded photos' is checked, harmlessly)
     configs = list(reports[0]["shard"]["configs"])  # the build's order (the report's keys are sorted)
-    staging = out.parent / f".{out.name}.partial-{os.getpid()}"
     schema = features().arrow_schema  # the builder's (parquet reads its list fields back as "element", not "item")
-    try:
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
+    with staged(out, f"cannot write the merged export {out}") as staging:
         counts, sizes, tests = {}, {}, {}
         report = {k: v for k, v in reports[0].items() if k != "shard"}
         report["configs"] = {}
@@ -117,12 +113,4 @@ def merge(shards: list[str | os.PathLike], out: str | os.PathLike, num_proc: int
                                              **counts[config]}
             write_top(staging, configs, counts, sizes, tests, report, num_proc, repo)
             del tests  # (its files, in cache, are closed before the folder goes)
-        _swap_into_place(staging, out)
-    except OSError as err:
-        user_error = environment_error(err, f"cannot write the merged export {out}")
-        if user_error is None:
-            raise
-        raise user_error from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return report
