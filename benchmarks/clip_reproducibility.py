@@ -10,8 +10,10 @@ random-init open_clip ViT-S-32 of the tests and the golden build, on CPU in fp32
 * ``threads1``: 1 thread; ``sse41``: ``ONEDNN_MAX_CPU_ISA=SSE41``; ``avx``: ``ONEDNN_MAX_CPU_ISA=AVX``;
   ``mkl_sse42``: ``MKL_ENABLE_INSTRUCTIONS=SSE4_2``; ``all_sse``: both at once, 1 thread;
 * ``fp16_emb``: the reference embeddings rounded to fp16 and renormalised (the least a GPU fp16 build differs by);
-* ``fp16_fwd``: the whole forward under CPU ``torch.autocast(float16)`` (what the CUDA path does on a GPU; the
-  GPU's own kernels cannot be measured here, there is none).
+* ``fp16_fwd``: the whole forward under CPU ``torch.autocast(float16)`` (what the CUDA path does on a GPU, on the
+  CPU's kernels);
+* ``cuda_fp16`` / ``cuda_fp32`` (where a GPU is visible: ``--settings default cuda_fp16 cuda_fp32``): the
+  package's CUDA path, its default ``amp-fp16`` and ``precision="fp32"``, on the GPU's own kernels.
 
 Then every setting's embeddings go through the package's own miner (``ClipMiner.mine``, the rule in force) and
 the hard items' decisions are compared with the reference: the largest change of a cosine similarity, the items
@@ -48,6 +50,7 @@ SETTINGS = {
     "mkl_sse42": ({"MKL_ENABLE_INSTRUCTIONS": "SSE4_2"}, 2),
     "all_sse": ({"ONEDNN_MAX_CPU_ISA": "SSE41", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2"}, 1),
 }
+CUDA = {"cuda_fp16": ("cuda", "amp-fp16"), "cuda_fp32": ("cuda", "fp32")}
 MODEL = "ViT-S-32"
 SKIMAGE_PHOTOS = ("astronaut", "camera", "chelsea", "coffee", "rocket", "motorcycle_left", "motorcycle_right",
                   "hubble_deep_field", "retina", "brick", "grass", "gravel", "moon", "immunohistochemistry",
@@ -61,13 +64,15 @@ def sources(folder: str | None):
     return {s.source_id: load_normalised(s.path, DEFAULT_RULES, s.source_id) for s in curation.accepted}
 
 
-def embed(folder: str | None, out: str, threads: int, fp16_forward: bool) -> None:
+def embed(folder: str | None, out: str, threads: int, fp16_forward: bool, device: str = "cpu",
+          precision: str = "auto") -> None:
     """(subprocess) Every cell's embedding, computed here with no cache."""
     import torch
     torch.set_num_threads(threads)
     from jigsaw_puzzles.generation.clip import ClipMiner
     with tempfile.TemporaryDirectory() as cache:
-        miner = ClipMiner(MODEL, None, allow_random_init=True, cache_dir=cache, device="cpu", progress=False)
+        miner = ClipMiner(MODEL, None, allow_random_init=True, cache_dir=cache, device=device, progress=False,
+                          precision=precision)
         if fp16_forward:  # the CUDA path's autocast, on the CPU's float16 kernels
             embedder = miner.embedder
             plain = embedder.encode_tensor
@@ -178,11 +183,11 @@ def main(argv=None) -> None:
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "jp_clip_repro"))
     ap.add_argument("--settings", nargs="*", default=[*SETTINGS, "fp16_fwd"])
     ap.add_argument("--reuse", action="store_true", help="compare the embeddings already under --work")
-    ap.add_argument("--_embed", nargs=4, help=argparse.SUPPRESS)
+    ap.add_argument("--_embed", nargs=6, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args._embed:
-        folder, out, threads, fp16 = args._embed
-        embed(None if folder == "-" else folder, out, int(threads), fp16 == "1")
+        folder, out, threads, fp16, device, precision = args._embed
+        embed(None if folder == "-" else folder, out, int(threads), fp16 == "1", device, precision)
         return
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -197,8 +202,9 @@ def main(argv=None) -> None:
         if args.reuse and out.exists():
             embs[name] = np.load(out)
             continue
+        device, precision = CUDA.get(name, ("cpu", "auto"))
         subprocess.run([sys.executable, __file__, "--_embed", folder or "-", str(out), str(threads),
-                        "1" if name == "fp16_fwd" else "0"], env=env, check=True)
+                        "1" if name == "fp16_fwd" else "0", device, precision], env=env, check=True)
         embs[name] = np.load(out)
         print(f"{args.folder} [{name}] {embs[name].shape[0]} cells in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     ref = embs["default"]
@@ -223,7 +229,8 @@ def main(argv=None) -> None:
                      "near_ties_explained": len(explained)})
     import torch
     print(json.dumps({"folder": tag, "items": len(ref_dec), "machine": platform.processor() or platform.machine(),
-                      "torch": torch.__version__, "rows": rows}, indent=1))
+                      "torch": torch.__version__, "rows": rows,
+                      "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None}, indent=1))
     head = ("setting", "max_abs_similarity_change", "candidates_differ", "shown_distractors_differ",
             "recorded_metadata_differs", "near_ties_explained")
     print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))

@@ -2,6 +2,7 @@
 
     python benchmarks/inference.py                       # tiny random-init Qwen2-VL built offline, CPU
     python benchmarks/inference.py --model Qwen/Qwen2.5-VL-7B-Instruct --items 64 --batch-size 16   # a GPU
+    python benchmarks/inference.py --preset qwen2-vl-2b --image-size 336 --batch-size 16   # random-init, 2B dims
 
 Both sides use the processor's chat template, greedy decoding and the same ``max_new_tokens``; the baseline
 calls ``processor(...)`` + ``model.generate`` + ``decode`` one item at a time, our helper
@@ -59,6 +60,9 @@ def plain_loop(backend, items):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default=None, help="checkpoint (default: a tiny random Qwen2-VL built offline)")
+    ap.add_argument("--preset", choices=("tiny", "qwen2-vl-2b"), default="tiny",
+                    help="without --model: the tiny test model, or a random-init one of Qwen2-VL-2B's dimensions "
+                         "(built on the GPU where there is one, bf16)")
     ap.add_argument("--items", type=int, default=32)
     ap.add_argument("--batch-size", type=int, default=8)
     ap.add_argument("--max-new-tokens", type=int, default=16)
@@ -82,7 +86,16 @@ def main(argv=None) -> int:
         from _tiny_vlm import build_tiny_vlm
 
         tmp = tempfile.TemporaryDirectory()
-        model = str(build_tiny_vlm(tmp.name))
+        if args.preset == "tiny":
+            model = str(build_tiny_vlm(tmp.name))
+        else:
+            from _tiny_vlm import QWEN2_VL_2B
+
+            model = str(build_tiny_vlm(tmp.name, preset=QWEN2_VL_2B, init_range=0.02,
+                                       max_pixels=max(args.image_size, 56) ** 2, dtype="bfloat16",
+                                       device="cuda" if torch.cuda.is_available() else "cpu"))
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
     settings = GenerationSettings(max_new_tokens=args.max_new_tokens)
     backend = TransformersBackend(model, settings, batch_size=args.batch_size)
     items = make_items(args.items, args.image_size)
@@ -102,7 +115,7 @@ def main(argv=None) -> int:
     t_ours, ours = best(lambda: list(backend.generate(items)))
     same = sum(a.strip() == g.text for a, g in zip(plain_out, ours))
     rec = {
-        "model": args.model or "tiny random-init Qwen2-VL (tests/_tiny_vlm.py)",
+        "model": args.model or f"random-init Qwen2-VL, {args.preset} dimensions (tests/_tiny_vlm.py)",
         "parameters": backend.info().get("parameters"), "device": str(backend.model.device),
         "items": args.items, "batch_size": args.batch_size, "max_new_tokens": args.max_new_tokens,
         "image_size": args.image_size, "plain_items_per_s": args.items / t_plain,
@@ -110,6 +123,8 @@ def main(argv=None) -> int:
         "identical_outputs": f"{same}/{args.items}", "torch_threads": torch.get_num_threads(),
         "cpu": platform.processor() or platform.machine(), "cpu_count": os.cpu_count(),
         "torch": torch.__version__, "python": platform.python_version(),
+        "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        "plain_s": t_plain, "helper_s": t_ours,
     }
     if args.json:
         print(json.dumps(rec, indent=2))

@@ -78,9 +78,21 @@ def build_tokenizer(vocab_size: int = 400):
     return fast
 
 
+# Qwen2-VL-2B-Instruct's dimensions (its config.json), for GPU benchmarks of a real-size model; the vocabulary
+# stays this file's 400-token tokenizer (the real one has 151,936 tokens: its embedding and LM head are missing).
+QWEN2_VL_2B = dict(
+    text=dict(hidden_size=1536, intermediate_size=8960, num_hidden_layers=28, num_attention_heads=12,
+              num_key_value_heads=2, rope_parameters={"rope_type": "default", "rope_theta": 1000000.0,
+                                                      "mrope_section": [16, 24, 24]}),
+    vision=dict(depth=32, embed_dim=1280, hidden_size=1536, num_heads=16, mlp_ratio=4),
+)
+
+
 def build_tiny_vlm(path: str | os.PathLike, *, seed: int = 0, max_pixels: int = 56 * 56, hidden: int = 32,
-                   layers: int = 2, init_range: float = 0.5) -> Path:
-    """Write a tiny random-init Qwen2-VL checkpoint + processor to ``path`` and return it."""
+                   layers: int = 2, init_range: float = 0.5, preset: dict | None = None, device: str = "cpu",
+                   dtype: str | None = None) -> Path:
+    """Write a tiny random-init Qwen2-VL checkpoint + processor to ``path`` and return it (with ``preset``, e.g.
+    :data:`QWEN2_VL_2B`, a real model's dimensions instead, initialised on ``device`` and saved in ``dtype``)."""
     import torch
     from transformers import (Qwen2VLConfig, Qwen2VLForConditionalGeneration, Qwen2VLImageProcessor,
                               Qwen2VLProcessor)
@@ -99,24 +111,29 @@ def build_tiny_vlm(path: str | os.PathLike, *, seed: int = 0, max_pixels: int = 
     processor = Qwen2VLProcessor(image_processor=image_processor, tokenizer=tokenizer,
                                  video_processor=video_processor, chat_template=CHAT_TEMPLATE)
 
+    text = dict(hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers, num_attention_heads=4,
+                num_key_value_heads=2, rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
+                                                        "mrope_section": [1, 1, 2]})
+    vision = dict(depth=1, embed_dim=32, hidden_size=hidden, num_heads=2, mlp_ratio=2)
+    if preset is not None:
+        text, vision = {**text, **preset["text"]}, {**vision, **preset["vision"]}
     config = Qwen2VLConfig(
         text_config=dict(
-            vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden,
-            num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=2,
-            max_position_embeddings=4096, rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
-                                                           "mrope_section": [1, 1, 2]},
+            vocab_size=len(tokenizer), max_position_embeddings=4096 if preset is None else 32768,
             bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"],
-            initializer_range=init_range,
+            initializer_range=init_range, **text,
         ),
-        vision_config=dict(depth=1, embed_dim=32, hidden_size=hidden, num_heads=2, mlp_ratio=2,
-                           patch_size=14, spatial_merge_size=2, temporal_patch_size=2,
-                           initializer_range=init_range),
+        vision_config=dict(patch_size=14, spatial_merge_size=2, temporal_patch_size=2, initializer_range=init_range,
+                           **vision),
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
         vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
         tie_word_embeddings=True, initializer_range=init_range,
     )
     torch.manual_seed(seed)
-    model = Qwen2VLForConditionalGeneration(config).eval()
+    with torch.device(device):
+        model = Qwen2VLForConditionalGeneration(config).eval()
+    if dtype is not None:
+        model = model.to(getattr(torch, dtype))
     model.generation_config.eos_token_id = ids["<|im_end|>"]
     model.generation_config.pad_token_id = ids["<|endoftext|>"]
     model.generation_config.do_sample = False

@@ -389,3 +389,29 @@ def test_quick_offline_check_matches_open_clip_and_needs_no_import(monkeypatch, 
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(empty)}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert "REFUSED True" in out.stdout and "IMPORTED []" in out.stdout, out.stdout + out.stderr[-2000:]
+
+
+def test_device_normalisation_equals_open_clips_transform(first_run):
+    """The CUDA path ships uint8 and scales + normalises on the device through a look-up table that open_clip's
+    ToTensor + Normalize computed on the CPU, so the tensors are equal (run here on CPU tensors; on an H100 they
+    were equal too, docs/performance.md#gpu). Cells of several sizes and modes; a transform that does not end that way keeps
+    the whole transform on the CPU."""
+    import torch
+    from torchvision.transforms import Compose, Lambda
+
+    _, miner, _, _ = first_run
+    emb = miner.embedder
+    split = cm.split_preprocess(emb.preprocess)
+    assert split is not None and len(split[1]) == len(split[2]) == 3
+    gpu_like = cm.PatchEmbedder(emb.model, emb.preprocess, "cpu", batch_size=4, progress=False)
+    gpu_like._split, gpu_like.device_normalise = split, True
+    rng = np.random.default_rng(5)
+    patches = [Image.fromarray(rng.integers(0, 256, (h, w, 3), dtype=np.uint8)) for w, h in
+               [(96, 96), (192, 144), (57, 301), (400, 31)]]
+    patches += [patches[1].convert("L"), patches[2].convert("RGBA")]
+    x = gpu_like._prep(patches, None)
+    assert x.dtype == torch.uint8 and x.shape[-1] == 3
+    expected = torch.stack([emb.preprocess(p.convert("RGB")) for p in patches])
+    assert torch.equal(gpu_like._normalise(x), expected)
+    assert cm.split_preprocess(Compose([Lambda(lambda im: im)])) is None
+    assert cm.split_preprocess(lambda im: im) is None

@@ -35,7 +35,8 @@ torch and open_clip are imported lazily (extra ``jigsaw-puzzles[clip]``).
 """
 
 from .cache import EMBEDDING_FORMAT_VERSION, EmbeddingCache, default_cache_dir
-from .embed import GRID_COLS, GRID_ROWS, EmbedStats, PatchBank, PatchEmbedder, grid_cells, pixel_digest, region_id
+from .embed import (GRID_COLS, GRID_ROWS, EmbedStats, PatchBank, PatchEmbedder, grid_cells, pixel_digest, region_id,
+                    split_preprocess)
 from .miner import Candidate, ClipMiner, MinedDistractors
 from .search import DEFAULT_MAX_SIMILARITY, SIMILARITY_DECIMALS, duplicate_source_groups, nearest_neighbours
 from .weights import (DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED, RANDOM_INIT_SEED, ClipWeightsUnavailable, WeightsSpec,
@@ -44,7 +45,7 @@ from .weights import (DEFAULT_CLIP_MODEL, DEFAULT_CLIP_PRETRAINED, RANDOM_INIT_S
 __all__ = [
     "DEFAULT_CLIP_MODEL", "DEFAULT_CLIP_PRETRAINED", "DEFAULT_MAX_SIMILARITY", "SIMILARITY_DECIMALS", "GRID_ROWS",
     "GRID_COLS", "RANDOM_INIT_SEED", "EMBEDDING_FORMAT_VERSION", "ClipWeightsUnavailable", "WeightsSpec",
-    "resolve_clip_weights", "load_clip", "grid_cells", "pixel_digest", "region_id", "PatchEmbedder",
+    "resolve_clip_weights", "load_clip", "grid_cells", "pixel_digest", "region_id", "PatchEmbedder", "split_preprocess",
     "EmbeddingCache", "EmbedStats", "PatchBank", "Candidate", "MinedDistractors", "ClipMiner", "nearest_neighbours",
     "duplicate_source_groups", "default_cache_dir",
 ]

@@ -46,13 +46,31 @@ def _digest_key(hexdigest: str) -> int:
 # --------------------------------------------------------------------------- #
 # Embedding
 # --------------------------------------------------------------------------- #
+def split_preprocess(preprocess):
+    """open_clip's eval transform as (its PIL part, mean, std) when it ends in to-tensor + ``Normalize`` (the
+    float work the GPU can do), else None (the whole transform then runs on the CPU)."""
+    steps = getattr(preprocess, "transforms", None)
+    if not steps or len(steps) < 3:
+        return None
+    to_tensor, norm = steps[-2], steps[-1]
+    if type(to_tensor).__name__ not in {"ToTensor", "MaybeToTensor"} or type(norm).__name__ != "Normalize" \
+            or getattr(norm, "inplace", False) or len(norm.mean) != 3:
+        return None
+    from torchvision.transforms import Compose
+    return Compose(list(steps[:-2])), tuple(float(m) for m in norm.mean), tuple(float(v) for v in norm.std)
+
+
 class PatchEmbedder:
     """Embed PIL patches in batches; returns L2-normalised float32 ``[N, D]``.
 
     On CUDA the forward pass runs under autocast (fp16 by default, the precision
     CLIP was trained in); on CPU it is plain fp32 and deterministic (eval mode,
     inference mode, no dropout, no random ops).  PIL preprocessing of the next
-    batch runs in a thread pool while the current batch is encoded.
+    batch runs in a thread pool while the current batch is encoded.  On CUDA, when
+    the transform ends in open_clip's to-tensor and ``Normalize``, the PIL part runs
+    on the CPU and the batch travels as uint8 (a quarter of the bytes); the scaling
+    and normalisation run on the GPU as a look-up in the values the CPU's operations
+    give (``device_normalise``): equal to the CPU's tensors, docs/performance.md#gpu.
     """
 
     def __init__(self, model, preprocess, device: str, *, batch_size: int = 64,
@@ -73,23 +91,45 @@ class PatchEmbedder:
             raise ValueError("mixed precision is only used on CUDA; use precision='fp32' on CPU")
         self.precision = precision
         self._amp_dtype = {"amp-fp16": torch.float16, "amp-bf16": torch.bfloat16}.get(precision)
-        self.num_workers = num_workers if num_workers is not None else min(4, os.cpu_count() or 1)
+        self.num_workers = num_workers if num_workers is not None else min(8 if on_cuda else 4, os.cpu_count() or 1)
         self.patches_encoded = 0
+        self._split = split_preprocess(preprocess) if on_cuda else None
+        self.device_normalise = self._split is not None
 
     def _prep(self, patches: Sequence[Image.Image], workers: ThreadPoolExecutor | None):
         import torch
-        fn = lambda p: self.preprocess(p.convert("RGB"))  # noqa: E731
+        if self.device_normalise:
+            pil_part = self._split[0]
+            fn = lambda p: torch.from_numpy(np.array(pil_part(p.convert("RGB")), dtype=np.uint8))  # noqa: E731
+        else:
+            fn = lambda p: self.preprocess(p.convert("RGB"))  # noqa: E731
         tensors = list(workers.map(fn, patches)) if workers is not None else [fn(p) for p in patches]
         x = torch.stack(tensors)
         if self.device.startswith("cuda"):
             x = x.pin_memory()
         return x
 
+    def _normalise(self, x):
+        """(CUDA) A uint8 batch (B, H, W, 3) -> what ToTensor + Normalize give, float32 (B, 3, H, W): a look-up in
+        the 3 x 256 values those operations give, computed by them on the CPU. (Computing on the GPU is not the
+        same: its division by a number multiplies by the reciprocal, a last-bit difference, seen on an H100.)"""
+        import torch
+        if getattr(self, "_lut", None) is None or self._lut.device != x.device:
+            _, mean, std = self._split
+            values = torch.arange(256, dtype=torch.uint8).to(torch.float32).div(255)  # ToTensor's
+            lut = values[None, :].sub(torch.tensor(mean, dtype=torch.float32)[:, None]).div(
+                torch.tensor(std, dtype=torch.float32)[:, None])  # Normalize's
+            self._lut = lut.reshape(-1).to(x.device)
+        index = x.to(torch.int64) + torch.arange(0, 3 * 256, 256, device=x.device)
+        return self._lut[index].permute(0, 3, 1, 2).contiguous()
+
     def encode_tensor(self, x):
         """Encode an already preprocessed batch; returns a normalised fp32 tensor."""
         import torch
         import torch.nn.functional as F
         x = x.to(self.device, non_blocking=True)
+        if x.dtype == torch.uint8:
+            x = self._normalise(x)
         with torch.inference_mode():
             if self._amp_dtype is not None:
                 with torch.autocast("cuda", dtype=self._amp_dtype):
