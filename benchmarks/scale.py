@@ -18,8 +18,8 @@ worker processes), the steps of a build of ``--config`` (``order_restoration``),
   build        listing + curation + plan + generation: what ``load_dataset`` costs on a cold cache
   stream       the training stream's first pass over the folder (``training_stream(..., passes=1)``, the same
                config; curation is cached in-process, so this is the stream's own work)
-  distractors  Missing Piece Selection's (easy) order of the other photos for one item (rendezvous hashing: one
-               hash per other photo, then the first few taken), on 200 items, scaled to one item per photo
+  distractors  Missing Piece Selection's (easy) candidates for one item: the pool's hash ring, made once
+               (``rng.hash_ring``), and a walk taking the first four, on 200 items, scaled to one item per photo
   clip search  CLIP mining's pool step on random unit embeddings (9 cells of 512 dims per photo, one query per
                photo): the duplicate-source groups and the nearest-neighbour search; the embedding itself is a
                fixed cost per photo (``--clip-embed``: a random-init ``ViT-S-32`` on 32 photos, for scale)
@@ -227,12 +227,17 @@ def time_steps(folder: Path, config: str, num_proc: int | None, steps: set[str])
     if "distractors" in steps:
         from jigsaw_puzzles.rng import item_rng
 
-        ids, items = [s.source_id for s in curation.accepted], min(200, len(curation.accepted))
+        from jigsaw_puzzles.rng import hash_ring
+
+        ids, items = tuple(s.source_id for s in curation.accepted), min(200, len(curation.accepted))
+        start = time.perf_counter()
+        ring = hash_ring(ids)
+        made = time.perf_counter() - start
         start = time.perf_counter()
         for sid in ids[:items]:
-            order = item_rng(0, "missing_piece", sid).child("random distractors").rendezvous("rank", ids)
-            [next(order) for _ in range(4)]
-        out["distractors"] = (time.perf_counter() - start) / items * len(ids)
+            walk = ring.walk(item_rng(0, "missing_piece", sid).child("random distractors"), "point", exclude=(sid,))
+            [next(walk) for _ in range(4)]
+        out["distractors"] = made + (time.perf_counter() - start) / items * len(ids)
     if "clip search" in steps:
         out["clip search"] = clip_search(len(curation.accepted))
     return out
@@ -259,26 +264,39 @@ def duplicate_rule_curve(sizes: list[int]) -> None:
         print(f"| {n:,} | {seconds:.2f} | {seconds / n * 1000:.3f} | {seconds / n / first:.2f} |", flush=True)
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", nargs="+", type=int, default=[1000, 4000, 16000])
-    ap.add_argument("--config", default="order_restoration")
-    ap.add_argument("--num-proc", type=int, default=None)
-    ap.add_argument("--folder", default=None, help="a folder of real photos instead of synthetic ones")
-    ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "jp-scale"),
-                    help="where the synthetic library and the sized folders are kept between runs")
-    ap.add_argument("--photo-size", nargs=2, type=int, default=[480, 360], metavar=("W", "H"))
-    ap.add_argument("--steps", nargs="+", default=list(STEPS), choices=STEPS)
-    ap.add_argument("--dup-sizes", nargs="*", type=int, default=[1000, 4000, 16000, 100_000])
-    ap.add_argument("--clip-embed", action="store_true", help="also time CLIP's embedding per photo (ViT-S-32)")
-    ap.add_argument("--repeat", type=int, default=1, help="runs of each size; each step's best is kept")
-    ap.add_argument("--json", default=None, help="write the figures to this file")
-    args = ap.parse_args(argv)
-    import datasets
+def distractor_curve(sizes: list[int], items: int = 200) -> None:
+    """Easy Missing Piece Selection's candidates alone on synthetic ids: the hash ring of generator 4.1.0 (made
+    once, then a walk of four per item) against 4.0.0's rendezvous order (a hash of every other id per item)."""
+    from jigsaw_puzzles.rng import hash_ring, item_rng, stable_hash
 
-    datasets.disable_progress_bars()
-    cache = Path(args.cache)
-    sizes = sorted(set(args.sizes))
+    print("\neasy Missing Piece Selection's candidates alone, synthetic ids, 4 per item on "
+          f"{items} items (ms per item; the ring's making spread over one item per photo):")
+    print("| photos | ring made, s | ring, ms/item | x the first | rendezvous (4.0.0), ms/item | x the first |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    first = None
+    for n in sizes:
+        ids = tuple(stable_hash("photo", k)[:16] for k in range(n))
+        start = time.perf_counter()
+        ring = hash_ring(ids)
+        made = time.perf_counter() - start
+        start = time.perf_counter()
+        for sid in ids[:items]:
+            walk = ring.walk(item_rng(0, "missing_piece", sid).child("random distractors"), "point", exclude=(sid,))
+            [next(walk) for _ in range(4)]
+        walk_ms = (time.perf_counter() - start) / items * 1000 + made / n * 1000
+        start = time.perf_counter()
+        for sid in ids[:items]:
+            others = [s for s in ids if s != sid]
+            order = item_rng(0, "missing_piece", sid).child("random distractors").rendezvous("rank", others)
+            [next(order) for _ in range(4)]
+        old_ms = (time.perf_counter() - start) / items * 1000
+        first = first or (walk_ms, old_ms)
+        print(f"| {n:,} | {made:.2f} | {walk_ms:.3f} | {walk_ms / first[0]:.2f} | {old_ms:.2f} | "
+              f"{old_ms / first[1]:.2f} |", flush=True)
+
+
+def folder_curve(args, cache: Path, sizes: list[int]) -> dict:
+    """The folder-level steps at each size (the photos made once under ``cache``), printed as a table."""
     if args.folder:
         paths, tag = real_photos(args.folder, args.num_proc), f"real-{Path(args.folder).name}"
         sizes = [n for n in sizes if n <= len(paths)] or [len(paths)]
@@ -310,8 +328,36 @@ def main(argv=None) -> None:
     if args.clip_embed:
         per = clip_embed_per_photo(sized_folder(cache, paths, sizes[0], tag))
         print(f"\nCLIP embedding (random-init ViT-S-32, 9 cells, CPU): {per * 1000:.0f} ms per photo")
+    return figures
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", nargs="*", type=int, default=[1000, 4000, 16000],
+                    help="folder sizes to build (none: only the synthetic curves below)")
+    ap.add_argument("--config", default="order_restoration")
+    ap.add_argument("--num-proc", type=int, default=None)
+    ap.add_argument("--folder", default=None, help="a folder of real photos instead of synthetic ones")
+    ap.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "jp-scale"),
+                    help="where the synthetic library and the sized folders are kept between runs")
+    ap.add_argument("--photo-size", nargs=2, type=int, default=[480, 360], metavar=("W", "H"))
+    ap.add_argument("--steps", nargs="+", default=list(STEPS), choices=STEPS)
+    ap.add_argument("--dup-sizes", nargs="*", type=int, default=[1000, 4000, 16000, 100_000])
+    ap.add_argument("--distractor-sizes", nargs="*", type=int, default=[1000, 4000, 16000, 100_000])
+    ap.add_argument("--clip-embed", action="store_true", help="also time CLIP's embedding per photo (ViT-S-32)")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each size; each step's best is kept")
+    ap.add_argument("--json", default=None, help="write the figures to this file")
+    args = ap.parse_args(argv)
+    import datasets
+
+    datasets.disable_progress_bars()
+    cache = Path(args.cache)
+    sizes = sorted(set(args.sizes))
+    figures = folder_curve(args, cache, sizes) if sizes else {}
     if args.dup_sizes:
         duplicate_rule_curve(args.dup_sizes)
+    if args.distractor_sizes:
+        distractor_curve(args.distractor_sizes)
     if args.json:
         Path(args.json).write_text(json.dumps({str(k): v for k, v in figures.items()}, indent=2))
 

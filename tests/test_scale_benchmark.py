@@ -34,10 +34,11 @@ def test_the_synthetic_library_is_distinct_photos_that_pass_curation(tmp_path):
 
 def test_the_benchmark_prints_the_cost_per_photo_of_every_step(tmp_path, capsys):
     _scale().main(["--sizes", "6", "12", "--cache", str(tmp_path), "--photo-size", "320", "264", "--num-proc", "2",
-                   "--steps", "listing", "curation", "dup rule", "plan", "answer plan", "clip search",
-                   "--dup-sizes", "300", "600"])
+                   "--steps", "listing", "curation", "dup rule", "plan", "answer plan", "clip search", "distractors",
+                   "--dup-sizes", "300", "600", "--distractor-sizes", "50", "250"])
     out = capsys.readouterr().out
-    for step in ("listing", "curation", "dup rule", "plan", "answer plan", "clip search"):
+    for step in ("listing", "curation", "dup rule", "plan", "answer plan", "clip search", "distractors"):
         row = next(line for line in out.splitlines() if line.startswith(f"| {step} |"))
         assert len(row.split("|")) == 6, row  # step, two sizes, the growth
     assert "| 600 |" in out
+    assert "rendezvous (4.0.0), ms/item" in out and next(line for line in out.splitlines() if line.startswith("| 250 |"))

@@ -48,7 +48,7 @@ LITE_FRACTION = 0.2  # 220 of the paper's 1,100 images
 #: Version of the item generator. Items for the same folder and seed are byte-identical within one generator
 #: version; a change of any item is a new version, listed in docs/tasks.md ("Generator versions"), e.g. 3.1.0:
 #: hard distractors reproducible across CPUs, near-duplicate photos found by perceptual hash. In every item.
-GENERATOR_VERSION = "4.0.0"
+GENERATOR_VERSION = "4.1.0"
 
 #: Anomaly Detection under uniform guessing (judgment A/B, then position and type):
 #: right with probability 1/2 on an unchanged item and 1/2 * 1/4 * 1/2 on an altered one.

@@ -15,7 +15,7 @@ distractors, because both derive their randomness from the key
 
 Beyond the paper, ``missing_piece_selection_easy_<R>x<C>`` blanks one cell of an R x C grid (cut as the order
 grid configs cut it) and shows 4 candidates, ``..._k<K>`` K candidates (2-26): the true cell and K - 1 random
-distractors drawn as for easy (rendezvous order over the other sources, the same pixel rule), resized to the
+distractors drawn as for easy (a walk of the other sources' hash ring, the same pixel rule), resized to the
 blank's size.  ``missing_piece_selection_hard_<R>x<C>[_k<K>]`` is the same item (same region, same letter: it
 shares the easy grid config's randomness) with the K - 1 most CLIP-similar cells of the other sources' R x C
 grids instead, mined as for the paper's hard config (the first of 2(K - 1) mined candidates that pass the
@@ -38,7 +38,7 @@ from PIL import Image
 
 from ... import geometry, prompts
 from ...errors import ConfigUnavailable, install_hint
-from ...rng import ItemRNG, item_rng, stable_hash
+from ...rng import ItemRNG, hash_ring, item_rng, stable_hash
 from ...spec import LETTERS, format_choice, get as get_spec
 from .base import MIN_DISTINCT, Context, Item, PatchGetter, Task, TaskError
 from .order_restoration import grid_cells, grid_reason
@@ -86,22 +86,31 @@ def random_distractors(rng: ItemRNG, source_id: str, pool_ids: Sequence[str], tr
                        cells: int = GRID * GRID) -> list[Distractor]:
     """Three random cells of three distinct other sources (easy difficulty).
 
-    The other sources are tried in rendezvous order: each one's rank and cell are seeded hashes of (this item,
-    that source) alone, so a photo added to, removed from or replaced in the folder changes only the items
-    whose distractor it becomes or was; every other item keeps its distractors.
+    The other sources are tried in the order a walk of the pool's hash ring gives (:class:`~...rng.HashRing`,
+    consistent hashing: seeded points, each taking the next source clockwise), and each one's cell is a seeded
+    hash of (this item, that source); a source the pixel rule refuses is passed over and the walk goes on from the
+    same point. So a photo added to, removed from or replaced in the folder changes only the items whose
+    distractor it becomes or was; every other item keeps its distractors. The ring is made once per pool, so an
+    item's cost does not grow with the folder (generator 4.1.0; before, every other source was ranked for every
+    item).
     """
-    others = [s for s in pool_ids if s != source_id]
-    if len(others) < count:
+    ring = hash_ring(pool_ids)
+    if len(ring) - (source_id in ring) < count:
         raise TaskError(f"missing_piece_selection needs at least {count + 1} accepted sources")
     draw = rng.child("random distractors")
     chosen: list[Distractor] = []
-    for other in draw.rendezvous("rank", others):  # sorted by (draw.token("rank", o), o), lazily
+
+    def accept(other: str) -> bool:
         cell = draw.child("cell", other).randbelow(cells)
         patch = get_patch(other, cell, truth.size)
-        if acceptable(patch, truth, chosen):
-            chosen.append(Distractor(other, cell, patch))
-            if len(chosen) == count:
-                return chosen
+        if not acceptable(patch, truth, chosen):
+            return False
+        chosen.append(Distractor(other, cell, patch))
+        return True
+
+    for _ in ring.walk(draw, "point", exclude=(source_id,), accept=accept):
+        if len(chosen) == count:
+            return chosen
     raise TaskError(f"missing_piece_selection: fewer than {count} distinct distractors in the pool")
 
 
