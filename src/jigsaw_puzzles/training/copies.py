@@ -128,19 +128,23 @@ class _Hashing:
     than 8x its share (a pattern common to many photos: flat sky, text) is left out: it tells photos apart least."""
 
     def __init__(self, descriptors: np.ndarray):
-        self.words = _words(descriptors)
+        self.words = np.asfortranarray(_words(descriptors))  # a 64-bit word's column contiguous
         n = len(descriptors)
         self.bits = min(24, max(8, int(np.ceil(np.log2(max(2, n) / PER_BUCKET)))))
         self.select = [np.array([(7 * t + 23 * j) % 256 for j in range(self.bits)]) for t in range(HASH_TABLES)]
         self.weights = 1 << np.arange(self.bits, dtype=np.int64)
         bits = np.unpackbits(descriptors, axis=1)
-        self.tables = []
+        order, counts, starts = [], [], []
         for select in self.select:
             keys = bits[:, select].astype(np.int64) @ self.weights
-            counts = np.bincount(keys, minlength=1 << self.bits)
-            starts = np.cumsum(counts) - counts
-            counts[counts > 8 * max(PER_BUCKET, n >> self.bits)] = 0
-            self.tables.append((np.argsort(keys, kind="stable"), counts, starts))
+            count = np.bincount(keys, minlength=1 << self.bits)
+            starts.append(np.cumsum(count) - count)
+            count[count > 8 * max(PER_BUCKET, n >> self.bits)] = 0
+            counts.append(count)
+            order.append(np.argsort(keys, kind="stable"))
+        self.order = np.concatenate(order)  # the tables one after another: bucket b of table t at t << bits | b
+        self.counts = np.concatenate(counts)
+        self.starts = np.concatenate(starts) + np.repeat(np.arange(HASH_TABLES) * n, 1 << self.bits)
 
     def nearest(self, descriptors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each descriptor, the nearest indexed one found within :data:`MAX_HAMMING` (``-1``: none) and the
@@ -150,20 +154,23 @@ class _Hashing:
         if not len(descriptors) or not len(self.words):
             return best, dist
         bits, words = np.unpackbits(descriptors, axis=1), _words(descriptors)
-        qs, ts = [], []
-        for select, (order, counts, starts) in zip(self.select, self.tables):
-            keys = bits[:, select].astype(np.int64) @ self.weights
-            n = counts[keys]
-            qs.append(np.repeat(np.arange(len(descriptors)), n))
-            ts.append(order[np.repeat(starts[keys] - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))])
-        q, t = np.concatenate(qs), np.concatenate(ts)
-        d = neardup.popcount(words[q] ^ self.words[t]).sum(1)
+        keys = np.stack([bits[:, select].astype(np.int64) @ self.weights for select in self.select], 1)
+        keys += np.arange(HASH_TABLES) << self.bits  # (query, table), in that order: the candidates need no sort
+        n = self.counts.take(keys).ravel()
+        start = np.cumsum(n) - n
+        found = self.order.take(np.repeat(self.starts.take(keys).ravel() - start, n) + np.arange(int(n.sum())))
+        per_query = n.reshape(-1, HASH_TABLES).sum(1)
+        d = np.zeros(len(found), np.uint16)  # Hamming distances, a 64-bit word at a time (gathers: take, repeat)
+        for k in range(4):
+            d += neardup.popcount(np.repeat(words[:, k], per_query) ^ self.words[:, k].take(found))
+        if not len(found):
+            return best, dist
+        q = np.repeat(np.arange(len(descriptors)), per_query)
+        firsts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+        smallest = np.minimum.reduceat(d.astype(np.int64) << 40 | np.arange(len(q)), firsts)  # the first nearest
+        at, d = smallest & ((1 << 40) - 1), smallest >> 40
         keep = d <= MAX_HAMMING
-        q, t, d = q[keep], t[keep], d[keep]
-        order = np.argsort(q * 512 + d, kind="stable")
-        q, t, d = q[order], t[order], d[order]
-        first = np.concatenate([[True], q[1:] != q[:-1]]) if len(q) else np.zeros(0, bool)
-        best[q[first]], dist[q[first]] = t[first], d[first]
+        best[q[at[keep]]], dist[q[at[keep]]] = found[at[keep]], d[keep]
         return best, dist
 
 
