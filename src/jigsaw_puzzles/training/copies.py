@@ -104,7 +104,7 @@ def features(cv2, image: np.ndarray, n: int) -> Features:
                          fastThreshold=10)
     found = orb.detect(image, None)
     if found:
-        xy = np.float32([k.pt for k in found])
+        xy = cv2.KeyPoint_convert(found)
         strength = np.float32([k.response for k in found])
         h, w = image.shape
         tile = (np.minimum(xy[:, 1] * TILES // h, TILES - 1) * TILES + np.minimum(xy[:, 0] * TILES // w, TILES - 1))
@@ -118,7 +118,7 @@ def features(cv2, image: np.ndarray, n: int) -> Features:
         found, descriptors = orb.compute(image, [found[k] for k in np.flatnonzero(chosen)])
     if not found or descriptors is None:
         return Features(np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8), np.zeros((0, 2), np.float32))
-    return Features(np.float32([k.pt for k in found]), descriptors, np.float32([(k.angle, k.size) for k in found]))
+    return Features(cv2.KeyPoint_convert(found), descriptors, np.float32([(k.angle, k.size) for k in found]))
 
 
 class _Hashing:
