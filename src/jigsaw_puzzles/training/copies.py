@@ -7,8 +7,9 @@ otherwise left alone (re-encoded, re-toned, written over in places). So (what Me
 way OpenCV's ORB and RANSAC check one):
 
 1. **Local features.** ORB keypoints (OpenCV) of the grey training photo at 512 px, spread over a 4x4 grid of tiles
-   (a page's text would take them all otherwise); of each evaluation photo at 512 and 256 px (a photo a quarter of
-   a screenshot is half its size), as it is and mirrored.
+   (a page's text would take them all otherwise), its corners of a FAST contrast of at least 15 (10 costs a
+   training photo a third more detection for no copy more caught); of each evaluation photo at 512 and 256 px (a
+   photo a quarter of a screenshot is half its size), as it is and mirrored, contrast 10.
 2. **Candidates through an index.** Each training descriptor looks up its neighbours (Hamming <= 56 of 256 bits)
    among all the evaluation descriptors through locality-sensitive hashing (10 tables keyed on fixed bits, about
    8 descriptors a key);
@@ -18,13 +19,13 @@ way OpenCV's ORB and RANSAC check one):
 3. **Geometry.** A similarity fitted to a candidate's matches by RANSAC (``cv2.estimateAffinePartial2D``, its
    fixed seed): at least 12 matches must agree within 4 px.
 4. **Pixels.** The training photo is mapped onto the evaluation photo (and back) at 128 px and compared in cells of
-   8 px: a cell *agrees* where both are textured (grey std >= 2) and correlate (>= 0.7), *disagrees* where they do not, is *flat*
-   where neither is textured, *outside* where the other photo does not reach. A copy is a rectangle of at least half
-   of one of the two photos, all inside the other, at least half of its cells agreeing and at most a tenth
-   disagreeing, and no more than a fifth of all the cells the other photo covers disagreeing (bar those at its
-   edge, where an alignment off by a pixel shows): a crop, a frame or a
-   turn shows such a rectangle and nothing against it; two photos in one screenshot, page or collage share their
-   chrome (a wallpaper too), but the photos inside it disagree.
+   8 px: a cell *agrees* where both are textured (grey std >= 2) and correlate (>= 0.7), *disagrees* where they do
+   not, is *flat* where neither is textured, *outside* where the other photo does not reach. A copy is a rectangle
+   of at least half of one of the two photos, all inside the other, at least half of its cells agreeing and at most
+   a tenth disagreeing, and no more than a fifth of all the cells the other photo covers disagreeing (bar those at
+   its edge, where an alignment off by a pixel shows): a crop, a frame or a turn shows such a rectangle and nothing
+   against it; two photos in one screenshot, page or collage share their chrome (a wallpaper too), but the photos
+   inside it disagree.
 
 The pHash near-duplicate rule of the build (:mod:`..generation.neardup`) runs beside it: a training photo within its
 threshold of an evaluation photo is a copy unless local features align the two and their pixels disagree (two
@@ -52,6 +53,7 @@ from ..generation import neardup
 
 WORK, SMALL = 512, 256  # long sides (px) local features are read at
 FEATURES = {"train": 1500, "eval": 500, "small": 250}
+FAST = {"train": 15, "eval": 10}  # ORB's FAST thresholds (the evaluation side is computed once)
 TILES = 4
 MAX_HAMMING = 56
 HASH_TABLES, PER_BUCKET = 10, 8  # keys of about log2(descriptors / 8) bits; a bucket past 8x that is skipped
@@ -97,11 +99,11 @@ class Features:
     shape: np.ndarray  # (n, 2) float32: angle (degrees), size (pixels)
 
 
-def features(cv2, image: np.ndarray, n: int) -> Features:
+def features(cv2, image: np.ndarray, n: int, fast: int = 10) -> Features:
     """ORB keypoints of a grey image, at most ``n``, spread over :data:`TILES` x :data:`TILES` tiles (the strongest
     of each tile first, then the strongest left) so that text or one busy corner cannot take them all."""
     orb = cv2.ORB_create(nfeatures=4 * n, scaleFactor=1.2, nlevels=8, edgeThreshold=15, patchSize=31,
-                         fastThreshold=10)
+                         fastThreshold=fast)
     found = orb.detect(image, None)
     if found:
         xy = cv2.KeyPoint_convert(found)
@@ -217,7 +219,7 @@ class Evaluation:
                     scale = _scaling(g.shape[1] / small.shape[1], g.shape[0] / small.shape[0])
                     for mirrored in (False, True):
                         flip = np.array([[-1.0, 0, g.shape[1] - 1], [0, 1, 0], [0, 0, 1]]) if mirrored else np.eye(3)
-                        f = features(cv2, np.ascontiguousarray(g[:, ::-1]) if mirrored else g, n)
+                        f = features(cv2, np.ascontiguousarray(g[:, ::-1]) if mirrored else g, n, FAST["eval"])
                         views.append(_View(k, flip @ scale, f.points))
                         descriptors.append(f.descriptors)
                         shapes.append(f.shape)
@@ -249,7 +251,7 @@ class Evaluation:
 
     def _local(self, cv2, image: Image.Image, near: dict, skip: str | None) -> tuple[str, str] | None:
         work = grey(image, WORK)
-        f = features(cv2, work, FEATURES["train"])
+        f = features(cv2, work, FEATURES["train"], FAST["train"])
         best, _ = self.hashing.nearest(f.descriptors)
         q = np.flatnonzero(best >= 0)
         hit = best[q]
