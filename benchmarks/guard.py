@@ -18,8 +18,8 @@ Evaluation photos: the 57 embedded photos and 60 synthetic test photos (``tests/
   set, the second as a training photo.
 * Cost: milliseconds per training photo for ``copy_of`` (decoding excluded), with the 117-photo evaluation set.
   ``--stages``: only the cost, stage by stage (grey, ORB, the lookup, the rest: votes, RANSAC, pixels), of 100
-  training photos that are no copies (the 57 embedded photos and 43 synthetic ones), against 6 evaluation photos
-  (as ``benchmarks/stream.py --guard``) and against the 117.
+  training photos that are no copies (the 57 embedded photos and 43 other synthetic ones) against 6 synthetic
+  evaluation photos (as ``benchmarks/stream.py --guard``) and against 69 (the 60 synthetic and the 9 package ones).
 
 Rates come with their n and a Wilson 95% interval. Deterministic (seeded); ``--quick`` runs a tenth.
 
@@ -81,7 +81,7 @@ def reencoded(photo: Image.Image, rng) -> Image.Image:
     return ImageEnhance.Brightness(out).enhance(rng.uniform(0.85, 1.15))
 
 
-def stages(photos: list, fps: list, repeat: int = 3) -> None:
+def stages(synthetic: list, repeat: int = 3) -> None:
     """Milliseconds per training photo of each stage of ``copy_of`` (best of ``repeat``), as ``_local`` runs them."""
     import cv2
 
@@ -91,10 +91,11 @@ def stages(photos: list, fps: list, repeat: int = 3) -> None:
     train += [normalise(make_photo(2000 + s)) for s in range(100 - len(train))]
     train_fps = [neardup.fingerprint(p) for p in train]
     six = [normalise(make_photo(900 + s)) for s in range(6)]
-    print("| evaluation photos | grey | ORB | lookup | the rest | copy_of, ms per training photo |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for name, evaluation in (("6", [(p, neardup.fingerprint(p)) for p in six]), ("117", list(zip(photos, fps)))):
-        index = Evaluation([(f"{k:016x}", (lambda p=p: p), fp) for k, (p, fp) in enumerate(evaluation)])
+    sixty_nine = synthetic + [normalise(Image.open(SITE / rel)) for rel in PACKAGE_IMAGES if (SITE / rel).is_file()]
+    print("| evaluation photos | training photos | grey | ORB | lookup | the rest | copy_of, ms per training photo |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for evaluation in (six, sixty_nine):
+        index = Evaluation([(f"{k:016x}", (lambda p=p: p), neardup.fingerprint(p)) for k, p in enumerate(evaluation)])
         best = None
         for _ in range(repeat):
             t = {"grey": 0.0, "ORB": 0.0, "lookup": 0.0}
@@ -115,8 +116,8 @@ def stages(photos: list, fps: list, repeat: int = 3) -> None:
                 best = whole, t, flagged
         whole, t, flagged = best[0] / len(train) * 1000, best[1], best[2]
         ms = {k: v / len(train) * 1000 for k, v in t.items()}
-        print(f"| {name} | {ms['grey']:.2f} | {ms['ORB']:.2f} | {ms['lookup']:.2f} | {whole - sum(ms.values()):.2f} | "
-              f"{whole:.2f} ({flagged} of {len(train)} flagged) |", flush=True)
+        print(f"| {len(evaluation)} | {len(train)} | {ms['grey']:.2f} | {ms['ORB']:.2f} | {ms['lookup']:.2f} | "
+              f"{whole - sum(ms.values()):.2f} | {whole:.2f} ({flagged} of {len(train)} flagged) |", flush=True)
 
 
 def main(argv=None) -> None:
@@ -129,13 +130,13 @@ def main(argv=None) -> None:
     share = 0.1 if args.quick else 1.0
     embedded = [normalise(Image.open(p)) for p in list_files(embedded_folder())]
     synthetic = [normalise(make_photo(1000 + s, (480, 360) if s % 2 else (420, 420))) for s in range(60)]
+    if args.stages:
+        return stages(synthetic)
     photos = embedded + synthetic
     photos = photos[::int(round(1 / share))]
     fillers = [normalise(make_photo(5000 + s)) for s in range(24)]
     ids = [f"{k:016x}" for k in range(len(photos))]
     fps = [neardup.fingerprint(p) for p in tqdm(photos, desc="fingerprints", unit="img", file=sys.stderr)]
-    if args.stages:
-        return stages(photos, fps)
     t = time.perf_counter()
     evaluation = Evaluation([(sid, (lambda p=p: p), fp) for sid, p, fp in zip(ids, photos, fps)])
     print(f"evaluation set: {len(photos)} photos indexed in {time.perf_counter() - t:.1f} s "
