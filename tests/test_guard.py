@@ -97,6 +97,34 @@ def test_the_pixel_check_sees_every_photo_whole_under_its_exact_map(mirrored):
         assert shown(cv2, small, work, to_work) >= 0.9, k
 
 
+def test_the_lookup_finds_the_nearest_descriptor_sharing_a_key():
+    """The index's vectorised lookup against a plain one: for each query, every indexed descriptor sharing its key in
+    a table (buckets left out as the index leaves them out), the nearest within MAX_HAMMING, or none."""
+    from jigsaw_puzzles.training.copies import HASH_TABLES, MAX_HAMMING, _Hashing, _words
+
+    rng = np.random.default_rng(0)
+    indexed = rng.integers(0, 256, (3000, 32), dtype=np.uint8)
+    indexed[:300] = indexed[300:600]  # ties
+    noise = (rng.random((400, 32)) < 0.3) * rng.integers(0, 256, (400, 32))
+    queries = np.concatenate([indexed[:400] ^ noise.astype(np.uint8), rng.integers(0, 256, (100, 32), dtype=np.uint8)])
+    index = _Hashing(indexed)
+    best, dist = index.nearest(queries)
+    distances = neardup.popcount(_words(queries)[:, None, :] ^ _words(indexed)[None, :, :]).sum(-1)
+    keys = [np.unpackbits(x, axis=1)[:, select].astype(np.int64) @ index.weights for x in (queries, indexed)
+            for select in index.select]
+    for q in range(len(queries)):
+        shared = np.zeros(len(indexed), bool)
+        for t in range(HASH_TABLES):
+            if index.counts[t << index.bits | keys[t][q]]:
+                shared |= keys[HASH_TABLES + t] == keys[t][q]
+        near = np.flatnonzero(shared & (distances[q] <= MAX_HAMMING))
+        if not len(near):
+            assert best[q] == -1, q
+        else:
+            assert dist[q] == distances[q, near].min() == distances[q, best[q]] and shared[best[q]], q
+    assert (best[:400] >= 0).mean() > 0.5 and (best[400:] == -1).all()
+
+
 @pytest.mark.parametrize("k", [7, 47])
 def test_the_flips_the_benchmark_missed_are_caught(k):
     """Embedded photos 7 and 47 mirrored (benchmarks/guard.py missed them before the half-pixel fix)."""
