@@ -104,7 +104,8 @@ def stages(synthetic: list, repeat: int = 3) -> None:
                     a = time.perf_counter()
                     work = copies.grey(image, copies.WORK)
                     b = time.perf_counter()
-                    f = copies.features(cv2, work, copies.FEATURES["train"], copies.FAST["train"])
+                    f = copies.features(cv2, work, copies.FEATURES["train"], copies.FAST["train"],
+                                        copies.SCORE["train"])
                     c = time.perf_counter()
                     index.hashing.nearest(f.descriptors)
                     t["lookup"] += time.perf_counter() - c
