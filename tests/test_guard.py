@@ -70,6 +70,33 @@ def test_two_different_photos_in_one_frame_are_not_copies(a, b, seed):
     assert Evaluation([("a" * 16, lambda: image_a, fp_a)]).copy_of(image_b, fp_b) is None, kind
 
 
+@slow_examples(6)
+@given(a=st.sampled_from(EVAL), b=st.integers(300, 10_000), share=st.floats(0.26, 0.45), seed=st.integers(0, 2**32 - 1))
+def test_two_screenshots_of_one_app_with_photos_at_its_edge_are_not_copies(a, b, share, seed):
+    """The same app (a bar, lines of text) above two different photos that reach the bottom edge: what differs is at
+    an edge, as a collage cell's cropped part is (a rule that counted such edges outside took these for copies)."""
+    from PIL import ImageDraw
+
+    from fixtures.copies import colour, font, text
+
+    rng = np.random.default_rng(seed)
+
+    def app(picture):
+        c = np.random.default_rng(seed)
+        canvas = Image.new("RGB", (600, 900), colour(c))
+        draw = ImageDraw.Draw(canvas)
+        draw.rectangle((0, 0, 600, 60), fill=colour(c))
+        ink = colour(c)
+        for y in range(80, round(900 * (1 - share)) - 20, 26):
+            draw.text((20, y), text(c, 6), font=font(18), fill=ink)
+        canvas.paste(picture.resize((600, round(900 * share))), (0, 900 - round(900 * share)))
+        return canvas
+
+    image_a, fp_a = read_back(app(photo(a)), rng)
+    image_b, fp_b = read_back(app(photo(b)), rng)
+    assert Evaluation([("a" * 16, lambda: image_a, fp_a)]).copy_of(image_b, fp_b) is None
+
+
 def test_distinct_photos_are_not_copies_of_one_another():
     """Every embedded photo and 20 synthetic ones against the evaluation set (themselves skipped)."""
     for k in [*range(len(EMBEDDED)), *range(400, 420)]:
