@@ -70,6 +70,33 @@ def test_two_different_photos_in_one_frame_are_not_copies(a, b, seed):
     assert Evaluation([("a" * 16, lambda: image_a, fp_a)]).copy_of(image_b, fp_b) is None, kind
 
 
+@slow_examples(6)
+@given(a=st.sampled_from(EVAL), b=st.integers(300, 10_000), share=st.floats(0.26, 0.45), seed=st.integers(0, 2**32 - 1))
+def test_two_screenshots_of_one_app_with_photos_at_its_edge_are_not_copies(a, b, share, seed):
+    """The same app (a bar, lines of text) above two different photos that reach the bottom edge: what differs is at
+    an edge, as a collage cell's cropped part is (a rule that counted such edges outside took these for copies)."""
+    from PIL import ImageDraw
+
+    from fixtures.copies import colour, font, text
+
+    rng = np.random.default_rng(seed)
+
+    def app(picture):
+        c = np.random.default_rng(seed)
+        canvas = Image.new("RGB", (600, 900), colour(c))
+        draw = ImageDraw.Draw(canvas)
+        draw.rectangle((0, 0, 600, 60), fill=colour(c))
+        ink = colour(c)
+        for y in range(80, round(900 * (1 - share)) - 20, 26):
+            draw.text((20, y), text(c, 6), font=font(18), fill=ink)
+        canvas.paste(picture.resize((600, round(900 * share))), (0, 900 - round(900 * share)))
+        return canvas
+
+    image_a, fp_a = read_back(app(photo(a)), rng)
+    image_b, fp_b = read_back(app(photo(b)), rng)
+    assert Evaluation([("a" * 16, lambda: image_a, fp_a)]).copy_of(image_b, fp_b) is None
+
+
 def test_distinct_photos_are_not_copies_of_one_another():
     """Every embedded photo and 20 synthetic ones against the evaluation set (themselves skipped)."""
     for k in [*range(len(EMBEDDED)), *range(400, 420)]:
@@ -95,6 +122,34 @@ def test_the_pixel_check_sees_every_photo_whole_under_its_exact_map(mirrored):
         if mirrored:
             to_work = np.array([[-1.0, 0, work.shape[1] - 1], [0, 1, 0], [0, 0, 1]]) @ to_work
         assert shown(cv2, small, work, to_work) >= 0.9, k
+
+
+def test_the_lookup_finds_the_nearest_descriptor_sharing_a_key():
+    """The index's vectorised lookup against a plain one: for each query, every indexed descriptor sharing its key in
+    a table (buckets left out as the index leaves them out), the nearest within MAX_HAMMING, or none."""
+    from jigsaw_puzzles.training.copies import HASH_TABLES, MAX_HAMMING, _Hashing, _words
+
+    rng = np.random.default_rng(0)
+    indexed = rng.integers(0, 256, (3000, 32), dtype=np.uint8)
+    indexed[:300] = indexed[300:600]  # ties
+    noise = (rng.random((400, 32)) < 0.3) * rng.integers(0, 256, (400, 32))
+    queries = np.concatenate([indexed[:400] ^ noise.astype(np.uint8), rng.integers(0, 256, (100, 32), dtype=np.uint8)])
+    index = _Hashing(indexed)
+    best, dist = index.nearest(queries)
+    distances = neardup.popcount(_words(queries)[:, None, :] ^ _words(indexed)[None, :, :]).sum(-1)
+    keys = [np.unpackbits(x, axis=1)[:, select].astype(np.int64) @ index.weights for x in (queries, indexed)
+            for select in index.select]
+    for q in range(len(queries)):
+        shared = np.zeros(len(indexed), bool)
+        for t in range(HASH_TABLES):
+            if index.counts[t << index.bits | keys[t][q]]:
+                shared |= keys[HASH_TABLES + t] == keys[t][q]
+        near = np.flatnonzero(shared & (distances[q] <= MAX_HAMMING))
+        if not len(near):
+            assert best[q] == -1, q
+        else:
+            assert dist[q] == distances[q, near].min() == distances[q, best[q]] and shared[best[q]], q
+    assert (best[:400] >= 0).mean() > 0.5 and (best[400:] == -1).all()
 
 
 @pytest.mark.parametrize("k", [7, 47])

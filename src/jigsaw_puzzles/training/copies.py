@@ -7,8 +7,10 @@ otherwise left alone (re-encoded, re-toned, written over in places). So (what Me
 way OpenCV's ORB and RANSAC check one):
 
 1. **Local features.** ORB keypoints (OpenCV) of the grey training photo at 512 px, spread over a 4x4 grid of tiles
-   (a page's text would take them all otherwise); of each evaluation photo at 512 and 256 px (a photo a quarter of
-   a screenshot is half its size), as it is and mirrored.
+   (a page's text would take them all otherwise), its corners of a FAST contrast of at least 15 ranked by that
+   contrast (10 and a Harris response cost a training photo 1.9 ms more for no copy more caught); of each evaluation
+   photo at 512 and 256 px (a photo a quarter of a screenshot is half its size), as it is and mirrored, contrast 10,
+   ranked by Harris response.
 2. **Candidates through an index.** Each training descriptor looks up its neighbours (Hamming <= 56 of 256 bits)
    among all the evaluation descriptors through locality-sensitive hashing (10 tables keyed on fixed bits, about
    8 descriptors a key);
@@ -18,13 +20,13 @@ way OpenCV's ORB and RANSAC check one):
 3. **Geometry.** A similarity fitted to a candidate's matches by RANSAC (``cv2.estimateAffinePartial2D``, its
    fixed seed): at least 12 matches must agree within 4 px.
 4. **Pixels.** The training photo is mapped onto the evaluation photo (and back) at 128 px and compared in cells of
-   8 px: a cell *agrees* where both are textured (grey std >= 2) and correlate (>= 0.7), *disagrees* where they do not, is *flat*
-   where neither is textured, *outside* where the other photo does not reach. A copy is a rectangle of at least half
-   of one of the two photos, all inside the other, at least half of its cells agreeing and at most a tenth
-   disagreeing, and no more than a fifth of all the cells the other photo covers disagreeing (bar those at its
-   edge, where an alignment off by a pixel shows): a crop, a frame or a
-   turn shows such a rectangle and nothing against it; two photos in one screenshot, page or collage share their
-   chrome (a wallpaper too), but the photos inside it disagree.
+   8 px: a cell *agrees* where both are textured (grey std >= 2) and correlate (>= 0.7), *disagrees* where they do
+   not, is *flat* where neither is textured, *outside* where the other photo does not reach. A copy is a rectangle
+   of at least half of one of the two photos, all inside the other, at least half of its cells agreeing and at most
+   a tenth disagreeing, and no more than a fifth of all the cells the other photo covers disagreeing (bar those at
+   its edge, where an alignment off by a pixel shows): a crop, a frame or a turn shows such a rectangle and nothing
+   against it; two photos in one screenshot, page or collage share their chrome (a wallpaper too), but the photos
+   inside it disagree.
 
 The pHash near-duplicate rule of the build (:mod:`..generation.neardup`) runs beside it: a training photo within its
 threshold of an evaluation photo is a copy unless local features align the two and their pixels disagree (two
@@ -52,6 +54,8 @@ from ..generation import neardup
 
 WORK, SMALL = 512, 256  # long sides (px) local features are read at
 FEATURES = {"train": 1500, "eval": 500, "small": 250}
+FAST = {"train": 15, "eval": 10}  # ORB's FAST thresholds (the evaluation side is computed once)
+SCORE = {"train": "FAST", "eval": "HARRIS"}  # what ranks ORB's keypoints (a Harris response costs 0.6 ms a photo)
 TILES = 4
 MAX_HAMMING = 56
 HASH_TABLES, PER_BUCKET = 10, 8  # keys of about log2(descriptors / 8) bits; a bucket past 8x that is skipped
@@ -97,14 +101,14 @@ class Features:
     shape: np.ndarray  # (n, 2) float32: angle (degrees), size (pixels)
 
 
-def features(cv2, image: np.ndarray, n: int) -> Features:
+def features(cv2, image: np.ndarray, n: int, fast: int = 10, score: str = "HARRIS") -> Features:
     """ORB keypoints of a grey image, at most ``n``, spread over :data:`TILES` x :data:`TILES` tiles (the strongest
     of each tile first, then the strongest left) so that text or one busy corner cannot take them all."""
     orb = cv2.ORB_create(nfeatures=4 * n, scaleFactor=1.2, nlevels=8, edgeThreshold=15, patchSize=31,
-                         fastThreshold=10)
+                         fastThreshold=fast, scoreType=getattr(cv2, f"ORB_{score}_SCORE"))
     found = orb.detect(image, None)
     if found:
-        xy = np.float32([k.pt for k in found])
+        xy = cv2.KeyPoint_convert(found)
         strength = np.float32([k.response for k in found])
         h, w = image.shape
         tile = (np.minimum(xy[:, 1] * TILES // h, TILES - 1) * TILES + np.minimum(xy[:, 0] * TILES // w, TILES - 1))
@@ -118,7 +122,7 @@ def features(cv2, image: np.ndarray, n: int) -> Features:
         found, descriptors = orb.compute(image, [found[k] for k in np.flatnonzero(chosen)])
     if not found or descriptors is None:
         return Features(np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8), np.zeros((0, 2), np.float32))
-    return Features(np.float32([k.pt for k in found]), descriptors, np.float32([(k.angle, k.size) for k in found]))
+    return Features(cv2.KeyPoint_convert(found), descriptors, np.float32([(k.angle, k.size) for k in found]))
 
 
 class _Hashing:
@@ -128,19 +132,23 @@ class _Hashing:
     than 8x its share (a pattern common to many photos: flat sky, text) is left out: it tells photos apart least."""
 
     def __init__(self, descriptors: np.ndarray):
-        self.words = _words(descriptors)
+        self.words = np.asfortranarray(_words(descriptors))  # a 64-bit word's column contiguous
         n = len(descriptors)
         self.bits = min(24, max(8, int(np.ceil(np.log2(max(2, n) / PER_BUCKET)))))
         self.select = [np.array([(7 * t + 23 * j) % 256 for j in range(self.bits)]) for t in range(HASH_TABLES)]
         self.weights = 1 << np.arange(self.bits, dtype=np.int64)
         bits = np.unpackbits(descriptors, axis=1)
-        self.tables = []
+        order, counts, starts = [], [], []
         for select in self.select:
             keys = bits[:, select].astype(np.int64) @ self.weights
-            counts = np.bincount(keys, minlength=1 << self.bits)
-            starts = np.cumsum(counts) - counts
-            counts[counts > 8 * max(PER_BUCKET, n >> self.bits)] = 0
-            self.tables.append((np.argsort(keys, kind="stable"), counts, starts))
+            count = np.bincount(keys, minlength=1 << self.bits)
+            starts.append(np.cumsum(count) - count)
+            count[count > 8 * max(PER_BUCKET, n >> self.bits)] = 0
+            counts.append(count)
+            order.append(np.argsort(keys, kind="stable"))
+        self.order = np.concatenate(order)  # the tables one after another: bucket b of table t at t << bits | b
+        self.counts = np.concatenate(counts)
+        self.starts = np.concatenate(starts) + np.repeat(np.arange(HASH_TABLES) * n, 1 << self.bits)
 
     def nearest(self, descriptors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each descriptor, the nearest indexed one found within :data:`MAX_HAMMING` (``-1``: none) and the
@@ -150,20 +158,23 @@ class _Hashing:
         if not len(descriptors) or not len(self.words):
             return best, dist
         bits, words = np.unpackbits(descriptors, axis=1), _words(descriptors)
-        qs, ts = [], []
-        for select, (order, counts, starts) in zip(self.select, self.tables):
-            keys = bits[:, select].astype(np.int64) @ self.weights
-            n = counts[keys]
-            qs.append(np.repeat(np.arange(len(descriptors)), n))
-            ts.append(order[np.repeat(starts[keys] - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))])
-        q, t = np.concatenate(qs), np.concatenate(ts)
-        d = neardup.popcount(words[q] ^ self.words[t]).sum(1)
+        keys = np.stack([bits[:, select].astype(np.int64) @ self.weights for select in self.select], 1)
+        keys += np.arange(HASH_TABLES) << self.bits  # (query, table), in that order: the candidates need no sort
+        n = self.counts.take(keys).ravel()
+        start = np.cumsum(n) - n
+        found = self.order.take(np.repeat(self.starts.take(keys).ravel() - start, n) + np.arange(int(n.sum())))
+        per_query = n.reshape(-1, HASH_TABLES).sum(1)
+        d = np.zeros(len(found), np.uint16)  # Hamming distances, a 64-bit word at a time (gathers: take, repeat)
+        for k in range(4):
+            d += neardup.popcount(np.repeat(words[:, k], per_query) ^ self.words[:, k].take(found))
+        if not len(found):
+            return best, dist
+        q = np.repeat(np.arange(len(descriptors)), per_query)
+        firsts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+        smallest = np.minimum.reduceat(d.astype(np.int64) << 40 | np.arange(len(q)), firsts)  # the first nearest
+        at, d = smallest & ((1 << 40) - 1), smallest >> 40
         keep = d <= MAX_HAMMING
-        q, t, d = q[keep], t[keep], d[keep]
-        order = np.argsort(q * 512 + d, kind="stable")
-        q, t, d = q[order], t[order], d[order]
-        first = np.concatenate([[True], q[1:] != q[:-1]]) if len(q) else np.zeros(0, bool)
-        best[q[first]], dist[q[first]] = t[first], d[first]
+        best[q[at[keep]]], dist[q[at[keep]]] = found[at[keep]], d[keep]
         return best, dist
 
 
@@ -210,7 +221,8 @@ class Evaluation:
                     scale = _scaling(g.shape[1] / small.shape[1], g.shape[0] / small.shape[0])
                     for mirrored in (False, True):
                         flip = np.array([[-1.0, 0, g.shape[1] - 1], [0, 1, 0], [0, 0, 1]]) if mirrored else np.eye(3)
-                        f = features(cv2, np.ascontiguousarray(g[:, ::-1]) if mirrored else g, n)
+                        f = features(cv2, np.ascontiguousarray(g[:, ::-1]) if mirrored else g, n, FAST["eval"],
+                                     SCORE["eval"])
                         views.append(_View(k, flip @ scale, f.points))
                         descriptors.append(f.descriptors)
                         shapes.append(f.shape)
@@ -242,7 +254,7 @@ class Evaluation:
 
     def _local(self, cv2, image: Image.Image, near: dict, skip: str | None) -> tuple[str, str] | None:
         work = grey(image, WORK)
-        f = features(cv2, work, FEATURES["train"])
+        f = features(cv2, work, FEATURES["train"], FAST["train"], SCORE["train"])
         best, _ = self.hashing.nearest(f.descriptors)
         q = np.flatnonzero(best >= 0)
         hit = best[q]
