@@ -11,7 +11,8 @@ Evaluation photos: the 57 embedded photos and 60 synthetic test photos (``tests/
   resize, a crop of up to 10% and a re-tone at once), saved as JPEG or PNG, read back and normalised as curation
   does; caught when ``copy_of`` names its photo. Collage fillers are photos outside the evaluation set.
 * False positives, all pairs: every evaluation photo and the photographs pip packages ship (as in
-  ``benchmarks/neardup.py``) against all the others (a photo is skipped against itself): a pair counts when either
+  ``benchmarks/neardup.py``) against all the others (a photo against itself is skipped, its own features left out
+  of the lookup, as if it were not in the set): a pair counts when either
   one is taken for a copy of the other.
 * False positives, framed pairs: two different photos of the set in the same frame (a screenshot with the same
   chrome, a page of the same template, a 2x2 collage of the same layout and gutter): the first as the evaluation

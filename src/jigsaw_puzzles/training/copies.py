@@ -150,9 +150,10 @@ class _Hashing:
         self.counts = np.concatenate(counts)
         self.starts = np.concatenate(starts) + np.repeat(np.arange(HASH_TABLES) * n, 1 << self.bits)
 
-    def nearest(self, descriptors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def nearest(self, descriptors: np.ndarray, drop: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """For each descriptor, the nearest indexed one found within :data:`MAX_HAMMING` (``-1``: none) and the
-        distance (ties: the one found first, tables in order)."""
+        distance (ties: the one found first, tables in order); indexed descriptors where ``drop`` (a mask) is true
+        are never found (the benchmark's photo against the others: as if its own were not indexed)."""
         best = np.full(len(descriptors), -1)
         dist = np.full(len(descriptors), 257)
         if not len(descriptors) or not len(self.words):
@@ -164,6 +165,10 @@ class _Hashing:
         start = np.cumsum(n) - n
         found = self.order.take(np.repeat(self.starts.take(keys).ravel() - start, n) + np.arange(int(n.sum())))
         per_query = n.reshape(-1, HASH_TABLES).sum(1)
+        if drop is not None:
+            kept = ~drop.take(found)
+            q = np.repeat(np.arange(len(descriptors)), per_query)[kept]
+            found, per_query = found[kept], np.bincount(q, minlength=len(descriptors))
         d = np.zeros(len(found), np.uint16)  # Hamming distances, a 64-bit word at a time (gathers: take, repeat)
         for k in range(4):
             d += neardup.popcount(np.repeat(words[:, k], per_query) ^ self.words[:, k].take(found))
@@ -240,7 +245,8 @@ class Evaluation:
     def copy_of(self, image: Image.Image | None, fp: np.ndarray | None, skip: str | None = None
                 ) -> tuple[str, str] | None:
         """``(evaluation id, why)`` when the training photo (its normalised ``image`` and pHash ``fp``) is a copy
-        of an evaluation photo (other than ``skip``: the benchmark's photo against all the others), else ``None``."""
+        of an evaluation photo (other than ``skip``: the benchmark's photo against all the others, its own features
+        left out of the lookup), else ``None``."""
         near = {}
         if fp is not None and len(self.fps):
             _, rows, dist = neardup.near_between(fp[None, :], self.fps, self.bits)
@@ -255,7 +261,11 @@ class Evaluation:
     def _local(self, cv2, image: Image.Image, near: dict, skip: str | None) -> tuple[str, str] | None:
         work = grey(image, WORK)
         f = features(cv2, work, FEATURES["train"], FAST["train"], SCORE["train"])
-        best, _ = self.hashing.nearest(f.descriptors)
+        drop = None
+        if skip is not None:
+            own = [k for k, i in enumerate(self.ids) if i == skip]
+            drop = np.isin(np.array([view_.photo for view_ in self.views])[self.owner], own) if own else None
+        best, _ = self.hashing.nearest(f.descriptors, drop)
         q = np.flatnonzero(best >= 0)
         hit = best[q]
         view = self.owner[hit]
