@@ -415,3 +415,10 @@ def test_device_normalisation_equals_open_clips_transform(first_run):
     assert torch.equal(gpu_like._normalise(x), expected)
     assert cm.split_preprocess(Compose([Lambda(lambda im: im)])) is None
     assert cm.split_preprocess(lambda im: im) is None
+    grey = Compose([Lambda(lambda im: im.convert("L").convert("RGB")), *emb.preprocess.transforms[-2:]])
+    grey_split = cm.split_preprocess(Compose([Lambda(lambda im: im.convert("L")), *emb.preprocess.transforms[-2:]]))
+    gpu_like.preprocess, gpu_like._split = grey, grey_split  # its PIL part gives grey pixels: the CPU path instead
+    same_size = [patches[0], patches[0].transpose(Image.Transpose.FLIP_LEFT_RIGHT)]
+    x = gpu_like._prep(same_size, None)
+    assert not gpu_like.device_normalise and x.dtype == torch.float32
+    assert torch.equal(x, torch.stack([grey(p) for p in same_size]))

@@ -46,6 +46,10 @@ def _digest_key(hexdigest: str) -> int:
 # --------------------------------------------------------------------------- #
 # Embedding
 # --------------------------------------------------------------------------- #
+class _NotRGB8(Exception):
+    """(internal) the PIL part of a transform gave pixels other than 8-bit RGB."""
+
+
 def split_preprocess(preprocess):
     """open_clip's eval transform as (its PIL part, mean, std) when it ends in to-tensor + ``Normalize`` (the
     float work the GPU can do), else None (the whole transform then runs on the CPU)."""
@@ -100,10 +104,19 @@ class PatchEmbedder:
         import torch
         if self.device_normalise:
             pil_part = self._split[0]
-            fn = lambda p: torch.from_numpy(np.array(pil_part(p.convert("RGB")), dtype=np.uint8))  # noqa: E731
+
+            def fn(p):
+                pixels = np.array(pil_part(p.convert("RGB")))
+                if pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[2] != 3:
+                    raise _NotRGB8
+                return torch.from_numpy(pixels)
         else:
             fn = lambda p: self.preprocess(p.convert("RGB"))  # noqa: E731
-        tensors = list(workers.map(fn, patches)) if workers is not None else [fn(p) for p in patches]
+        try:
+            tensors = list(workers.map(fn, patches)) if workers is not None else [fn(p) for p in patches]
+        except _NotRGB8:  # a transform whose PIL part gives other pixels: the whole transform on the CPU from now on
+            self.device_normalise = False
+            return self._prep(patches, workers)
         x = torch.stack(tensors)
         if self.device.startswith("cuda"):
             x = x.pin_memory()
