@@ -316,7 +316,7 @@ def folder_curve(args, cache: Path, sizes: list[int]) -> dict:
         shown = {k: round(v, 3) for k, v in figures[n].items()}
         print(f"{n:>7,} photos: {shown} (load {os.getloadavg()[0]:.1f})", flush=True)
     first = sizes[0]
-    print(f"\n| step | " + " | ".join(f"{n:,} photos: s (ms/photo)" for n in sizes) + f" | x the {first:,} cost per "
+    print("\n| step | " + " | ".join(f"{n:,} photos: s (ms/photo)" for n in sizes) + f" | x the {first:,} cost per "
           f"photo at {sizes[-1]:,} |")
     print("|---|" + "---:|" * (len(sizes) + 1))
     for step in STEPS:
