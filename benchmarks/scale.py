@@ -225,19 +225,9 @@ def time_steps(folder: Path, config: str, num_proc: int | None, steps: set[str])
         out["stream"] = time.perf_counter() - start
         out["stream items"] = served
     if "distractors" in steps:
-        from jigsaw_puzzles.rng import item_rng
-
-        from jigsaw_puzzles.rng import hash_ring
-
-        ids, items = tuple(s.source_id for s in curation.accepted), min(200, len(curation.accepted))
-        start = time.perf_counter()
-        ring = hash_ring(ids)
-        made = time.perf_counter() - start
-        start = time.perf_counter()
-        for sid in ids[:items]:
-            walk = ring.walk(item_rng(0, "missing_piece", sid).child("random distractors"), "point", exclude=(sid,))
-            [next(walk) for _ in range(4)]
-        out["distractors"] = made + (time.perf_counter() - start) / items * len(ids)
+        ids = tuple(s.source_id for s in curation.accepted)
+        made, per_item = ring_walks(ids, min(200, len(ids)))
+        out["distractors"] = made + per_item * len(ids)
     if "clip search" in steps:
         out["clip search"] = clip_search(len(curation.accepted))
     return out
@@ -264,10 +254,24 @@ def duplicate_rule_curve(sizes: list[int]) -> None:
         print(f"| {n:,} | {seconds:.2f} | {seconds / n * 1000:.3f} | {seconds / n / first:.2f} |", flush=True)
 
 
+def ring_walks(ids: tuple, items: int) -> tuple[float, float]:
+    """Seconds to make the hash ring of ``ids``, and per item to walk it to 4 candidates (the first ``items``)."""
+    from jigsaw_puzzles.rng import hash_ring, item_rng
+
+    start = time.perf_counter()
+    ring = hash_ring(ids)
+    made = time.perf_counter() - start
+    start = time.perf_counter()
+    for sid in ids[:items]:
+        walk = ring.walk(item_rng(0, "missing_piece", sid).child("random distractors"), "point", exclude=(sid,))
+        [next(walk) for _ in range(4)]
+    return made, (time.perf_counter() - start) / items
+
+
 def distractor_curve(sizes: list[int], items: int = 200) -> None:
     """Easy Missing Piece Selection's candidates alone on synthetic ids: the hash ring of generator 4.1.0 (made
     once, then a walk of four per item) against 4.0.0's rendezvous order (a hash of every other id per item)."""
-    from jigsaw_puzzles.rng import hash_ring, item_rng, stable_hash
+    from jigsaw_puzzles.rng import item_rng, stable_hash
 
     print("\neasy Missing Piece Selection's candidates alone, synthetic ids, 4 per item on "
           f"{items} items (ms per item; the ring's making spread over one item per photo):")
@@ -276,14 +280,8 @@ def distractor_curve(sizes: list[int], items: int = 200) -> None:
     first = None
     for n in sizes:
         ids = tuple(stable_hash("photo", k)[:16] for k in range(n))
-        start = time.perf_counter()
-        ring = hash_ring(ids)
-        made = time.perf_counter() - start
-        start = time.perf_counter()
-        for sid in ids[:items]:
-            walk = ring.walk(item_rng(0, "missing_piece", sid).child("random distractors"), "point", exclude=(sid,))
-            [next(walk) for _ in range(4)]
-        walk_ms = (time.perf_counter() - start) / items * 1000 + made / n * 1000
+        made, per_item = ring_walks(ids, items)
+        walk_ms = per_item * 1000 + made / n * 1000
         start = time.perf_counter()
         for sid in ids[:items]:
             others = [s for s in ids if s != sid]
