@@ -261,11 +261,8 @@ class Evaluation:
     def _local(self, cv2, image: Image.Image, near: dict, skip: str | None) -> tuple[str, str] | None:
         work = grey(image, WORK)
         f = features(cv2, work, FEATURES["train"], FAST["train"], SCORE["train"])
-        drop = None
-        if skip is not None:
-            own = [k for k, i in enumerate(self.ids) if i == skip]
-            drop = np.isin(np.array([view_.photo for view_ in self.views])[self.owner], own) if own else None
-        best, _ = self.hashing.nearest(f.descriptors, drop)
+        own = np.array([skip is not None and self.ids[view_.photo] == skip for view_ in self.views])  # its views
+        best, _ = self.hashing.nearest(f.descriptors, own[self.owner] if own.any() else None)
         q = np.flatnonzero(best >= 0)
         hit = best[q]
         view = self.owner[hit]
@@ -275,7 +272,7 @@ class Evaluation:
         votes = votes.reshape(len(self.views), 12, 12)
         votes = votes + np.roll(votes, 1, axis=1)
         peak = (votes[:, :, :-1] + votes[:, :, 1:]).reshape(len(self.views), -1).max(1)
-        peak[[v for v, view_ in enumerate(self.views) if self.ids[view_.photo] == skip]] = 0
+        peak[own] = 0
         ranked = [v for v in np.lexsort((np.arange(len(peak)), -peak))[:CANDIDATES] if peak[v] >= MIN_VOTES]
         checked = set()
         for v in ranked + [v for v, view_ in enumerate(self.views) if view_.photo in near and v not in ranked]:

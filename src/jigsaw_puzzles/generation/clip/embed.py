@@ -99,6 +99,7 @@ class PatchEmbedder:
         self.patches_encoded = 0
         self._split = split_preprocess(preprocess) if on_cuda else None
         self.device_normalise = self._split is not None
+        self._lut = None  # _normalise's table, on the device of the last batch
 
     def _prep(self, patches: Sequence[Image.Image], workers: ThreadPoolExecutor | None):
         import torch
@@ -127,7 +128,7 @@ class PatchEmbedder:
         the 3 x 256 values those operations give, computed by them on the CPU. (Computing on the GPU is not the
         same: its division by a number multiplies by the reciprocal, a last-bit difference, seen on an H100.)"""
         import torch
-        if getattr(self, "_lut", None) is None or self._lut.device != x.device:
+        if self._lut is None or self._lut.device != x.device:
             _, mean, std = self._split
             values = torch.arange(256, dtype=torch.uint8).to(torch.float32).div(255)  # ToTensor's
             lut = values[None, :].sub(torch.tensor(mean, dtype=torch.float32)[:, None]).div(
