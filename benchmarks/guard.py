@@ -16,7 +16,8 @@ Evaluation photos: the 57 embedded photos and 60 synthetic test photos (``tests/
   one is taken for a copy of the other.
 * False positives, framed pairs: two different photos of the set in the same frame (a screenshot with the same
   chrome, a page of the same template, a 2x2 collage of the same layout and gutter): the first as the evaluation
-  set, the second as a training photo.
+  set, the second as a training photo. And ``--apps`` pairs of one app's screenshots with two different photos
+  reaching its top, bottom, left or right edge (26-45% of it): they part only at an edge, as a cropped copy does.
 * Cost: milliseconds per training photo for ``copy_of`` (decoding excluded), with the 117-photo evaluation set.
   ``--stages``: only the cost, stage by stage (grey, ORB, the lookup, the rest: votes, RANSAC, pixels), of 100
   training photos that are no copies (the 57 embedded photos and 43 other synthetic ones) against 6 synthetic
@@ -24,7 +25,7 @@ Evaluation photos: the 57 embedded photos and 60 synthetic test photos (``tests/
 
 Rates come with their n and a Wilson 95% interval. Deterministic (seeded); ``--quick`` runs a tenth.
 
-    python benchmarks/guard.py [--quick] [--framed N] [--kinds rotate ...] [--stages]
+    python benchmarks/guard.py [--quick] [--framed N] [--apps N] [--kinds rotate ...] [--stages]
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fixtures.copies import KINDS, framed_pair, make_copy, saved  # noqa: E402
+from fixtures.copies import KINDS, app_screenshot, framed_pair, make_copy, saved  # noqa: E402
 from fixtures.photos import make_photo  # noqa: E402
 from neardup import PACKAGE_IMAGES, SITE  # noqa: E402
 
@@ -126,6 +127,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a tenth of every measurement")
     ap.add_argument("--framed", type=int, default=300, help="framed pairs")
+    ap.add_argument("--apps", type=int, default=400, help="pairs of one app's screenshots, photos at an edge")
     ap.add_argument("--kinds", nargs="*", default=None, help="only these copy kinds (and no pairs)")
     ap.add_argument("--stages", action="store_true", help="only the cost per stage (see the module doc)")
     args = ap.parse_args(argv)
@@ -191,6 +193,19 @@ def main(argv=None) -> None:
     total = [x for v in by_kind.values() for x in v]
     print(f"false positives, framed pairs: {rate(sum(total), len(total))}; "
           + "; ".join(f"{kind} {rate(sum(v), len(v))}" for kind, v in sorted(by_kind.items())))
+
+    rng = np.random.default_rng(2)
+    by_edge: dict[str, list[int]] = {}
+    for n in tqdm(range(int(args.apps * share)), desc="app pairs", unit="pair", file=sys.stderr):
+        a, b = rng.choice(len(photos), 2, replace=False)
+        where, chrome, part = ["top", "bottom", "left", "right"][n % 4], int(rng.integers(1 << 30)), rng.uniform(.26, .45)
+        image_a, fp_a = read_back(app_screenshot(photos[a], chrome, part, where), rng)
+        image_b, fp_b = read_back(app_screenshot(photos[b], chrome, part, where), rng)
+        by_edge.setdefault(where, []).append(Evaluation([("a" * 16, lambda: image_a, fp_a)]).copy_of(image_b, fp_b)
+                                             is not None)
+    total = [x for v in by_edge.values() for x in v]
+    print(f"false positives, one app's screenshots, different photos at an edge (26-45% of it): "
+          f"{rate(sum(total), len(total))}; " + "; ".join(f"{k} {rate(sum(v), len(v))}" for k, v in by_edge.items()))
 
 
 if __name__ == "__main__":

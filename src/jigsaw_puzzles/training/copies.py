@@ -19,19 +19,14 @@ way OpenCV's ORB and RANSAC check one):
    are candidates. The work per training photo does not grow with the training folder.
 3. **Geometry.** A similarity fitted to a candidate's matches by RANSAC (``cv2.estimateAffinePartial2D``, its
    fixed seed): at least 12 matches must agree within 4 px.
-4. **Pixels.** The training photo is mapped onto the evaluation photo (and back) at 128 px and compared in cells of
-   8 px: a cell *agrees* where both are textured (grey std >= 2) and correlate (>= 0.7), *disagrees* where they do
-   not, is *flat* where neither is textured, *outside* where the other photo does not reach. A copy is a rectangle
-   of at least half of one of the two photos, all inside the other, at least half of its cells agreeing and at most
-   a tenth disagreeing, and no more than a fifth of all the cells the other photo covers disagreeing (bar those at
-   its edge, where an alignment off by a pixel shows): a crop, a frame or a turn shows such a rectangle and nothing
-   against it; two photos in one screenshot, page or collage share their chrome (a wallpaper too), but the photos
-   inside it disagree.
+4. **Pixels.** The two photos compared where the similarity lays one on the other: a copy shows at least half
+   of one of them with nothing against it (:mod:`.pixel_check`).
 
 The pHash near-duplicate rule of the build (:mod:`..generation.neardup`) runs beside it: a training photo within its
-threshold of an evaluation photo is a copy unless local features align the two and their pixels disagree (two
-screenshots of one app, 8 bits apart, are not copies of each other); an evaluation photo known by fingerprint
-alone (no pixels) is matched by pHash only. The figures, what is and is not caught:
+threshold of an evaluation photo is a copy unless local features align the two and their pixels disagree, or,
+where too few features match to align them, the whole photos laid on each other (as pHash compares them) disagree
+on a tenth of the evaluation photo or more (two screenshots of one app, 8 bits apart, are not copies of each
+other); an evaluation photo known by fingerprint alone (no pixels) is matched by pHash only. The figures, what is and is not caught:
 docs/performance.md#copies-of-evaluation-photos (``benchmarks/guard.py``).
 
 Deterministic: OpenCV runs single-threaded inside (its thread count is restored after), RANSAC has a fixed seed,
@@ -51,6 +46,7 @@ from PIL import Image
 
 from ..errors import UsageError, install_hint
 from ..generation import neardup
+from .pixel_check import SHOWN, contradicted, scaling, shown
 
 WORK, SMALL = 512, 256  # long sides (px) local features are read at
 FEATURES = {"train": 1500, "eval": 500, "small": 250}
@@ -61,8 +57,6 @@ MAX_HAMMING = 56
 HASH_TABLES, PER_BUCKET = 10, 8  # keys of about log2(descriptors / 8) bits; a bucket past 8x that is skipped
 MIN_VOTES, CANDIDATES = 8, 8
 MIN_INLIERS, RANSAC_PX = 12, 4.0
-SIDE, CELL, TEXTURE, AGREE = 128, 8, 2.0, 0.7  # the pixel check: size, cell, grey std of a textured cell, correlation
-SHOWN, MAX_DISAGREE, MIN_AGREE, MAX_CONTRADICTED = 0.5, 0.1, 0.5, 0.2
 
 
 def require_cv2():
@@ -223,7 +217,7 @@ class Evaluation:
             with _one_thread(cv2):
                 for side, n in ((WORK, FEATURES["eval"]), (SMALL, FEATURES["small"])):
                     g = grey(image, side) if side != SMALL else small
-                    scale = _scaling(g.shape[1] / small.shape[1], g.shape[0] / small.shape[0])
+                    scale = scaling(g.shape[1] / small.shape[1], g.shape[0] / small.shape[0])
                     for mirrored in (False, True):
                         flip = np.array([[-1.0, 0, g.shape[1] - 1], [0, 1, 0], [0, 0, 1]]) if mirrored else np.eye(3)
                         f = features(cv2, np.ascontiguousarray(g[:, ::-1]) if mirrored else g, n, FAST["eval"],
@@ -292,79 +286,13 @@ class Evaluation:
             if share >= SHOWN:
                 return self.ids[photo], (f"{int(inliers.sum())} local features agree on one similarity and "
                                          f"{share:.0%} of one photo is shown in the other")
-        unchecked = [k for k in near if k not in checked]
+        unchecked = [k for k in near if k not in checked and not (  # the whole photo on the whole photo, as pHash
+            self.greys[k] is not None and contradicted(  # compares them: two screenshots of one app that differ
+                cv2, self.greys[k], work, scaling(work.shape[1] / self.greys[k].shape[1],  # in their photos
+                                                  work.shape[0] / self.greys[k].shape[0])))]
         k = min(unchecked, key=lambda k: (near[k], k), default=None)
         return None if k is None else (self.ids[k], f"pHash distance {near[k]} <= {self.bits} (too few local "
                                                     "features to check it)")
-
-
-def shown(cv2, small: np.ndarray, work: np.ndarray, small_to_work: np.ndarray) -> float:
-    """The largest share of either photo that the other shows (see the module doc): ``small`` the evaluation
-    photo's grey pixels, ``work`` the training photo's, ``small_to_work`` (3x3) mapping the first onto the second."""
-    shares = []
-    for cells in (_cells(cv2, small, work, small_to_work), _cells(cv2, work, small, np.linalg.inv(small_to_work))):
-        inner = np.pad(cells != -2, 1)  # cells whose four neighbours are inside the other photo: an alignment off
-        inner = inner[1:-1, 1:-1] & inner[:-2, 1:-1] & inner[2:, 1:-1] & inner[1:-1, :-2] & inner[1:-1, 2:]
-        agree, disagree = int((cells[inner] == 2).sum()), int((cells[inner] == -1).sum())  # by a pixel or two
-        shares.append(0.0 if disagree > MAX_CONTRADICTED * (agree + disagree) else _rectangle(cells))  # shows there
-    return max(shares)
-
-
-def _cells(cv2, a: np.ndarray, b: np.ndarray, a_to_b: np.ndarray) -> np.ndarray:
-    """Each :data:`CELL`-pixel cell of ``a`` at :data:`SIDE` px: 2 agrees, 1 flat, -1 disagrees, -2 outside
-    ``b``."""
-    f = SIDE / max(a.shape)
-    av = cv2.resize(a, (max(CELL, round(a.shape[1] * f)), max(CELL, round(a.shape[0] * f))),
-                    interpolation=cv2.INTER_AREA).astype(np.float32)
-    f = av.shape[1] / a.shape[1], av.shape[0] / a.shape[0]
-    g = min(1.0, (f[0] * f[1]) ** 0.5 / abs(np.linalg.det(a_to_b[:2, :2])) ** 0.5)  # b at the scale it is seen
-    bd = cv2.resize(b, (max(1, round(b.shape[1] * g)), max(1, round(b.shape[0] * g))), interpolation=cv2.INTER_AREA)
-    g = bd.shape[1] / b.shape[1], bd.shape[0] / b.shape[0]
-    m = _scaling(*g) @ a_to_b @ _scaling(1 / f[0], 1 / f[1])  # av pixels -> bd pixels
-    size = (av.shape[1], av.shape[0])
-    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
-    seen = cv2.warpAffine(bd.astype(np.float32), m[:2], size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
-    inside = cv2.warpAffine(np.ones(bd.shape, np.float32), m[:2], size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
-    gh, gw = av.shape[0] // CELL, av.shape[1] // CELL
-
-    def blocks(x):
-        return x[:gh * CELL, :gw * CELL].reshape(gh, CELL, gw, CELL)
-
-    x, y, v = blocks(av), blocks(seen), blocks(inside)
-    dx, dy = x - x.mean((1, 3), keepdims=True), y - y.mean((1, 3), keepdims=True)
-    sx, sy = np.sqrt((dx ** 2).mean((1, 3))), np.sqrt((dy ** 2).mean((1, 3)))
-    corr = (dx * dy).mean((1, 3)) / np.maximum(sx * sy, 1e-6)
-    out = np.where((sx >= TEXTURE) | (sy >= TEXTURE), -1, 1)
-    out[(sx >= TEXTURE) & (sy >= TEXTURE) & (corr >= AGREE)] = 2
-    out[v.min((1, 3)) < 0.99] = -2
-    return out
-
-
-def _scaling(sx: float, sy: float) -> np.ndarray:
-    """3x3: pixel centres of an image -> those of the image resized by ``(sx, sy)`` (pixel ``i`` covers
-    ``[i - 0.5, i + 0.5]``; a map about pixel 0's centre would be off by half a pixel, and a mirror doubles it)."""
-    return np.array([[sx, 0, (sx - 1) / 2], [0, sy, (sy - 1) / 2], [0, 0, 1.0]])
-
-
-def _rectangle(cells: np.ndarray) -> float:
-    """The largest share of the grid a rectangle covers with no cell outside, at most :data:`MAX_DISAGREE` of its
-    cells disagreeing and at least :data:`MIN_AGREE` agreeing (every rectangle, by summed-area tables)."""
-    gh, gw = cells.shape
-    if not gh or not gw:
-        return 0.0
-
-    def table(mask):
-        return np.pad(mask.astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
-
-    y0, y1, x0, x1 = np.ix_(np.arange(gh + 1), np.arange(gh + 1), np.arange(gw + 1), np.arange(gw + 1))
-    area = np.maximum(y1 - y0, 0) * np.maximum(x1 - x0, 0)
-
-    def count(t):
-        return t[y1, x1] - t[y0, x1] - t[y1, x0] + t[y0, x0]
-
-    good = ((area > 0) & (count(table(cells == -2)) == 0) & (count(table(cells == -1)) <= MAX_DISAGREE * area)
-            & (count(table(cells == 2)) >= MIN_AGREE * area))
-    return float((area * good).max()) / (gh * gw)
 
 
 def find_copies(evaluation: Evaluation, photos: Sequence[tuple[str, Callable[[], Image.Image] | None,
