@@ -291,6 +291,36 @@ def test_the_stream_serves_no_copy_and_every_other_photo(crawl):
     assert served(originals) == everything - copies
 
 
+def test_a_training_photo_is_checked_once_per_evaluation_set(crawl, monkeypatch, tmp_path):
+    """A Gym environment makes a stream at every seeded reset, the TRL and verl helpers one per call: each training
+    photo is checked once per evaluation set and process, and again when the set changes (a photo added, a file
+    rewritten), with the same photos excluded as a first check."""
+    from jigsaw_puzzles.training import copies, exclusion
+    from jigsaw_puzzles.training.stream import training_stream
+
+    originals, train, made = crawl
+    exclusion._CHECKED.clear()
+    checked = []
+    real = copies.Evaluation.copy_of
+    monkeypatch.setattr(copies.Evaluation, "copy_of", lambda self, image, fp, skip=None: (
+        checked.append(neardup.to_hex(fp)), real(self, image, fp, skip))[1])
+
+    def served(exclude, seed=0):
+        rows = training_stream(train, mixture={"order_generation": 1}, exclude=exclude, eval_fraction=0.0,
+                               passes=1, seed=seed)
+        return {r["source_id"] for r in rows}
+
+    first = served(originals)
+    n = len(checked)
+    assert n >= len(made) and served(originals, seed=1) == first and len(checked) == n  # a seeded reset: no check
+    evaluation = tmp_path / "evaluation"
+    shutil.copytree(originals, evaluation)
+    assert served(evaluation) == first and len(checked) == 2 * n  # another set: checked again
+    photo(EVAL[5]).save(evaluation / "another.png")  # the set changes: every photo checked against it
+    assert served(evaluation) <= first and len(checked) == 3 * n
+    exclusion._CHECKED.clear()
+
+
 def test_a_phash_match_local_features_cannot_check_is_dropped_when_the_pixels_contradict_it(monkeypatch):
     """One app's screenshots (low-contrast text: too few local features match) around two different photos, 8 bits
     apart in pHash (benchmarks/guard.py's app pairs flagged this one): laid whole on each other, as pHash compares

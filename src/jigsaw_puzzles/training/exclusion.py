@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -50,16 +51,32 @@ def evaluation_photos(exclude: Any, train_fingerprint: str) -> dict[str, Known]:
     return ids
 
 
+#: per process, the last evaluation sets' indexes and verdicts: ``{signature: (Evaluation, {training id: verdict})}``
+#: (a Gym environment makes a stream at every seeded ``reset``; the stream, the TRL and verl helpers, one per call)
+_CHECKED: OrderedDict = OrderedDict()
+_CHECKED_SETS = 4
+
+
 def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]) -> set[str]:
     """The ids of the ``train`` photos (of ``curation``, the training folder's) that are copies of an evaluation
-    photo (:class:`.copies.Evaluation`). Photos known by id alone are looked up first (see the module doc)."""
+    photo (:class:`.copies.Evaluation`). Photos known by id alone are looked up first (see the module doc). A
+    training photo is checked once per evaluation set and process: its id is its content's, and the set is known by
+    its photos' ids, fingerprints and files (path, size, modification time)."""
     from .copies import Evaluation, find_copies
 
     evaluation = _resolve(evaluation, curation)
-    loaders = []
-    for sid, known in sorted(evaluation.items()):
-        loaders.append((sid, _loader(known.path, sid) if known.path else None, known.fp))
-    index = Evaluation(loaders, curation.rules.near_duplicate_bits)
+    bits = curation.rules.near_duplicate_bits
+    signature = (bits, tuple((sid, None if k.fp is None else k.fp.tobytes(), k.path, _stat(k.path))
+                             for sid, k in sorted(evaluation.items())))
+    if signature in _CHECKED:
+        _CHECKED.move_to_end(signature)
+        index, verdicts = _CHECKED[signature]
+    else:
+        loaders = [(sid, _loader(k.path, sid) if k.path else None, k.fp) for sid, k in sorted(evaluation.items())]
+        index, verdicts = Evaluation(loaders, bits), {}
+        _CHECKED[signature] = index, verdicts
+        while len(_CHECKED) > _CHECKED_SETS:
+            _CHECKED.popitem(last=False)
     pixels = {sid for sid, g in zip(index.ids, index.greys) if g is not None}
     unknown = sum(known.fp is None and sid not in pixels for sid, known in evaluation.items())
     by_fp = len(evaluation) - unknown - len(pixels)
@@ -77,8 +94,18 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     known = {s.source_id: s for s in train if s.source_id not in evaluation}
     records = {r.source_id: r for r in curation.records if r.status == "accepted"}
     photos = [(sid, _loader(s.path, sid), neardup.from_hex(records[sid].phash or ()) if sid in records else None)
-              for sid, s in sorted(known.items())]
-    return set(find_copies(index, photos, progress=len(photos) >= 200))
+              for sid, s in sorted(known.items()) if sid not in verdicts]
+    found = find_copies(index, photos, progress=len(photos) >= 200)
+    verdicts.update({sid: found.get(sid) for sid, _, _ in photos})
+    return {sid for sid in known if verdicts[sid] is not None}
+
+
+def _stat(path: str | None) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path) if path else None
+    except OSError:
+        return None
+    return None if st is None else (st.st_size, st.st_mtime_ns)
 
 
 def _loader(path: str, source_id: str):
