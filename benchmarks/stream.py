@@ -14,7 +14,9 @@ with ``exclude=`` a folder of 6 other photos (every training photo is then check
 and the first pass's items/s with the making included, against the floor; then made again with the same
 ``exclude=`` (as a Gym environment's seeded reset or a second helper call does): the verdicts are kept per process.
 
-    python benchmarks/stream.py [--items 300] [--configs order_generation_3x3 ...] [--guard]
+``--guard --num-proc N``: only the check of a folder of 300 synthetic photos, in one process and in N.
+
+    python benchmarks/stream.py [--items 300] [--configs order_generation_3x3 ...] [--guard [--num-proc N]]
 """
 import argparse
 import itertools
@@ -78,13 +80,46 @@ def guard(configs) -> None:
                   f"{r2 / floor:11.0%}", flush=True)
 
 
+def guard_workers(photos: int, num_proc: int, repeat: int = 3) -> None:
+    """The check of a folder of ``photos`` synthetic training photos against 6 evaluation photos, in one process and
+    in ``num_proc`` (``training_stream(num_proc=...)``): ms per photo (best of ``repeat``), the same verdicts."""
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from fixtures.photos import write_photos
+
+    from jigsaw_puzzles.training import exclusion
+
+    with tempfile.TemporaryDirectory() as train, tempfile.TemporaryDirectory() as tmp:
+        write_photos(Path(train), photos, start=3000)
+        write_photos(Path(tmp), 6, start=900)
+        curation = curate(train)
+        evaluation = exclusion.evaluation_photos(tmp, "")
+        best, verdicts = {}, {}
+        for n in [None, num_proc] * repeat:
+            exclusion._CHECKED.clear()
+            t = time.perf_counter()
+            verdicts[n] = exclusion.copies_among(curation.accepted, curation, evaluation, n)
+            best[n] = min(best.get(n, 1e9), time.perf_counter() - t)
+        one, many = (best[n] / len(curation.accepted) * 1000 for n in (None, num_proc))
+        print(f"check of {len(curation.accepted)} photos against 6: one process {one:.2f} ms/photo, {num_proc} "
+              f"processes {many:.2f} ms/photo ({many / one:.2f}x the time); same verdicts: "
+              f"{verdicts[None] == verdicts[num_proc]}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--items", type=int, default=300)
     ap.add_argument("--guard", action="store_true", help="the cost of exclude= (see the module doc)")
+    ap.add_argument("--num-proc", type=int, default=None,
+                    help="with --guard: only the check of 300 photos in one process and in this many")
     ap.add_argument("--configs", nargs="+", default=[*STREAM_CONFIGS, "order_restoration_3x3", "order_generation_3x3"],
                     help="default: every stream config of the paper, and the 3x3 order configs")
     args = ap.parse_args()
+    if args.guard and args.num_proc:
+        return guard_workers(300, args.num_proc)
     if args.guard:
         return guard(args.configs)
     paths = [s.path for s in curate().accepted]

@@ -335,3 +335,24 @@ def test_a_phash_match_local_features_cannot_check_is_dropped_when_the_pixels_co
     monkeypatch.setattr(copies, "contradicted", lambda *args: False)
     found = Evaluation([("a" * 16, lambda: a, fp_a)]).copy_of(b, fp_b)
     assert found is not None and "too few local features" in found[1]
+
+
+def test_the_check_in_worker_processes_gives_the_same_stream(crawl):
+    """``num_proc=2``: the folder curated and its photos checked in two worker processes; the same photos excluded
+    and the same rows in the same order as in one process."""
+    from jigsaw_puzzles.training import exclusion
+    from jigsaw_puzzles.training.stream import training_stream
+
+    originals, train, made = crawl
+
+    def rows(num_proc):
+        exclusion._CHECKED.clear()
+        stream = training_stream(train, mixture={"order_generation": 1}, exclude=originals, eval_fraction=0.0,
+                                 passes=1, num_proc=num_proc)
+        return [(r["source_id"], r["answer"]) for r in stream]
+
+    one = rows(None)
+    assert rows(2) == one and len(one) == len({sid for sid, _ in one}) > 0
+    with pytest.raises(UsageError, match="num_proc"):
+        training_stream(train, exclude=originals, num_proc=0)
+    exclusion._CHECKED.clear()

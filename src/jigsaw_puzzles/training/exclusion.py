@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import SourceFolderError, UsageError
 from ..generation import neardup
 from ..generation.sources import Source, curate, folder_fingerprint, load_normalised
+from ..generation.workers import chunks, ordered_map, parallel
 
 _SOURCE_ID = re.compile(r"[0-9a-f]{16}")
 
@@ -57,11 +58,13 @@ _CHECKED: OrderedDict = OrderedDict()
 _CHECKED_SETS = 4
 
 
-def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]) -> set[str]:
+def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known], num_proc: int | None = None
+                 ) -> set[str]:
     """The ids of the ``train`` photos (of ``curation``, the training folder's) that are copies of an evaluation
     photo (:class:`.copies.Evaluation`). Photos known by id alone are looked up first (see the module doc). A
     training photo is checked once per evaluation set and process: its id is its content's, and the set is known by
-    its photos' ids, fingerprints and files (path, size, modification time)."""
+    its photos' ids, fingerprints and files (path, size, modification time). ``num_proc``: the training photos are
+    checked in that many worker processes (the same verdicts: each is a function of the photo and the set)."""
     from .copies import Evaluation, find_copies
 
     evaluation = _resolve(evaluation, curation)
@@ -93,11 +96,38 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
                       stacklevel=3)
     known = {s.source_id: s for s in train if s.source_id not in evaluation}
     records = {r.source_id: r for r in curation.records if r.status == "accepted"}
-    photos = [(sid, _loader(s.path, sid), neardup.from_hex(records[sid].phash or ()) if sid in records else None)
-              for sid, s in sorted(known.items()) if sid not in verdicts]
-    found = find_copies(index, photos, progress=len(photos) >= 200)
-    verdicts.update({sid: found.get(sid) for sid, _, _ in photos})
+    jobs = [(sid, s.path, records[sid].phash if sid in records else None)
+            for sid, s in sorted(known.items()) if sid not in verdicts]
+    if parallel(num_proc, len(jobs)):
+        from tqdm.auto import tqdm
+
+        with tqdm(total=len(jobs), desc="checking for copies of evaluation photos", unit="img",
+                  disable=len(jobs) < 200) as bar:
+            for checked in ordered_map(_check, chunks(jobs, num_proc), num_proc, initializer=_set_index,
+                                       initargs=(index,), done=lambda job, _: bar.update(len(job)),
+                                       what="the check for copies of evaluation photos"):
+                verdicts.update(checked)
+    else:
+        found = find_copies(index, [(sid, _loader(path, sid), neardup.from_hex(phash or ()) if phash else None)
+                                    for sid, path, phash in jobs], progress=len(jobs) >= 200)
+        verdicts.update({sid: found.get(sid) for sid, _, _ in jobs})
     return {sid for sid in known if verdicts[sid] is not None}
+
+
+_INDEX: list = [None]  # a worker's evaluation index (sent once, with the worker's start)
+
+
+def _set_index(index) -> None:
+    _INDEX[0] = index
+
+
+def _check(jobs: Sequence[tuple[str, str, str | None]]) -> list[tuple[str, tuple[str, str] | None]]:
+    """A worker's verdicts on its chunk of training photos (id, path, pHash as hex)."""
+    from .copies import find_copies
+
+    found = find_copies(_INDEX[0], [(sid, _loader(path, sid), neardup.from_hex(phash) if phash else None)
+                                    for sid, path, phash in jobs])
+    return [(sid, found.get(sid)) for sid, _, _ in jobs]
 
 
 def _stat(path: str | None) -> tuple[int, int] | None:

@@ -309,7 +309,7 @@ def _training_source(source: Any) -> str | os.PathLike | None:
 def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[str, float] | None = None,
                     seed: int = 0, *, curriculum: Curriculum | None = None, exclude: Any = None,
                     eval_fraction: float = 0.2, num_shards: int | None = None, cache_size: int = 512,
-                    passes: int | None = None):
+                    passes: int | None = None, num_proc: int | None = None):
     """An endless ``datasets.IterableDataset`` of freshly cut items from the ``train`` photos of ``source``.
 
     Args:
@@ -330,12 +330,15 @@ def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[st
             With one shard, ``split_dataset_by_node`` still gives disjoint rows (every node skips the others').
         cache_size: normalised photos kept in memory per process.
         passes: stop after this many passes (default: never).
+        num_proc: making the stream, a new folder is curated and its photos checked against ``exclude=`` in this
+            many worker processes (the same stream; the items are cut in the consumer, as ``num_shards`` deals).
     """
     import datasets
 
     if num_shards is None:
         num_shards = int(os.environ.get("WORLD_SIZE", 1))
-    for name, value, low in (("num_shards", num_shards, 1), ("passes", passes, 1), ("cache_size", cache_size, 0)):
+    for name, value, low in (("num_shards", num_shards, 1), ("passes", passes, 1), ("cache_size", cache_size, 0),
+                             ("num_proc", num_proc, 1)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low):
             raise UsageError(f"{name} must be a whole number of at least {low}, not {value!r}")
     _check_fraction(eval_fraction)
@@ -344,11 +347,11 @@ def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[st
         raise UsageError("give either a mixture or a curriculum, not both")
     curriculum = curriculum or Curriculum([mixture or {c: 1.0 for c in STREAM_CONFIGS}])
     source = _training_source(source)
-    curation = curate(source)
+    curation = curate(source, num_proc=num_proc)
     fingerprint = folder_fingerprint(source)
     evaluation = evaluation_photos(exclude, fingerprint)
     train = [s for s in curation.accepted if holdout(s.source_id, eval_fraction) == "train"]
-    banned = set(evaluation) | (copies_among(train, curation, evaluation) if evaluation else set())
+    banned = set(evaluation) | (copies_among(train, curation, evaluation, num_proc) if evaluation else set())
     paths = {s.source_id: s.path for s in train if s.source_id not in banned}
     if len(paths) < 4 * num_shards:
         raise UsageError(f"the training stream needs at least 4 training photos per shard ({num_shards}); {len(paths)} of "
