@@ -198,7 +198,8 @@ def main(argv=None) -> None:
     by_edge: dict[str, list[int]] = {}
     for n in tqdm(range(int(args.apps * share)), desc="app pairs", unit="pair", file=sys.stderr):
         a, b = rng.choice(len(photos), 2, replace=False)
-        where, chrome, part = ["top", "bottom", "left", "right"][n % 4], int(rng.integers(1 << 30)), rng.uniform(.26, .45)
+        where, chrome = ["top", "bottom", "left", "right"][n % 4], int(rng.integers(1 << 30))
+        part = rng.uniform(.26, .45)
         image_a, fp_a = read_back(app_screenshot(photos[a], chrome, part, where), rng)
         image_b, fp_b = read_back(app_screenshot(photos[b], chrome, part, where), rng)
         by_edge.setdefault(where, []).append(Evaluation([("a" * 16, lambda: image_a, fp_a)]).copy_of(image_b, fp_b)

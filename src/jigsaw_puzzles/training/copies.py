@@ -26,8 +26,8 @@ The pHash near-duplicate rule of the build (:mod:`..generation.neardup`) runs be
 threshold of an evaluation photo is a copy unless local features align the two and their pixels disagree, or,
 where too few features match to align them, the whole photos laid on each other (as pHash compares them) disagree
 on a tenth of the evaluation photo or more (two screenshots of one app, 8 bits apart, are not copies of each
-other); an evaluation photo known by fingerprint alone (no pixels) is matched by pHash only. The figures, what is and is not caught:
-docs/performance.md#copies-of-evaluation-photos (``benchmarks/guard.py``).
+other); an evaluation photo known by fingerprint alone (no pixels) is matched by pHash only. The figures, what is
+and is not caught: docs/performance.md#copies-of-evaluation-photos (``benchmarks/guard.py``).
 
 Deterministic: OpenCV runs single-threaded inside (its thread count is restored after), RANSAC has a fixed seed,
 the hashing bits are fixed, and candidates are ordered by (votes, view); the same photos give the same decisions

@@ -31,7 +31,7 @@ MIN_WRITTEN_FIT = 12  # agreeing cells needed to align the tones
 
 
 def shown(cv2, small: np.ndarray, work: np.ndarray, small_to_work: np.ndarray) -> float:
-    """The largest share of either photo that the other shows (see the module doc of :mod:`.pixel_check`): ``small`` the evaluation
+    """The largest share of either photo that the other shows (see the module doc): ``small`` the evaluation
     photo's grey pixels, ``work`` the training photo's, ``small_to_work`` (3x3) mapping the first onto the second."""
     shares = []
     for first, (a, b, a_to_b) in enumerate(((small, work, small_to_work), (work, small, np.linalg.inv(small_to_work)))):
