@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import SourceFolderError, UsageError
 from ..generation import neardup
 from ..generation.sources import Source, curate, folder_fingerprint, load_normalised
-from ..generation.workers import chunks, ordered_map, parallel
+from ..generation.workers import chunks, ordered_map
 
 _SOURCE_ID = re.compile(r"[0-9a-f]{16}")
 
@@ -65,7 +65,9 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     training photo is checked once per evaluation set and process: its id is its content's, and the set is known by
     its photos' ids, fingerprints and files (path, size, modification time). ``num_proc``: the training photos are
     checked in that many worker processes (the same verdicts: each is a function of the photo and the set)."""
-    from .copies import Evaluation, find_copies
+    from tqdm.auto import tqdm
+
+    from .copies import Evaluation
 
     evaluation = _resolve(evaluation, curation)
     bits = curation.rules.near_duplicate_bits
@@ -98,23 +100,19 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     records = {r.source_id: r for r in curation.records if r.status == "accepted"}
     jobs = [(sid, s.path, records[sid].phash if sid in records else None)
             for sid, s in sorted(known.items()) if sid not in verdicts]
-    if parallel(num_proc, len(jobs)):
-        from tqdm.auto import tqdm
-
+    try:
         with tqdm(total=len(jobs), desc="checking for copies of evaluation photos", unit="img",
                   disable=len(jobs) < 200) as bar:
             for checked in ordered_map(_check, chunks(jobs, num_proc), num_proc, initializer=_set_index,
                                        initargs=(index,), done=lambda job, _: bar.update(len(job)),
                                        what="the check for copies of evaluation photos"):
                 verdicts.update(checked)
-    else:
-        found = find_copies(index, [(sid, _loader(path, sid), neardup.from_hex(phash or ()) if phash else None)
-                                    for sid, path, phash in jobs], progress=len(jobs) >= 200)
-        verdicts.update({sid: found.get(sid) for sid, _, _ in jobs})
+    finally:
+        _set_index(None)  # in one process the index was set here
     return {sid for sid in known if verdicts[sid] is not None}
 
 
-_INDEX: list = [None]  # a worker's evaluation index (sent once, with the worker's start)
+_INDEX: list = [None]  # a worker's evaluation index (sent once, with the worker's start; in one process, set here)
 
 
 def _set_index(index) -> None:
@@ -122,7 +120,7 @@ def _set_index(index) -> None:
 
 
 def _check(jobs: Sequence[tuple[str, str, str | None]]) -> list[tuple[str, tuple[str, str] | None]]:
-    """A worker's verdicts on its chunk of training photos (id, path, pHash as hex)."""
+    """The verdicts on a chunk of training photos (id, path, pHash as hex), in a worker or in this process."""
     from .copies import find_copies
 
     found = find_copies(_INDEX[0], [(sid, _loader(path, sid), neardup.from_hex(phash) if phash else None)
