@@ -296,15 +296,11 @@ class Evaluation:
 
 
 def find_copies(evaluation: Evaluation, photos: Sequence[tuple[str, Callable[[], Image.Image] | None,
-                                                               np.ndarray | None]],
-                progress: bool = False) -> dict[str, tuple[str, str]]:
+                                                               np.ndarray | None]]) -> dict[str, tuple[str, str]]:
     """``{training id: (evaluation id, why)}`` for the training ``photos`` (id, image loader, fingerprint) that
-    are copies of an evaluation photo."""
-    from tqdm.auto import tqdm
-
+    are copies of an evaluation photo (the progress bar is the caller's: :func:`.exclusion.copies_among`)."""
     out = {}
-    for sid, load, fp in tqdm(photos, desc="checking for copies of evaluation photos", unit="img",
-                              disable=not progress):
+    for sid, load, fp in photos:
         found = evaluation.copy_of(load() if load is not None and evaluation.views else None, fp)
         if found is not None:
             out[sid] = found

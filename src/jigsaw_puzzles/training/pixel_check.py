@@ -90,7 +90,6 @@ def _crop_line(e: np.ndarray, t: np.ndarray, v: np.ndarray, rows: range, inward:
     enough = pair.sum(1) >= CELL
     d = np.where(pair, np.abs(e[ys + STEP] - e[ys]), np.nan)
     pe = np.where(enough, np.nan_to_num(np.nanmedian(np.where(enough[:, None], d, 0), axis=1)), 0.0)
-    at = {int(y): k for k, y in enumerate(ys)}
     for y in (rows if inward < 0 else reversed(rows)):  # from the rectangle outwards: where they stop agreeing
         strip = np.arange(y, y + reach) if inward < 0 else np.arange(y - reach + 1, y + 1)
         strip = strip[(strip >= 0) & (strip < len(e))]
@@ -101,7 +100,7 @@ def _crop_line(e: np.ndarray, t: np.ndarray, v: np.ndarray, rows: range, inward:
         if max(a.std(), b.std()) < TEXTURE or (min(a.std(), b.std()) >= TEXTURE / 2
                                                and np.corrcoef(a, b)[0, 1] >= AGREE):
             continue  # flat, or agreeing
-        k = at[y]
+        k = y - int(ys[0])  # rows lie inside ys
         return not any(_stands_out(pe, j, reach) for j in range(max(0, k - 2 * reach), min(len(ys), k + 2 * reach)))
     return False
 
