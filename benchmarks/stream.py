@@ -8,13 +8,16 @@ Measured in one process, on the embedded photos, in the same run:
   * cached - the same stream after its first pass (normalised sources cached in memory, as in training).
 Prints items/s and the stream's share of the floor.
 
-``--guard``: the contamination guard's cost. The stream over the embedded photos is made without ``exclude=`` and
-with ``exclude=`` a folder of 6 other photos (every training photo is then checked for copies of them:
-``training.copies``), in the same run; printed: the making of the stream per training photo, the guard's share,
-and the first pass's items/s with the making included, against the floor; then made again with the same
-``exclude=`` (as a Gym environment's seeded reset or a second helper call does): the verdicts are kept per process.
+``--guard``: the contamination guard's cost. The stream over the embedded photos is made, per config, five ways:
+*none* without ``exclude=``; *first* with ``exclude=`` a folder of 6 other photos and an empty guard cache (every
+training photo decoded and checked for copies of them: ``training.copies``); *new set* with another 6 photos (the
+training photos' features read from the guard's disk cache, ``training.guard_cache``); *new process* with the first
+6 again, the per-process verdicts cleared (as in another process: read from the disk cache); *again* the same in
+the same process (a Gym environment's seeded reset, a second helper call). Printed: the making of the stream, ms
+per training photo, and its first pass's items/s with the making included, against the floor.
 
-``--guard --num-proc N``: only the check of a folder of 300 synthetic photos, in one process and in N.
+``--guard --num-proc N``: only the check of a folder of 300 synthetic photos, in one process and in N, without the
+guard's disk cache and with the photos' features on disk.
 
     python benchmarks/stream.py [--items 300] [--configs order_generation_3x3 ...] [--guard [--num-proc N]]
 """
@@ -49,6 +52,7 @@ def stream_rate(config, n, passes_first):
 
 
 def guard(configs) -> None:
+    import os
     import sys
     import tempfile
     from pathlib import Path
@@ -56,33 +60,38 @@ def guard(configs) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from fixtures.photos import write_photos
 
-    from jigsaw_puzzles.training import exclusion
+    from jigsaw_puzzles.training import exclusion, guard_cache
 
     paths = [s.path for s in curate().accepted]
     with tempfile.TemporaryDirectory() as tmp:
-        write_photos(Path(tmp), 6, start=900)
-        print(f"{'config':32s} {'floor/s':>8s} {'made, ms/photo':>15s} {'guarded':>8s} {'again':>6s} "
-              f"{'1st pass/s':>11s} {'guarded':>8s} {'again':>6s} {'guarded/floor':>14s} {'again/floor':>12s}")
-        for config in configs:
+        first_set, second_set = Path(tmp) / "evaluation", Path(tmp) / "another"
+        write_photos(first_set, 6, start=900)
+        write_photos(second_set, 6, start=910)
+        runs = ("none", "first", "new set", "new process", "again")
+        print(f"{'config':32s} {'floor/s':>8s} " + " ".join(f"{'made ' + r:>16s}" for r in runs) + " "
+              + " ".join(f"{r + '/floor':>18s}" for r in runs))
+        for n, config in enumerate(configs):
             floor = floor_rate(paths, tuple(get(config).grid), 120)
-            row = []
-            for exclude in (None, tmp, tmp):
-                if exclude is None:
-                    exclusion._CHECKED.clear()  # the guarded run checks every photo; the next one reuses it
+            os.environ[guard_cache.ENV] = str(Path(tmp) / f"cache{n}")  # empty: this config's first check
+            made, rates = [], []
+            for run, exclude in zip(runs, (None, first_set, second_set, first_set, first_set)):
+                if run in ("none", "new set", "new process"):
+                    exclusion._CHECKED.clear()  # as in a new process: verdicts known only from the disk
                 t = time.perf_counter()
                 it = iter(training_stream("embedded", mixture={config: 1}, seed=0, exclude=exclude))
-                made = time.perf_counter() - t
-                n = sum(1 for _ in itertools.islice(it, len(paths)))
-                row.append((made, n / (time.perf_counter() - t)))
-            (m0, r0), (m1, r1), (m2, r2) = row
-            print(f"{config:32s} {floor:8.1f} {m0 / len(paths) * 1000:15.1f} {m1 / len(paths) * 1000:8.1f} "
-                  f"{m2 / len(paths) * 1000:6.1f} {r0:11.1f} {r1:8.1f} {r2:6.1f} {r1 / floor:13.0%} "
-                  f"{r2 / floor:11.0%}", flush=True)
+                made.append((time.perf_counter() - t) / len(paths) * 1000)
+                n_items = sum(1 for _ in itertools.islice(it, len(paths)))
+                rates.append(n_items / (time.perf_counter() - t))
+            print(f"{config:32s} {floor:8.1f} " + " ".join(f"{m:16.1f}" for m in made) + " "
+                  + " ".join(f"{r / floor:18.0%}" for r in rates), flush=True)
 
 
 def guard_workers(photos: int, num_proc: int, repeat: int = 3) -> None:
     """The check of a folder of ``photos`` synthetic training photos against 6 evaluation photos, in one process and
-    in ``num_proc`` (``training_stream(num_proc=...)``): ms per photo (best of ``repeat``), the same verdicts."""
+    in ``num_proc`` (``training_stream(num_proc=...)``): ms per photo (best of ``repeat``), the same verdicts; first
+    without the guard's disk cache (every photo decoded and its features computed), then with the training photos'
+    features on disk (as for a new evaluation set on a folder checked before; the verdicts on disk removed)."""
+    import os
     import sys
     import tempfile
     from pathlib import Path
@@ -90,23 +99,30 @@ def guard_workers(photos: int, num_proc: int, repeat: int = 3) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from fixtures.photos import write_photos
 
-    from jigsaw_puzzles.training import exclusion
+    from jigsaw_puzzles.training import exclusion, guard_cache
 
     with tempfile.TemporaryDirectory() as train, tempfile.TemporaryDirectory() as tmp:
         write_photos(Path(train), photos, start=3000)
-        write_photos(Path(tmp), 6, start=900)
+        write_photos(Path(tmp) / "evaluation", 6, start=900)
         curation = curate(train)
-        evaluation = exclusion.evaluation_photos(tmp, "")
-        best, verdicts = {}, {}
-        for n in [None, num_proc] * repeat:
-            exclusion._CHECKED.clear()
-            t = time.perf_counter()
-            verdicts[n] = exclusion.copies_among(curation.accepted, curation, evaluation, n)
-            best[n] = min(best.get(n, 1e9), time.perf_counter() - t)
-        one, many = (best[n] / len(curation.accepted) * 1000 for n in (None, num_proc))
-        print(f"check of {len(curation.accepted)} photos against 6: one process {one:.2f} ms/photo, {num_proc} "
-              f"processes {many:.2f} ms/photo ({many / one:.2f}x the time); same verdicts: "
-              f"{verdicts[None] == verdicts[num_proc]}")
+        evaluation = exclusion.evaluation_photos(Path(tmp) / "evaluation", "")
+        cache = Path(tmp) / "cache"
+        for mode, setting in (("no cache", "off"), ("features on disk", str(cache))):
+            os.environ[guard_cache.ENV] = setting
+            if setting != "off":  # the features computed once
+                exclusion.copies_among(curation.accepted, curation, evaluation, None)
+            best, verdicts = {}, {}
+            for n in [None, num_proc] * repeat:
+                exclusion._CHECKED.clear()
+                for kept in cache.glob("verdicts-*.json"):
+                    kept.unlink()
+                t = time.perf_counter()
+                verdicts[n] = exclusion.copies_among(curation.accepted, curation, evaluation, n)
+                best[n] = min(best.get(n, 1e9), time.perf_counter() - t)
+            one, many = (best[n] / len(curation.accepted) * 1000 for n in (None, num_proc))
+            print(f"check of {len(curation.accepted)} photos against 6, {mode}: one process {one:.2f} ms/photo, "
+                  f"{num_proc} processes {many:.2f} ms/photo ({many / one:.2f}x the time); same verdicts: "
+                  f"{verdicts[None] == verdicts[num_proc]}", flush=True)
 
 
 def main():

@@ -302,8 +302,8 @@ def test_a_training_photo_is_checked_once_per_evaluation_set(crawl, monkeypatch,
     exclusion._CHECKED.clear()
     checked = []
     real = copies.Evaluation.copy_of
-    monkeypatch.setattr(copies.Evaluation, "copy_of", lambda self, image, fp, skip=None: (
-        checked.append(neardup.to_hex(fp)), real(self, image, fp, skip))[1])
+    monkeypatch.setattr(copies.Evaluation, "copy_of", lambda self, image, fp, skip=None, known=None: (
+        checked.append(neardup.to_hex(fp)), real(self, image, fp, skip, known))[1])
 
     def served(exclude, seed=0):
         rows = training_stream(train, mixture={"order_generation": 1}, exclude=exclude, eval_fraction=0.0,

@@ -131,10 +131,8 @@ class _Hashing:
         self.bits = min(24, max(8, int(np.ceil(np.log2(max(2, n) / PER_BUCKET)))))
         self.select = [np.array([(7 * t + 23 * j) % 256 for j in range(self.bits)]) for t in range(HASH_TABLES)]
         self.weights = 1 << np.arange(self.bits, dtype=np.int64)
-        bits = np.unpackbits(descriptors, axis=1)
         order, counts, starts = [], [], []
-        for select in self.select:
-            keys = bits[:, select].astype(np.int64) @ self.weights
+        for keys in self.keys(descriptors).T:
             count = np.bincount(keys, minlength=1 << self.bits)
             starts.append(np.cumsum(count) - count)
             count[count > 8 * max(PER_BUCKET, n >> self.bits)] = 0
@@ -144,6 +142,12 @@ class _Hashing:
         self.counts = np.concatenate(counts)
         self.starts = np.concatenate(starts) + np.repeat(np.arange(HASH_TABLES) * n, 1 << self.bits)
 
+    def keys(self, descriptors: np.ndarray) -> np.ndarray:
+        """``(n, HASH_TABLES)``: bit ``j`` of table ``t``'s key is bit ``select[t][j]`` of the descriptor (in
+        ``np.unpackbits``' order)."""
+        bits = np.unpackbits(descriptors, axis=1)
+        return np.stack([bits[:, select].astype(np.int64) @ self.weights for select in self.select], 1)
+
     def nearest(self, descriptors: np.ndarray, drop: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """For each descriptor, the nearest indexed one found within :data:`MAX_HAMMING` (``-1``: none) and the
         distance (ties: the one found first, tables in order); indexed descriptors where ``drop`` (a mask) is true
@@ -152,8 +156,8 @@ class _Hashing:
         dist = np.full(len(descriptors), 257)
         if not len(descriptors) or not len(self.words):
             return best, dist
-        bits, words = np.unpackbits(descriptors, axis=1), _words(descriptors)
-        keys = np.stack([bits[:, select].astype(np.int64) @ self.weights for select in self.select], 1)
+        words = _words(descriptors)
+        keys = self.keys(descriptors)
         keys += np.arange(HASH_TABLES) << self.bits  # (query, table), in that order: the candidates need no sort
         n = self.counts.take(keys).ravel()
         start = np.cumsum(n) - n
@@ -236,25 +240,39 @@ class Evaluation:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def copy_of(self, image: Image.Image | None, fp: np.ndarray | None, skip: str | None = None
-                ) -> tuple[str, str] | None:
-        """``(evaluation id, why)`` when the training photo (its normalised ``image`` and pHash ``fp``) is a copy
-        of an evaluation photo (other than ``skip``: the benchmark's photo against all the others, its own features
-        left out of the lookup), else ``None``."""
+    def copy_of(self, image: Image.Image | Callable[[], Image.Image] | None, fp: np.ndarray | None,
+                skip: str | None = None, known: Features | None = None) -> tuple[str, str] | None:
+        """``(evaluation id, why)`` when the training photo (its normalised ``image``, or a loader of it, and pHash
+        ``fp``) is a copy of an evaluation photo (other than ``skip``: the benchmark's photo against all the others,
+        its own features left out of the lookup), else ``None``. ``known``: the photo's
+        :func:`training_features`, read before (the image is then loaded only if a candidate needs its pixels)."""
         near = {}
         if fp is not None and len(self.fps):
-            _, rows, dist = neardup.near_between(fp[None, :], self.fps, self.bits)
+            if len(self.fps) <= 4096:  # one photo against a few thousand: every distance at once, no index to build
+                dist = neardup.distances(fp[None, :], self.fps)[0].astype(np.int64)
+                rows = np.flatnonzero(dist <= self.bits)
+                dist = dist[rows]
+            else:
+                _, rows, dist = neardup.near_between(fp[None, :], self.fps, self.bits)
             near = {self.fp_rows[r]: int(d) for r, d in zip(rows, dist) if self.ids[self.fp_rows[r]] != skip}
         if image is None or not self.views:
             k = min(near, key=lambda k: (near[k], k), default=None)
             return None if k is None else (self.ids[k], f"pHash distance {near[k]} <= {self.bits}")
         cv2 = require_cv2()
         with _one_thread(cv2):
-            return self._local(cv2, image, near, skip)
+            return self._local(cv2, image if callable(image) else (lambda: image), near, skip, known)
 
-    def _local(self, cv2, image: Image.Image, near: dict, skip: str | None) -> tuple[str, str] | None:
-        work = grey(image, WORK)
-        f = features(cv2, work, FEATURES["train"], FAST["train"], SCORE["train"])
+    def _local(self, cv2, load: Callable[[], Image.Image], near: dict, skip: str | None, f: Features | None
+               ) -> tuple[str, str] | None:
+        grey_work: list = []
+
+        def work() -> np.ndarray:  # the grey photo at WORK px, made once and only if needed
+            if not grey_work:
+                grey_work.append(grey(load(), WORK))
+            return grey_work[0]
+
+        if f is None:
+            f = features(cv2, work(), FEATURES["train"], FAST["train"], SCORE["train"])
         own = np.array([skip is not None and self.ids[view_.photo] == skip for view_ in self.views])  # its views
         best, _ = self.hashing.nearest(f.descriptors, own[self.owner] if own.any() else None)
         q = np.flatnonzero(best >= 0)
@@ -282,26 +300,55 @@ class Evaluation:
                 continue
             checked.add(photo)
             small_to_work = np.vstack([fit, [0, 0, 1]]) @ self.views[v].to_view
-            share = shown(cv2, self.greys[photo], work, small_to_work)
+            share = shown(cv2, self.greys[photo], work(), small_to_work)
             if share >= SHOWN:
                 return self.ids[photo], (f"{int(inliers.sum())} local features agree on one similarity and "
                                          f"{share:.0%} of one photo is shown in the other")
         unchecked = [k for k in near if k not in checked and not (  # the whole photo on the whole photo, as pHash
             self.greys[k] is not None and contradicted(  # compares them: two screenshots of one app that differ
-                cv2, self.greys[k], work, scaling(work.shape[1] / self.greys[k].shape[1],  # in their photos
-                                                  work.shape[0] / self.greys[k].shape[0])))]
+                cv2, self.greys[k], work(), scaling(work().shape[1] / self.greys[k].shape[1],  # in their photos
+                                                    work().shape[0] / self.greys[k].shape[0])))]
         k = min(unchecked, key=lambda k: (near[k], k), default=None)
         return None if k is None else (self.ids[k], f"pHash distance {near[k]} <= {self.bits} (too few local "
                                                     "features to check it)")
 
 
+def training_features(image: Image.Image) -> Features:
+    """The local features :meth:`Evaluation.copy_of` reads from a training photo (a function of its pixels alone:
+    :mod:`.guard_cache` keeps them on disk)."""
+    cv2 = require_cv2()
+    with _one_thread(cv2):
+        return features(cv2, grey(image, WORK), FEATURES["train"], FAST["train"], SCORE["train"])
+
+
 def find_copies(evaluation: Evaluation, photos: Sequence[tuple[str, Callable[[], Image.Image] | None,
-                                                               np.ndarray | None]]) -> dict[str, tuple[str, str]]:
+                                                               np.ndarray | None]], store=None
+                ) -> dict[str, tuple[str, str]]:
     """``{training id: (evaluation id, why)}`` for the training ``photos`` (id, image loader, fingerprint) that
-    are copies of an evaluation photo (the progress bar is the caller's: :func:`.exclusion.copies_among`)."""
+    are copies of an evaluation photo (the progress bar is the caller's: :func:`.exclusion.copies_among`).
+    ``store``: a :class:`.guard_cache.FeatureStore` the photos' features are read from and kept in."""
     out = {}
     for sid, load, fp in photos:
-        found = evaluation.copy_of(load() if load is not None and evaluation.views else None, fp)
+        image, known = None, None
+        if load is not None and evaluation.views:
+            image = _Once(load)
+            known = store.load(sid) if store is not None else None
+            if known is None and store is not None:
+                known = training_features(image())
+                store.store(sid, known)
+        found = evaluation.copy_of(image, fp, known=known)
         if found is not None:
             out[sid] = found
     return out
+
+
+class _Once:
+    """A loader called at most once."""
+
+    def __init__(self, load: Callable[[], Image.Image]):
+        self.load, self.image = load, None
+
+    def __call__(self) -> Image.Image:
+        if self.image is None:
+            self.image = self.load()
+        return self.image

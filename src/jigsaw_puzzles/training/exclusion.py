@@ -52,7 +52,8 @@ def evaluation_photos(exclude: Any, train_fingerprint: str) -> dict[str, Known]:
     return ids
 
 
-#: per process, the last evaluation sets' indexes and verdicts: ``{signature: (Evaluation, {training id: verdict})}``
+#: per process, the last evaluation sets' indexes and verdicts: ``{signature: [Evaluation or None, {training id:
+#: verdict}]}``
 #: (a Gym environment makes a stream at every seeded ``reset``; the stream, the TRL and verl helpers, one per call)
 _CHECKED: OrderedDict = OrderedDict()
 _CHECKED_SETS = 4
@@ -68,21 +69,35 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     from tqdm.auto import tqdm
 
     from .copies import Evaluation
+    from .guard_cache import FeatureStore, VerdictStore, guard_cache_dir
 
     evaluation = _resolve(evaluation, curation)
     bits = curation.rules.near_duplicate_bits
     signature = (bits, tuple((sid, None if k.fp is None else k.fp.tobytes(), k.path, _stat(k.path))
                              for sid, k in sorted(evaluation.items())))
-    if signature in _CHECKED:
-        _CHECKED.move_to_end(signature)
-        index, verdicts = _CHECKED[signature]
-    else:
-        loaders = [(sid, _loader(k.path, sid) if k.path else None, k.fp) for sid, k in sorted(evaluation.items())]
-        index, verdicts = Evaluation(loaders, bits), {}
-        _CHECKED[signature] = index, verdicts
+    entry = _CHECKED.get(signature)
+    if entry is None:
+        entry = _CHECKED[signature] = [None, {}]  # the index, built when a photo needs checking; the verdicts
         while len(_CHECKED) > _CHECKED_SETS:
             _CHECKED.popitem(last=False)
-    pixels = {sid for sid, g in zip(index.ids, index.greys) if g is not None}
+    _CHECKED.move_to_end(signature)
+    verdicts = entry[1]
+    known = {s.source_id: s for s in train if s.source_id not in evaluation}
+    root = guard_cache_dir()
+    on_disk = VerdictStore(root, signature) if root is not None else None
+    if on_disk is not None and any(sid not in verdicts for sid in known):
+        verdicts.update(on_disk.load())  # another process's check against the same set
+    records = {r.source_id: r for r in curation.records if r.status == "accepted"}
+    jobs = [(sid, s.path, records[sid].phash if sid in records else None)
+            for sid, s in sorted(known.items()) if sid not in verdicts]
+    if jobs and entry[0] is None:
+        entry[0] = Evaluation([(sid, _loader(k.path, sid) if k.path else None, k.fp)
+                               for sid, k in sorted(evaluation.items())], bits)
+    index = entry[0]
+    if index is not None:  # the photos whose pixels were read
+        pixels = {sid for sid, g in zip(index.ids, index.greys) if g is not None}
+    else:  # every verdict known: the files are those of that check (the signature holds their sizes and times)
+        pixels = {sid for sid, k in evaluation.items() if k.path and _stat(k.path) is not None}
     unknown = sum(known.fp is None and sid not in pixels for sid, known in evaluation.items())
     by_fp = len(evaluation) - unknown - len(pixels)
     if unknown:
@@ -96,27 +111,29 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
                       "never yielded, but flipped, turned, more cropped, framed or watermarked ones can be; pass the "
                       "folder of the evaluation photos too (exclude=[export, photo_folder])", UserWarning,
                       stacklevel=3)
-    known = {s.source_id: s for s in train if s.source_id not in evaluation}
-    records = {r.source_id: r for r in curation.records if r.status == "accepted"}
-    jobs = [(sid, s.path, records[sid].phash if sid in records else None)
-            for sid, s in sorted(known.items()) if sid not in verdicts]
+    new: dict = {}
     try:
         with tqdm(total=len(jobs), desc="checking for copies of evaluation photos", unit="img",
                   disable=len(jobs) < 200) as bar:
             for checked in ordered_map(_check, chunks(jobs, num_proc), num_proc, initializer=_set_index,
-                                       initargs=(index,), done=lambda job, _: bar.update(len(job)),
+                                       initargs=(index, None if root is None else FeatureStore(root)),
+                                       done=lambda job, _: bar.update(len(job)),
                                        what="the check for copies of evaluation photos"):
-                verdicts.update(checked)
+                new.update(checked)
     finally:
-        _set_index(None)  # in one process the index was set here
+        _set_index(None, None)  # in one process the index was set here
+        verdicts.update(new)
+        if new and on_disk is not None:  # what was checked is kept, even when interrupted
+            on_disk.store(new)
     return {sid for sid in known if verdicts[sid] is not None}
 
 
-_INDEX: list = [None]  # a worker's evaluation index (sent once, with the worker's start; in one process, set here)
+#: a worker's evaluation index and feature store (sent once, with the worker's start; in one process, set here)
+_INDEX: list = [None, None]
 
 
-def _set_index(index) -> None:
-    _INDEX[0] = index
+def _set_index(index, store) -> None:
+    _INDEX[:] = [index, store]
 
 
 def _check(jobs: Sequence[tuple[str, str, str | None]]) -> list[tuple[str, tuple[str, str] | None]]:
@@ -124,7 +141,7 @@ def _check(jobs: Sequence[tuple[str, str, str | None]]) -> list[tuple[str, tuple
     from .copies import find_copies
 
     found = find_copies(_INDEX[0], [(sid, _loader(path, sid), neardup.from_hex(phash) if phash else None)
-                                    for sid, path, phash in jobs])
+                                    for sid, path, phash in jobs], _INDEX[1])
     return [(sid, found.get(sid)) for sid, _, _ in jobs]
 
 

@@ -6,12 +6,11 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 from pathlib import Path
-from typing import Any, Callable
 
 import numpy as np
 
+from ..cachefiles import atomic_write_bytes, cache_root
 from .embed import GRID_COLS, GRID_ROWS
 from .weights import WeightsSpec
 
@@ -24,34 +23,11 @@ EMBEDDING_FORMAT_VERSION = 1
 
 def default_cache_dir() -> Path:
     """``$HF_DATASETS_CACHE/jigsaw_puzzles/clip`` (datasets' cache root)."""
-    try:
-        from datasets import config
-        root = Path(config.HF_DATASETS_CACHE)
-    except Exception:  # pragma: no cover
-        root = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface")) / "datasets"
-    return root / "jigsaw_puzzles" / "clip"
+    return cache_root() / "clip"
 
 
 def _safe(s: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in s)[:60]
-
-
-def _atomic_write_bytes(path: Path, writer: Callable[[Any], None]) -> None:
-    """Write via a temp file in the same directory, fsync, then os.replace."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-" + path.name + ".", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            writer(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 class EmbeddingCache:
@@ -99,7 +75,7 @@ class EmbeddingCache:
             except Exception:  # pragma: no cover
                 pass
             data = json.dumps(info, indent=2, sort_keys=True, default=list).encode()
-            _atomic_write_bytes(meta, lambda f: f.write(data))
+            atomic_write_bytes(meta, lambda f: f.write(data))
 
     def path(self, source_id: str, pixels: str) -> Path:
         return self.dir / f"{source_id}.g{self.rows}x{self.cols}.{pixels[:16]}.npy"
@@ -124,5 +100,5 @@ class EmbeddingCache:
         emb = np.ascontiguousarray(emb, dtype=np.float32)
         self._ensure_meta()
         p = self.path(source_id, pixels)
-        _atomic_write_bytes(p, lambda f: np.save(f, emb, allow_pickle=False))
+        atomic_write_bytes(p, lambda f: np.save(f, emb, allow_pickle=False))
         return p

@@ -1,0 +1,130 @@
+"""What the contamination guard keeps on disk between processes (``$HF_DATASETS_CACHE/jigsaw_puzzles/guard/``):
+
+* each training photo's local features (:func:`.copies.training_features`: ORB of the grey photo at 512 px, the
+  costly half of the check, about 4 ms a photo; 48 bytes a feature, about 70 KB a photo), a function of the photo's
+  bytes alone: a new evaluation set checks a folder seen before without decoding it again;
+* per evaluation set, the verdict on every training photo checked against it (a few dozen bytes a photo): a new
+  process (a training job's every rank, a second run) making a stream with the same ``exclude=`` checks nothing.
+
+Both are keyed by everything the result depends on: the guard's code (the source of :mod:`.copies`,
+:mod:`.pixel_check` and the pHash rule), the generator version (the normalisation), OpenCV, Pillow and numpy; the
+verdicts also by the evaluation set's photos (ids, fingerprints, files with their sizes and modification times) and
+the pHash threshold. A stale entry is never found; one that cannot be read is recomputed; writes are atomic.
+``JIGSAW_PUZZLES_GUARD_CACHE`` names another folder, or ``off`` keeps nothing on disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..generation.cachefiles import atomic_write_bytes, cache_root
+
+logger = logging.getLogger(__name__)
+
+ENV = "JIGSAW_PUZZLES_GUARD_CACHE"
+FORMAT = 1
+_OFF = {"off", "0", "no", "none", "false"}
+
+
+def guard_cache_dir() -> Path | None:
+    """The folder the guard keeps its files in, or ``None`` (``$JIGSAW_PUZZLES_GUARD_CACHE=off``)."""
+    value = os.environ.get(ENV)
+    if value is not None and value.strip().lower() in _OFF | {""}:
+        return None
+    return Path(value).expanduser() if value else cache_root() / "guard"
+
+
+@lru_cache(maxsize=1)
+def _code_key() -> str:
+    """What the guard's results depend on besides its inputs, hashed (16 hex digits)."""
+    import PIL
+
+    from ..generation import neardup
+    from ..spec import GENERATOR_VERSION
+    from . import copies, pixel_check
+
+    try:
+        import cv2
+        opencv = cv2.__version__
+    except ImportError:  # the guard extra is missing: evaluation photos known by fingerprint are matched by pHash
+        opencv = None
+    h = hashlib.sha256(json.dumps({"format": FORMAT, "generator": GENERATOR_VERSION, "opencv": opencv,
+                                   "pillow": PIL.__version__, "numpy": np.__version__}, sort_keys=True).encode())
+    for module in (copies, pixel_check, neardup):
+        h.update(Path(module.__file__).read_bytes())
+    return h.hexdigest()[:16]
+
+
+class FeatureStore:
+    """Training photos' features by source id (the hash of the file's bytes): ``features-<key>/<id[:2]>/<id>.npy``,
+    one ``(n, 48)`` uint8 array a photo (descriptors, then points and shapes as float32 bytes)."""
+
+    def __init__(self, root: Path):
+        self.dir = Path(root) / f"features-{_code_key()}"
+
+    def _path(self, source_id: str) -> Path:
+        return self.dir / source_id[:2] / f"{source_id}.npy"
+
+    def load(self, source_id: str):
+        from .copies import Features
+
+        path = self._path(source_id)
+        try:
+            rows = np.load(path, allow_pickle=False)
+        except FileNotFoundError:
+            return None
+        except Exception as e:  # truncated or not ours: recomputed
+            logger.warning("ignoring unreadable guard cache file %s (%s)", path, e)
+            return None
+        if rows.dtype != np.uint8 or rows.ndim != 2 or rows.shape[1] != 48:
+            logger.warning("ignoring malformed guard cache file %s", path)
+            return None
+        return Features(np.ascontiguousarray(rows[:, 32:40]).view(np.float32), np.ascontiguousarray(rows[:, :32]),
+                        np.ascontiguousarray(rows[:, 40:]).view(np.float32))
+
+    def store(self, source_id: str, features) -> None:
+        rows = np.concatenate([features.descriptors.astype(np.uint8).reshape(-1, 32),
+                               features.points.astype(np.float32).reshape(-1, 2).view(np.uint8),
+                               features.shape.astype(np.float32).reshape(-1, 2).view(np.uint8)], axis=1)
+        try:
+            atomic_write_bytes(self._path(source_id), lambda f: np.save(f, rows, allow_pickle=False),
+                               durable=False)
+        except OSError as e:  # a full or read-only disk costs the next run time, never this one its stream
+            logger.warning("could not keep a training photo's features in %s (%s)", self.dir, e)
+
+
+class VerdictStore:
+    """The verdicts against one evaluation set: ``verdicts-<key>.json``, ``{training id: null or [evaluation id,
+    why]}``. ``signature``: the evaluation set as :func:`.exclusion.copies_among` knows it."""
+
+    def __init__(self, root: Path, signature):
+        h = hashlib.sha256(_code_key().encode())
+        h.update(repr(signature).encode())
+        self.path = Path(root) / f"verdicts-{h.hexdigest()[:16]}.json"
+
+    def load(self) -> dict:
+        try:
+            data = json.loads(self.path.read_text())
+            return {str(k): None if v is None else (str(v[0]), str(v[1])) for k, v in data["verdicts"].items()}
+        except FileNotFoundError:
+            return {}
+        except Exception as e:  # truncated or not ours: checked again
+            logger.warning("ignoring unreadable guard cache file %s (%s)", self.path, e)
+            return {}
+
+    def store(self, verdicts: dict) -> None:
+        """Keeps ``verdicts`` with those already on disk (two processes checking at once lose nothing)."""
+        merged = {**self.load(), **verdicts}
+        data = json.dumps({"format": FORMAT, "verdicts": {k: None if v is None else list(v)
+                                                          for k, v in sorted(merged.items())}}).encode()
+        try:
+            atomic_write_bytes(self.path, lambda f: f.write(data), durable=False)
+        except OSError as e:
+            logger.warning("could not keep the guard's verdicts in %s (%s)", self.path, e)

@@ -1,0 +1,195 @@
+"""The guard's disk cache (``training.guard_cache``): a training photo's features and the verdicts against an
+evaluation set outlive the process, give the same stream as a check from scratch, and never serve a stale or
+unreadable entry; ``off`` writes nothing."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from PIL import Image
+
+from fixtures.copies import make_copy, saved
+from fixtures.photos import make_photo, write_photos
+from jigsaw_puzzles.generation import neardup
+from jigsaw_puzzles.generation.sources import embedded_folder, list_files, normalise
+
+pytest.importorskip("cv2")
+
+EMBEDDED = list_files(embedded_folder())
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    """Evaluation photos (three embedded ones) and a training folder with a flipped copy and a screenshot of two of
+    them and six photos of its own."""
+    root = tmp_path_factory.mktemp("guard_cache")
+    evaluation, train = root / "eval", root / "train"
+    evaluation.mkdir()
+    for k in (3, 17, 40):
+        shutil.copy(EMBEDDED[k], evaluation / EMBEDDED[k].name)
+    write_photos(train, 6, start=700)
+    rng = np.random.default_rng(5)
+    fillers = [normalise(make_photo(5000 + s)) for s in range(4)]
+    for kind, k in (("flip", 3), ("screenshot", 40)):
+        copy = make_copy(normalise(Image.open(EMBEDDED[k])), kind, rng, fillers)
+        (train / f"copy_{kind}.jpg").write_bytes(saved(copy, rng))
+    return evaluation, train
+
+
+def _served(train, exclude):
+    from jigsaw_puzzles.training.stream import training_stream
+
+    rows = training_stream(train, mixture={"order_generation": 1}, exclude=exclude, eval_fraction=0.0, passes=1)
+    return [(r["source_id"], r["answer"]) for r in rows]
+
+
+@pytest.fixture
+def counted(monkeypatch, tmp_path):
+    """The cache in a fresh folder; counts of photos checked and of features computed."""
+    from jigsaw_puzzles.training import copies, exclusion, guard_cache
+
+    monkeypatch.setenv(guard_cache.ENV, str(tmp_path / "cache"))
+    exclusion._CHECKED.clear()
+    calls = {"checked": 0, "features": 0, "indexed": 0}
+    real_copy_of, real_features, real_init = copies.Evaluation.copy_of, copies.training_features, \
+        copies.Evaluation.__init__
+
+    def init(self, *args, **kwargs):
+        calls["indexed"] += 1
+        real_init(self, *args, **kwargs)
+
+    def copy_of(self, *args, **kwargs):
+        calls["checked"] += 1
+        return real_copy_of(self, *args, **kwargs)
+
+    def training_features(image):
+        calls["features"] += 1
+        return real_features(image)
+
+    monkeypatch.setattr(copies.Evaluation, "copy_of", copy_of)
+    monkeypatch.setattr(copies, "training_features", training_features)
+    monkeypatch.setattr(copies.Evaluation, "__init__", init)
+    yield calls, tmp_path / "cache"
+    exclusion._CHECKED.clear()
+
+
+def test_a_new_process_reads_the_verdicts_and_a_new_set_reads_the_features(folders, counted, monkeypatch, tmp_path):
+    from jigsaw_puzzles.training import exclusion, guard_cache
+
+    evaluation, train = folders
+    calls, cache = counted
+    monkeypatch.setenv(guard_cache.ENV, "off")
+    fresh = _served(train, evaluation)  # no cache at all: the reference
+    exclusion._CHECKED.clear()
+    assert calls["features"] == 0 and not cache.exists()
+    monkeypatch.setenv(guard_cache.ENV, str(cache))
+    calls["checked"] = 0
+
+    assert _served(train, evaluation) == fresh  # first: every photo's features computed and kept
+    n = calls["checked"]
+    assert n == 8 and calls["features"] == n
+    assert len(list(cache.glob("features-*/*/*.npy"))) == n and len(list(cache.glob("verdicts-*.json"))) == 1
+    exclusion._CHECKED.clear()  # as in another process
+    assert _served(train, evaluation) == fresh and calls["checked"] == n  # the verdicts were read: nothing checked
+    assert calls["indexed"] == 2  # nor were the evaluation photos read again
+
+    another = tmp_path / "another"  # another evaluation set: checked again, from the features kept
+    shutil.copytree(evaluation, another)
+    exclusion._CHECKED.clear()
+    assert _served(train, another) == fresh and calls["checked"] == 2 * n and calls["features"] == n
+    assert len(list(cache.glob("verdicts-*.json"))) == 2
+    served = {sid for sid, _ in fresh}
+    assert len(served) == 6  # the two copies are not served
+
+
+def test_the_cached_check_decides_as_a_check_from_scratch(folders, tmp_path):
+    """The features read back are the features computed (the same bytes), and copy_of decides the same with them,
+    loading the photo only where a candidate needs its pixels."""
+    from jigsaw_puzzles.generation.sources import curate, load_normalised
+    from jigsaw_puzzles.training.copies import Evaluation, training_features
+    from jigsaw_puzzles.training.guard_cache import FeatureStore
+
+    evaluation, train = folders
+    index = Evaluation([(s.source_id, (lambda s=s: load_normalised(s.path)), None) for s in curate(evaluation).accepted])
+    store = FeatureStore(tmp_path)
+    found = 0
+    for s in curate(train).accepted:
+        image = load_normalised(s.path)
+        computed = training_features(image)
+        store.store(s.source_id, computed)
+        read = store.load(s.source_id)
+        for name in ("points", "descriptors", "shape"):
+            a, b = getattr(computed, name), getattr(read, name)
+            assert a.dtype == b.dtype and np.array_equal(a, b), name
+        loads = []
+        verdict = index.copy_of(lambda: loads.append(1) or image, None, known=read)
+        assert verdict == index.copy_of(image, None)
+        found += verdict is not None
+        assert verdict is None or loads == [1]  # a copy's pixels were compared; loaded once
+    assert found == 2
+
+
+def test_unreadable_entries_are_recomputed_and_off_writes_nothing(folders, counted, monkeypatch, caplog):
+    from jigsaw_puzzles.training import exclusion, guard_cache
+
+    evaluation, train = folders
+    calls, cache = counted
+    first = _served(train, evaluation)
+    for path in cache.glob("features-*/*/*.npy"):
+        path.write_bytes(path.read_bytes()[:100])  # truncated
+    (verdicts,) = cache.glob("verdicts-*.json")
+    verdicts.write_text("{not json")
+    exclusion._CHECKED.clear()
+    with caplog.at_level(logging.WARNING, logger="jigsaw_puzzles.training.guard_cache"):
+        assert _served(train, evaluation) == first
+    assert calls["features"] == 16 and "ignoring unreadable guard cache file" in caplog.text
+    assert guard_cache.VerdictStore(cache, None).load() == {}  # another key: no file
+
+    shutil.rmtree(cache)
+    monkeypatch.setenv(guard_cache.ENV, "off")
+    exclusion._CHECKED.clear()
+    assert _served(train, evaluation) == first and not cache.exists()
+
+
+def test_a_cache_that_cannot_be_written_costs_time_not_the_stream(folders, counted, monkeypatch, caplog):
+    from jigsaw_puzzles.training import guard_cache
+
+    evaluation, train = folders
+    calls, cache = counted
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("a file where the folder would go")
+    with caplog.at_level(logging.WARNING, logger="jigsaw_puzzles.training.guard_cache"):
+        rows = _served(train, evaluation)
+    assert len({sid for sid, _ in rows}) == 6 and "could not keep" in caplog.text
+    assert cache.read_text() == "a file where the folder would go"
+    assert guard_cache.guard_cache_dir() == cache
+
+
+def test_the_verdicts_are_keyed_by_the_evaluation_set_and_merged(tmp_path):
+    from jigsaw_puzzles.training.guard_cache import VerdictStore
+
+    a, b = VerdictStore(tmp_path, ("set", 1)), VerdictStore(tmp_path, ("set", 2))
+    assert a.path != b.path
+    a.store({"x": None})
+    a.store({"y": ("e", "why")})  # another process's photos join the file
+    assert a.load() == {"x": None, "y": ("e", "why")} and b.load() == {}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(1, 60), st.integers(0, 16))
+def test_one_photo_against_the_set_finds_what_the_index_finds(seed, n, bits):
+    """``copy_of`` compares one fingerprint with a set of up to 4,096 by every distance at once: the same photos
+    and distances as ``neardup.near_between``'s index, on fingerprints near and far."""
+    rng = np.random.default_rng(seed)
+    references = rng.integers(0, 2 ** 63, size=(n, len(neardup.CROPS)), dtype=np.uint64)
+    query = references[rng.integers(n)].copy()
+    for k in range(len(query)):
+        for b in rng.integers(0, 64, size=int(rng.integers(0, 12))):
+            query[k] ^= np.uint64(1 << int(b))
+    _, rows, dist = neardup.near_between(query[None], references, bits)
+    every = neardup.distances(query[None], references)[0].astype(np.int64)
+    assert rows.tolist() == np.flatnonzero(every <= bits).tolist() and dist.tolist() == every[rows].tolist()
