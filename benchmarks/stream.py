@@ -114,7 +114,7 @@ def guard_workers(photos: int, num_proc: int, repeat: int = 3) -> None:
             best, verdicts = {}, {}
             for n in [None, num_proc] * repeat:
                 exclusion._CHECKED.clear()
-                for kept in cache.glob("verdicts-*.json"):
+                for kept in cache.glob("verdicts-*/*.json"):
                     kept.unlink()
                 t = time.perf_counter()
                 verdicts[n] = exclusion.copies_among(curation.accepted, curation, evaluation, n)

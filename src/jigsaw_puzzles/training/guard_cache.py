@@ -101,30 +101,32 @@ class FeatureStore:
 
 
 class VerdictStore:
-    """The verdicts against one evaluation set: ``verdicts-<key>.json``, ``{training id: null or [evaluation id,
-    why]}``. ``signature``: the evaluation set as :func:`.exclusion.copies_among` knows it."""
+    """The verdicts against one evaluation set: ``verdicts-<key>/<writer>.json`` files, ``{training id: null or
+    [evaluation id, why]}``, one per check that decided something new (a process id and a random tag name it, so
+    two processes checking at once never overwrite each other); :meth:`load` reads them all. ``signature``: the
+    evaluation set as :func:`.exclusion.copies_among` knows it."""
 
     def __init__(self, root: Path, signature):
         h = hashlib.sha256(_code_key().encode())
         h.update(repr(signature).encode())
-        self.path = Path(root) / f"verdicts-{h.hexdigest()[:16]}.json"
+        self.dir = Path(root) / f"verdicts-{h.hexdigest()[:16]}"
 
     def load(self) -> dict:
-        try:
-            data = json.loads(self.path.read_text())
-            return {str(k): None if v is None else (str(v[0]), str(v[1])) for k, v in data["verdicts"].items()}
-        except FileNotFoundError:
-            return {}
-        except Exception as e:  # truncated or not ours: checked again
-            logger.warning("ignoring unreadable guard cache file %s (%s)", self.path, e)
-            return {}
+        out: dict = {}
+        for path in sorted(self.dir.glob("*.json")):
+            try:
+                data = json.loads(path.read_text())
+                out.update({str(k): None if v is None else (str(v[0]), str(v[1]))
+                            for k, v in data["verdicts"].items()})
+            except Exception as e:  # truncated or not ours: those photos are checked again
+                logger.warning("ignoring unreadable guard cache file %s (%s)", path, e)
+        return out
 
     def store(self, verdicts: dict) -> None:
-        """Keeps ``verdicts`` with those already on disk (two processes checking at once lose nothing)."""
-        merged = {**self.load(), **verdicts}
         data = json.dumps({"format": FORMAT, "verdicts": {k: None if v is None else list(v)
-                                                          for k, v in sorted(merged.items())}}).encode()
+                                                          for k, v in sorted(verdicts.items())}}).encode()
+        path = self.dir / f"{os.getpid()}-{os.urandom(6).hex()}.json"
         try:
-            atomic_write_bytes(self.path, lambda f: f.write(data), durable=False)
+            atomic_write_bytes(path, lambda f: f.write(data), durable=False)
         except OSError as e:
-            logger.warning("could not keep the guard's verdicts in %s (%s)", self.path, e)
+            logger.warning("could not keep the guard's verdicts in %s (%s)", self.dir, e)
