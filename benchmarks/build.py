@@ -29,8 +29,12 @@ from pathlib import Path
 from PIL import Image
 
 import jigsaw_puzzles as jp
+from jigsaw_puzzles.generation import cachefiles
+from jigsaw_puzzles.generation.curation import _curate_cached, curate
 from jigsaw_puzzles.geometry import encode_png
-from jigsaw_puzzles.generation.sources import _curate_cached, curate, list_files, load_normalised, resolve_folder
+from jigsaw_puzzles.generation.sources import list_files, load_normalised, resolve_folder
+
+os.environ[cachefiles.ENV] = "off"  # every build cold, as on a folder never curated (worker processes inherit it)
 
 
 def floor_seconds(dataset, paths: dict[str, str]) -> float:

@@ -59,7 +59,8 @@ SKIMAGE_PHOTOS = ("astronaut", "camera", "chelsea", "coffee", "rocket", "motorcy
 
 def sources(folder: str | None):
     """Accepted source id -> normalised image, as the builder sees them."""
-    from jigsaw_puzzles.generation.sources import DEFAULT_RULES, curate, load_normalised
+    from jigsaw_puzzles.generation.sources import DEFAULT_RULES, load_normalised
+    from jigsaw_puzzles.generation.curation import curate
     curation = curate(folder, DEFAULT_RULES)
     return {s.source_id: load_normalised(s.path, DEFAULT_RULES, s.source_id) for s in curation.accepted}
 

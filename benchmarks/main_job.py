@@ -27,7 +27,8 @@ import tempfile
 import time
 
 import jigsaw_puzzles as jp
-from jigsaw_puzzles.generation.sources import _curate_cached, load_normalised
+from jigsaw_puzzles.generation.sources import load_normalised
+from jigsaw_puzzles.generation.curation import _curate_cached
 
 CONFIGS = [c for c in jp.CONFIGS if c != "missing_piece_selection_hard"]  # the main job skips it without weights
 

@@ -10,7 +10,9 @@ For each size, in one process with cold caches (``--num-proc N``: curation, the 
 worker processes), the steps of a build of ``--config`` (``order_restoration``), each timed alone:
 
   listing      the folder walk and its fingerprint (the cache key)
-  curation     every file read, decoded, checked and fingerprinted, and the duplicate rule
+  curation     every file read, decoded, checked and fingerprinted, and the duplicate rule (no disk cache)
+  kept curation  the same in a new process once the folder was curated: every file read and hashed, what its
+               bytes decided read from the disk (``generation.curation``), and the duplicate rule
   dup rule     the duplicate rule alone (``neardup.keep_originals`` on the recorded fingerprints; in curation)
   plan         the task's checks, the probe build of each item, the answer plan and the Lite subset
   answer plan  ``lite_ids`` and ``plan_slots`` alone (in plan)
@@ -50,7 +52,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))  # the photo synthesizer of the tests
 sys.path.insert(0, str(HERE))  # benchmarks/neardup.py's synthetic fingerprints
 
-STEPS = ("listing", "curation", "dup rule", "plan", "answer plan", "generation", "build", "stream", "distractors",
+STEPS = ("listing", "curation", "kept curation", "dup rule", "plan", "answer plan", "generation", "build", "stream", "distractors",
          "clip search")
 LIBRARY_VERSION = "1"  # bump when the synthesizer or the acceptance rule of the library changes
 
@@ -130,14 +132,15 @@ def sized_folder(cache: Path, paths: list[Path], n: int, tag: str) -> Path:
 
 def real_photos(folder: str, num_proc: int | None) -> list[Path]:
     """The accepted photos of a real folder, by source id (a stable order that no listing order enters)."""
-    from jigsaw_puzzles.generation.sources import curate
+    from jigsaw_puzzles.generation.curation import curate
 
     return [Path(s.path) for s in curate(folder, num_proc=num_proc).accepted]
 
 
 # ------------------------------------------------------------------------------------------------------- the steps
 def _cold() -> None:
-    from jigsaw_puzzles.generation.sources import _curate_cached, load_normalised
+    from jigsaw_puzzles.generation.sources import load_normalised
+    from jigsaw_puzzles.generation.curation import _curate_cached
 
     _curate_cached.cache_clear()
     load_normalised.cache_clear()
@@ -181,9 +184,9 @@ def clip_embed_per_photo(folder: Path, photos: int = 32) -> float:
 def time_steps(folder: Path, config: str, num_proc: int | None, steps: set[str]) -> dict[str, float]:
     """Seconds of each step of ``steps`` on ``folder`` (see the module doc)."""
     import jigsaw_puzzles as jp
-    from jigsaw_puzzles.generation import neardup, plan as answer_plan
-    from jigsaw_puzzles.generation.sources import (DEFAULT_RULES, CurationRecord, Source, curate, folder_fingerprint,
-                                                   source_files)
+    from jigsaw_puzzles.generation import cachefiles, neardup, plan as answer_plan
+    from jigsaw_puzzles.generation.curation import curate
+    from jigsaw_puzzles.generation.sources import DEFAULT_RULES, CurationRecord, Source, folder_fingerprint, source_files
 
     out: dict[str, float] = {}
     _cold()
@@ -194,6 +197,16 @@ def time_steps(folder: Path, config: str, num_proc: int | None, steps: set[str])
     start = time.perf_counter()
     curation = curate(folder, num_proc=num_proc)
     out["curation"] = time.perf_counter() - start
+    if "kept curation" in steps:
+        with tempfile.TemporaryDirectory() as kept:
+            os.environ[cachefiles.ENV] = kept
+            _cold()
+            curate(folder, num_proc=num_proc)  # the decisions kept
+            _cold()
+            start = time.perf_counter()
+            curate(folder, num_proc=num_proc)
+            out["kept curation"] = time.perf_counter() - start
+            os.environ[cachefiles.ENV] = "off"
     candidates = [(Source(r.source_id, "", r.path, 0, 0), neardup.from_hex(r.phash),
                    CurationRecord(r.path, "rejected", source_id=r.source_id))
                   for r in curation.records if r.phash is not None]
@@ -330,6 +343,9 @@ def folder_curve(args, cache: Path, sizes: list[int]) -> dict:
 
 
 def main(argv=None) -> None:
+    from jigsaw_puzzles.generation import cachefiles
+
+    os.environ[cachefiles.ENV] = "off"  # cold steps: nothing kept on disk between sizes (a prefix of each other)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="*", type=int, default=[1000, 4000, 16000],
                     help="folder sizes to build (none: only the synthetic curves below)")

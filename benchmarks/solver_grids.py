@@ -23,7 +23,8 @@ from jigsaw_puzzles.baselines.placer import _turned, place, place_rotated
 from jigsaw_puzzles.training.rewards import _pairs
 from jigsaw_puzzles.rng import ItemRNG
 from jigsaw_puzzles.scoring.score import clopper_pearson
-from jigsaw_puzzles.generation.sources import curate, read_source
+from jigsaw_puzzles.generation.sources import read_source
+from jigsaw_puzzles.generation.curation import curate
 
 DEFAULT_GRIDS = ["1x2", "2x2", "2x3", "3x3", "3x4", "4x4", "5x5", "6x6"]
 

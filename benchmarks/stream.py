@@ -26,7 +26,8 @@ import itertools
 import time
 
 from jigsaw_puzzles import geometry
-from jigsaw_puzzles.generation.sources import DEFAULT_RULES, _normalised, curate, read_bytes
+from jigsaw_puzzles.generation.sources import DEFAULT_RULES, _normalised, read_bytes
+from jigsaw_puzzles.generation.curation import curate
 from jigsaw_puzzles.spec import get
 from jigsaw_puzzles.training.stream import STREAM_CONFIGS, training_stream
 
@@ -60,7 +61,8 @@ def guard(configs) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from fixtures.photos import write_photos
 
-    from jigsaw_puzzles.training import exclusion, guard_cache
+    from jigsaw_puzzles.generation import cachefiles
+    from jigsaw_puzzles.training import exclusion
 
     paths = [s.path for s in curate().accepted]
     with tempfile.TemporaryDirectory() as tmp:
@@ -72,7 +74,7 @@ def guard(configs) -> None:
               + " ".join(f"{r + '/floor':>18s}" for r in runs))
         for n, config in enumerate(configs):
             floor = floor_rate(paths, tuple(get(config).grid), 120)
-            os.environ[guard_cache.ENV] = str(Path(tmp) / f"cache{n}")  # empty: this config's first check
+            os.environ[cachefiles.ENV] = str(Path(tmp) / f"cache{n}")  # empty: this config's first check
             made, rates = [], []
             for run, exclude in zip(runs, (None, first_set, second_set, first_set, first_set)):
                 if run in ("none", "new set", "new process"):
@@ -99,7 +101,8 @@ def guard_workers(photos: int, num_proc: int, repeat: int = 3) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from fixtures.photos import write_photos
 
-    from jigsaw_puzzles.training import exclusion, guard_cache
+    from jigsaw_puzzles.generation import cachefiles
+    from jigsaw_puzzles.training import exclusion
 
     with tempfile.TemporaryDirectory() as train, tempfile.TemporaryDirectory() as tmp:
         write_photos(Path(train), photos, start=3000)
@@ -108,13 +111,13 @@ def guard_workers(photos: int, num_proc: int, repeat: int = 3) -> None:
         evaluation = exclusion.evaluation_photos(Path(tmp) / "evaluation", "")
         cache = Path(tmp) / "cache"
         for mode, setting in (("no cache", "off"), ("features on disk", str(cache))):
-            os.environ[guard_cache.ENV] = setting
+            os.environ[cachefiles.ENV] = setting
             if setting != "off":  # the features computed once
                 exclusion.copies_among(curation.accepted, curation, evaluation, None)
             best, verdicts = {}, {}
             for n in [None, num_proc] * repeat:
                 exclusion._CHECKED.clear()
-                for kept in cache.glob("verdicts-*/*.json"):
+                for kept in cache.glob("guard/verdicts-*/*.json"):
                     kept.unlink()
                 t = time.perf_counter()
                 verdicts[n] = exclusion.copies_among(curation.accepted, curation, evaluation, n)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from jigsaw_puzzles.generation.sources import curate, load_normalised
+from jigsaw_puzzles.generation.sources import load_normalised
+from jigsaw_puzzles.generation.curation import curate
 from jigsaw_puzzles.generation.tasks import Context, TaskError, get_task
 from jigsaw_puzzles.geometry import encode_png
 from jigsaw_puzzles.rng import item_rng

@@ -12,9 +12,10 @@ from fixtures.photos import make_photo, write_photos  # noqa: F401  (the one syn
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
-# the guard's disk cache stays out of the user's: tests that count checks need each check to run; those of the
-# cache itself (tests/test_guard_cache.py) point it at a temporary folder
-os.environ["JIGSAW_PUZZLES_GUARD_CACHE"] = "off"
+# the curation and guard caches stay out of the user's: tests that count decodes or checks, or inject faults, need
+# each to run; the caches' own tests (tests/test_guard_cache.py, tests/test_curation_cache.py) point it at a
+# temporary folder
+os.environ["JIGSAW_PUZZLES_CACHE"] = "off"
 
 
 @pytest.fixture(scope="session")

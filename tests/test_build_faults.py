@@ -19,7 +19,8 @@ from fixtures.photos import make_photo, write_photos
 from jigsaw_puzzles import load_dataset, make_builder
 from jigsaw_puzzles.errors import ConfigUnavailable, UserError
 from jigsaw_puzzles.scoring.score import score
-from jigsaw_puzzles.generation.sources import curate, load_normalised, read_source
+from jigsaw_puzzles.generation.sources import load_normalised, read_source
+from jigsaw_puzzles.generation.curation import curate
 
 
 #: The exact answer plan (letters balanced to one item), for the tests that count letters on a handful of items.
@@ -118,7 +119,7 @@ LIST_AS_NOBODY = r"""
 import os, sys, json
 import tqdm.auto  # everything imported first: the interpreter's own files may not be readable by nobody
 import scipy.fftpack  # imagehash.phash (the near-duplicate rule) imports it lazily
-from jigsaw_puzzles.generation.sources import curate
+from jigsaw_puzzles.generation.curation import curate
 os.setgid(65534); os.setuid(65534)
 c = curate(sys.argv[1])
 print(json.dumps([[r.path, r.status, r.reason] for r in c.records]))
@@ -185,7 +186,7 @@ def test_malformed_references_are_still_refused(reference, config):
 FIFO_AND_DEVICE = r"""
 import json, os, sys
 from jigsaw_puzzles import load_dataset
-from jigsaw_puzzles.generation.sources import curate
+from jigsaw_puzzles.generation.curation import curate
 folder = sys.argv[1]
 c = curate(folder)
 rows = load_dataset("order_generation", source=folder, cache_dir=sys.argv[2])
@@ -340,7 +341,7 @@ REACH_AS_NOBODY = r"""
 import json, os, sys
 import tqdm.auto  # imported before dropping privileges
 from jigsaw_puzzles.errors import UserError
-from jigsaw_puzzles.generation.sources import curate
+from jigsaw_puzzles.generation.curation import curate
 os.setgid(65534); os.setuid(65534)
 out = {}
 for folder in sys.argv[1:]:

@@ -114,7 +114,7 @@ def test_lite_only_plan_probes_only_the_lite_sources_and_gives_a_full_builds_slo
                                                                                      plan):
     """A Lite-only build checks and probes the Lite sources alone (the main job's plan, #35.4): every Lite item's
     slot is the full build's, under every answer plan, with Lite and other sources refused by the task."""
-    from jigsaw_puzzles.generation.sources import curate
+    from jigsaw_puzzles.generation.curation import curate
 
     accepted = sorted(s.source_id for s in curate(photo_dir).accepted)
     lite = lite_ids(accepted, 0, plan=plan)
@@ -139,7 +139,7 @@ def test_lite_only_build_without_a_lite_item_is_an_empty_split_and_without_any_i
         photo_dir, tmp_path, monkeypatch):
     """When the task refuses every Lite source, a Lite-only build is an empty Lite split, as a full build's; when it
     refuses every source, both raise the same ConfigUnavailable."""
-    from jigsaw_puzzles.generation.sources import curate
+    from jigsaw_puzzles.generation.curation import curate
 
     accepted = sorted(s.source_id for s in curate(photo_dir).accepted)
     probed: list = []

@@ -32,7 +32,8 @@ CONFIGS = ["missing_piece_selection_easy_tabs", "missing_piece_selection_easy_ta
 
 
 def _pool():
-    from jigsaw_puzzles.generation.sources import curate, load_normalised
+    from jigsaw_puzzles.generation.sources import load_normalised
+    from jigsaw_puzzles.generation.curation import curate
 
     paths = {s.source_id: s.path for s in curate(None).accepted}
     return sorted(paths), (lambda sid: load_normalised(paths[sid]))

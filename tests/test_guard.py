@@ -22,7 +22,8 @@ from fixtures.copies import KINDS, app_screenshot, collage, framed_pair, make_co
 from fixtures.photos import make_photo, write_photos
 from jigsaw_puzzles.errors import UsageError
 from jigsaw_puzzles.generation import neardup
-from jigsaw_puzzles.generation.sources import curate, embedded_folder, list_files, normalise
+from jigsaw_puzzles.generation.sources import embedded_folder, list_files, normalise
+from jigsaw_puzzles.generation.curation import curate
 from jigsaw_puzzles.training.copies import Evaluation
 
 EMBEDDED = list_files(embedded_folder())

@@ -50,9 +50,10 @@ def _served(train, exclude):
 @pytest.fixture
 def counted(monkeypatch, tmp_path):
     """The cache in a fresh folder; counts of photos checked and of features computed."""
-    from jigsaw_puzzles.training import copies, exclusion, guard_cache
+    from jigsaw_puzzles.generation import cachefiles
+    from jigsaw_puzzles.training import copies, exclusion
 
-    monkeypatch.setenv(guard_cache.ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(cachefiles.ENV, str(tmp_path / "cache"))
     exclusion._CHECKED.clear()
     calls = {"checked": 0, "features": 0, "indexed": 0}
     real_copy_of, real_features, real_init = copies.Evaluation.copy_of, copies.training_features, \
@@ -73,20 +74,21 @@ def counted(monkeypatch, tmp_path):
     monkeypatch.setattr(copies.Evaluation, "copy_of", copy_of)
     monkeypatch.setattr(copies, "training_features", training_features)
     monkeypatch.setattr(copies.Evaluation, "__init__", init)
-    yield calls, tmp_path / "cache"
+    yield calls, tmp_path / "cache" / "guard"
     exclusion._CHECKED.clear()
 
 
 def test_a_new_process_reads_the_verdicts_and_a_new_set_reads_the_features(folders, counted, monkeypatch, tmp_path):
-    from jigsaw_puzzles.training import exclusion, guard_cache
+    from jigsaw_puzzles.generation import cachefiles
+    from jigsaw_puzzles.training import exclusion
 
     evaluation, train = folders
     calls, cache = counted
-    monkeypatch.setenv(guard_cache.ENV, "off")
+    monkeypatch.setenv(cachefiles.ENV, "off")
     fresh = _served(train, evaluation)  # no cache at all: the reference
     exclusion._CHECKED.clear()
     assert calls["features"] == 0 and not cache.exists()
-    monkeypatch.setenv(guard_cache.ENV, str(cache))
+    monkeypatch.setenv(cachefiles.ENV, str(cache.parent))
     calls["checked"] = 0
 
     assert _served(train, evaluation) == fresh  # first: every photo's features computed and kept
@@ -109,7 +111,8 @@ def test_a_new_process_reads_the_verdicts_and_a_new_set_reads_the_features(folde
 def test_the_cached_check_decides_as_a_check_from_scratch(folders, tmp_path):
     """The features read back are the features computed (the same bytes), and copy_of decides the same with them,
     loading the photo only where a candidate needs its pixels."""
-    from jigsaw_puzzles.generation.sources import curate, load_normalised
+    from jigsaw_puzzles.generation.sources import load_normalised
+    from jigsaw_puzzles.generation.curation import curate
     from jigsaw_puzzles.training.copies import Evaluation, training_features
     from jigsaw_puzzles.training.guard_cache import FeatureStore
 
@@ -134,6 +137,7 @@ def test_the_cached_check_decides_as_a_check_from_scratch(folders, tmp_path):
 
 
 def test_unreadable_entries_are_recomputed_and_off_writes_nothing(folders, counted, monkeypatch, caplog):
+    from jigsaw_puzzles.generation import cachefiles
     from jigsaw_puzzles.training import exclusion, guard_cache
 
     evaluation, train = folders
@@ -150,7 +154,7 @@ def test_unreadable_entries_are_recomputed_and_off_writes_nothing(folders, count
     assert guard_cache.VerdictStore(cache, None).load() == {}  # another key: no file
 
     shutil.rmtree(cache)
-    monkeypatch.setenv(guard_cache.ENV, "off")
+    monkeypatch.setenv(cachefiles.ENV, "off")
     exclusion._CHECKED.clear()
     assert _served(train, evaluation) == first and not cache.exists()
 
@@ -194,3 +198,21 @@ def test_one_photo_against_the_set_finds_what_the_index_finds(seed, n, bits):
     _, rows, dist = neardup.near_between(query[None], references, bits)
     every = neardup.distances(query[None], references)[0].astype(np.int64)
     assert rows.tolist() == np.flatnonzero(every <= bits).tolist() and dist.tolist() == every[rows].tolist()
+
+
+def test_worker_processes_read_and_keep_the_same_files(folders, counted, tmp_path):
+    """``num_proc=2``: the workers read the features kept by a check in one process and give its stream."""
+    from jigsaw_puzzles.training import exclusion
+    from jigsaw_puzzles.training.stream import training_stream
+
+    evaluation, train = folders
+    calls, cache = counted
+    one = _served(train, evaluation)
+    files = sorted(cache.glob("features-*/*/*.npy"))
+    another = tmp_path / "another"
+    shutil.copytree(evaluation, another)
+    exclusion._CHECKED.clear()
+    rows = training_stream(train, mixture={"order_generation": 1}, exclude=another, eval_fraction=0.0, passes=1,
+                           num_proc=2)
+    assert [(r["source_id"], r["answer"]) for r in rows] == one
+    assert sorted(cache.glob("features-*/*/*.npy")) == files and len(list(cache.glob("verdicts-*/*.json"))) == 2

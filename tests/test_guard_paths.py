@@ -63,7 +63,7 @@ def test_export_verl_never_sends_a_copy_of_a_validation_photo_to_train(folders, 
                  "--configs", "order_generation", "--train-size", "12"]) == 0
     rows = pq.read_table(out / "train.parquet").to_pylist()
     ids = {r["extra_info"]["id"].split("/")[1] for r in rows}
-    from jigsaw_puzzles.generation.sources import curate
+    from jigsaw_puzzles.generation.curation import curate
 
     assert ids == {s.source_id for s in curate(train).accepted if holdout(s.source_id) == "train"} - {copy}
 

@@ -199,6 +199,7 @@ def test_hard_on_any_grid(photo_dir, cache_dir, clip_cache, tmp_path, monkeypatc
 
 
 def _normalised(folder):
-    from jigsaw_puzzles.generation.sources import curate, read_source
+    from jigsaw_puzzles.generation.sources import read_source
+    from jigsaw_puzzles.generation.curation import curate
 
     return [(s.source_id, read_source(s.path)[1]) for s in curate(folder).accepted]

@@ -20,7 +20,8 @@ from PIL import Image, ImageEnhance
 from fixtures.photos import write_photos
 from jigsaw_puzzles import geometry
 from jigsaw_puzzles.generation import neardup
-from jigsaw_puzzles.generation.sources import curate, embedded_folder, list_files, normalise
+from jigsaw_puzzles.generation.sources import embedded_folder, list_files, normalise
+from jigsaw_puzzles.generation.curation import curate
 
 PHOTOS = list_files(embedded_folder())
 BITS = neardup.DEFAULT_BITS

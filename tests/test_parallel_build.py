@@ -22,7 +22,8 @@ import pytest
 
 from fixtures.photos import make_photo, write_photos
 from jigsaw_puzzles import load_dataset, make_builder
-from jigsaw_puzzles.generation.sources import _curate_cached, content_id, curate, load_normalised
+from jigsaw_puzzles.generation.sources import content_id, load_normalised
+from jigsaw_puzzles.generation.curation import _curate_cached, curate
 
 FORK = multiprocessing.get_start_method() == "fork"  # the interrupted builds patch code their workers inherit
 

@@ -8,7 +8,8 @@ import weakref
 
 from PIL import Image
 
-from jigsaw_puzzles.generation.sources import curate, read_source
+from jigsaw_puzzles.generation.sources import read_source
+from jigsaw_puzzles.generation.curation import curate
 from jigsaw_puzzles.generation.tasks import base
 from jigsaw_puzzles.generation.tasks.piece_localization import make_item
 from jigsaw_puzzles.rng import item_rng

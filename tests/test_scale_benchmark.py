@@ -9,7 +9,7 @@ import importlib
 import sys
 from pathlib import Path
 
-from jigsaw_puzzles.generation.sources import curate
+from jigsaw_puzzles.generation.curation import curate
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,8 +11,8 @@ import pytest
 from PIL import Image, ImageFilter
 
 from conftest import make_photo, write_photos
-from jigsaw_puzzles.generation.sources import (CurationRules, SourceError, curate, embedded_folder, normalise,
-                                    read_source)
+from jigsaw_puzzles.generation.curation import curate
+from jigsaw_puzzles.generation.sources import CurationRules, SourceError, embedded_folder, normalise, read_source
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from fixtures.photos import write_photos
 from jigsaw_puzzles.errors import UsageError
 from jigsaw_puzzles.publishing.export import build
 from jigsaw_puzzles.training.rewards import exact_reward
-from jigsaw_puzzles.generation.sources import curate
+from jigsaw_puzzles.generation.curation import curate
 from jigsaw_puzzles.spec import parse_reference
 from jigsaw_puzzles.training.stream import STREAM_CONFIGS, Curriculum, holdout, training_stream
 

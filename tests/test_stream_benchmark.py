@@ -36,7 +36,7 @@ def test_the_floor_decodes_every_time(monkeypatch):
         sys.path.insert(0, str(ROOT / "benchmarks"))
     import stream as bench
 
-    from jigsaw_puzzles.generation.sources import curate
+    from jigsaw_puzzles.generation.curation import curate
 
     paths = [s.path for s in curate().accepted][:3]
     decoded = []

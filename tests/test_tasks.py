@@ -9,7 +9,8 @@ import pytest
 from jigsaw_puzzles import CONFIGS, load_dataset
 from jigsaw_puzzles.geometry import MASK_GREY, grid_boxes
 from jigsaw_puzzles.spec import LETTERS, anomaly_answers, features, format_order
-from jigsaw_puzzles.generation.sources import curate, read_source
+from jigsaw_puzzles.generation.sources import read_source
+from jigsaw_puzzles.generation.curation import curate
 from jigsaw_puzzles.generation.tasks.base import MIN_DISTINCT
 
 # The hard config needs CLIP; it is built with a random-init model in test_hard.py.

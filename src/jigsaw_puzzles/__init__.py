@@ -29,7 +29,8 @@ from .generation.builder import CONFIGS, JigsawPuzzles, JigsawPuzzlesConfig, loa
 from .errors import ConfigUnavailable, UserError
 from .scoring.extraction import Extraction, classify_response, extract_answer
 from .scoring.score import PAPER_TABLE2, chance_table, score, score_items
-from .generation.sources import CurationRules, curate
+from .generation.sources import CurationRules
+from .generation.curation import curate
 from .spec import SPLITS, config_from_id
 from .training.trl_helpers import jigsaw_reward, make_compute_metrics, make_jigsaw_reward, to_messages, with_prompt
 from .training import rewards

@@ -26,8 +26,8 @@ from ..geometry import encode_png
 from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN, in_shard, lite_ids, plan_slots, shard_value
 from ..rng import item_rng
 from .licences import source_terms
-from .sources import (DEFAULT_RULES, CurationRules, curate, embedded_folder, folder_fingerprint,
-                      load_normalised, resolve_folder)
+from .curation import curate
+from .sources import DEFAULT_RULES, CurationRules, embedded_folder, folder_fingerprint, load_normalised, resolve_folder
 from ..spec import CITATION, GENERATOR_VERSION, GRID_BASES, HOMEPAGE, LITE_FRACTION, ROTATION_BASES, SPLITS, features, \
     get as get_spec, grid_config, is_config
 from .probe import verdicts

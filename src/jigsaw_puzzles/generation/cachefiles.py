@@ -1,12 +1,17 @@
-"""The package's on-disk caches: where they live and how a file is written (whole or not at all).
+"""The package's on-disk caches: where they live, what their keys hold, how a file is written (whole or not at all).
 
 Under ``$HF_DATASETS_CACHE/jigsaw_puzzles/`` (datasets' cache root): ``clip/`` (CLIP embeddings of cells,
-:mod:`.clip.cache`) and ``guard/`` (the contamination guard's features and verdicts, :mod:`..training.guard_cache`).
-Every entry is keyed by what it depends on, so a stale one is never found; one that cannot be read is recomputed.
+:mod:`.clip.cache`; its folder is an argument), ``curation/`` (what each file's bytes decided in curation,
+:mod:`.curation`) and ``guard/`` (the contamination guard's features and verdicts,
+:mod:`..training.guard_cache`). Every entry is keyed by what it depends on (the code that computed it, the library
+versions, the inputs), so a stale one is never found; one that cannot be read is recomputed.
+``JIGSAW_PUZZLES_CACHE`` moves the curation and guard caches to another folder, or ``off`` keeps nothing of theirs.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -21,6 +26,28 @@ def cache_root() -> Path:
     except Exception:  # pragma: no cover
         root = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface")) / "datasets"
     return root / "jigsaw_puzzles"
+
+
+ENV = "JIGSAW_PUZZLES_CACHE"
+_OFF = {"", "off", "0", "no", "none", "false"}
+
+
+def kept_dir(name: str) -> Path | None:
+    """The folder of the cache ``name`` (``curation``, ``guard``), or ``None`` when ``$JIGSAW_PUZZLES_CACHE`` is
+    ``off``."""
+    value = os.environ.get(ENV)
+    if value is not None and value.strip().lower() in _OFF:
+        return None
+    return (Path(value).expanduser() if value else cache_root()) / name
+
+
+def code_key(modules, **versions) -> str:
+    """16 hex digits of the source of ``modules`` and of ``versions``: what a cached result depends on besides
+    its inputs (any edit of that code, any other library version, and the entry is not found)."""
+    h = hashlib.sha256(json.dumps(versions, sort_keys=True, default=str).encode())
+    for module in modules:
+        h.update(Path(module.__file__).read_bytes())
+    return h.hexdigest()[:16]
 
 
 def atomic_write_bytes(path: Path, writer: Callable[[Any], None], durable: bool = True) -> None:

@@ -52,7 +52,7 @@ def task_skips(source, configs: list[str] | None, seed: int, explicit: bool) -> 
 
 def run_curate(args) -> int:
     """Every file's curation verdict and reason; with ``--skips``, each config's task skips too."""
-    from .sources import curate
+    from .curation import curate
 
     curation = curate(args.dir, progress=True)
     skips = task_skips(args.dir, args.configs, args.seed, args.configs is not None) if args.skips else None

@@ -17,7 +17,6 @@ import re
 import stat
 import warnings
 from dataclasses import dataclass, field
-from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -387,73 +386,3 @@ def quality_checks(image: Image.Image, rules: CurationRules) -> dict:
                 raise SourceError(
                     f"near-uniform cell {i} of the {n}x{n} grid: grey std {std:.2f} < {rules.min_cell_texture}")
     return stats
-
-
-def curate(source: str | os.PathLike | None = None, rules: CurationRules = DEFAULT_RULES,
-           progress: bool = False, keep=None, num_proc: int | None = None) -> Curation:
-    """Apply every automated rule to every file below ``source`` (default: the embedded photos).
-
-    Of two (near-)duplicates the one whose id is in ``keep`` (the sources already in the benchmark: an earlier
-    export's) stays; otherwise the smaller source id. ``num_proc``: the files are read, checked and fingerprinted
-    in that many worker processes (the same curation)."""
-    folder = resolve_folder(source)
-    return _curate_cached(str(folder), folder_fingerprint(folder), rules, progress, frozenset(keep or ()), num_proc)
-
-
-_ROOT: list = [None, DEFAULT_RULES]  # the folder and rules of this process's curation (a worker's, or this one's)
-
-
-def _set_root(root: str, rules: CurationRules) -> None:
-    _ROOT[:] = [Path(root), rules]
-
-
-def _examine(paths: list[str]) -> list[tuple[CurationRecord, Source | None, np.ndarray | None]]:
-    """Each file's record, and its source and fingerprint when every rule but the duplicate rule passes."""
-    root, rules = _ROOT
-    out = []
-    for name in paths:
-        path = Path(name)
-        record = CurationRecord(path=display_path(path.relative_to(root).as_posix()), status="rejected")
-        out.append((record, None, None))
-        if path.suffix.lower() not in IMAGE_SUFFIXES:
-            record.reason = f"unsupported file type {display_path(path.suffix) or '(none)'!r} (JPEG, PNG, WebP only)"
-            continue
-        try:
-            source_id, image = read_source(path, rules)
-            record.source_id = source_id
-            record.stats = quality_checks(image, rules)
-            fingerprint = neardup.fingerprint(image)
-        except SourceError as err:
-            record.reason = str(err)
-            continue
-        except Exception as err:  # untrusted bytes may trip any library path: a reason, never an aborted build
-            record.reason = f"cannot be used ({type(err).__name__}: {err})"
-            continue
-        record.phash = neardup.to_hex(fingerprint)
-        out[-1] = (record, Source(source_id, str(path), record.path, image.width, image.height), fingerprint)
-    return out
-
-
-@lru_cache(maxsize=8)
-def _curate_cached(folder: str, fingerprint: str, rules: CurationRules, progress: bool,
-                   keep: frozenset = frozenset(), num_proc: int | None = None) -> Curation:
-    from tqdm.auto import tqdm
-
-    from .workers import chunks, ordered_map
-
-    files, skipped_folders = source_files(Path(folder))
-    records = [CurationRecord(path=rel, status="rejected", reason=reason) for rel, reason in skipped_folders]
-    candidates: list[tuple[Source, np.ndarray, CurationRecord]] = []
-    with tqdm(total=len(files), desc="curating sources", unit="img", disable=not progress) as bar:
-        for examined in ordered_map(_examine, chunks([str(p) for p in files], num_proc), num_proc,
-                                    initializer=_set_root, initargs=(folder, rules),
-                                    done=lambda job, _: bar.update(len(job)), what="curation"):
-            for record, source, fp in examined:
-                records.append(record)
-                if source is not None:
-                    candidates.append((source, fp, record))
-
-    # Duplicates (exact or near): a source already in the benchmark (``keep``) stays, else the smallest id.
-    kept = neardup.keep_originals(candidates, keep, rules.near_duplicate_bits)
-    accepted = sorted(kept, key=lambda s: s.source_id)
-    return Curation(folder=folder, rules=rules, accepted=accepted, records=records)

@@ -23,7 +23,8 @@ import numpy as np
 
 from ..errors import SourceFolderError, UsageError
 from ..generation import neardup
-from ..generation.sources import Source, curate, folder_fingerprint, load_normalised
+from ..generation.sources import Source, folder_fingerprint, load_normalised
+from ..generation.curation import curate
 from ..generation.workers import chunks, ordered_map
 
 _SOURCE_ID = re.compile(r"[0-9a-f]{16}")

@@ -10,7 +10,7 @@ Both are keyed by everything the result depends on: the guard's code (the source
 :mod:`.pixel_check` and the pHash rule), the generator version (the normalisation), OpenCV, Pillow and numpy; the
 verdicts also by the evaluation set's photos (ids, fingerprints, files with their sizes and modification times) and
 the pHash threshold. A stale entry is never found; one that cannot be read is recomputed; writes are atomic.
-``JIGSAW_PUZZLES_GUARD_CACHE`` names another folder, or ``off`` keeps nothing on disk.
+``JIGSAW_PUZZLES_CACHE`` names another folder (the guard's is ``guard/`` in it), or ``off`` keeps nothing on disk.
 """
 
 from __future__ import annotations
@@ -24,21 +24,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..generation.cachefiles import atomic_write_bytes, cache_root
+from ..generation.cachefiles import atomic_write_bytes, code_key, kept_dir
 
 logger = logging.getLogger(__name__)
 
-ENV = "JIGSAW_PUZZLES_GUARD_CACHE"
 FORMAT = 1
-_OFF = {"off", "0", "no", "none", "false"}
 
 
 def guard_cache_dir() -> Path | None:
-    """The folder the guard keeps its files in, or ``None`` (``$JIGSAW_PUZZLES_GUARD_CACHE=off``)."""
-    value = os.environ.get(ENV)
-    if value is not None and value.strip().lower() in _OFF | {""}:
-        return None
-    return Path(value).expanduser() if value else cache_root() / "guard"
+    """The folder the guard keeps its files in, or ``None`` (``$JIGSAW_PUZZLES_CACHE=off``)."""
+    return kept_dir("guard")
 
 
 @lru_cache(maxsize=1)
@@ -55,11 +50,8 @@ def _code_key() -> str:
         opencv = cv2.__version__
     except ImportError:  # the guard extra is missing: evaluation photos known by fingerprint are matched by pHash
         opencv = None
-    h = hashlib.sha256(json.dumps({"format": FORMAT, "generator": GENERATOR_VERSION, "opencv": opencv,
-                                   "pillow": PIL.__version__, "numpy": np.__version__}, sort_keys=True).encode())
-    for module in (copies, pixel_check, neardup):
-        h.update(Path(module.__file__).read_bytes())
-    return h.hexdigest()[:16]
+    return code_key((copies, pixel_check, neardup), format=FORMAT, generator=GENERATOR_VERSION, opencv=opencv,
+                    pillow=PIL.__version__, numpy=np.__version__)
 
 
 class FeatureStore:

@@ -50,7 +50,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import UsageError, path_value, seed_value
 from ..rng import ItemRNG, stable_hash
-from ..generation.sources import curate, folder_fingerprint, load_normalised
+from ..generation.sources import folder_fingerprint, load_normalised
+from ..generation.curation import curate
 from ..spec import CONFIGS, MAX_GRID_SIDE, canonical, grid_config, is_config
 from .exclusion import copies_among, evaluation_photos
 from .trl_helpers import to_prompt

@@ -1,0 +1,166 @@
+"""Curation of a folder (:func:`curate`): every file read, checked by every automated rule and fingerprinted (in
+worker processes when asked), then the duplicate rule; the rules themselves are in :mod:`.sources`.
+
+What a file's bytes decided (its reason for rejection, or its statistics, size and fingerprint) is a function of
+those bytes and the rules, so it is kept on disk by the bytes' hash (the source id), in
+``$HF_DATASETS_CACHE/jigsaw_puzzles/curation/`` (:mod:`.cachefiles`): a folder curated before, in any process (a
+training job's every rank, the next run), is read and hashed, not decoded again, and gives the same curation. Only
+what the bytes decide is kept: a file that cannot be read, or that trips an unexpected error, is examined again
+next time. The key holds the rules, the generator version, Pillow and numpy, and the source of the modules that
+decide (an edit of the rules' code, and nothing kept before is found). ``JIGSAW_PUZZLES_CACHE=off``: nothing kept.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from . import neardup
+from .cachefiles import atomic_write_bytes, code_key, kept_dir
+from .sources import (DEFAULT_RULES, IMAGE_SUFFIXES, Curation, CurationRecord, CurationRules, Source, SourceError,
+                      _load_normalised, content_id, display_path, folder_fingerprint, quality_checks, read_bytes,
+                      resolve_folder, source_files)
+
+logger = logging.getLogger(__name__)
+
+FORMAT = 1
+
+
+def curate(source: str | os.PathLike | None = None, rules: CurationRules = DEFAULT_RULES,
+           progress: bool = False, keep=None, num_proc: int | None = None) -> Curation:
+    """Apply every automated rule to every file below ``source`` (default: the embedded photos).
+
+    Of two (near-)duplicates the one whose id is in ``keep`` (the sources already in the benchmark: an earlier
+    export's) stays; otherwise the smaller source id. ``num_proc``: the files are read, checked and fingerprinted
+    in that many worker processes (the same curation)."""
+    folder = resolve_folder(source)
+    return _curate_cached(str(folder), folder_fingerprint(folder), rules, progress, frozenset(keep or ()), num_proc)
+
+
+class Decisions:
+    """What files' bytes decided under one set of rules: ``decisions-<key>/<id[:2]>/<id>.json``."""
+
+    def __init__(self, root: Path, rules: CurationRules):
+        import PIL
+
+        from .. import geometry, spec
+        from . import imagestats, sources
+
+        key = code_key((sources, imagestats, neardup, geometry), format=FORMAT, rules=rules.key(),
+                       generator=spec.GENERATOR_VERSION, pillow=PIL.__version__, numpy=np.__version__)
+        self.dir = Path(root) / f"decisions-{key}"
+
+    def _path(self, source_id: str) -> Path:
+        return self.dir / source_id[:2] / f"{source_id}.json"
+
+    def load(self, source_id: str) -> dict | None:
+        path = self._path(source_id)
+        try:
+            kept = json.loads(path.read_text())
+            if not (kept.get("reason") is None) ^ (kept.get("phash") is None):
+                raise ValueError("neither a reason nor a fingerprint")
+            return kept
+        except FileNotFoundError:
+            return None
+        except Exception as e:  # truncated or not ours: examined again
+            logger.warning("ignoring unreadable curation cache file %s (%s)", path, e)
+            return None
+
+    def store(self, source_id: str, decided: dict) -> None:
+        try:
+            data = json.dumps(decided, sort_keys=True).encode()
+            atomic_write_bytes(self._path(source_id), lambda f: f.write(data), durable=False)
+        except (OSError, TypeError, ValueError) as e:  # a full or read-only disk costs the next run time only
+            logger.warning("could not keep a curation decision in %s (%s)", self.dir, e)
+
+
+#: the folder, rules and kept decisions of this process's curation (a worker's, or this one's)
+_ROOT: list = [None, DEFAULT_RULES, None]
+
+
+def _set_root(root: str, rules: CurationRules, decisions: Decisions | None = None) -> None:
+    _ROOT[:] = [Path(root), rules, decisions]
+
+
+def _examine(paths: list[str]) -> list[tuple[CurationRecord, Source | None, np.ndarray | None]]:
+    """Each file's record, and its source and fingerprint when every rule but the duplicate rule passes."""
+    root, rules, decisions = _ROOT
+    out = []
+    for name in paths:
+        path = Path(name)
+        record = CurationRecord(path=display_path(path.relative_to(root).as_posix()), status="rejected")
+        out.append((record, None, None))
+        if path.suffix.lower() not in IMAGE_SUFFIXES:
+            record.reason = f"unsupported file type {display_path(path.suffix) or '(none)'!r} (JPEG, PNG, WebP only)"
+            continue
+        try:
+            data = read_bytes(path)
+        except SourceError as err:
+            record.reason = str(err)
+            continue
+        source_id = content_id(data)
+        kept = decisions.load(source_id) if decisions is not None else None
+        if kept is None:
+            kept = _decide(source_id, data, rules)
+            if decisions is not None and not kept.pop("unexpected", False):
+                decisions.store(source_id, kept)
+        if kept.get("decoded", True):  # a photo that decoded has its id on its record, accepted or not
+            record.source_id = source_id
+        if kept.get("reason") is not None:
+            record.reason = kept["reason"]
+            continue
+        record.stats, record.phash = kept["stats"], list(kept["phash"])
+        width, height = kept["size"]
+        out[-1] = (record, Source(source_id, str(path), record.path, width, height), neardup.from_hex(record.phash))
+    return out
+
+
+def _decide(source_id: str, data: bytes, rules: CurationRules) -> dict:
+    """What the bytes decide: ``{"reason", "decoded"}`` (``"unexpected"``: an error no rule names, which is not
+    kept) or ``{"stats", "phash", "size"}``."""
+    try:
+        image = _load_normalised(source_id, data, rules)
+    except SourceError as err:
+        return {"reason": str(err), "decoded": False}
+    except Exception as err:  # untrusted bytes may trip any library path: a reason, never an aborted build
+        return {"reason": f"cannot be used ({type(err).__name__}: {err})", "decoded": False, "unexpected": True}
+    try:
+        stats = quality_checks(image, rules)
+        fingerprint = neardup.fingerprint(image)
+    except SourceError as err:
+        return {"reason": str(err), "decoded": True}
+    except Exception as err:
+        return {"reason": f"cannot be used ({type(err).__name__}: {err})", "decoded": True, "unexpected": True}
+    return {"stats": stats, "phash": neardup.to_hex(fingerprint), "size": [image.width, image.height]}
+
+
+@lru_cache(maxsize=8)
+def _curate_cached(folder: str, fingerprint: str, rules: CurationRules, progress: bool,
+                   keep: frozenset = frozenset(), num_proc: int | None = None) -> Curation:
+    from tqdm.auto import tqdm
+
+    from .workers import chunks, ordered_map
+
+    files, skipped_folders = source_files(Path(folder))
+    records = [CurationRecord(path=rel, status="rejected", reason=reason) for rel, reason in skipped_folders]
+    candidates: list[tuple[Source, np.ndarray, CurationRecord]] = []
+    root = kept_dir("curation")
+    decisions = Decisions(root, rules) if root is not None else None
+    with tqdm(total=len(files), desc="curating sources", unit="img", disable=not progress) as bar:
+        for examined in ordered_map(_examine, chunks([str(p) for p in files], num_proc), num_proc,
+                                    initializer=_set_root, initargs=(folder, rules, decisions),
+                                    done=lambda job, _: bar.update(len(job)), what="curation"):
+            for record, source, fp in examined:
+                records.append(record)
+                if source is not None:
+                    candidates.append((source, fp, record))
+
+    # Duplicates (exact or near): a source already in the benchmark (``keep``) stays, else the smallest id.
+    kept = neardup.keep_originals(candidates, keep, rules.near_duplicate_bits)
+    accepted = sorted(kept, key=lambda s: s.source_id)
+    return Curation(folder=folder, rules=rules, accepted=accepted, records=records)
