@@ -7,7 +7,9 @@ dividing the (already normalised) image exactly.
 
 from __future__ import annotations
 
+import hashlib
 import io
+from contextlib import contextmanager
 from functools import lru_cache
 
 import numpy as np
@@ -131,7 +133,53 @@ def texture(image: Image.Image) -> float:
 def encode_png(image: Image.Image) -> bytes:
     buf = io.BytesIO()
     image.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
-    return buf.getvalue()
+    data = buf.getvalue()
+    if _HELD["budget"] and image.mode in _LOSSLESS and not {"icc_profile", "transparency"} & image.info.keys():
+        key = hashlib.sha256(data).digest()
+        size = image.width * image.height * len(image.getbands())
+        if key in _HELD["images"]:  # the same bytes again (items that share a piece): given back as often
+            _HELD["images"][key][1] += 1
+        elif _HELD["bytes"] + size <= _HELD["budget"]:
+            held = image.copy()
+            held.info = {}  # as decoded: the PNG carries no chunk but the pixels' (no profile, no transparency)
+            _HELD["images"][key] = [held, 1, size]
+            _HELD["bytes"] += size
+    return data
+
+
+#: while :func:`keep_encoded` is active, the images :func:`encode_png` encoded, by their PNG bytes' digest
+_HELD: dict = {"budget": 0, "bytes": 0, "images": {}}
+_LOSSLESS = ("RGB", "RGBA", "L")  # modes a PNG gives back as they were
+
+
+@contextmanager
+def keep_encoded(budget: int = 256 << 20):
+    """Within it, :func:`encode_png` keeps each image it encodes (up to ``budget`` bytes of pixels held at once) and
+    :func:`decoded_png` gives it back for those bytes (as many times as they were encoded) instead of decoding them:
+    an eval that builds its items and reads them at once (PNG is lossless: the pixels, size and mode are those the
+    bytes decode to)."""
+    _HELD.update(budget=budget, bytes=0, images={})
+    try:
+        yield
+    finally:
+        _HELD.update(budget=0, bytes=0, images={})
+
+
+def decoded_png(data: bytes) -> Image.Image | None:
+    """The image :func:`encode_png` encoded to ``data`` within :func:`keep_encoded` (given back as many times as it
+    was encoded, a copy but the last time), else ``None`` (decode the bytes)."""
+    if not _HELD["images"]:
+        return None
+    key = hashlib.sha256(data).digest()
+    entry = _HELD["images"].get(key)
+    if entry is None:
+        return None
+    entry[1] -= 1
+    if entry[1] > 0:
+        return entry[0].copy()
+    del _HELD["images"][key]
+    _HELD["bytes"] -= entry[2]
+    return entry[0]
 
 
 # ----------------------------------------------------------------------------- interlocking pieces (``_tabs``)

@@ -12,6 +12,7 @@ import re
 import sys
 from typing import Collection, Mapping, Sequence
 
+from .. import geometry
 from ..errors import ConfigUnavailable, UsageError
 from ..spec import CONFIGS, SPLITS, canonical, is_config
 from ..generation.tasks import TASKS
@@ -141,9 +142,19 @@ def read_rows(ds, indices: Sequence[int]) -> list[dict]:
     for i in indices:
         row = plain.decode_example(table[i].to_pylist()[0])
         if row["images"] is not None:
-            row["images"] = [None if v is None else image.decode_example(v) for v in row["images"]]
+            row["images"] = [None if v is None else _decode(image, v) for v in row["images"]]
         rows.append(row)
     return rows
+
+
+def _decode(feature, value: dict):
+    """``feature.decode_example(value)``; an image this process encoded within ``geometry.keep_encoded`` (an eval
+    that built its items) is given back instead of decoded again."""
+    if feature.mode is None and value.get("bytes") is not None:
+        held = geometry.decoded_png(value["bytes"])
+        if held is not None:
+            return held
+    return feature.decode_example(value)
 
 
 def images_per_item(ds) -> int:

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from .. import geometry
 from .._version import __version__
 from ..errors import UsageError
 from ..scoring.extraction import Extraction
@@ -177,27 +178,28 @@ def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides
                       "answer its unanswered items and record its items", file=sys.stderr)
             identity = replace(identity, dataset_options=dataset_options(build, s.dataset_kwargs))
             rundir.check_identity(identity, {})
-        datasets_, skipped = load_datasets(build, configs if explicit else False, s.split, s.source, s.seed,
-                                           s.num_proc, s.data, s.dataset_kwargs, announce=rank == 0)
-        # the fingerprints name the items as built (a circular run's rotations are derived from them), so a
-        # circular and a plain run of the same items pair in `report --compare`
-        fingerprints = {c: dataset_fingerprint(ds) for c, ds in datasets_.items()}
-        # per config the most items any session asked for (circular: each followed by its rotations)
-        datasets_, selected = prior.select(datasets_, s.max_items, variant.circular, s.progress and rank == 0)
-        batch_size = s.batch_size or BACKENDS[backend].default_batch_size
-        extended = prior.details(build, datasets_, selected, skipped, list(s.data or ()),
-                                 (s.dataset_kwargs or {}).get("answer_plan"))
-        details = {"package": "jigsaw-puzzles", "package_version": __version__, "python": sys.version.split()[0],
-                   "configs": extended["configs"], "max_items": s.max_items, "batch_size": batch_size,
-                   "tensor_parallel_size": s.tensor_parallel_size, "skipped": extended["skipped"],
-                   "dataset": {"split": s.split, "seed": int(s.seed), "source": source_str,
-                               "sizes": extended["sizes"], "selected": extended["selected"]}}
-        backend_args = dict(batch_size=batch_size, tensor_parallel_size=s.tensor_parallel_size, api_base=api_base,
-                            api_key=s.api_key, num_proc=s.num_proc, trust_remote_code=s.trust_remote_code,
-                            **(s.backend_kwargs or {}))
-        items = (prior, prior.entries(datasets_, selected), extended["made"])
-        return _session(rundir, identity, datasets_, selected, details, backend_args, s.overwrite, s.progress, rank,
-                        world, fingerprints, items)
+        with geometry.keep_encoded():  # the items built here are read back without decoding their PNGs again
+            datasets_, skipped = load_datasets(build, configs if explicit else False, s.split, s.source, s.seed,
+                                               s.num_proc, s.data, s.dataset_kwargs, announce=rank == 0)
+            # the fingerprints name the items as built (a circular run's rotations are derived from them), so a
+            # circular and a plain run of the same items pair in `report --compare`
+            fingerprints = {c: dataset_fingerprint(ds) for c, ds in datasets_.items()}
+            # per config the most items any session asked for (circular: each followed by its rotations)
+            datasets_, selected = prior.select(datasets_, s.max_items, variant.circular, s.progress and rank == 0)
+            batch_size = s.batch_size or BACKENDS[backend].default_batch_size
+            extended = prior.details(build, datasets_, selected, skipped, list(s.data or ()),
+                                     (s.dataset_kwargs or {}).get("answer_plan"))
+            details = {"package": "jigsaw-puzzles", "package_version": __version__, "python": sys.version.split()[0],
+                       "configs": extended["configs"], "max_items": s.max_items, "batch_size": batch_size,
+                       "tensor_parallel_size": s.tensor_parallel_size, "skipped": extended["skipped"],
+                       "dataset": {"split": s.split, "seed": int(s.seed), "source": source_str,
+                                   "sizes": extended["sizes"], "selected": extended["selected"]}}
+            backend_args = dict(batch_size=batch_size, tensor_parallel_size=s.tensor_parallel_size, api_base=api_base,
+                                api_key=s.api_key, num_proc=s.num_proc, trust_remote_code=s.trust_remote_code,
+                                **(s.backend_kwargs or {}))
+            items = (prior, prior.entries(datasets_, selected), extended["made"])
+            return _session(rundir, identity, datasets_, selected, details, backend_args, s.overwrite, s.progress, rank,
+                            world, fingerprints, items)
     finally:
         if rank == 0:
             rundir.unlock()
