@@ -62,8 +62,8 @@ class Decisions:
         path = self._path(source_id)
         try:
             kept = json.loads(path.read_text())
-            if not (kept.get("reason") is None) ^ (kept.get("phash") is None):
-                raise ValueError("neither a reason nor a fingerprint")
+            if not _whole(kept):
+                raise ValueError("not a decision this module writes")
             return kept
         except FileNotFoundError:
             return None
@@ -77,6 +77,19 @@ class Decisions:
             atomic_write_bytes(self._path(source_id), lambda f: f.write(data), durable=False)
         except (OSError, TypeError, ValueError) as e:  # a full or read-only disk costs the next run time only
             logger.warning("could not keep a curation decision in %s (%s)", self.dir, e)
+
+
+def _whole(kept) -> bool:
+    """Whether ``kept`` is a decision as :func:`_decide` makes one: a reason and whether the photo decoded, or
+    statistics, a size and a fingerprint."""
+    if not isinstance(kept, dict):
+        return False
+    if kept.get("reason") is not None:
+        return isinstance(kept["reason"], str) and isinstance(kept.get("decoded"), bool)
+    size = kept.get("size")
+    return (isinstance(kept.get("stats"), dict) and isinstance(size, list) and len(size) == 2
+            and all(isinstance(v, int) and v > 0 for v in size)
+            and neardup.from_hex(kept.get("phash") or ()) is not None)
 
 
 #: the folder, rules and kept decisions of this process's curation (a worker's, or this one's)

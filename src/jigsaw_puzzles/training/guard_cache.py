@@ -7,7 +7,7 @@
   process (a training job's every rank, a second run) making a stream with the same ``exclude=`` checks nothing.
 
 Both are keyed by everything the result depends on: the guard's code (the source of :mod:`.copies`,
-:mod:`.pixel_check` and the pHash rule), the generator version (the normalisation), OpenCV, Pillow and numpy; the
+:mod:`.pixel_check`, the pHash rule and the normalisation), the generator version, OpenCV, Pillow and numpy; the
 verdicts also by the evaluation set's photos (ids, fingerprints, files with their sizes and modification times) and
 the pHash threshold. A stale entry is never found; one that cannot be read is recomputed; writes are atomic.
 ``JIGSAW_PUZZLES_CACHE`` names another folder (the guard's is ``guard/`` in it), or ``off`` keeps nothing on disk.
@@ -41,7 +41,7 @@ def _code_key() -> str:
     """What the guard's results depend on besides its inputs, hashed (16 hex digits)."""
     import PIL
 
-    from ..generation import neardup
+    from ..generation import neardup, sources
     from ..spec import GENERATOR_VERSION
     from . import copies, pixel_check
 
@@ -50,7 +50,7 @@ def _code_key() -> str:
         opencv = cv2.__version__
     except ImportError:  # the guard extra is missing: evaluation photos known by fingerprint are matched by pHash
         opencv = None
-    return code_key((copies, pixel_check, neardup), format=FORMAT, generator=GENERATOR_VERSION, opencv=opencv,
+    return code_key((copies, pixel_check, neardup, sources), format=FORMAT, generator=GENERATOR_VERSION, opencv=opencv,
                     pillow=PIL.__version__, numpy=np.__version__)
 
 
