@@ -272,7 +272,7 @@ class Evaluation:
             return grey_work[0]
 
         if f is None:
-            f = features(cv2, work(), FEATURES["train"], FAST["train"], SCORE["train"])
+            f = _training_features(cv2, work())
         own = np.array([skip is not None and self.ids[view_.photo] == skip for view_ in self.views])  # its views
         best, _ = self.hashing.nearest(f.descriptors, own[self.owner] if own.any() else None)
         q = np.flatnonzero(best >= 0)
@@ -318,7 +318,11 @@ def training_features(image: Image.Image) -> Features:
     :mod:`.guard_cache` keeps them on disk)."""
     cv2 = require_cv2()
     with _one_thread(cv2):
-        return features(cv2, grey(image, WORK), FEATURES["train"], FAST["train"], SCORE["train"])
+        return _training_features(cv2, grey(image, WORK))
+
+
+def _training_features(cv2, work: np.ndarray) -> Features:
+    return features(cv2, work, FEATURES["train"], FAST["train"], SCORE["train"])
 
 
 def find_copies(evaluation: Evaluation, photos: Sequence[tuple[str, Callable[[], Image.Image] | None,
