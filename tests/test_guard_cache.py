@@ -4,6 +4,7 @@ unreadable entry; ``off`` writes nothing."""
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 
@@ -94,7 +95,7 @@ def test_a_new_process_reads_the_verdicts_and_a_new_set_reads_the_features(folde
     assert _served(train, evaluation) == fresh  # first: every photo's features computed and kept
     n = calls["checked"]
     assert n == 8 and calls["features"] == n
-    assert len(list(cache.glob("features-*/*/*.npy"))) == n and len(list(cache.glob("verdicts-*/*.json"))) == 1
+    assert len(list(cache.glob("features-*/*/*.npy"))) == n and len(list(cache.glob("verdicts-*/*-*.json"))) == 1
     exclusion._CHECKED.clear()  # as in another process
     assert _served(train, evaluation) == fresh and calls["checked"] == n  # the verdicts were read: nothing checked
     assert calls["indexed"] == 2  # nor were the evaluation photos read again
@@ -103,7 +104,7 @@ def test_a_new_process_reads_the_verdicts_and_a_new_set_reads_the_features(folde
     shutil.copytree(evaluation, another)
     exclusion._CHECKED.clear()
     assert _served(train, another) == fresh and calls["checked"] == 2 * n and calls["features"] == n
-    assert len(list(cache.glob("verdicts-*/*.json"))) == 2
+    assert len(list(cache.glob("verdicts-*/*-*.json"))) == 2
     served = {sid for sid, _ in fresh}
     assert len(served) == 6  # the two copies are not served
 
@@ -145,7 +146,7 @@ def test_unreadable_entries_are_recomputed_and_off_writes_nothing(folders, count
     first = _served(train, evaluation)
     for path in cache.glob("features-*/*/*.npy"):
         path.write_bytes(path.read_bytes()[:100])  # truncated
-    (verdicts,) = cache.glob("verdicts-*/*.json")
+    (verdicts,) = cache.glob("verdicts-*/*-*.json")
     verdicts.write_text("{not json")
     exclusion._CHECKED.clear()
     with caplog.at_level(logging.WARNING, logger="jigsaw_puzzles.training.guard_cache"):
@@ -173,15 +174,19 @@ def test_a_cache_that_cannot_be_written_costs_time_not_the_stream(folders, count
     assert guard_cache.guard_cache_dir() == cache
 
 
-def test_the_verdicts_are_keyed_by_the_evaluation_set_and_merged(tmp_path):
-    """Each check writes its own file, so processes checking at once lose nothing; a load reads them all."""
-    from jigsaw_puzzles.training.guard_cache import VerdictStore
+def test_the_verdicts_are_keyed_by_the_evaluation_set_and_merged(tmp_path, caplog):
+    """Each check writes its own file, so processes checking at once lose nothing; a load reads them all (and not
+    the folder's record of its key, ``meta.json``)."""
+    from jigsaw_puzzles.training.guard_cache import VerdictStore, guard_code
 
     a, b = VerdictStore(tmp_path, ("set", 1)), VerdictStore(tmp_path, ("set", 2))
     assert a.dir != b.dir
     a.store({"x": None})
     VerdictStore(tmp_path, ("set", 1)).store({"y": ("e", "why")})  # another process, the same set
-    assert a.load() == {"x": None, "y": ("e", "why")} and b.load() == {}
+    with caplog.at_level(logging.WARNING, logger="jigsaw_puzzles.training.guard_cache"):
+        assert a.load() == {"x": None, "y": ("e", "why")} and b.load() == {}
+    assert caplog.text == ""
+    assert json.loads((a.dir / "meta.json").read_text())["code"] == guard_code()
 
 
 @settings(max_examples=60, deadline=None)
@@ -215,4 +220,4 @@ def test_worker_processes_read_and_keep_the_same_files(folders, counted, tmp_pat
     rows = training_stream(train, mixture={"order_generation": 1}, exclude=another, eval_fraction=0.0, passes=1,
                            num_proc=2)
     assert [(r["source_id"], r["answer"]) for r in rows] == one
-    assert sorted(cache.glob("features-*/*/*.npy")) == files and len(list(cache.glob("verdicts-*/*.json"))) == 2
+    assert sorted(cache.glob("features-*/*/*.npy")) == files and len(list(cache.glob("verdicts-*/*-*.json"))) == 2

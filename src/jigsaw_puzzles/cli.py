@@ -76,6 +76,10 @@ EXAMPLES = {
     "curate": """examples:
   jigsaw-puzzles curate ~/photos          # every file's verdict and reason
   jigsaw-puzzles curate ~/photos --json""",
+    "cache": """examples:
+  jigsaw-puzzles cache                  # what is kept, by kind, and how much of it is stale
+  jigsaw-puzzles cache prune            # delete the stale entries (written by other code or libraries)
+  jigsaw-puzzles cache clear guard      # delete the contamination guard's features and verdicts""",
     "eval": """examples:
   jigsaw-puzzles eval --model random --split lite
   jigsaw-puzzles eval --model Qwen/Qwen2.5-VL-7B-Instruct --split lite --batch-size 8
@@ -228,6 +232,20 @@ def cmd_curate(args) -> int:
     return run_curate(args)
 
 
+def cmd_cache(args) -> int:
+    from .generation.builder import code_hash
+    from .generation.cacheadmin import ACTIONS, builds_kind, run_cache
+    from .generation.cachefiles import cache_root
+    from .generation.clip.cache import cache_kind as clip_kind
+    from .generation.curation import cache_kind as curation_kind
+    from .training.guard_cache import cache_kind as guard_kind
+
+    args.action, args.kinds = (args.words[0], args.words[1:]) if args.words[:1] and args.words[0] in ACTIONS \
+        else ("list", args.words)
+    root = Path(args.cache_dir).expanduser() / "jigsaw_puzzles" if args.cache_dir else cache_root()
+    return run_cache(args, [builds_kind(root, code_hash()), clip_kind(root), curation_kind(root), guard_kind(root)])
+
+
 # ------------------------------------------------------------------------------------------------ report
 def _kv(text: str) -> tuple[str, str]:
     if "=" not in text:
@@ -353,6 +371,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="benchmark seed of the --skips probes")
     _add_configs(p)
     p.set_defaults(func=cmd_curate)
+
+    p = sub.add_parser("cache", help="what the package keeps on disk (builds, CLIP, curation, guard); free it",
+                       description="List what the package keeps on disk, by kind (builds: datasets' Arrow files of "
+                                   "the configs built; clip; curation; guard), or delete it: `prune` the stale "
+                                   "entries (keyed by code or libraries that no longer run here, never read again), "
+                                   "`clear` every entry of the kinds named. Only files the package writes are "
+                                   "deleted.")
+    p.add_argument("words", nargs="*", metavar="[list|prune|clear] [KIND ...]",
+                   help="what to do (default: list) and the kinds (builds, clip, curation, guard; default: all)")
+    p.add_argument("--all", action="store_true", help="clear: every kind")
+    p.add_argument("--json", action="store_true", help="list: every entry as JSON")
+    p.add_argument("--cache-dir", default=None, metavar="DIR", help="datasets cache (default: HF_DATASETS_CACHE)")
+    p.set_defaults(func=cmd_cache)
 
     from .publishing.verify import add_parser as add_verify_parser
 

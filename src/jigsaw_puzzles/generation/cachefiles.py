@@ -32,13 +32,13 @@ ENV = "JIGSAW_PUZZLES_CACHE"
 _OFF = {"", "off", "0", "no", "none", "false"}
 
 
-def kept_dir(name: str) -> Path | None:
-    """The folder of the cache ``name`` (``curation``, ``guard``), or ``None`` when ``$JIGSAW_PUZZLES_CACHE`` is
-    ``off``."""
+def kept_dir(name: str, root: Path | None = None) -> Path | None:
+    """The folder of the cache ``name`` (``curation``, ``guard``): in ``$JIGSAW_PUZZLES_CACHE`` when set, else in
+    ``root`` (default :func:`cache_root`); ``None`` when ``$JIGSAW_PUZZLES_CACHE`` is ``off``."""
     value = os.environ.get(ENV)
     if value is not None and value.strip().lower() in _OFF:
         return None
-    return (Path(value).expanduser() if value else cache_root()) / name
+    return (Path(value).expanduser() if value else (root or cache_root())) / name
 
 
 def code_key(modules, **versions) -> str:
@@ -69,3 +69,25 @@ def atomic_write_bytes(path: Path, writer: Callable[[Any], None], durable: bool 
         except FileNotFoundError:
             pass
         raise
+
+
+_RECORDED: set = set()
+
+
+def record_key(entry: Path, **info) -> None:
+    """Write ``entry/meta.json`` (what the entry's key holds: ``jigsaw-puzzles cache`` reads it to tell an entry
+    the running code reads from a stale one) unless this process did or it is there; a disk that refuses costs
+    nothing."""
+    path = Path(entry) / "meta.json"
+    if path in _RECORDED:
+        return
+    _RECORDED.add(path)
+    if path.exists():
+        return
+    from .._version import __version__
+
+    data = json.dumps({**info, "package": __version__}, sort_keys=True, default=str).encode()
+    try:
+        atomic_write_bytes(path, lambda f: f.write(data), durable=False)
+    except OSError:
+        pass

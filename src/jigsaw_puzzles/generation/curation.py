@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from . import neardup
-from .cachefiles import atomic_write_bytes, code_key, kept_dir
+from .cachefiles import atomic_write_bytes, code_key, kept_dir, record_key
 from .sources import (DEFAULT_RULES, IMAGE_SUFFIXES, Curation, CurationRecord, CurationRules, Source, SourceError,
                       _load_normalised, content_id, display_path, folder_fingerprint, quality_checks, read_bytes,
                       resolve_folder, source_files)
@@ -46,14 +46,8 @@ class Decisions:
     """What files' bytes decided under one set of rules: ``decisions-<key>/<id[:2]>/<id>.json``."""
 
     def __init__(self, root: Path, rules: CurationRules):
-        import PIL
-
-        from .. import geometry, spec
-        from . import imagestats, sources
-
-        key = code_key((sources, imagestats, neardup, geometry), format=FORMAT, rules=rules.key(),
-                       generator=spec.GENERATOR_VERSION, pillow=PIL.__version__, numpy=np.__version__)
-        self.dir = Path(root) / f"decisions-{key}"
+        self.code = decisions_code()
+        self.dir = Path(root) / f"decisions-{code_key((), code=self.code, rules=rules.key())}"
 
     def _path(self, source_id: str) -> Path:
         return self.dir / source_id[:2] / f"{source_id}.json"
@@ -72,11 +66,34 @@ class Decisions:
             return None
 
     def store(self, source_id: str, decided: dict) -> None:
+        record_key(self.dir, cache="curation", code=self.code)
         try:
             data = json.dumps(decided, sort_keys=True).encode()
             atomic_write_bytes(self._path(source_id), lambda f: f.write(data), durable=False)
         except (OSError, TypeError, ValueError) as e:  # a full or read-only disk costs the next run time only
             logger.warning("could not keep a curation decision in %s (%s)", self.dir, e)
+
+
+@lru_cache(maxsize=1)
+def decisions_code() -> str:
+    """What a decision depends on besides the file's bytes and the rules: the source of the modules that decide,
+    the generator version, Pillow and numpy (16 hex digits; an entry recorded with another is stale)."""
+    import PIL
+
+    from .. import geometry, spec
+    from . import imagestats, sources
+
+    return code_key((sources, imagestats, neardup, geometry), format=FORMAT, generator=spec.GENERATOR_VERSION,
+                    pillow=PIL.__version__, numpy=np.__version__)
+
+
+def cache_kind(root: Path | None = None):
+    """The decisions kept, as ``jigsaw-puzzles cache`` lists and frees them (:mod:`.cacheadmin`)."""
+    from .cacheadmin import Kind, meta
+
+    return Kind("curation", kept_dir("curation", root), "decisions-*", r"decisions-[0-9a-f]{16}",
+                r"meta\.json|(?:[0-9a-f]{2}/)?\.tmp-[^/]*|[0-9a-f]{2}/[0-9a-f]{16}\.json",
+                lambda entry: meta(entry).get("code") == decisions_code())
 
 
 def _whole(kept) -> bool:

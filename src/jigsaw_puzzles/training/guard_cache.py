@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..generation.cachefiles import atomic_write_bytes, code_key, kept_dir
+from ..generation.cachefiles import atomic_write_bytes, code_key, kept_dir, record_key
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ def guard_cache_dir() -> Path | None:
 
 
 @lru_cache(maxsize=1)
-def _code_key() -> str:
+def guard_code() -> str:
     """What the guard's results depend on besides its inputs, hashed (16 hex digits)."""
     import PIL
 
@@ -54,12 +54,26 @@ def _code_key() -> str:
                     pillow=PIL.__version__, numpy=np.__version__)
 
 
+def cache_kind(root: Path | None = None):
+    """The guard's files, as ``jigsaw-puzzles cache`` lists and frees them (:mod:`...generation.cacheadmin`): a
+    features folder is current when its name holds :func:`guard_code`, a verdicts folder when its record does."""
+    from ..generation.cacheadmin import Kind, meta
+
+    def current(entry: Path) -> bool:
+        code = entry.name[len("features-"):] if entry.name.startswith("features-") else meta(entry).get("code")
+        return code == guard_code()
+
+    return Kind("guard", kept_dir("guard", root), "*", r"(?:features|verdicts)-[0-9a-f]{16}",
+                r"meta\.json|(?:[0-9a-f]{2}/)?\.tmp-[^/]*|[0-9a-f]{2}/[0-9a-f]{16}\.npy|\d+-[0-9a-f]{12}\.json",
+                current)
+
+
 class FeatureStore:
     """Training photos' features by source id (the hash of the file's bytes): ``features-<key>/<id[:2]>/<id>.npy``,
     one ``(n, 48)`` uint8 array a photo (descriptors, then points and shapes as float32 bytes)."""
 
     def __init__(self, root: Path):
-        self.dir = Path(root) / f"features-{_code_key()}"
+        self.dir = Path(root) / f"features-{guard_code()}"
 
     def _path(self, source_id: str) -> Path:
         return self.dir / source_id[:2] / f"{source_id}.npy"
@@ -82,6 +96,7 @@ class FeatureStore:
                         np.ascontiguousarray(rows[:, 40:]).view(np.float32))
 
     def store(self, source_id: str, features) -> None:
+        record_key(self.dir, cache="guard", code=guard_code())
         rows = np.concatenate([features.descriptors.astype(np.uint8).reshape(-1, 32),
                                features.points.astype(np.float32).reshape(-1, 2).view(np.uint8),
                                features.shape.astype(np.float32).reshape(-1, 2).view(np.uint8)], axis=1)
@@ -99,13 +114,13 @@ class VerdictStore:
     evaluation set as :func:`.exclusion.copies_among` knows it."""
 
     def __init__(self, root: Path, signature):
-        h = hashlib.sha256(_code_key().encode())
+        h = hashlib.sha256(guard_code().encode())
         h.update(repr(signature).encode())
         self.dir = Path(root) / f"verdicts-{h.hexdigest()[:16]}"
 
     def load(self) -> dict:
         out: dict = {}
-        for path in sorted(self.dir.glob("*.json")):
+        for path in sorted(self.dir.glob("*-*.json")):  # not meta.json
             try:
                 data = json.loads(path.read_text())
                 out.update({str(k): None if v is None else (str(v[0]), str(v[1]))
@@ -115,6 +130,7 @@ class VerdictStore:
         return out
 
     def store(self, verdicts: dict) -> None:
+        record_key(self.dir, cache="guard", code=guard_code())
         data = json.dumps({"format": FORMAT, "verdicts": {k: None if v is None else list(v)
                                                           for k, v in sorted(verdicts.items())}}).encode()
         path = self.dir / f"{os.getpid()}-{os.urandom(6).hex()}.json"

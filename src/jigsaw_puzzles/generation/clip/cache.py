@@ -26,6 +26,17 @@ def default_cache_dir() -> Path:
     return cache_root() / "clip"
 
 
+def cache_kind(root: Path | None = None):
+    """The embeddings kept in the default folder, as ``jigsaw-puzzles cache`` lists and frees them
+    (:mod:`..cacheadmin`): an entry is current when its ``meta.json`` holds this :data:`EMBEDDING_FORMAT_VERSION`
+    (other weights and precisions stay current: another run may ask for them)."""
+    from ..cacheadmin import Kind, meta
+
+    return Kind("clip", (root or cache_root()) / "clip", "*", r"[^/]+__[^/]+__[^/]+__[0-9a-f]{16}",
+                r"meta\.json|\.tmp-[^/]*|[^/]+\.g\d+x\d+\.[0-9a-f]{16}\.npy",
+                lambda entry: meta(entry).get("format") == EMBEDDING_FORMAT_VERSION)
+
+
 def _safe(s: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in s)[:60]
 
