@@ -85,6 +85,8 @@ def test_the_listing_counts_what_the_package_wrote_and_tells_stale_from_current(
         assert [e["path"] for e in entries if not e["current"]] == [str(stale[kind])]
     assert [e["foreign"] for e in kinds["curation"] if not e["current"]] == [[str(mine)]]
 
+    assert main(["cache", "guard", "--json", "--cache-dir", str(root.parent)]) == 0  # one kind named
+    assert {e["kind"] for e in json.loads(capsys.readouterr().out)["entries"]} == {"guard"}
     assert main(["cache", "--cache-dir", str(root.parent)]) == 0
     table = capsys.readouterr().out
     assert "builds" in table and "cache prune` frees" in table and "1 file in these folders" in table

@@ -240,8 +240,8 @@ def cmd_cache(args) -> int:
     from .generation.curation import cache_kind as curation_kind
     from .training.guard_cache import cache_kind as guard_kind
 
-    args.action, args.kinds = (args.words[0], args.words[1:]) if args.words[:1] and args.words[0] in ACTIONS \
-        else ("list", args.words)
+    if args.action not in ACTIONS:  # `cache guard`: a kind listed
+        args.action, args.kinds = "list", [args.action, *args.kinds] if args.action else args.kinds
     root = Path(args.cache_dir).expanduser() / "jigsaw_puzzles" if args.cache_dir else cache_root()
     return run_cache(args, [builds_kind(root, code_hash()), clip_kind(root), curation_kind(root), guard_kind(root)])
 
@@ -378,8 +378,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "entries (keyed by code or libraries that no longer run here, never read again), "
                                    "`clear` every entry of the kinds named. Only files the package writes are "
                                    "deleted.")
-    p.add_argument("words", nargs="*", metavar="[list|prune|clear] [KIND ...]",
-                   help="what to do (default: list) and the kinds (builds, clip, curation, guard; default: all)")
+    p.add_argument("action", nargs="?", metavar="ACTION", help="list (the default), prune or clear")
+    p.add_argument("kinds", nargs="*", metavar="KIND", help="builds, clip, curation, guard (default: every kind)")
     p.add_argument("--all", action="store_true", help="clear: every kind")
     p.add_argument("--json", action="store_true", help="list: every entry as JSON")
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="datasets cache (default: HF_DATASETS_CACHE)")
