@@ -97,7 +97,7 @@ def test_prune_deletes_the_stale_entries_and_nothing_else(kept, capsys):
     before = _listing(capsys, root)
     assert main(["cache", "prune", "--cache-dir", str(root.parent)]) == 0
     out = capsys.readouterr().out
-    assert "deleted 4 stale entries" in out and "left 1 file this package does not write" in out
+    assert "prune: 4 stale entries of builds, clip, curation, guard; deleted" in out and "left 1 file (not written by this package" in out
     after = _listing(capsys, root)
     left = [e for e in after["curation"] if not e["current"]]  # the folder holding the foreign file stays
     assert [(e["path"], e["files"], e["foreign"]) for e in left] == [(str(stale["curation"]), 0, [str(mine)])]
@@ -144,3 +144,21 @@ def test_a_build_after_clear_builds_again(tmp_path, monkeypatch, capsys):
     capsys.readouterr()
     assert main(["cache", "--cache-dir", str(cache)]) == 0
     assert "off (JIGSAW_PUZZLES_CACHE)" in capsys.readouterr().out
+
+
+def test_a_file_the_system_will_not_delete_is_left_and_said(kept, capsys, monkeypatch):
+    """A permission error (a shared cache, a read-only mount) is one more file left, never a traceback."""
+    root, stale, _, _ = kept
+    locked = stale["guard"] / "ab" / "ab00000000000000.npy"
+    real_unlink = Path.unlink
+
+    def unlink(self, *args, **kwargs):
+        if self == locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_unlink(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "unlink", unlink)
+    assert main(["cache", "prune", "guard", "--cache-dir", str(root.parent)]) == 0
+    out = capsys.readouterr().out
+    assert "prune: 1 stale entry of guard; deleted 0 files, 0 B" in out and f"and their folders: {locked}" in out
+    assert locked.exists()

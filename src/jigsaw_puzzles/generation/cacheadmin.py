@@ -98,7 +98,8 @@ def _files(folder: Path) -> list[Path]:
 
 def remove(entries: Iterable[Entry], kinds: Iterable[Kind]) -> tuple[int, int, list[Path]]:
     """Delete the entries' files this package writes (and the files beside them that belong to them), then the
-    folders left empty, up to the kind's folder (itself too when empty): ``(files deleted, bytes, files left)``."""
+    folders left empty, up to the kind's folder (itself too when empty): ``(files deleted, bytes, files left)``
+    (the files left: another's, or one the system refused to delete)."""
     by_name = {k.name: k for k in kinds}
     deleted = size = 0
     left: list[Path] = []
@@ -114,6 +115,9 @@ def remove(entries: Iterable[Entry], kinds: Iterable[Kind]) -> tuple[int, int, l
                 n = file.stat().st_size
                 file.unlink()
             except FileNotFoundError:
+                continue
+            except OSError:  # not ours to delete after all (permissions, a read-only disk): left, and said
+                left.append(file)
                 continue
             deleted, size = deleted + 1, size + n
         for parent, dirs, _ in sorted(os.walk(entry.path), key=lambda t: -len(t[0])):
@@ -157,11 +161,13 @@ def run_cache(args, kinds: list[Kind]) -> int:
         return _list(args, selected, entries)
     doomed = [e for e in entries if args.action == "clear" or not e.current]
     files, size, left = remove(doomed, selected)
-    what = "stale entries" if args.action == "prune" else "entries"
-    print(f"deleted {len(doomed)} {what} of {', '.join(k.name for k in selected)}: {files:,} files, {human(size)}")
+    what = ("stale " if args.action == "prune" else "") + ("entry" if len(doomed) == 1 else "entries")
+    print(f"{args.action}: {len(doomed)} {what} of {', '.join(k.name for k in selected)}; deleted {files:,} "
+          f"file{'s' if files != 1 else ''}, {human(size)}")
     if left:
-        print(f"left {len(left)} file{'s' if len(left) != 1 else ''} this package does not write, and their "
-              f"folders: {left[0]}" + (f" and {len(left) - 1} more" if len(left) > 1 else ""))
+        print(f"left {len(left)} file{'s' if len(left) != 1 else ''} (not written by this package, or that could "
+              f"not be deleted) and their folders: {left[0]}" + (f" and {len(left) - 1} more" if len(left) > 1
+                                                                   else ""))
     return 0
 
 
