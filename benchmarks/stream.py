@@ -16,8 +16,11 @@ training photos' features read from the guard's disk cache, ``training.guard_cac
 the same process (a Gym environment's seeded reset, a second helper call). Printed: the making of the stream, ms
 per training photo, and its first pass's items/s with the making included, against the floor.
 
-``--guard --num-proc N``: only the check of a folder of 300 synthetic photos, in one process and in N, without the
-guard's disk cache and with the photos' features on disk.
+*first* twice: in one thread, and in the threads a process checks photos in by default (``exclusion.THREADS``: the
+cores, at most 8).
+
+``--guard --num-proc N``: only the check of a folder of 300 synthetic photos, in one process (one thread, and its
+default threads) and in N processes, without the guard's disk cache and with the photos' features on disk.
 
     python benchmarks/stream.py [--items 300] [--configs order_generation_3x3 ...] [--guard [--num-proc N]]
 """
@@ -69,23 +72,26 @@ def guard(configs) -> None:
         first_set, second_set = Path(tmp) / "evaluation", Path(tmp) / "another"
         write_photos(first_set, 6, start=900)
         write_photos(second_set, 6, start=910)
-        runs = ("none", "first", "new set", "new process", "again")
-        print(f"{'config':32s} {'floor/s':>8s} " + " ".join(f"{'made ' + r:>16s}" for r in runs) + " "
-              + " ".join(f"{r + '/floor':>18s}" for r in runs))
+        runs = ("none", "first 1 thread", "first", "new set", "new process", "again")
+        print(f"{'config':32s} {'floor/s':>8s} " + " ".join(f"{'made ' + r:>20s}" for r in runs) + " "
+              + " ".join(f"{r + '/floor':>20s}" for r in runs) + f"   (threads: {exclusion.threads_here()})")
         for n, config in enumerate(configs):
             floor = floor_rate(paths, tuple(get(config).grid), 120)
-            os.environ[cachefiles.ENV] = str(Path(tmp) / f"cache{n}")  # empty: this config's first check
             made, rates = [], []
-            for run, exclude in zip(runs, (None, first_set, second_set, first_set, first_set)):
-                if run in ("none", "new set", "new process"):
+            for run, exclude in zip(runs, (None, first_set, first_set, second_set, first_set, first_set)):
+                # empty caches for this config's two first checks (one thread; the default threads)
+                os.environ[cachefiles.ENV] = str(Path(tmp) / f"cache{n}" / ("one" if run == "first 1 thread" else "all"))
+                exclusion.THREADS = 1 if run == "first 1 thread" else None
+                if run in ("none", "first", "new set", "new process"):
                     exclusion._CHECKED.clear()  # as in a new process: verdicts known only from the disk
                 t = time.perf_counter()
                 it = iter(training_stream("embedded", mixture={config: 1}, seed=0, exclude=exclude))
                 made.append((time.perf_counter() - t) / len(paths) * 1000)
                 n_items = sum(1 for _ in itertools.islice(it, len(paths)))
                 rates.append(n_items / (time.perf_counter() - t))
-            print(f"{config:32s} {floor:8.1f} " + " ".join(f"{m:16.1f}" for m in made) + " "
-                  + " ".join(f"{r / floor:18.0%}" for r in rates), flush=True)
+            print(f"{config:32s} {floor:8.1f} " + " ".join(f"{m:20.1f}" for m in made) + " "
+                  + " ".join(f"{r / floor:20.0%}" for r in rates), flush=True)
+        exclusion.THREADS = None
 
 
 def guard_workers(photos: int, num_proc: int, repeat: int = 3) -> None:
@@ -115,17 +121,22 @@ def guard_workers(photos: int, num_proc: int, repeat: int = 3) -> None:
             if setting != "off":  # the features computed once
                 exclusion.copies_among(curation.accepted, curation, evaluation, None)
             best, verdicts = {}, {}
-            for n in [None, num_proc] * repeat:
+            ways = {"one thread": (None, 1), f"{exclusion.threads_here()} threads": (None, None),
+                    f"{num_proc} processes": (num_proc, None)}
+            for way in list(ways) * repeat:
+                n, exclusion.THREADS = ways[way]
                 exclusion._CHECKED.clear()
                 for kept in cache.glob("guard/verdicts-*/*.json"):
                     kept.unlink()
                 t = time.perf_counter()
-                verdicts[n] = exclusion.copies_among(curation.accepted, curation, evaluation, n)
-                best[n] = min(best.get(n, 1e9), time.perf_counter() - t)
-            one, many = (best[n] / len(curation.accepted) * 1000 for n in (None, num_proc))
-            print(f"check of {len(curation.accepted)} photos against 6, {mode}: one process {one:.2f} ms/photo, "
-                  f"{num_proc} processes {many:.2f} ms/photo ({many / one:.2f}x the time); same verdicts: "
-                  f"{verdicts[None] == verdicts[num_proc]}", flush=True)
+                verdicts[way] = exclusion.copies_among(curation.accepted, curation, evaluation, n)
+                best[way] = min(best.get(way, 1e9), time.perf_counter() - t)
+            exclusion.THREADS = None
+            ms = {way: best[way] / len(curation.accepted) * 1000 for way in ways}
+            one = ms["one thread"]
+            print(f"check of {len(curation.accepted)} photos against 6, {mode}: " + ", ".join(
+                f"{way} {v:.2f} ms/photo ({v / one:.2f}x)" for way, v in ms.items()) + "; same verdicts: "
+                f"{all(v == verdicts['one thread'] for v in verdicts.values())}", flush=True)
 
 
 def main():

@@ -338,6 +338,62 @@ def test_a_phash_match_local_features_cannot_check_is_dropped_when_the_pixels_co
     assert found is not None and "too few local features" in found[1]
 
 
+def test_the_check_in_threads_gives_the_same_stream_and_restores_opencv(crawl, monkeypatch):
+    """In one process the photos are checked in threads (as many as the cores, at most 8): the same rows with one
+    thread or three as in worker processes, and OpenCV's thread count is its own again afterwards."""
+    import cv2
+
+    from jigsaw_puzzles.training import exclusion
+    from jigsaw_puzzles.training.stream import training_stream
+
+    originals, train, made = crawl
+    before = cv2.getNumThreads()
+
+    def rows(threads):
+        monkeypatch.setattr(exclusion, "THREADS", threads)
+        exclusion._CHECKED.clear()
+        stream = training_stream(train, mixture={"order_generation": 1}, exclude=originals, eval_fraction=0.0,
+                                 passes=1)
+        return [(r["source_id"], r["answer"]) for r in stream]
+
+    one = rows(1)
+    assert rows(3) == one and len(one) == len({sid for sid, _ in one}) > 0
+    assert cv2.getNumThreads() == before
+    exclusion._CHECKED.clear()
+
+
+def test_opencv_stays_single_threaded_until_the_last_check_of_the_process_ends():
+    import threading
+
+    import cv2
+
+    from jigsaw_puzzles.training.copies import _one_thread
+
+    before = cv2.getNumThreads()
+    entered, leave_first, first_left, seen = threading.Barrier(3), threading.Event(), threading.Event(), []
+
+    def check(first):
+        with _one_thread(cv2):
+            entered.wait()
+            if first:
+                leave_first.wait()
+            else:
+                first_left.wait()
+                seen.append(cv2.getNumThreads())  # the other check has ended: still one thread
+        if first:
+            first_left.set()
+
+    workers = [threading.Thread(target=check, args=(first,)) for first in (True, False)]
+    for w in workers:
+        w.start()
+    entered.wait()
+    seen.append(cv2.getNumThreads())
+    leave_first.set()
+    for w in workers:
+        w.join(10)
+    assert seen == [1, 1] and cv2.getNumThreads() == before
+
+
 def test_the_check_in_worker_processes_gives_the_same_stream(crawl):
     """``num_proc=2``: the folder curated and its photos checked in two worker processes; the same photos excluded
     and the same rows in the same order as in one process."""

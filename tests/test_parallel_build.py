@@ -214,3 +214,26 @@ def test_a_photo_overwritten_during_a_parallel_build_is_one_line_and_nothing_is_
     assert rc == 2 and len(lines) == 1 and "changed during the build" in lines[0], err[-3000:]
     assert not out.exists()
     _nothing_partial(out, tmp_path / "cache")
+
+
+def test_ordered_map_in_threads_keeps_the_order_and_raises_what_a_job_raises():
+    """In one process with ``threads``: the results in the jobs' order (jobs finishing out of order), ``done``
+    called in that order, and a job's exception raised as itself."""
+    from jigsaw_puzzles.generation.workers import ordered_map
+
+    def square(j):
+        time.sleep(0.002 * (4 - j % 5))  # later jobs finish first
+        return j * j
+
+    seen = []
+    assert list(ordered_map(square, list(range(20)), None, threads=4, done=lambda j, r: seen.append((j, r)))) == \
+        [j * j for j in range(20)]
+    assert seen == [(j, j * j) for j in range(20)]
+
+    def boom(j):
+        if j == 7:
+            raise ValueError("job 7")
+        return j
+
+    with pytest.raises(ValueError, match="job 7"):
+        list(ordered_map(boom, list(range(10)), None, threads=3))

@@ -15,6 +15,7 @@ import math
 import os
 import re
 import stat
+import threading
 import warnings
 from dataclasses import dataclass, field
 from importlib import resources
@@ -352,16 +353,19 @@ def load_normalised(path: str, rules: CurationRules = DEFAULT_RULES, source_id: 
 
 def _load_normalised(source_id: str, data: bytes, rules: CurationRules) -> Image.Image:
     key = (source_id, rules)
-    image = _CACHE.pop(key, None)
+    with _CACHE_LOCK:  # threads of one process share the cache (the guard checks photos in threads)
+        image = _CACHE.pop(key, None)
     if image is None:
         image = _normalised(data, rules)
-    _CACHE[key] = image  # most recent last
-    while len(_CACHE) > _CACHE_SIZE:
-        del _CACHE[next(iter(_CACHE))]
+    with _CACHE_LOCK:
+        _CACHE[key] = image  # most recent last
+        while len(_CACHE) > _CACHE_SIZE:
+            del _CACHE[next(iter(_CACHE))]
     return image
 
 
 _CACHE: dict[tuple[str, CurationRules], Image.Image] = {}
+_CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 64
 load_normalised.cache_clear = _CACHE.clear  # type: ignore[attr-defined]  (benchmarks start cold)
 

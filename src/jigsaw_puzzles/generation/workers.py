@@ -15,7 +15,7 @@ import math
 import os
 import signal
 import threading
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence, TypeVar
@@ -55,15 +55,20 @@ def _start(initializer: Callable | None, initargs: tuple) -> None:
 
 def ordered_map(fn: Callable[[J], R], jobs: Sequence[J], num_proc: int | None, *,
                 initializer: Callable | None = None, initargs: tuple = (),
-                done: Callable[[J, R], Any] | None = None, what: str = "the build") -> Iterator[R]:
+                done: Callable[[J, R], Any] | None = None, what: str = "the build", threads: int = 1
+                ) -> Iterator[R]:
     """``fn(job)`` of every job, in order: in this process when ``num_proc`` is ``None`` or 1 (``initializer``
-    run here first), else in ``num_proc`` worker processes. ``fn`` and the jobs must be picklable (a
+    run here first; in ``threads`` threads of it when more than one, for an ``fn`` that is thread-safe and spends
+    its time outside the GIL), else in ``num_proc`` worker processes. ``fn`` and the jobs must be picklable (a
     module-level function and plain data); ``done(job, result)`` is called as each result comes (a progress
     bar). :class:`WorkerDied` when a worker ends abruptly; nothing is left running when this returns or
-    raises."""
+    raises (Ctrl-C waits for the jobs in hand only)."""
     if not parallel(num_proc, len(jobs)):
         if initializer is not None:
             initializer(*initargs)
+        if threads > 1 and len(jobs) > 1:
+            yield from _in_threads(fn, jobs, threads, done)
+            return
         for job in jobs:
             result = fn(job)
             if done is not None:
@@ -83,6 +88,28 @@ def ordered_map(fn: Callable[[J], R], jobs: Sequence[J], num_proc: int | None, *
                          f"written: run it again, with a smaller --num-proc if memory is short") from None
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _in_threads(fn: Callable[[J], R], jobs: Sequence[J], threads: int, done) -> Iterator[R]:
+    executor = ThreadPoolExecutor(min(threads, len(jobs)), thread_name_prefix="jigsaw-puzzles")
+    try:
+        futures = [executor.submit(fn, job) for job in jobs]
+        for job, future in zip(jobs, futures):
+            result = future.result()
+            if done is not None:
+                done(job, result)
+            yield result
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+def threads_here(cap: int = 8) -> int:
+    """The cores this process may run on (``os.sched_getaffinity``, else ``os.cpu_count``), at most ``cap``."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover  (macOS, Windows)
+        cores = os.cpu_count() or 1
+    return max(1, min(cap, cores))
 
 
 @contextmanager

@@ -29,14 +29,16 @@ on a tenth of the evaluation photo or more (two screenshots of one app, 8 bits a
 other); an evaluation photo known by fingerprint alone (no pixels) is matched by pHash only. The figures, what is
 and is not caught: docs/performance.md#copies-of-evaluation-photos (``benchmarks/guard.py``).
 
-Deterministic: OpenCV runs single-threaded inside (its thread count is restored after), RANSAC has a fixed seed,
-the hashing bits are fixed, and candidates are ordered by (votes, view); the same photos give the same decisions
-in every run (tested across processes). OpenCV is the ``guard`` extra (``opencv-python-headless``); without it
+Deterministic: OpenCV runs single-threaded inside (while any check of the process runs, in any of its threads; its
+thread count is restored after the last), RANSAC has a fixed seed, the hashing bits are fixed, and candidates are
+ordered by (votes, view); a verdict depends on its photo and the evaluation set alone, so the same photos give the
+same decisions in every run, process and number of threads checking them (tested). OpenCV is the ``guard`` extra (``opencv-python-headless``); without it
 :func:`require_cv2` refuses with the install line.
 """
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
@@ -69,14 +71,26 @@ def require_cv2():
     return cv2
 
 
+_HELD = threading.Lock()
+_HOLDERS = [0, None]  # checks running in this process's threads; OpenCV's thread count before the first
+
+
 @contextmanager
 def _one_thread(cv2):
-    before = cv2.getNumThreads()
-    cv2.setNumThreads(1)
+    """OpenCV single-threaded while any check of this process runs (in any of its threads), its thread count
+    restored when the last one ends."""
+    with _HELD:
+        if _HOLDERS[0] == 0:
+            _HOLDERS[1] = cv2.getNumThreads()
+            cv2.setNumThreads(1)
+        _HOLDERS[0] += 1
     try:
         yield
     finally:
-        cv2.setNumThreads(before)
+        with _HELD:
+            _HOLDERS[0] -= 1
+            if _HOLDERS[0] == 0:
+                cv2.setNumThreads(_HOLDERS[1])
 
 
 def grey(image: Image.Image, side: int) -> np.ndarray:

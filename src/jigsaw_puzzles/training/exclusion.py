@@ -25,7 +25,7 @@ from ..errors import SourceFolderError, UsageError
 from ..generation import neardup
 from ..generation.sources import Source, folder_fingerprint, load_normalised
 from ..generation.curation import curate
-from ..generation.workers import chunks, ordered_map
+from ..generation.workers import chunks, ordered_map, parallel, threads_here
 
 _SOURCE_ID = re.compile(r"[0-9a-f]{16}")
 
@@ -58,6 +58,9 @@ def evaluation_photos(exclude: Any, train_fingerprint: str) -> dict[str, Known]:
 #: (a Gym environment makes a stream at every seeded ``reset``; the stream, the TRL and verl helpers, one per call)
 _CHECKED: OrderedDict = OrderedDict()
 _CHECKED_SETS = 4
+#: threads of one process checking training photos (``num_proc`` of 1 or ``None``); ``None``: the cores this
+#: process may use, at most 8 (OpenCV and the decoder spend most of a check outside the GIL)
+THREADS: int | None = None
 
 
 def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known], num_proc: int | None = None
@@ -66,7 +69,8 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     photo (:class:`.copies.Evaluation`). Photos known by id alone are looked up first (see the module doc). A
     training photo is checked once per evaluation set and process: its id is its content's, and the set is known by
     its photos' ids, fingerprints and files (path, size, modification time). ``num_proc``: the training photos are
-    checked in that many worker processes (the same verdicts: each is a function of the photo and the set)."""
+    checked in that many worker processes (the same verdicts: each is a function of the photo and the set); in one
+    process, those whose features must be computed are checked in :data:`THREADS` threads."""
     from tqdm.auto import tqdm
 
     from .copies import Evaluation
@@ -113,14 +117,21 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
                       "folder of the evaluation photos too (exclude=[export, photo_folder])", UserWarning,
                       stacklevel=3)
     new: dict = {}
+    store = None if root is None else FeatureStore(root)
+    # In one process, the photos whose features must be computed (decoding, ORB: outside the GIL) are checked in
+    # threads, those whose features are on disk in this thread (the rest of a check holds the GIL: threads cost).
+    featured = set() if parallel(num_proc, len(jobs)) or store is None else {j[0] for j in jobs if store.has(j[0])}
+    parts = [(part, threads) for part, threads in (([j for j in jobs if j[0] in featured], 1),
+                                                   ([j for j in jobs if j[0] not in featured], None)) if part]
     try:
         with tqdm(total=len(jobs), desc="checking for copies of evaluation photos", unit="img",
                   disable=len(jobs) < 200) as bar:
-            for checked in ordered_map(_check, chunks(jobs, num_proc), num_proc, initializer=_set_index,
-                                       initargs=(index, None if root is None else FeatureStore(root)),
-                                       done=lambda job, _: bar.update(len(job)),
-                                       what="the check for copies of evaluation photos"):
-                new.update(checked)
+            for part, threads in parts:
+                for checked in ordered_map(_check, chunks(part, num_proc), num_proc, initializer=_set_index,
+                                           initargs=(index, store), done=lambda job, _: bar.update(len(job)),
+                                           what="the check for copies of evaluation photos",
+                                           threads=threads or THREADS or threads_here()):
+                    new.update(checked)
     finally:
         _set_index(None, None)  # in one process the index was set here
         verdicts.update(new)

@@ -78,6 +78,9 @@ class FeatureStore:
     def _path(self, source_id: str) -> Path:
         return self.dir / source_id[:2] / f"{source_id}.npy"
 
+    def has(self, source_id: str) -> bool:
+        return self._path(source_id).is_file()
+
     def load(self, source_id: str):
         from .copies import Features
 
