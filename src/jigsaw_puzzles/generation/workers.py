@@ -67,7 +67,8 @@ def ordered_map(fn: Callable[[J], R], jobs: Sequence[J], num_proc: int | None, *
         if initializer is not None:
             initializer(*initargs)
         if threads > 1 and len(jobs) > 1:
-            yield from _in_threads(fn, jobs, threads, done)
+            yield from _in_order(ThreadPoolExecutor(min(threads, len(jobs)), thread_name_prefix="jigsaw-puzzles"),
+                                 fn, jobs, done)
             return
         for job in jobs:
             result = fn(job)
@@ -77,21 +78,15 @@ def ordered_map(fn: Callable[[J], R], jobs: Sequence[J], num_proc: int | None, *
         return
     executor = ProcessPoolExecutor(min(num_proc, len(jobs)), initializer=_start, initargs=(initializer, initargs))
     try:
-        futures = [executor.submit(fn, job) for job in jobs]
-        for job, future in zip(jobs, futures):
-            result = future.result()
-            if done is not None:
-                done(job, result)
-            yield result
+        yield from _in_order(executor, fn, jobs, done)
     except BrokenProcessPool:
         raise WorkerDied(f"a worker process of {what} ended abruptly (killed, or out of memory); nothing was "
                          f"written: run it again, with a smaller --num-proc if memory is short") from None
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _in_threads(fn: Callable[[J], R], jobs: Sequence[J], threads: int, done) -> Iterator[R]:
-    executor = ThreadPoolExecutor(min(threads, len(jobs)), thread_name_prefix="jigsaw-puzzles")
+def _in_order(executor, fn: Callable[[J], R], jobs: Sequence[J], done) -> Iterator[R]:
+    """Every job submitted to ``executor``, the results yielded in the jobs' order; the executor shut down when
+    this ends, the jobs not started cancelled."""
     try:
         futures = [executor.submit(fn, job) for job in jobs]
         for job, future in zip(jobs, futures):
