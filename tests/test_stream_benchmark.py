@@ -26,7 +26,7 @@ def test_both_modes_print_a_row_per_config():
     rows = _run("--items", "8", "--configs", "order_generation").splitlines()
     assert rows[-1].split()[0] == "order_generation" and rows[-1].endswith("%"), rows
     rows = _run("--guard", "--configs", "order_generation").splitlines()
-    assert rows[-1].split()[0] == "order_generation" and len(rows[-1].split()) == 12, rows
+    assert rows[-1].split()[0] == "order_generation" and len(rows[-1].split()) == 14, rows  # 6 ways, 2 columns each
     rows = _run("--guard", "--num-proc", "2").splitlines()
     assert rows[-1].startswith("check of ") and rows[-1].endswith("same verdicts: True"), rows
 
