@@ -71,17 +71,10 @@ def atomic_write_bytes(path: Path, writer: Callable[[Any], None], durable: bool 
         raise
 
 
-_RECORDED: set = set()
-
-
 def record_key(entry: Path, **info) -> None:
     """Write ``entry/meta.json`` (what the entry's key holds: ``jigsaw-puzzles cache`` reads it to tell an entry
-    the running code reads from a stale one) unless this process did or it is there; a disk that refuses costs
-    nothing."""
+    the running code reads from a stale one) unless it is there; a disk that refuses costs nothing."""
     path = Path(entry) / "meta.json"
-    if path in _RECORDED:
-        return
-    _RECORDED.add(path)
     if path.exists():
         return
     from .._version import __version__

@@ -32,8 +32,8 @@ and is not caught: docs/performance.md#copies-of-evaluation-photos (``benchmarks
 Deterministic: OpenCV runs single-threaded inside (while any check of the process runs, in any of its threads; its
 thread count is restored after the last), RANSAC has a fixed seed, the hashing bits are fixed, and candidates are
 ordered by (votes, view); a verdict depends on its photo and the evaluation set alone, so the same photos give the
-same decisions in every run, process and number of threads checking them (tested). OpenCV is the ``guard`` extra (``opencv-python-headless``); without it
-:func:`require_cv2` refuses with the install line.
+same decisions in every run, process and number of threads checking them (tested). OpenCV is the ``guard`` extra
+(``opencv-python-headless``); without it :func:`require_cv2` refuses with the install line.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cachefiles import atomic_write_bytes, cache_root
+from ..cachefiles import atomic_write_bytes, cache_root, record_key
 from .embed import GRID_COLS, GRID_ROWS
 from .weights import WeightsSpec
 
@@ -76,17 +76,13 @@ class EmbeddingCache:
         self.dir = self.root / f"{_safe(spec.model_name)}__{_safe(w)}__{precision}__{self.key_hash}"
 
     def _ensure_meta(self):
-        meta = self.dir / "meta.json"
-        if not meta.exists():
-            info = dict(self.key)
-            try:
-                import open_clip
-                import torch
-                info["written_by"] = {"open_clip": open_clip.__version__, "torch": torch.__version__}
-            except Exception:  # pragma: no cover
-                pass
-            data = json.dumps(info, indent=2, sort_keys=True, default=list).encode()
-            atomic_write_bytes(meta, lambda f: f.write(data))
+        try:
+            import open_clip
+            import torch
+            written_by = {"open_clip": open_clip.__version__, "torch": torch.__version__}
+        except Exception:  # pragma: no cover
+            written_by = None
+        record_key(self.dir, **self.key, written_by=written_by)
 
     def path(self, source_id: str, pixels: str) -> Path:
         return self.dir / f"{source_id}.g{self.rows}x{self.cols}.{pixels[:16]}.npy"
