@@ -2,6 +2,7 @@
 # The GPU benchmarks in one run (docs/performance.md#gpu), each step capped and logged, a summary last.
 #
 #   bash benchmarks/gpu.sh [OUTDIR]      # a CUDA machine with torch and the package's extras installed
+#   GPU_STEPS="clip_mining clip_repro" bash benchmarks/gpu.sh OUTDIR   # only these steps (names below)
 #
 # 1. CLIP mining (missing_piece_selection_hard) on CUDA vs bare model.encode_image (benchmarks/clip_mining.py);
 # 2. CUDA embeddings (amp-fp16, fp32) against the CPU's: which hard items change (benchmarks/clip_reproducibility.py);
@@ -35,6 +36,9 @@ SUMMARY=()
 step() {
   local name=$1 limit=$2 t=$SECONDS rc
   shift 2
+  if [ -n "${GPU_STEPS:-}" ] && [[ " $GPU_STEPS " != *" $name "* ]]; then
+    return
+  fi
   echo "== $name: $*"
   timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1
   rc=$?
