@@ -22,7 +22,15 @@ cores, at most 8).
 ``--guard --num-proc N``: only the check of a folder of 300 synthetic photos, in one process (one thread, and its
 default threads) and in N processes, without the guard's disk cache and with the photos' features on disk.
 
+``--ranks W``: the ranks of one job started together (``RANK`` 0..W-1 of ``WORLD_SIZE`` W, one cache folder), each
+curating a new folder of 300 synthetic photos (``--photos``) and checking it for copies of 6 others (what making
+``training_stream(..., exclude=)`` does first; ``tests/fixtures/ranks.py``): with their ranks (each starts at its
+share and reads what the others kept) and without (every process from the first photo, as before ranks shared), and
+one process alone; seconds until every rank is done
+(Python's start included), and per rank the photos it decided and the features it computed.
+
     python benchmarks/stream.py [--items 300] [--configs order_generation_3x3 ...] [--guard [--num-proc N]]
+    python benchmarks/stream.py --ranks 2 [--photos 300]
 """
 import argparse
 import itertools
@@ -139,6 +147,48 @@ def guard_workers(photos: int, num_proc: int, repeat: int = 3) -> None:
                 f"{all(v == verdicts['one thread'] for v in verdicts.values())}", flush=True)
 
 
+
+
+def ranks(world: int, photos: int = 300) -> None:
+    """See the module doc (``--ranks``)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from fixtures.photos import write_photos
+    from fixtures.ranks import RANK_SCRIPT
+
+    from jigsaw_puzzles.generation import cachefiles
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder, evaluation = Path(tmp) / "photos", Path(tmp) / "evaluation"
+        write_photos(folder, photos, start=6000)
+        write_photos(evaluation, 6, start=900)
+        print(f"{photos} new photos, 6 evaluation photos, {os.cpu_count()} cores; each process in its default threads")
+        results = set()
+        for mode in ("ranks", "no ranks", "one process"):
+            env = {**os.environ, cachefiles.ENV: str(Path(tmp) / f"cache-{mode}"), "PYTHONWARNINGS": "ignore"}
+            for name in ("RANK", "WORLD_SIZE"):
+                env.pop(name, None)
+            n = 1 if mode == "one process" else world
+            t = time.perf_counter()
+            procs = [subprocess.Popen([sys.executable, "-c", RANK_SCRIPT, str(folder), str(evaluation)], text=True,
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                      env={**env, **({"RANK": str(r), "WORLD_SIZE": str(world)}
+                                                     if mode == "ranks" else {})}) for r in range(n)]
+            outs = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in procs]
+            wall = time.perf_counter() - t
+            print(f"{mode:12s} {n} process(es): all done in {wall:6.1f} s; per process: "
+                  + ", ".join(f"{o['s']:.1f} s, {o['decided']} decided, {o['features']} features"
+                              for o in outs), flush=True)
+            results |= {(tuple(o["accepted"]), tuple(o["copies"])) for o in outs}
+        print(f"the same accepted photos and copies in every process: {len(results) == 1}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--items", type=int, default=300)
@@ -147,7 +197,12 @@ def main():
                     help="with --guard: only the check of 300 photos in one process and in this many")
     ap.add_argument("--configs", nargs="+", default=[*STREAM_CONFIGS, "order_restoration_3x3", "order_generation_3x3"],
                     help="default: every stream config of the paper, and the 3x3 order configs")
+    ap.add_argument("--photos", type=int, default=300, help="with --ranks: the new folder's photos")
+    ap.add_argument("--ranks", type=int, default=None,
+                    help="ranks of one job started together making a stream of a new folder (see the module doc)")
     args = ap.parse_args()
+    if args.ranks:
+        return ranks(args.ranks, args.photos)
     if args.guard and args.num_proc:
         return guard_workers(300, args.num_proc)
     if args.guard:

@@ -29,6 +29,9 @@ def test_both_modes_print_a_row_per_config():
     assert rows[-1].split()[0] == "order_generation" and len(rows[-1].split()) == 14, rows  # 6 ways, 2 columns each
     rows = _run("--guard", "--num-proc", "2").splitlines()
     assert rows[-1].startswith("check of ") and rows[-1].endswith("same verdicts: True"), rows
+    rows = _run("--ranks", "2", "--photos", "24").splitlines()
+    assert [r.split()[0] for r in rows[1:-1]] == ["ranks", "no", "one"] and all(" decided, " in r for r in rows[1:-1])
+    assert rows[-1].endswith("in every process: True"), rows
 
 
 def test_the_floor_decodes_every_time(monkeypatch):

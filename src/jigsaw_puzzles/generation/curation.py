@@ -174,17 +174,18 @@ def _curate_cached(folder: str, fingerprint: str, rules: CurationRules, progress
                    keep: frozenset = frozenset(), num_proc: int | None = None) -> Curation:
     from tqdm.auto import tqdm
 
-    from .workers import chunks, ordered_map
+    from .workers import chunks, ordered_map, rank_start
 
     files, skipped_folders = source_files(Path(folder))
     records = [CurationRecord(path=rel, status="rejected", reason=reason) for rel, reason in skipped_folders]
     candidates: list[tuple[Source, np.ndarray, CurationRecord]] = []
     root = kept_dir("curation")
     decisions = Decisions(root, rules) if root is not None else None
+    jobs = chunks([str(p) for p in files], num_proc)
     with tqdm(total=len(files), desc="curating sources", unit="img", disable=not progress) as bar:
-        for examined in ordered_map(_examine, chunks([str(p) for p in files], num_proc), num_proc,
-                                    initializer=_set_root, initargs=(folder, rules, decisions),
-                                    done=lambda job, _: bar.update(len(job)), what="curation"):
+        for examined in ordered_map(_examine, jobs, num_proc, initializer=_set_root,
+                                    initargs=(folder, rules, decisions), done=lambda job, _: bar.update(len(job)),
+                                    what="curation", first=rank_start(len(jobs)) if decisions is not None else 0):
             for record, source, fp in examined:
                 records.append(record)
                 if source is not None:

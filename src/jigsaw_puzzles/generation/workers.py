@@ -53,16 +53,35 @@ def _start(initializer: Callable | None, initargs: tuple) -> None:
         initializer(*initargs)
 
 
+def rank_start(jobs: int) -> int:
+    """Where this process starts a whole-folder walk of ``jobs`` jobs: at its rank's share of them when it is one
+    of the ranks of a job (``RANK`` and ``WORLD_SIZE``, as ``torchrun`` and ``accelerate`` set them), else at 0.
+    Ranks started together then compute different photos first and, reaching the others' share, read what those
+    kept on disk (curation's decisions, the guard's features) instead of computing it again in step."""
+    try:
+        rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    except (KeyError, ValueError):
+        return 0
+    return jobs * rank // world if 0 <= rank < world else 0
+
+
 def ordered_map(fn: Callable[[J], R], jobs: Sequence[J], num_proc: int | None, *,
                 initializer: Callable | None = None, initargs: tuple = (),
-                done: Callable[[J, R], Any] | None = None, what: str = "the build", threads: int = 1
-                ) -> Iterator[R]:
+                done: Callable[[J, R], Any] | None = None, what: str = "the build", threads: int = 1,
+                first: int = 0) -> Iterator[R]:
     """``fn(job)`` of every job, in order: in this process when ``num_proc`` is ``None`` or 1 (``initializer``
     run here first; in ``threads`` threads of it when more than one, for an ``fn`` that is thread-safe and spends
     its time outside the GIL), else in ``num_proc`` worker processes. ``fn`` and the jobs must be picklable (a
     module-level function and plain data); ``done(job, result)`` is called as each result comes (a progress
     bar). :class:`WorkerDied` when a worker ends abruptly; nothing is left running when this returns or
-    raises (Ctrl-C waits for the jobs in hand only)."""
+    raises (Ctrl-C waits for the jobs in hand only). ``first``: the jobs are run from that one on, round to the
+    one before it (:func:`rank_start`); the results are still yielded in the jobs' order, once all have come."""
+    if jobs and first % len(jobs):
+        k = first % len(jobs)
+        results = list(ordered_map(fn, [*jobs[k:], *jobs[:k]], num_proc, initializer=initializer,
+                                   initargs=initargs, done=done, what=what, threads=threads))
+        yield from results[len(jobs) - k:] + results[:len(jobs) - k]
+        return
     if not parallel(num_proc, len(jobs)):
         if initializer is not None:
             initializer(*initargs)

@@ -25,7 +25,7 @@ from ..errors import SourceFolderError, UsageError
 from ..generation import neardup
 from ..generation.sources import Source, folder_fingerprint, load_normalised
 from ..generation.curation import curate
-from ..generation.workers import chunks, ordered_map, parallel, threads_here
+from ..generation.workers import chunks, ordered_map, parallel, rank_start, threads_here
 
 _SOURCE_ID = re.compile(r"[0-9a-f]{16}")
 
@@ -70,7 +70,9 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     training photo is checked once per evaluation set and process: its id is its content's, and the set is known by
     its photos' ids, fingerprints and files (path, size, modification time). ``num_proc``: the training photos are
     checked in that many worker processes (the same verdicts: each is a function of the photo and the set); in one
-    process, those whose features must be computed are checked in :data:`THREADS` threads."""
+    process, those whose features must be computed are checked in :data:`THREADS` threads. One of the ranks of a
+    job starts at its share of the photos (:func:`~..generation.workers.rank_start`): what another rank kept on
+    disk is read when it gets there."""
     from tqdm.auto import tqdm
 
     from .copies import Evaluation
@@ -126,11 +128,13 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     try:
         with tqdm(total=len(jobs), desc="checking for copies of evaluation photos", unit="img",
                   disable=len(jobs) < 200) as bar:
-            for part, threads in parts:
-                for checked in ordered_map(_check, chunks(part, num_proc), num_proc, initializer=_set_index,
+            for part, threads in parts:  # ranks of one job start at their share (features computed by
+                part = chunks(part, num_proc)  # another rank are read from the disk when reached)
+                for checked in ordered_map(_check, part, num_proc, initializer=_set_index,
                                            initargs=(index, store), done=lambda job, _: bar.update(len(job)),
                                            what="the check for copies of evaluation photos",
-                                           threads=threads or THREADS or threads_here()):
+                                           threads=threads or THREADS or threads_here(),
+                                           first=rank_start(len(part)) if store is not None else 0):
                     new.update(checked)
     finally:
         _set_index(None, None)  # in one process the index was set here
