@@ -146,3 +146,38 @@ def test_two_ranks_started_together_decide_as_one_process_and_share_the_work(tmp
     assert alone["decided"] == 40 + 3 and alone["features"] == len(alone["accepted"])  # the evaluation folder's 3
     assert sum(o["decided"] for o in outs) < 2 * alone["decided"]
     assert sum(o["features"] for o in outs) < 2 * alone["features"]
+
+
+def test_an_interrupted_check_of_a_rank_keeps_the_verdicts_it_made(tmp_path, monkeypatch):
+    """Ctrl-C during a rank's check: the verdicts made before it are on disk (a rank turns its photos round; it does
+    not hold them back to yield them in order)."""
+    pytest.importorskip("cv2")
+    from jigsaw_puzzles.training import copies, exclusion
+
+    folder, evaluation = tmp_path / "photos", tmp_path / "eval"
+    write_photos(folder, 24, start=430)
+    write_photos(evaluation, 2, start=460)
+    monkeypatch.setenv(cachefiles.ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv("RANK", "1")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setattr(exclusion, "THREADS", 1)
+    _cold()
+    cur = curate(folder)
+    known = exclusion.evaluation_photos(evaluation, "")
+    real, calls = copies.training_features, []
+
+    def stopped(image):
+        calls.append(1)
+        if len(calls) > 12:
+            raise KeyboardInterrupt
+        return real(image)
+
+    monkeypatch.setattr(copies, "training_features", stopped)
+    exclusion._CHECKED.clear()
+    with pytest.raises(KeyboardInterrupt):
+        exclusion.copies_among(cur.accepted, cur, known)
+    kept = {}
+    for path in (tmp_path / "cache").glob("guard/verdicts-*/*-*.json"):
+        kept.update(json.loads(path.read_text())["verdicts"])
+    train = sorted(s.source_id for s in cur.accepted)
+    assert set(kept) == set(train[8:16])  # the first chunk of 8 it checked, from its share on (chunk 2 of 3 ...)

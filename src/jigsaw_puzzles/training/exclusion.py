@@ -128,13 +128,15 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     try:
         with tqdm(total=len(jobs), desc="checking for copies of evaluation photos", unit="img",
                   disable=len(jobs) < 200) as bar:
-            for part, threads in parts:  # ranks of one job start at their share (features computed by
-                part = chunks(part, num_proc)  # another rank are read from the disk when reached)
-                for checked in ordered_map(_check, part, num_proc, initializer=_set_index,
+            for part, threads in parts:
+                # A rank of a job starts at its share (what another rank kept is read when reached); the chunks
+                # turned round rather than ordered_map(first=), so verdicts come as made (kept if interrupted).
+                part = chunks(part, num_proc)
+                k = rank_start(len(part)) if store is not None else 0
+                for checked in ordered_map(_check, part[k:] + part[:k], num_proc, initializer=_set_index,
                                            initargs=(index, store), done=lambda job, _: bar.update(len(job)),
                                            what="the check for copies of evaluation photos",
-                                           threads=threads or THREADS or threads_here(),
-                                           first=rank_start(len(part)) if store is not None else 0):
+                                           threads=threads or THREADS or threads_here()):
                     new.update(checked)
     finally:
         _set_index(None, None)  # in one process the index was set here
