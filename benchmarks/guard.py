@@ -23,9 +23,13 @@ Evaluation photos: the 57 embedded photos and 60 synthetic test photos (``tests/
   training photos that are no copies (the 57 embedded photos and 43 other synthetic ones) against 6 synthetic
   evaluation photos (as ``benchmarks/stream.py --guard``) and against 69 (the 60 synthetic and the 9 package ones).
 
+* ``--index``: only the cost of indexing an evaluation set as a stream's guard does (files of synthetic photos,
+  each loaded and normalised): without a disk cache, filling it, and in a new process's way, from it (no photo
+  decoded); 30, 120 and 480 photos, ms per evaluation photo, best of 3, and whether the three indexes are equal.
+
 Rates come with their n and a Wilson 95% interval. Deterministic (seeded); ``--quick`` runs a tenth.
 
-    python benchmarks/guard.py [--quick] [--framed N] [--apps N] [--kinds rotate ...] [--stages]
+    python benchmarks/guard.py [--quick] [--framed N] [--apps N] [--kinds rotate ...] [--stages] [--index]
 """
 from __future__ import annotations
 
@@ -123,6 +127,43 @@ def stages(synthetic: list, repeat: int = 3) -> None:
               f"{whole - sum(ms.values()):.2f} | {whole:.2f} ({flagged} of {len(train)} flagged) |", flush=True)
 
 
+def index_cost(sizes=(30, 120, 480), repeat: int = 3) -> None:
+    """See the module doc (``--index``)."""
+    import tempfile
+
+    from fixtures.photos import write_photos
+
+    from jigsaw_puzzles.generation.sources import content_id, load_normalised
+    from jigsaw_puzzles.training.guard_cache import EvaluationStore
+
+    print("| evaluation photos | no cache, ms per photo | filling the cache | from the cache | from / no cache | "
+          "equal indexes |\n|---:|---:|---:|---:|---:|---|")
+    for n in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = write_photos(Path(tmp) / "evaluation", n, start=20000)
+            ids = [content_id(p.read_bytes()) for p in paths]
+
+            def index(store):
+                load_normalised.cache_clear()  # every photo decoded, as in a new process
+                t = time.perf_counter()
+                built = Evaluation([(sid, (lambda p=p, sid=sid: load_normalised(str(p), source_id=sid)), None)
+                                    for sid, p in zip(ids, paths)], store=store)
+                return (time.perf_counter() - t) / n * 1000, built
+
+            best, built = {}, {}
+            for k in range(repeat):
+                for way in ("no cache", "filling", "from the cache"):
+                    if way == "filling":  # an empty folder each time
+                        store = EvaluationStore(Path(tmp) / f"cache{k}")
+                    ms, built[way] = index(None if way == "no cache" else store)
+                    best[way] = min(best.get(way, 1e9), ms)
+            same = len({(b.hashing.words.tobytes(), *(v.points.tobytes() for v in b.views),
+                         *(g.tobytes() for g in b.greys))
+                        for b in built.values()}) == 1
+            print(f"| {n} | {best['no cache']:.2f} | {best['filling']:.2f} | {best['from the cache']:.2f} | "
+                  f"{best['from the cache'] / best['no cache']:.2f}x | {same} |", flush=True)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a tenth of every measurement")
@@ -130,7 +171,10 @@ def main(argv=None) -> None:
     ap.add_argument("--apps", type=int, default=400, help="pairs of one app's screenshots, photos at an edge")
     ap.add_argument("--kinds", nargs="*", default=None, help="only these copy kinds (and no pairs)")
     ap.add_argument("--stages", action="store_true", help="only the cost per stage (see the module doc)")
+    ap.add_argument("--index", action="store_true", help="only the cost of indexing an evaluation set (module doc)")
     args = ap.parse_args(argv)
+    if args.index:
+        return index_cost()
     share = 0.1 if args.quick else 1.0
     embedded = [normalise(Image.open(p)) for p in list_files(embedded_folder())]
     synthetic = [normalise(make_photo(1000 + s, (480, 360) if s % 2 else (420, 420))) for s in range(60)]

@@ -137,6 +137,57 @@ def test_the_cached_check_decides_as_a_check_from_scratch(folders, tmp_path):
     assert found == 2
 
 
+def _index_arrays(index):
+    return [index.ids, [None if g is None else g.tobytes() for g in index.greys], index.fps.tobytes(),
+            [(v.photo, v.to_view.tobytes(), v.points.tobytes()) for v in index.views], index.owner.tobytes(),
+            index.index_in_view.tobytes(), index.shape.tobytes(), index.hashing.order.tobytes(),
+            index.hashing.counts.tobytes(), index.hashing.words.tobytes()]
+
+
+def test_the_evaluation_index_read_back_is_the_index_computed(folders, tmp_path, caplog):
+    """An evaluation set indexed with its views kept, then again from the disk (no photo loaded), from another first
+    photo (a rank's share), and with a kept file truncated (a warning, that photo recomputed): the same index, array
+    for array, and the same verdicts."""
+    from jigsaw_puzzles.generation.sources import load_normalised
+    from jigsaw_puzzles.generation.curation import curate
+    from jigsaw_puzzles.training.copies import Evaluation
+    from jigsaw_puzzles.training.guard_cache import EvaluationStore
+
+    evaluation, train = folders
+    photos = curate(evaluation).accepted
+    fps = [neardup.fingerprint(load_normalised(s.path)) for s in photos]
+    loaded = []
+
+    def loader(s):
+        return lambda: loaded.append(s.source_id) or load_normalised(s.path)
+
+    plain = Evaluation([(s.source_id, loader(s), fp) for s, fp in zip(photos, fps)])
+    store = EvaluationStore(tmp_path)
+    loaded.clear()
+    kept = Evaluation([(s.source_id, loader(s), fp) for s, fp in zip(photos, fps)], store=store, first=2)
+    assert loaded == [photos[2].source_id, photos[0].source_id, photos[1].source_id]  # from the third, round
+    loaded.clear()
+    read = Evaluation([(s.source_id, loader(s), fp) for s, fp in zip(photos, fps)], store=store)
+    assert loaded == []
+    assert _index_arrays(kept) == _index_arrays(plain) == _index_arrays(read)
+    for s in curate(train).accepted:
+        image = load_normalised(s.path)
+        fp = neardup.fingerprint(image)
+        assert read.copy_of(image, fp) == plain.copy_of(image, fp)
+    path = store._path(photos[1].source_id)
+    path.write_bytes(path.read_bytes()[:300])
+    with caplog.at_level(logging.WARNING):
+        again = Evaluation([(s.source_id, loader(s), fp) for s, fp in zip(photos, fps)], store=store)
+    assert loaded == [photos[1].source_id] and "ignoring unreadable guard cache file" in caplog.text
+    assert _index_arrays(again) == _index_arrays(plain)
+    np.save(path, np.arange(100, dtype=np.uint8))  # an array of ours in form, not in sizes
+    loaded.clear()
+    with caplog.at_level(logging.WARNING):
+        again = Evaluation([(s.source_id, loader(s), fp) for s, fp in zip(photos, fps)], store=store)
+    assert loaded == [photos[1].source_id] and "ignoring malformed guard cache file" in caplog.text
+    assert _index_arrays(again) == _index_arrays(plain)
+
+
 def test_unreadable_entries_are_recomputed_and_off_writes_nothing(folders, counted, monkeypatch, caplog):
     from jigsaw_puzzles.generation import cachefiles
     from jigsaw_puzzles.training import exclusion, guard_cache

@@ -208,41 +208,42 @@ class _View:
 
 class Evaluation:
     """The evaluation photos, indexed for :meth:`copy_of`. ``photos``: ``(id, image loader or None, pHash
-    fingerprint or None)``; a photo without a loader is matched by pHash only, one without either by id only."""
+    fingerprint or None)``; a photo without a loader is matched by pHash only, one without either by id only.
+    ``store``: a :class:`.guard_cache.EvaluationStore` each photo's :func:`evaluation_views` are read from and kept
+    in (the ids must then be the content ids of the photos' files); ``first``: the photo the views are computed
+    from (a rank's share, :func:`~..generation.workers.rank_start`: what another rank kept is read when reached)."""
 
     def __init__(self, photos: Iterable[tuple[str, Callable[[], Image.Image] | None, np.ndarray | None]],
-                 bits: int = neardup.DEFAULT_BITS):
-        self.ids, self.bits = [], bits
-        self.greys: list[np.ndarray | None] = []
-        fps, self.fp_rows = [], []
+                 bits: int = neardup.DEFAULT_BITS, store=None, first: int = 0):
+        photos = list(photos)
+        self.ids, self.bits = [sid for sid, _, _ in photos], bits
+        self.greys: list[np.ndarray | None] = [None] * len(photos)
+        self.fp_rows = [k for k, (_, _, fp) in enumerate(photos) if fp is not None]
+        fps = [photos[k][2] for k in self.fp_rows]
+        found: dict = {}
+        for k in [*range(first, len(photos)), *range(min(first, len(photos)))]:
+            sid, load, _ = photos[k]
+            kept = store.load(sid) if store is not None and load is not None else None
+            if kept is None and load is not None:
+                try:
+                    image = load()
+                except Exception:  # the file changed or went since the set was read: matched by pHash alone
+                    continue
+                kept = evaluation_views(image)
+                if store is not None:
+                    store.store(sid, *kept)
+            if kept is not None:
+                found[k] = kept
         views, descriptors, shapes = [], [], []
-        cv2 = None
-        for k, (sid, load, fp) in enumerate(photos):
-            self.ids.append(sid)
-            if fp is not None:
-                fps.append(fp)
-                self.fp_rows.append(k)
-            self.greys.append(None)
-            if load is None:
-                continue
-            cv2 = cv2 or require_cv2()
-            try:
-                image = load()
-            except Exception:  # the file changed or went since the set was read: matched by pHash alone
-                continue
-            small = grey(image, SMALL)
+        for k, (small, work_shape, found_views) in sorted(found.items()):
             self.greys[k] = small
-            with _one_thread(cv2):
-                for side, n in ((WORK, FEATURES["eval"]), (SMALL, FEATURES["small"])):
-                    g = grey(image, side) if side != SMALL else small
-                    scale = scaling(g.shape[1] / small.shape[1], g.shape[0] / small.shape[0])
-                    for mirrored in (False, True):
-                        flip = np.array([[-1.0, 0, g.shape[1] - 1], [0, 1, 0], [0, 0, 1]]) if mirrored else np.eye(3)
-                        f = features(cv2, np.ascontiguousarray(g[:, ::-1]) if mirrored else g, n, FAST["eval"],
-                                     SCORE["eval"])
-                        views.append(_View(k, flip @ scale, f.points))
-                        descriptors.append(f.descriptors)
-                        shapes.append(f.shape)
+            for (side, mirrored), f in zip(VIEWS, found_views):
+                g_shape = work_shape if side == WORK else small.shape
+                scale = scaling(g_shape[1] / small.shape[1], g_shape[0] / small.shape[0])
+                flip = np.array([[-1.0, 0, g_shape[1] - 1], [0, 1, 0], [0, 0, 1]]) if mirrored else np.eye(3)
+                views.append(_View(k, flip @ scale, f.points))
+                descriptors.append(f.descriptors)
+                shapes.append(f.shape)
         self.fps = np.stack(fps) if fps else np.zeros((0, len(neardup.CROPS)), dtype=np.uint64)
         self.views = views
         self.owner = np.concatenate([np.full(len(d), v) for v, d in enumerate(descriptors)]) if views else \
@@ -325,6 +326,25 @@ class Evaluation:
         k = min(unchecked, key=lambda k: (near[k], k), default=None)
         return None if k is None else (self.ids[k], f"pHash distance {near[k]} <= {self.bits} (too few local "
                                                     "features to check it)")
+
+
+VIEWS = ((WORK, False), (WORK, True), (SMALL, False), (SMALL, True))  # an evaluation photo's: side, mirrored
+
+
+def evaluation_views(image: Image.Image) -> tuple[np.ndarray, tuple[int, int], list[Features]]:
+    """What :class:`Evaluation` reads from an evaluation photo (a function of its pixels alone:
+    :mod:`.guard_cache` keeps it on disk): its grey pixels at :data:`SMALL` px, the shape of its grey at
+    :data:`WORK` px, and the local features of each of :data:`VIEWS`."""
+    cv2 = require_cv2()
+    small = grey(image, SMALL)
+    work = grey(image, WORK)
+    out = []
+    with _one_thread(cv2):
+        for side, mirrored in VIEWS:
+            g = work if side == WORK else small
+            out.append(features(cv2, np.ascontiguousarray(g[:, ::-1]) if mirrored else g,
+                                FEATURES["eval" if side == WORK else "small"], FAST["eval"], SCORE["eval"]))
+    return small, work.shape, out
 
 
 def training_features(image: Image.Image) -> Features:

@@ -76,7 +76,7 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     from tqdm.auto import tqdm
 
     from .copies import Evaluation
-    from .guard_cache import FeatureStore, VerdictStore, guard_cache_dir
+    from .guard_cache import EvaluationStore, FeatureStore, VerdictStore, guard_cache_dir
 
     evaluation = _resolve(evaluation, curation)
     bits = curation.rules.near_duplicate_bits
@@ -97,9 +97,11 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     records = {r.source_id: r for r in curation.records if r.status == "accepted"}
     jobs = [(sid, s.path, records[sid].phash if sid in records else None)
             for sid, s in sorted(known.items()) if sid not in verdicts]
-    if jobs and entry[0] is None:
+    if jobs and entry[0] is None:  # a rank of a job indexes from its share (what another rank kept is read)
         entry[0] = Evaluation([(sid, _loader(k.path, sid) if k.path else None, k.fp)
-                               for sid, k in sorted(evaluation.items())], bits)
+                               for sid, k in sorted(evaluation.items())], bits,
+                              store=None if root is None else EvaluationStore(root),
+                              first=0 if root is None else rank_start(len(evaluation)))
     index = entry[0]
     if index is not None:  # the photos whose pixels were read
         pixels = {sid for sid, g in zip(index.ids, index.greys) if g is not None}

@@ -3,6 +3,9 @@
 * each training photo's local features (:func:`.copies.training_features`: ORB of the grey photo at 512 px, the
   costly half of the check, about 4 ms a photo; 48 bytes a feature, about 70 KB a photo), a function of the photo's
   bytes alone: a new evaluation set checks a folder seen before without decoding it again;
+* each evaluation photo's grey pixels at 256 px and the local features of its four views
+  (:func:`.copies.evaluation_views`, 8-10 ms a photo to compute with its decoding, about 115 KB a photo): a new
+  process indexing an evaluation set seen before reads them instead of decoding the photos (1-2 ms a photo);
 * per evaluation set, the verdict on every training photo checked against it (a few dozen bytes a photo): a new
   process (a training job's every rank, a second run) making a stream with the same ``exclude=`` checks nothing.
 
@@ -56,14 +59,17 @@ def guard_code() -> str:
 
 def cache_kind(root: Path | None = None):
     """The guard's files, as ``jigsaw-puzzles cache`` lists and frees them (:mod:`...generation.cacheadmin`): a
-    features folder is current when its name holds :func:`guard_code`, a verdicts folder when its record does."""
+    features or evaluation folder is current when its name holds :func:`guard_code`, a verdicts folder when its
+    record does."""
     from ..generation.cacheadmin import Kind, meta
 
     def current(entry: Path) -> bool:
-        code = entry.name[len("features-"):] if entry.name.startswith("features-") else meta(entry).get("code")
-        return code == guard_code()
+        for prefix in ("features-", "evaluation-"):
+            if entry.name.startswith(prefix):
+                return entry.name[len(prefix):] == guard_code()
+        return meta(entry).get("code") == guard_code()
 
-    return Kind("guard", kept_dir("guard", root), "*", r"(?:features|verdicts)-[0-9a-f]{16}",
+    return Kind("guard", kept_dir("guard", root), "*", r"(?:features|evaluation|verdicts)-[0-9a-f]{16}",
                 r"meta\.json|(?:[0-9a-f]{2}/)?\.tmp-[^/]*|[0-9a-f]{2}/[0-9a-f]{16}\.npy|\d+-[0-9a-f]{12}\.json",
                 current)
 
@@ -82,32 +88,85 @@ class FeatureStore:
         return self._path(source_id).is_file()
 
     def load(self, source_id: str):
-        from .copies import Features
+        rows = self._read(source_id)
+        if rows is not None and (rows.ndim != 2 or rows.shape[1] != 48):
+            logger.warning("ignoring malformed guard cache file %s", self._path(source_id))
+            return None
+        return None if rows is None else _features(rows)
 
+    def store(self, source_id: str, features) -> None:
+        self._write(source_id, _rows(features), "a training photo's features")
+
+    def _read(self, source_id: str) -> np.ndarray | None:
+        """The uint8 array kept for a photo, or ``None`` (none kept, or unreadable: a warning; recomputed)."""
         path = self._path(source_id)
         try:
-            rows = np.load(path, allow_pickle=False)
+            data = np.load(path, allow_pickle=False)
         except FileNotFoundError:
             return None
         except Exception as e:  # truncated or not ours: recomputed
             logger.warning("ignoring unreadable guard cache file %s (%s)", path, e)
             return None
-        if rows.dtype != np.uint8 or rows.ndim != 2 or rows.shape[1] != 48:
+        if data.dtype != np.uint8:
             logger.warning("ignoring malformed guard cache file %s", path)
             return None
-        return Features(np.ascontiguousarray(rows[:, 32:40]).view(np.float32), np.ascontiguousarray(rows[:, :32]),
-                        np.ascontiguousarray(rows[:, 40:]).view(np.float32))
+        return data
 
-    def store(self, source_id: str, features) -> None:
+    def _write(self, source_id: str, data: np.ndarray, what: str) -> None:
         record_key(self.dir, cache="guard", code=guard_code())
-        rows = np.concatenate([features.descriptors.astype(np.uint8).reshape(-1, 32),
-                               features.points.astype(np.float32).reshape(-1, 2).view(np.uint8),
-                               features.shape.astype(np.float32).reshape(-1, 2).view(np.uint8)], axis=1)
         try:
-            atomic_write_bytes(self._path(source_id), lambda f: np.save(f, rows, allow_pickle=False),
-                               durable=False)
+            atomic_write_bytes(self._path(source_id), lambda f: np.save(f, data, allow_pickle=False), durable=False)
         except OSError as e:  # a full or read-only disk costs the next run time, never this one its stream
-            logger.warning("could not keep a training photo's features in %s (%s)", self.dir, e)
+            logger.warning("could not keep %s in %s (%s)", what, self.dir, e)
+
+
+class EvaluationStore(FeatureStore):
+    """Evaluation photos' :func:`.copies.evaluation_views` by source id: ``evaluation-<key>/<id[:2]>/<id>.npy``, one
+    uint8 array a photo: a header row (the grey's and the work grey's shapes, each view's feature count, as int32
+    bytes), the grey's pixels, then each view's features as :class:`FeatureStore` lays them out."""
+
+    def __init__(self, root: Path):
+        self.dir = Path(root) / f"evaluation-{guard_code()}"
+
+    def load(self, source_id: str):
+        from .copies import VIEWS
+
+        data = self._read(source_id)
+        if data is None:
+            return None
+        try:
+            head = data[:4 * (4 + len(VIEWS))].view(np.int32).astype(np.int64)
+            (h, w, wh, ww), counts = (int(x) for x in head[:4]), head[4:]
+            at = 4 * len(head)
+            if min(h, w, wh, ww, *counts) < 0 or not min(h, w, wh, ww) or at + h * w + 48 * counts.sum() != len(data):
+                raise ValueError("sizes do not add up")
+            small = data[at:at + h * w].reshape(h, w)
+            rows = data[at + h * w:].reshape(-1, 48)
+        except Exception as e:
+            logger.warning("ignoring malformed guard cache file %s (%s)", self._path(source_id), e)
+            return None
+        ends = np.cumsum(counts)
+        return np.ascontiguousarray(small), (wh, ww), [_features(rows[end - n:end]) for n, end in zip(counts, ends)]
+
+    def store(self, source_id: str, small, work_shape, views) -> None:
+        head = np.int32([*small.shape, *work_shape, *(len(f.descriptors) for f in views)]).view(np.uint8)
+        self._write(source_id, np.concatenate([head, np.ascontiguousarray(small, dtype=np.uint8).ravel(),
+                                               *(_rows(f).ravel() for f in views)]), "an evaluation photo's features")
+
+
+def _features(rows: np.ndarray):
+    """:class:`.copies.Features` of ``(n, 48)`` rows (:func:`_rows`)."""
+    from .copies import Features
+
+    return Features(np.ascontiguousarray(rows[:, 32:40]).view(np.float32), np.ascontiguousarray(rows[:, :32]),
+                    np.ascontiguousarray(rows[:, 40:]).view(np.float32))
+
+
+def _rows(features) -> np.ndarray:
+    """``(n, 48)`` uint8: descriptors, then points and shapes as float32 bytes."""
+    return np.concatenate([features.descriptors.astype(np.uint8).reshape(-1, 32),
+                           features.points.astype(np.float32).reshape(-1, 2).view(np.uint8),
+                           features.shape.astype(np.float32).reshape(-1, 2).view(np.uint8)], axis=1)
 
 
 class VerdictStore:
