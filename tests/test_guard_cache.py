@@ -174,6 +174,11 @@ def test_the_evaluation_index_read_back_is_the_index_computed(folders, tmp_path,
         image = load_normalised(s.path)
         fp = neardup.fingerprint(image)
         assert read.copy_of(image, fp) == plain.copy_of(image, fp)
+    for first in range(len(photos) + 2):  # every rank's share, and past the end
+        swept = Evaluation([(s.source_id, loader(s), fp) for s, fp in zip(photos, fps)],
+                           store=EvaluationStore(tmp_path / f"sweep{first}"), first=first)
+        assert _index_arrays(swept) == _index_arrays(plain), first
+    loaded.clear()
     path = store._path(photos[1].source_id)
     path.write_bytes(path.read_bytes()[:300])
     with caplog.at_level(logging.WARNING):

@@ -9,8 +9,10 @@ import json
 import os
 import subprocess
 import sys
+from unittest import mock
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from fixtures.photos import write_photos
 from fixtures.ranks import RANK_SCRIPT
@@ -53,6 +55,30 @@ def test_ordered_map_from_another_first_job_yields_the_same_results_in_order(num
     if num_proc is None and threads == 1:  # in one thread, the order they ran in
         k = first % len(jobs)
         assert seen == jobs[k:] + jobs[:k]
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(0, 40), first=st.integers(0, 100), threads=st.sampled_from([1, 2, 5]))
+def test_ordered_map_from_any_first_job_is_ordered_map(n, first, threads):
+    jobs = list(range(n))
+    seen = []
+    assert list(ordered_map(_square, jobs, None, threads=threads, first=first,
+                            done=lambda job, _: seen.append(job))) == [j * j for j in jobs]
+    assert sorted(seen) == jobs
+
+
+@settings(max_examples=300, deadline=None)
+@given(jobs=st.integers(0, 10_000), world=st.integers(1, 512))
+def test_rank_start_spreads_the_ranks_over_the_jobs(jobs, world):
+    """Every rank starts inside the jobs, the ranks in order, and no two ranks share a start while there are as
+    many jobs as ranks."""
+    starts = []
+    for rank in range(world):
+        with mock.patch.dict(os.environ, {"RANK": str(rank), "WORLD_SIZE": str(world)}):
+            starts.append(rank_start(jobs))
+    assert starts == sorted(starts) and all(0 <= s < max(jobs, 1) for s in starts)
+    if jobs >= world:
+        assert len(set(starts)) == world
 
 
 def _square(j):
