@@ -28,6 +28,7 @@ class Composition:
     statement: str  # the clean stated answer alone (what the reward of this composition may not exceed)
     suffix: str  # the suffix kind
     prose: bool = False  # the statement is in prose (rotated orders region by region, an anomaly sentence)
+    lead: str = ""  # the lead-in joined to the statement in its sentence ("Looking at the edges, ", "..., so ")
 
 
 # ----------------------------------------------------------------------------------------------- families
@@ -203,7 +204,9 @@ def statement(draw, config, ans, prose=None) -> str:
     forms = ["Answer: {v}", "The answer is {v}.", "Final answer: {v}", "So the final answer is {v}.",
              "{v}", "\\boxed{{{v}}}", "My answer: {v}", "Therefore the answer is {v}", "**Final Answer:** {v}",
              "I'd go with {v}.", "Verdict: {v}", "Result = {v}", "答案是{v}", '{{"answer": "{v}"}}', "=> {v}",
-             "Conclusion - {v}.", "It has to be {v}."]
+             "Conclusion - {v}.", "It has to be {v}.", "<final_answer>{v}</final_answer>", 'submit(answer="{v}")',
+             '{{"name": "submit_answer", "arguments": "{{\\"answer\\": \\"{v}\\"}}"}}', "```yaml\nanswer: {v}\n```",
+             "Resposta: {v}", "Ответ: {v}", "La respuesta es {v}.", "Die Antwort ist {v}.", "Cevap: {v}"]
     if spec.kind == CHOICE:
         forms += ["I choose {v}.", "The correct option is {v}.", "{v} is correct.", "The best match is {v}.",
                   "Option {a}", "{a}", "{a}.", "Selected: {a}"]
@@ -248,7 +251,14 @@ def reasoning(draw, config, ans, other) -> str:
 
 # ----------------------------------------------------------------------------------------------- suffixes
 SUFFIXES = ("none", "restated", "hedge", "alternative", "withdrawn_new", "withdrawn_alone", "negate_other",
-            "negate_self", "confident", "confident_other")
+            "negate_self", "confident", "confident_other", "explained", "disclaimed", "convention")
+#: Lead-ins joined to the statement in its sentence: known links (the reasoning before them is not read word by
+#: word), and links that make the answer depend on something (never read).
+LEADS = ["Looking at the edges, ", "After comparing all the candidates carefully, ", "Based on the texture, ",
+         "The roof line continues across the seam, so ", "Given the horizon, ", "Therefore, ", "So ",
+         "Judging by the colours, ", "Wait, re-checking the seams, "]
+TRAP_LEADS = ["If the sky is on top, ", "Unless I misread the seams, ", "Assuming the pieces are upright, ",
+              "Worst match: ", "Incorrect: ", "Wrong answer: "]
 
 
 def suffix(draw, config, kind, ans, other) -> tuple[str, Optional[str], str]:
@@ -281,6 +291,20 @@ def suffix(draw, config, kind, ans, other) -> tuple[str, Optional[str], str]:
     if kind == "negate_self":
         return draw(st.sampled_from([f"Hmm, {a} is wrong though.", "No, that is wrong.",
                                      f"Actually it is not {a}."])), None, ""
+    if kind == "explained":
+        return draw(st.sampled_from(["\n\nExplanation: the sky and the roof line continue across the seam.",
+                                     "\nThe colours on both sides of the seam match.",
+                                     "\nReasoning: the texture continues and the edges line up."])), \
+            canonical(config, ans), ""
+    if kind == "disclaimed":
+        return draw(st.sampled_from(["\nJust kidding, I have no idea.", "\nI picked this at random.",
+                                     "\n(This is a guess: the images did not load.)",
+                                     "\nPlease disregard that, I cannot see the images."])), None, ""
+    if kind == "convention":
+        if get(config).kind in (ORDER, ORIENTED):
+            return draw(st.sampled_from(["\nI numbered the regions column by column.", "\nNote: indices are 0-based.",
+                                         "\nThe list gives, for each image, the region it belongs to."])), None, ""
+        return "\nThe letters refer to the masks from right to left.", None, ""
     if kind == "confident":
         return draw(st.sampled_from(["I am fairly confident.", "Confidence: 90%.", "I'm sure about this."])), \
             canonical(config, ans), ""
@@ -307,5 +331,11 @@ def compositions(draw, family=None):
     sep2 = draw(st.sampled_from(["\n", " "])) if tail else ""
     if get(config).kind == ANOMALY or "\n" in stated:
         sep1, sep2 = ("\n" if before else ""), ("\n" if tail else "")
-    text = f"{before}{sep1}{stated}{sep2}{tail}"
-    return Composition(config, text, verdict, restated or stated, kind, prose and stated is not words)
+    lead = ""
+    if "\n" not in stated and not stated.startswith(("{", "<", "submit", "\\")) and draw(st.integers(0, 2)) == 0:
+        trap = draw(st.integers(0, 3)) == 0
+        lead = draw(st.sampled_from(TRAP_LEADS if trap else LEADS))
+        if trap and kind != "withdrawn_new":  # (a withdrawal after it makes the new statement the answer)
+            verdict = None
+    text = f"{before}{sep1}{lead}{stated}{sep2}{tail}"
+    return Composition(config, text, verdict, restated or stated, kind, prose and stated is not words, lead)

@@ -60,7 +60,7 @@ GRID_CASES = [
     ("Final answer: E or maybe F", MPS6, None, AMBIGUOUS),
     ("Answer: F. Or possibly E.", MPSH8, None, AMBIGUOUS),
     ("E\nF\nG", MPSH8, None, AMBIGUOUS),
-    ("A: sky. B: sand. C: grass. D: a wall. E: the dog -> E", MPS6, None, AMBIGUOUS),  # #32: description words
+    ("A: sky. B: sand. C: grass. D: a wall. E: the dog -> E", MPS6, "E", PARSED),  # #43: the arrow picks E
     ("A: sky. B: sand. C: grass. D: a wall. E: the dog.\n=> E", MPS6, "E", PARSED),
     ("A) sky\nB) sand\nC) grass\nD) a wall\nE) the dog, which matches\nF) water", MPS6, None, AMBIGUOUS),
     ("E: the dog's ear <- this one", MPSH8, None, AMBIGUOUS),  # #32: description words
@@ -94,7 +94,9 @@ def test_grid_and_hedge_responses(text, config, answer, status):
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 GRIDS = [(AD, 2, 2), (AD23, 2, 3), (AD3, 3, 3), ("anomaly_detection_3x4", 3, 4), ("anomaly_detection_1x3", 1, 3)]
 ORDINAL = ["first", "second", "third", "fourth", "fifth"]
-PROSE = st.text(alphabet=st.characters(whitelist_categories=("Ll", "Zs")), max_size=50).map(str.strip)
+# reasoning before the answer: a finished sentence (the line above a bare answer or block is read, #43)
+PROSE = st.text(alphabet=st.characters(whitelist_categories=("Ll", "Zs")), max_size=50).map(str.strip).map(
+    lambda p: p + "." if p else p)
 
 
 def cell_phrases(r, c, rows, cols):

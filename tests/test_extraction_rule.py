@@ -19,8 +19,8 @@ ISSUE_27 = [
     ("Answer: B and D", PLH, None),
     ("B & C", PLH, None),
     ("B+C", PLH, None),
-    # #32: the new statement holds words the reader does not know ("looking", "seam"): it abstains
-    ("The answer is B.\nWait, that's wrong. Looking again at the seam, it is clearly region D.", PLH, None),
+    # #43: after a withdrawal the new statement is read by the rule (an introducer, "clearly", "region D")
+    ("The answer is B.\nWait, that's wrong. Looking again at the seam, it is clearly region D.", PLH, "D"),
     ("The answer is B.\nWait, that's wrong. It is clearly D.", PLH, "D"),
     ("The answer is B. Note: D is also plausible.", PLH, None),
     ("Answer: C. The two images are adjacent horizontally.", CV, None),
@@ -79,10 +79,11 @@ def test_the_careful_graders_verdict(text, config, verdict):
     ("B", PLH, "B"), ("Answer: B", PLH, "B"), ("B.", PLH, "B"), ("Let me think.\nB", PLH, "B"),
     ("Answer: D\nB", PLH, None),  # two exact answers: none
     ("The answer is B.", PLH, None), ("(B)", PLH, None), ("Answer: B or D", PLH, None), ("E", PLH, None),
-    ("[2, 3, 1, 4]", OG, "[2, 3, 1, 4]"), ("Order:\n[2,3,1,4]", OG, "[2, 3, 1, 4]"), ("[1, 1, 2, 3]", OG, None),
+    ("[2, 3, 1, 4]", OG, "[2, 3, 1, 4]"), ("Order:\n[2,3,1,4]", OG, None),  # #43: a label line above ("[1, 1, 2, 3]", OG, None),
     ("2 3 1 4", OG, None),
     ("[(2, 90), (1, 0), (3, 180), (4, 270)]", "order_generation_2x2_rot", "[(2, 90), (1, 0), (3, 180), (4, 270)]"),
-    ("Reasoning...\nJudgment: B\nError Position: C\nError Type: A", "anomaly_detection",
+    ("Incorrect\nB", PLH, None), ("Worst match:\nB", PLH, None), ("The answer is not\nB", PLH, None),
+    ("Reasoning.\nJudgment: B\nError Position: C\nError Type: A", "anomaly_detection",
      "Judgment: B\nError Position: C\nError Type: A"),
     ("Judgment: A\nError Position:\nError Type:", "anomaly_detection", "Judgment: A\nError Position:\nError Type:"),
     ("Judgment: B\nError Position: C\nError Type: A\nor D", "anomaly_detection", None),
@@ -126,31 +127,3 @@ def test_results_json_has_strict_beside_flexible(tmp_path):
     assert json.dumps(stored).count("strict_accuracy") >= 2  # per config and overall
 
 
-def test_the_quiet_tail_shortcut_reads_as_the_full_rule(monkeypatch):
-    """The rule skips the withdrawal and other-answer scans after the answer when the text there holds no digit,
-    letter standing alone, "?", "%" or withdrawal word (reading._quiet; for anomaly blocks also no cell, type or
-    judgment word). Over generated compositions and quiet tails the reading is the same with the shortcut off."""
-    import re
-
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
-
-    from _compositions import compositions
-    from jigsaw_puzzles.scoring.extraction import reading
-
-    tails = st.sampled_from(["\nI am fairly confident.", " That settles it.", "\nThe two images are adjacent vertically.",
-                             "\nCandidate 2 fits best.", " Hope this helps!", "\nThe seams line up nicely.",
-                             "\nThe top row looks right.", "\nIt is mirrored.", "\nI am sure."])
-
-    @settings(max_examples=1500, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
-    @given(compositions(), tails)
-    def run(c, tail):
-        for text in (c.text, c.text + tail):
-            fast = classify_response(text, c.config)
-            with monkeypatch.context() as m:  # every tail loud: the full rule everywhere
-                m.setattr(reading, "_LOUD", re.compile(""))
-                full = classify_response(text, c.config)
-            assert (fast.answer, fast.status) == (full.answer, full.status), (text, fast, full)
-
-    run()

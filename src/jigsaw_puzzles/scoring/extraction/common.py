@@ -1,4 +1,8 @@
-"""What extraction returns, and the region/cleaning steps every answer kind shares (cascade step 0)."""
+"""What extraction returns, and the text every reading starts from: the region, its cleaning, and negation.
+
+Cleaning keeps every character where it stands (markup becomes white space of the same length), so a position
+found by the structure parsers, the answer finders and the rule means the same character everywhere.
+"""
 
 from __future__ import annotations
 
@@ -7,29 +11,46 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Optional
 
-
+from ...spec import format_order
 
 PARSED = "parsed"
 AMBIGUOUS = "ambiguous"
 INVALID = "invalid"
+
+@dataclass(slots=True)
+class Mention:
+    """A place where the text names an answer (:mod:`.answers`); whether it commits is the rule's question."""
+    start: int
+    end: int
+    answer: Optional[str]  # None: names no answer of the space (why says so)
+    form: str = "letter"   # letter, lower, text (an option's words), list, rows, regions, block, pairs
+    why: str = ""
+    parts: Optional[dict] = None
+
+    @property
+    def value(self) -> Optional[str]:
+        """What the mention names, inside the answer space or not (an order outside it as its list)."""
+        if self.answer is not None:
+            return self.answer
+        order = (self.parts or {}).get("order")
+        return format_order(order) if order else None
 
 
 @dataclass(slots=True)
 class Extraction:
     """What :func:`classify_response` read from one response.
 
-    answer: the canonical answer string (comparable with ``row["answer"]``) when
-        ``status == "parsed"``, else ``None``.
-    status: ``"parsed"``, ``"ambiguous"`` or ``"invalid"``.
-    rule: the cascade step that decided (``"boxed"``, ``"marker"``, ``"verdicts"``, ``"code"``,
-        ``"short"``, ``"last_line"``, ``"option_text"``, ``"mention"``, ``"prose"``, ``"negation"``, ``"none"``).
-    detail: a human-readable reason for ambiguous/invalid results.
-    parts: partial fields, kept even when the answer is invalid, for the
-        diagnostic sub-scores: anomaly ``{"judgment", "position", "type"}`` (``"?"`` for a field that is
-        hedged or names no single cell: it matches no reference, blank ones included),
-        order ``{"order": (a, b, c, d)}`` (any 4 integers that were read).
-    strict: the answer the strict reader reads (:mod:`.strict`: only the task's exact format, the whole
-        response or its last line), else ``None``; set by :func:`classify_response`.
+    answer: the canonical answer (comparable with ``row["answer"]``) when ``status == "parsed"``, else ``None``.
+    status: ``"parsed"``, ``"ambiguous"`` (the text gives no single answer the reader understands) or ``"invalid"``
+        (no answer, or one outside the answer space).
+    rule: how the answer was committed to: ``"short"`` (the whole response), ``"form"`` (a known commit form:
+        "The answer is B", "Resposta: C", "答案是B"), ``"bare"`` (an answer alone on its line or sentence),
+        ``"structure"`` (JSON, a tool call, a Python call, YAML, an XML tag, a table, a verdict list),
+        ``"prose"`` (pieces or an anomaly said in words), ``"retraction"`` (what follows a withdrawal), or ``"none"``.
+    detail: why the answer was not read (the unknown word or form, or the answers kept open); "" when parsed.
+    parts: partial fields for the diagnostic sub-scores, kept even when the answer is not read: anomaly
+        ``{"judgment", "position", "type"}``, order ``{"order": (a, b, c, d)}``.
+    strict: what the strict reader reads (the exact format, standing alone), else ``None``.
     """
 
     answer: Optional[str]
@@ -44,254 +65,232 @@ class Extraction:
         return self.status == PARSED
 
 
-# --------------------------------------------------------------------------- region + cleaning
+def unread(status: str, why: str, parts: Optional[dict] = None, rule: str = "none") -> Extraction:
+    return Extraction(None, status, rule, why, dict(parts or {}))
 
+
+# --------------------------------------------------------------------------------------------------- the region
 _THINK_CLOSE = re.compile(r"</think\s*>", re.I)
 _THINK_OPEN = re.compile(r"<think\s*>", re.I)
-_ANSWER_OPEN = re.compile(r"<answer\s*>", re.I)
-_ANSWER_CLOSE = re.compile(r"</answer\s*>", re.I)
-_LATEX_WRAP = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt|textit|operatorname)\s*\{([^{}]*)\}")
-_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_BRACE = re.compile(r"[{}]")
-_HSPACE = re.compile(r"[^\S\n]+")
-_VSPACE = re.compile(r"\n\s+")
-_ODD_ASCII_SPACE = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")  # other than " " and "\n"
+_SUPERSCRIPT = re.compile(r"[\u00b9\u00b2\u00b3\u2070-\u2079]+")
+#: An end-of-sequence token: what a model emits after it was generated past its end, and is not read.
+_EOS = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<\|end\|>|<end_of_turn>|<\|end_of_text\|>")
+#: A chat turn's header: only the last assistant turn is the response ("USER: ...\nASSISTANT: C").
+_TURN = re.compile(r"(?:^|\n)[ \t]*(?:#{1,3}[ \t]*)?(?:assistant|ASSISTANT|Assistant|<\|assistant\|>)[ \t]*:?[ \t]*(?=\n|$)|"
+                   r"(?:^|\n)[ \t]*(?:ASSISTANT|Assistant|### Assistant|### Response)[ \t]*:|<\|im_start\|>assistant|"
+                   r"\[/INST\]|<start_of_turn>model|<\|start_header_id\|>assistant<\|end_header_id\|>")
+_LETTER_EMOJI = {"\U0001f170": "A", "\U0001f171": "B", "\U0001f172": "C", "\U0001f173": "D"}
 
 
-def _last_tag(text: str, rx: re.Pattern, endpos: int, prefix: str = "<"):
-    """The last match of the tag pattern ``rx`` (it starts with ``prefix``) in ``text[:endpos]``: tried at
-    each ``prefix`` from the end, so a long trace is not scanned from its start (the same match as the last
-    of finditer: tags cannot overlap)."""
-    i = text.rfind(prefix, 0, endpos)
-    while i >= 0:
-        m = rx.match(text, i, endpos)
-        if m is not None:
-            return m
-        i = text.rfind(prefix, 0, i)
-    return None
-
-
-def _region(text: str) -> tuple[str, bool, str]:
-    """Return (region, strict, why_empty)."""
-    if "<" not in text:  # no <think> or <answer> tag
-        return text, False, ""
-    m = _last_tag(text, _THINK_CLOSE, len(text), "</")
-    strict = False
-    if m is not None:
-        text = text[m.end():]
-        if not text.strip():
-            return "", False, "nothing after </think>"
-    else:
-        o = _THINK_OPEN.search(text)
-        if o is not None:
-            text = text[o.end():]
-            strict = True
-    if "<" not in text:
-        return text, strict, ""
-    close = _last_tag(text, _ANSWER_CLOSE, len(text), "</")  # the last <answer>...</answer>
-    if close is not None:
-        opener = _last_tag(text, _ANSWER_OPEN, close.start())
-        if opener is not None and text[opener.end():close.start()].strip():
-            return text[opener.end():close.start()], False, ""
-    return text, strict, ""
-
-
-def _clean(text: str) -> str:
-    ascii_ = text.isascii()
-    if not ascii_:  # NFKC is the identity on ASCII: skip it for the common case
-        text = unicodedata.normalize("NFKC", text)
-        text = text.replace("\u2192", "->").replace("\u2013", "-").replace("\u2014", "-")
-    if "\\" in text:
-        # LaTeX wrappers, repeated for nesting like \textbf{\text{B}}.
-        for _ in range(3):
-            new = _LATEX_WRAP.sub(r"\1", text)
-            if new == text:
+def region(text: str) -> tuple[str, bool, str]:
+    """(the text to read, truncated, why it is empty). After the last ``</think>`` only what follows is read; an
+    unclosed ``<think>`` is a truncated trace (only an explicit commitment may answer there)."""
+    truncated = False
+    if "<" in text:
+        close = None
+        for close in _THINK_CLOSE.finditer(text):
+            pass
+        if close is not None:
+            text = text[close.end():]
+            if not text.strip():
+                return "", False, "nothing after </think>"
+        else:
+            o = _THINK_OPEN.search(text)
+            if o is not None:
+                text, truncated = text[o.end():], True
+        if "</s>" not in text:
+            text = re.sub(r"^\s*<s>", "", text)  # a begin-of-sequence token
+        turn = None
+        for turn in _TURN.finditer(text):
+            pass
+        if turn is not None and text[turn.end():].strip():
+            text = text[turn.end():]  # the last assistant turn (a user may have answered back in between)
+        for eos in _EOS.finditer(text):
+            if eos.group(0) == "</s>" and "<s>" in text[:eos.start()]:
+                continue  # a struck-through span's end, not the end of the sequence
+            if text[:eos.start()].strip():
+                text = text[:eos.start()]
                 break
-            text = new
-    if "*" in text or "_" in text or "`" in text or "$" in text:
-        text = text.replace("**", "").replace("__", "").replace("`", "").replace("$", "")
-    # Collapse whitespace runs (one space, or one newline): keeps every regex below linear-time and lets
-    # the markers use a plain " " where a space may stand (a marker never reads across a newline).
-    if not ascii_ or "  " in text or any([c in text for c in _ODD_ASCII_SPACE]):  # else: space runs are one " "
-        text = _HSPACE.sub(" ", text)
-    if "\n" in text:
-        if " \n" in text:
-            text = text.replace(" \n", "\n")
-        text = _VSPACE.sub("\n", text)
-    return text
+    if not text.isascii():
+        text = _SUPERSCRIPT.sub(lambda m: " " * len(m.group(0)), text)  # footnote marks, before NFKC digits them
+        for k, v in _LETTER_EMOJI.items():
+            text = text.replace(k, v)
+        text = unicodedata.normalize("NFKC", text)
+    return text, truncated, ""
 
 
-def _last_boxed(text: str) -> Optional[tuple[int, str]]:
-    """(end position, content) of the \\boxed{...} that ends last, or ``None``.
-
-    Only that one can win step 1 (the candidate ending last wins), so it is the only one read: one
-    linear pass with a stack of open braces, and one content string however many boxes are nested
-    (reading every nested box was quadratic: ``\\boxed{`` * n + ``}`` * n).
-    """
-    if "{" not in text or "boxed" not in text and "fbox" not in text:
-        return None
-    openers = {m.end() - 1 for m in _BOXED.finditer(text)}  # index of each boxed opener's "{"
-    if not openers:
-        return None
-    best, stack = None, []
-    for m in _BRACE.finditer(text):
-        if m.group() == "{":
-            stack.append(m.start())
-        elif stack:
-            start = stack.pop()
-            if start in openers:
-                best = (m.end(), start)
-    if best is None:
-        return None
-    return best[0], text[best[1] + 1: best[0] - 1]
+# --------------------------------------------------------------------------------------------------- cleaning
+def _blank(m: re.Match) -> str:
+    return " " * len(m.group(0))
 
 
-def _lowered(t: str) -> Optional[str]:
-    """``t.lower()`` when ``t`` is ASCII (same length, so match positions carry over), else ``None``.
-
-    Case-insensitive keyword patterns come in two compiled forms (:func:`_caseless`): with ``re.I`` for any
-    text, and without it for the lowered ASCII text, where a pattern that starts with a set of literal
-    letters lets the regex engine skip straight to the places a keyword can start (several times faster
-    than ``re.I``, which disables that search). Both forms accept exactly the same matches.
-    """
-    return t.lower() if t.isascii() else None
+def _unknown(m: re.Match) -> str:  # a mark no vocabulary knows: next to an answer, it is never read
+    return "\u00a4" * len(m.group(0))
 
 
-def _start(tl: Optional[str], keys: tuple[str, ...], before: int) -> int:
-    """Where to start scanning ``tl`` for a keyword pattern: every match contains one of ``keys`` at most
-    ``before`` characters after its start, so nothing before the first key can match (-1: no key at all).
-    Without a lowered text (non-ASCII) the whole text is scanned."""
-    if tl is None:
-        return 0
-    first = -1
-    for k in keys:
-        if k in tl:
-            i = tl.find(k)
-            if first < 0 or i < first:
-                first = i
-    return first if first < 0 else max(0, first - before)
+_MARKUP = re.compile(r"^[ \t]*```[\w+\-]*[ \t]*$|\*+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])|`+|\$+|^[ \t]*#{1,6}(?=[ \t])|^[ \t]*>+|[\u200e\u200f\u202a-\u202e"
+                     r"\u2066-\u2069\u200b\ufeff]|\\\[|\\\]|\\\(|\\\)", re.M)
+_STRIKE = re.compile(r"~~[^~\n]{1,200}~~")
+_LATEX_WRAP = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt|textit|operatorname|mathit|emph)\s*\{([^{}]*)\}")
+_LATEX_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_LATEX_MISC = re.compile(r"\\\\|\\quad|\\qquad|\\,|\\;|\\!|\\left|\\right(?![a-z])|\\displaystyle|\\(?:begin|end)\{\w+\*?\}"
+                         r"(?:\{[lcr|]*\})?|\\hline|&")
+_LATEX_ARROW = re.compile(r"\\(?:rightarrow|to|Rightarrow|implies|longrightarrow)(?![A-Za-z])")
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_PLAIN_TAG = re.compile(r"</?(?:b|strong|em|i|u|mark|br|p|div|h[1-6]|li|ul|ol|code|pre|details|summary|small|big"
+                        r"|blockquote|center|font|tt|hr|table|tr|td|th|tbody|thead|tool_call|tool_calls|function_call|"
+                        r"tool_response|note|notes|comment|explanation|reasoning|reason|rationale|analysis|"
+                        r"\|python_tag\||\|im_start\||\|im_end\||s|span|sup|sub)(?:\s+(?![^>]*(?:hidden|display\s*:"
+                        r"\s*none|visibility))[^<>]*)?/?>", re.I)
+_STRUCK = re.compile(r"<(del|strike|s)>.*?(?:</\1\s*>|\Z)|<(\w+)\b[^>]*(?:hidden|display\s*:\s*none|"
+                     r"visibility\s*:\s*hidden)[^>]*>.*?(?:</\2\s*>|\Z)", re.I | re.S)
+_FOOTNOTE_MARK = re.compile(r"(?<!\n)(?<!^)(?:\[\^\w{1,3}\]|\[\d{1,2}\]):?(?!\s*[,\d])|\^\[?\d{1,2}\]?|\[(?:source|sources|cite|citation|ref|"
+                            r"reference|citations)\b[^\]\n]{0,80}\]|\(\s*(?:cf\.?|see|ref\.?)\s*\[\^?\w{1,3}\]\s*\)|"
+                            r"\u3010[^\u3011\n]{0,40}\u3011", re.I)
+_FOOTNOTE_LINE = re.compile(r"^[ \t]*(?:\[\^\w{1,3}\]:?|\[\d{1,2}\]:?|\^?\d{1,2}[.:)]?)[ \t]*(?:https?:\S+|www\.\S+|\S+\.(?:com|org|net|"
+                            r"edu|io)\S*)[^\n]*$", re.M | re.I)
 
 
-def _last_segment(t: str) -> int:
-    """Start of the last line or sentence of ``t`` (after its last "\n" or ". "), or -1.
-
-    No marker, order list or marker-plus-list contains ". " or reads across a line break - except a marker
-    ending in ":" at a line end (-1 then) - so none straddles that start: scanning from it finds exactly the
-    matches a scan of the whole text finds there (see choice._last_line_marker)."""
-    nl = t.rfind("\n")
-    dot = t.rfind(". ")
-    if dot + 1 > nl:
-        return dot + 2
-    if nl < 0 or (nl > 0 and t[nl - 1] == ":"):
-        return -1
-    return nl + 1
+#: Lines an agent's harness writes (tool output, speaker tags, model and timing lines): not the model's words.
+_SPEAKER = re.compile(r"^[ \t]*\[(?:agent|assistant|ai|bot|model)\][ \t]*|^[ \t]*(?:\[(?:tool|system|user|env|observation)\]|"
+                      r"(?i:observation|tool(?: output| result)?|result of tool|env|environment)[ \t]*:)[^\n]*$|"
+                      r"^[ \t]*(?i:model|latency|time|tokens|generated in|response time)[ \t]*:[^\n]*$", re.M)
 
 
-def _caseless(pattern: str) -> tuple[re.Pattern, re.Pattern]:
-    """(``re.I`` form, lower-case form) of ``pattern``; its literal letters must be lower case and its letter
-    classes list both cases (``[A-Za-z]``, ``[ABab]``)."""
-    return re.compile(pattern, re.I), re.compile(pattern)
+def clean(text: str, residue: re.Pattern) -> str:
+    """``text`` with markup, LaTeX wrappers, HTML, footnotes and chat-UI residue blanked, each character kept where it
+    stands; struck-through or hidden text and comments holding words become a mark no vocabulary knows."""
+    t = text.replace("\r", " ").replace("\t", " ")
+    if "<" in t:
+        if "<!--" in t:
+            t = _COMMENT.sub(lambda m: _unknown(m) if re.search(r"[^\W_]", m.group(0)[4:]) else _blank(m), t)
+        t = _STRUCK.sub(_blank, t)  # struck through or hidden: not said
+        t = _PLAIN_TAG.sub(_blank, t)
+    if "\\" in t:
+        for _ in range(3):  # nested: \textbf{\text{B}}
+            new = _LATEX_WRAP.sub(lambda m: " " * (m.start(1) - m.start()) + m.group(1) + " ", t)
+            if new == t:
+                break
+            t = new
+        t = _LATEX_BOX.sub(lambda m: " " * (len(m.group(0)) - 6) + "Final:", t)  # a box is a final answer's form
+        t = _LATEX_ARROW.sub(lambda m: "->" + " " * (len(m.group(0)) - 2), t)
+        t = _LATEX_MISC.sub(_blank, t)
+    if "~~" in t:
+        t = _STRIKE.sub(_blank, t)
+    t = _MARKUP.sub(_blank, t)
+    if "[" in t or "^" in t:
+        t = _FOOTNOTE_LINE.sub(_blank, t)
+        t = _FOOTNOTE_MARK.sub(_blank, t)
+    t = _SPEAKER.sub(_blank, t)
+    return residue.sub(_blank, t)
 
 
-def _finditer(rx: tuple[re.Pattern, re.Pattern], t: str, tl: Optional[str], pos: int = 0):
-    """Matches of a :func:`_caseless` pattern from ``pos``; positions index ``t`` (groups of the lower-case
-    form are lower case: read letters from ``t``)."""
-    if pos < 0:
-        return ()
-    return rx[1].finditer(tl, pos) if tl is not None else rx[0].finditer(t, pos)
+# --------------------------------------------------------------------------------------------------- units
+#: A sentence or line ends at a line break, at "!", "?", ";", "。", "！", "？", "；", or at "." followed by white space.
+_BREAK = re.compile(r"\n|[;\u3002\uff01\uff1f\uff1b]|(?<!i\.e)(?<!e\.g)(?<!etc)(?<!\bvs)(?<!\bcf)(?<!approx)(?<!\bfig)(?<!\bno)[.!?](?=\s|$)", re.I)
 
 
-# A withdrawal of what came before: only the text after it is read.
-_RETRACT = re.compile(
-    r"(?<![A-Za-z])(?:wait|actually|on (?:second|further) (?:thought|reflection|look)|correction|scratch that"
-    r"|i was wrong|i'?m wrong|that(?:'s| is| was) (?:wrong|incorrect|not right|a mistake)|i take (?:that|it) back"
-    r"|let me (?:reconsider|re-?check|correct)|re-?checking|no,|hmm|hold on|never ?mind|instead|refined|revised"
-    r"|corrected|updated)(?![A-Za-z])",
-    re.I)
+def clause_start(t: str, pos: int, lo: int = 0) -> int:
+    """Where the sentence or line holding ``t[pos]`` starts (not before ``lo``)."""
+    start = lo
+    for m in _BREAK.finditer(t, max(lo, pos - 400), pos):
+        if m.end() <= pos:
+            start = m.end()
+    return start
 
-# Shared by several answer kinds: 'A or B' alternatives and answers printed by code.
-_OR_OTHER = re.compile(r"\s*(?:,|/|or|and/or)\s*\(?([A-Z])\b")
-_PRINT_STR = re.compile(r"print\s*\(\s*(?:f?[\"'])(?P<val>[^\"'\n]{1,200})[\"']\s*\)")
-_PRINT_LIST = re.compile(r"print\s*\(\s*(?P<val>\[[^\]\n]{0,80}\])\s*\)")
 
-# --------------------------------------------------------------------------- negation
-# A letter or list is *negated* when a negation stands right before it ("not B", "isn't B", "can't be B",
-# "cannot be B", "never B", "no B", "rather than B", "not option (B)") or a negative verdict right after it
-# ("B is wrong", "B: incorrect", "[1, 2, 3, 4] is not correct", "B isn't the answer"). A negated occurrence is
-# never an answer candidate. Both checks are anchored at the candidate and read a bounded window (linear time):
-# the one before it is matched on the reversed window, so it is a single anchored match, not a scan.
+def units(t: str, pos: int, end: Optional[int] = None):
+    """(start, end) of each non-blank sentence or line of ``t[pos:end]``, its closing punctuation included."""
+    end = len(t) if end is None else end
+    while pos < end:
+        m = _BREAK.search(t, pos, end)
+        stop = end if m is None else m.end()
+        if t[pos:stop].strip():
+            yield pos, stop
+        pos = stop
+
+
+# --------------------------------------------------------------------------------------------------- negation
+# An answer is *ruled out* when a negation stands right before it ("not B", "isn't B", "rather than B", "no B",
+# "neither A nor B") or a negative verdict right after it ("B is wrong", "B: incorrect", "[1, 2, 3, 4] is not
+# correct", "B ❌"; a plural one closes a list: "A, C and D do not fit"). Both checks read a bounded window.
 _NEG_WORDS = ["not", "never", "no", "cannot", "can not", "rather than", "instead of", "eliminate", "eliminating",
-              "rule out", "ruling out", "neither", "nor", "than", "unlike", "anything but", "all but",
-              "everything but", "any but", "except", "except for", "hardly", "barely", "tried", "first tried"]
-_NEG_BEFORE_REV = re.compile(  # reversed: [bracket][space][:][option [the] ][be ]WORD, WORD at a word start
-    r"[(\[\"']? ?:?(?:(?:noitpo|eciohc|etadidnac|rettel|rewsna|redro|tsil)(?: eht)? )?"
-    r"(?:(?:eb|esoohc|kcip|tceles|yas|htiw og) )?"
-    r"(?:(?:" + "|".join(w[::-1] for w in _NEG_WORDS) + r")(?!\w)|t'n)",
-    re.I,
-)
-_NEG_WINDOW = 40  # longer than any phrase above
-_NEG_WORD = (
-    r"(?:wrong|incorrect|false|impossible|ruled out|eliminated|excluded|unlikely|least likely|doubtful"
-    r"|not (?:correct|right|it|possible|likely|"
-    r"a (?:match|fit)|the (?:answer|correct|right|one|solution)\w*))"
-)
+              "rule out", "ruling out", "ruled out", "neither", "nor", "than", "unlike", "anything but", "all but",
+              "except", "except for", "excluding", "exclude", "hardly", "barely", "tried", "first tried", "reject",
+              "rejected", "rejecting", "discard", "discarded", "drop", "dropped", "eliminated", "against", "over",
+              "not even", "nicht", "não", "pas", "не", "不是", "非", "ليست", "ليس", "niet", "nie", "không phải", "ไม่ใช่",
+              "아니라", "ではなく", "じゃなく", "nem", "no es", "no es la", "no es el", "não é", "não é a", "n'est pas",
+              "ce n'est pas", "ist nicht", "es ist nicht", "non è", "non è la", "het is niet", "это не", "bukan", "retract", "retracting",
+              "retracted", "withdraw", "withdrawing", "disregard", "ignore", "scratch", "discard", "strike"]
+_NEG_BEFORE_REV = re.compile(
+    r"!|[\s(\[\"'\u00a4]*(?::?(?:(?:noitpo|eciohc|etadidnac|rettel|rewsna|redro|tsil|aera|noiger)(?: eht)? |eht |a )?"
+    r"(?:(?:eb|esoohc|kcip|tceles|yas|htiw og|si) )?(?:" + "|".join(re.escape(w[::-1]) for w in _NEG_WORDS) +
+    r")(?!\w)|\ufe0f?[\u274c\u2717\u2718\u2716\u00ac\u2260\U0001f6ab\u26d4]|=!|t'n)", re.I)
+_NEG_WORD = (r"(?:wrong|incorrect|false|impossible|ruled out|eliminated|excluded|unlikely|least likely|doubtful|out"
+             r"|not (?:correct|right|it|possible|likely|a (?:match|fit)|the (?:answer|correct|right|one|solution)\w*))")
 _NEG_AFTER = re.compile(
-    r"[)\]\"']?(?: ?(?:[:=]|->|-+) ?(?:wrong|incorrect|false|no|not correct|not right)"
-    r"| ?(?:(?:[:=]|->|-+) ?)?[\u2717\u2718\u274c]"
-    r"| ?\? ?|\?$| ?\((?:wrong|incorrect|unlikely|doubtful|no|not it|unsure|\?)\)"
-    r"| (?:is|was|'s|seems|looks|appears|would be|must be|should be|will be)"
-    r" (?:(?:definitely|clearly|obviously|also|probably|certainly|likely|still) )?" + _NEG_WORD +
+    r"[)\]\"']?(?: ?(?:[:=]|->|-+) ?(?:wrong|incorrect|false|no|not correct|not right|ruled out|eliminated|excluded|nope)"
+    r"| ?(?:(?:[:=]|->|-+) ?)?[\u2717\u2718\u274c\u2716]| ?\((?:wrong|incorrect|unlikely|doubtful|no|not it|unsure|\?|x)\)"
+    r"| (?:is|was|'s|seems|looks|appears|would be|must be|should be|will be|can be)"
+    r" (?:(?:definitely|clearly|obviously|also|probably|certainly|likely|still|too|way) )?" + _NEG_WORD +
     r"|'s " + _NEG_WORD +
-    r"| (?:isn't|wasn't|is not|was not) (?:correct|right|it|possible|the (?:answer|correct|right|one|solution)\w*)"
-    r"| (?:are|were) (?:(?:all|both|definitely|clearly|obviously|also) )?" + _NEG_WORD +
-    r"| (?:doesn't|does not|don't|do not|can't|cannot|won't|wouldn't)"
-    r" (?:fit|match|work|be (?:it|right|correct|the answer)))"
-    r"(?![A-Za-z])",
-    re.I,
-)
-
-
-# A letter in a list that a plural negative verdict closes: "A, C and D do not fit", "B and C are wrong" (not
-# "A, and B is wrong": a singular verdict is B's alone).
-_LIST_TAIL = re.compile(r"(?:(?:,| and| or| nor| &|/) ?(?:and |or )?(?:option )?[(\[]?[A-Z][)\]]?(?![A-Za-z0-9])){1,6}")
+    r"| (?:isn't|wasn't|is not|was not|can't be|cannot be) (?:correct|right|it|possible|the (?:answer|correct|right|one|"
+    r"solution)\w*)| (?:are|were) (?:(?:all|both|definitely|clearly|obviously|also) )?" + _NEG_WORD +
+    r"| (?:doesn't|does not|don't|do not|can't|cannot|won't|wouldn't|didn't|did not|fails to|fail to)"
+    r" (?:fit|match|work|line up|align|continue|do (?:that|this|it)|hold|be (?:it|right|correct|the answer)))(?![A-Za-z])",
+    re.I)
+_LIST_TAIL = re.compile(r"(?:(?:,| and| or| nor| &|/) ?(?:and |or )?(?:option )?[(\[]?[A-Z][)\]]?(?![A-Za-z0-9])){1,7}")
 _NEG_LIST = re.compile(
     r"(?: (?:are|were) (?:(?:all|both|definitely|clearly|obviously|also) )?" + _NEG_WORD +
-    r"| (?:all |both )?(?:do not|don't|cannot|can't|won't) (?:fit|match|work|be (?:it|right|correct|the answer))"
-    r"| ?(?:[:=]|->|-+) ?(?:all |both )?(?:wrong|incorrect|no))(?![A-Za-z])", re.I)
+    r"| (?:all |both )?(?:do not|don't|cannot|can't|won't|fail to|didn't) (?:fit|match|work|line up|align|continue"
+    r"|be (?:it|right|correct|the answer))| ?(?:[:=]|->|-+) ?(?:all |both )?(?:wrong|incorrect|no|ruled out))(?![A-Za-z])",
+    re.I)
+_WINDOW = 48
 
 
-_NEG_SEEN: dict = {}  # (text, start, end) -> verdict: the cascade and the reading rule ask about the same spans
+_RUN_BEFORE_REV = re.compile(r"(?:\s*(?:,|ro|ron|dna|&|/)\s*(?:noitpo\s+)?[(\[]?[A-Z][)\]]?(?![A-Za-z]))+\s*(?:,|ro|ron|dna|&|/)?\s*")
 
 
-def _negated(t: str, start: int, end: int) -> bool:
-    """True when the candidate ``t[start:end]`` is negated (see above)."""
+_SEEN: dict = {}  # (text, start, end) -> span: the rule asks about the same mentions many times (a str caches its hash)
+
+
+def negation_span(t: str, start: int, end: int) -> Optional[tuple[int, int]]:
+    """(start, end) of the mention ``t[start:end]`` with the negation that rules it out, or ``None``."""
     key = (t, start, end)
-    seen = _NEG_SEEN.get(key)
-    if seen is None:
-        if len(_NEG_SEEN) >= 512:
-            _NEG_SEEN.clear()
-        seen = _NEG_SEEN[key] = _negated_at(t, start, end)
-    return seen
-
-
-def _negated_at(t: str, start: int, end: int) -> bool:
-    return _negation_span(t, start, end) is not None
+    if key in _SEEN:
+        return _SEEN[key]
+    if len(_SEEN) > 4096:
+        _SEEN.clear()
+    found = _SEEN[key] = _negation_span(t, start, end)
+    return found
 
 
 def _negation_span(t: str, start: int, end: int) -> Optional[tuple[int, int]]:
-    """(start, end) of the candidate ``t[start:end]`` with the negation that rules it out ("not B", "B is wrong",
-    "A, C and D do not fit"), or ``None`` when it is not negated."""
     m = _NEG_AFTER.match(t, end)
     if m is not None:
         return start, m.end()
-    if end - start == 1:
+    if end - start == 1 or (end - start <= 3 and t[start] in "([" and t[end - 1] in ")]"):
         lt = _LIST_TAIL.match(t, end)
         if lt is not None:
             m = _NEG_LIST.match(t, lt.end())
             if m is not None:
                 return start, m.end()
-    if start == 0:
-        return None
-    # One anchored match on the reversed window (one character more, for the word-start check).
-    m = _NEG_BEFORE_REV.match(t[max(0, start - _NEG_WINDOW - 1):start][::-1])
+    back = t[max(0, start - _WINDOW - 1):start][::-1]
+    m = _NEG_BEFORE_REV.match(back)
+    if m is None and end - start == 1:  # a letter in a run the negation opens: "not C or D", "neither A nor B"
+        run = _RUN_BEFORE_REV.match(t[max(0, start - 80):start][::-1])
+        if run is not None:
+            back = t[max(0, start - run.end() - _WINDOW - 1):start - run.end()][::-1]
+            m2 = _NEG_BEFORE_REV.match(back)
+            if m2 is not None:
+                return start - run.end() - m2.end(), end
     return (start - m.end(), end) if m is not None else None
+
+
+def negated(t: str, start: int, end: int) -> bool:
+    """True when the answer mention ``t[start:end]`` is ruled out where it stands (see above)."""
+    return negation_span(t, start, end) is not None
+
+
+__all__ = ["Extraction", "PARSED", "AMBIGUOUS", "INVALID", "region", "clean", "clause_start", "units", "negated",
+           "negation_span", "unread"]

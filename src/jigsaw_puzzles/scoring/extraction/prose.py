@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Union
 
-from .common import AMBIGUOUS, _negated
+from .common import AMBIGUOUS, negated as _negated
 from .positions import cells_named
 
 _HEDGE = re.compile(r"(?<![A-Za-z])(?:or|maybe|perhaps|possibly|probably|might|could|either|unsure|not sure|guess"
@@ -235,7 +235,7 @@ def oriented_prose(t: str, rows: int, cols: int, where: Optional[list] = None
 
 # --------------------------------------------------------------------------------------------- anomaly detection
 _SUBJECT = r"(?:everything|all(?: of)?(?: the)? (?:sub-?images|pieces|tiles|parts|cells|squares|images|regions)" \
-           r"|(?:the )?(?:whole |entire |full )?(?:image|picture|puzzle|grid|composite)" \
+           r"|(?:the )?(?:whole |entire |full |stitched |assembled |combined )?(?:image|picture|puzzle|grid|composite)" \
            r"|each (?:sub-?image|piece|tile)|every (?:sub-?image|piece|tile))"
 _NORMAL = re.compile(
     r"(?:" + _SUBJECT + r" (?:looks?|is|are|seems?|appears?)(?: to be)? (?:completely |perfectly |entirely |all |fully )?"

@@ -4,10 +4,12 @@
 ``strict-match`` beside ``flexible-extract``): it reads ``B`` or ``Answer: B`` (an option letter, upper case),
 ``[2, 3, 1, 4]`` (``Answer: [...]`` too), ``[(2, 90), (3, 0), ...]`` and the three-line anomaly block, either as
 the whole response (after a closing ``</think>``) or as its last line (the anomaly block: its last three lines),
-and nothing else. A last line is read only when no earlier line is in the exact format with another answer
-("Answer: D" ... "B" is no strict answer). Anything else, a decorated or hedged answer included, is no strict
-answer: the strict reader cannot misread, and the gap between the two scores says how much the extraction
-decided.
+and nothing else. A last line stands alone only when the line before it is a finished sentence (it ends with
+".", "!" or "?"): after a label or an unfinished sentence ("Incorrect", "Worst match:", "The answer is not") it is
+no strict answer. Nor is it when an earlier line is in the exact format with another answer ("Answer: D" ... "B"),
+nor when the reading rule does not read the same answer from the whole text (the reasoning above it says another:
+"Image 2 is top-left.\n\n[3, 2, 1, 4]"). Anything else, a decorated or hedged answer included, is no strict
+answer: the strict reader cannot misread, and the gap between the two scores says how much the extraction decided.
 """
 
 from __future__ import annotations
@@ -60,6 +62,12 @@ def _block(lines: list[str], spec) -> Optional[str]:
     return format_anomaly(p, ty)
 
 
+def _finished(before: str) -> bool:
+    """True when the last non-empty line of ``before`` is a finished sentence (or there is none)."""
+    last = before.rstrip().rsplit("\n", 1)[-1].strip()
+    return not last or last.endswith((".", "!", "?", "\u3002", "\uff01", "\uff1f"))
+
+
 _MEMO: dict = {}  # (short text, config) -> strict answer: a pure function, and short answers repeat
 
 
@@ -93,6 +101,8 @@ def _strict(text: Any, spec) -> Optional[str]:
         found = _block(lines[-3:], spec)
         if found is None or len(lines) == 3:
             return found
+        if not _finished("\n".join(lines[:-3])):
+            return None
         earlier = {_block(lines[i:i + 3], spec) for i in range(len(lines) - 5) if lines[i].startswith("Judgment")}
         earlier.discard(None)
         return None if earlier - {found} else found
@@ -100,7 +110,7 @@ def _strict(text: Any, spec) -> Optional[str]:
     if nl < 0:
         return _answer(text, spec)
     found = _answer(text[nl + 1:].strip(), spec)
-    if found is None:
+    if found is None or not _finished(text[:nl]):
         return None
     longest = len(found) + 12  # an exact line is the answer and at most "Answer: " and a "."
     for line in text[:nl].split("\n"):  # another exact answer earlier: the text keeps two open

@@ -1,0 +1,330 @@
+"""Where a text names an answer: every mention of one, per answer kind, with the answer it names.
+
+A mention is only a place; whether the text commits to it is the rule's question (:mod:`.rule`). A mention whose
+value is outside the answer space (letter E on A-D, a list that is not a permutation) names no answer and says why.
+
+- Letters: a capital standing alone (not "I", not the article "A good ..."), a lower-case one only where nothing
+  but punctuation follows it ("i'd say c"; never "a"), and the Greek and Cyrillic capitals that look like A, B, C, E.
+- Option words: Missing Piece Selection's "Candidate 3", "the third candidate", "the fourth (input) image";
+  Connection Verification's "adjacent horizontally", "not adjacent", "one above the other"; the 8 directions;
+  an Order Restoration list that is one of the item's options.
+- Orders: a bracketed list, a bare sequence of n digits ("2 3 1 4", "2-3-1-4", "2 -> 3 -> 1 -> 4"), rows (a nested
+  list, "Row 1: 5 -> 1 -> 9" lines, a markdown grid), the four 2x2 regions named ("top-left: image 2, ...").
+- Rotated orders: a list of (image, rotation) pairs.
+- Anomaly Detection: the labelled block or the three letters alone (:mod:`.blocks`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ...spec import CHOICE, ORDER, ORIENTED, ROTATIONS, format_order, format_oriented
+from .blocks import blocks_in, unlabelled_block
+from .common import Mention, negated
+
+
+_LETTER = re.compile(r"(?<![A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff])([A-Z\u0391\u0392\u0395\u0410\u0412"
+                     r"\u0421\u0415])(?![A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]|'(?!s\b)[a-z]{1,2}\b|-[a-z]{2})")
+_LOOKALIKE = {"\u0391": "A", "\u0392": "B", "\u0395": "E", "\u0410": "A", "\u0412": "B", "\u0421": "C", "\u0415": "E"}
+_LOWER = re.compile(r"(?<![A-Za-z0-9_'\-])([a-hj-z]|bee|cee|sea|dee|ay)(?![A-Za-z0-9_'\-])(?=[\s)\]}\"'*]*"
+                    r"(?:[.!,;:(]|\n|$|i think|i guess|probably|maybe))", re.I)
+_NAMES = {"bee": "B", "cee": "C", "sea": "C", "dee": "D", "ay": "A"}
+_ARTICLE_NEXT = re.compile(r"[ \t]+(?!(?:is|was|do|does|did|or|and|nor|because|since|as|which|fits|matches|seems|looks|would|should"
+                           r"|best|correct|right|fills|belongs|corresponds|for|with|it|too|also|then|instead|here|though"
+                           r"|but|—|-)\b)[a-z]")
+
+
+def letters(t: str, spec) -> list[Mention]:
+    out = []
+    for m in _LETTER.finditer(t):
+        ch = _LOOKALIKE.get(m.group(1), m.group(1))
+        if ch in "AI" and _ARTICLE_NEXT.match(t, m.end()):
+            continue  # "A good fit", "I think"
+        if ch == "I" and "I" not in spec.letters:
+            continue
+        out.append(Mention(m.start(), m.end(), ch if ch in spec.letters else None, "letter",
+                           "" if ch in spec.letters else f"letter {ch} is not an option ({'/'.join(spec.letters)})"))
+    for m in _LOWER.finditer(t):
+        w = m.group(1)
+        if len(w) == 1 and w.isupper():
+            continue
+        ch = _NAMES.get(w.lower(), w.upper())
+        if ch in spec.letters:
+            out.append(Mention(m.start(), m.end(), ch, "lower"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ option words
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+_ORD = "|".join(_ORDINALS)
+_CANDIDATE = re.compile(rf"\bcandidate\s*(?:#|no\.?|number)?\s*([1-9])\b|\bthe\s+({_ORD})\s+(?:candidate(?:\s+(?:patch|"
+                        rf"image|piece))?|patch|option|choice)\b|\b(?:the\s+)?({_ORD}|last)\s+(?:input\s+|candidate\s+)?(?:image|candidate)\b|<\s*image\s*([1-9])\s*>"
+                        rf"|\bimage\s*#?\s*([1-9])\b", re.I)
+_CV = (("C", re.compile(r"(?:\b(?:not|never)|(?<=[A-Za-z])n't)\s+(?:directly\s+)?(?:adjac(?:ent|net|nt|ant)|"
+                        r"neighbou?ring|neighbou?rs|touching|touch|connected|share\s+an\s+edge)\b|\bnon[\s-]*adjacent\b"
+                        r"|\bnonadjacent\b|\bdiagonal(?:ly)?\b(?:\s+(?:placed|positioned|apart|related|adjacent))?", re.I)),
+       ("A", re.compile(r"\b(?:adjacent\s+)?horizontal(?:ly)?(?:\s+(?:adjacent|neighbou?rs))?\b|\bleft[\s-]*(?:and[\s-]*|/|"
+                        r"-|to[\s-]*)?right\b(?:\s+(?:relationship|neighbou?rs|adjacent))?|\bside[\s-]by[\s-]side\b|\bnext\s+to\s+each\s+other\s+"
+                        r"horizontally\b", re.I)),
+       ("B", re.compile(r"\b(?:adjacent\s+)?vertical(?:ly)?(?:\s+(?:adjacent|neighbou?rs))?\b|\btop[\s-]*(?:and[\s-]*|/|"
+                        r"-|to[\s-]*)?bottom\b(?:\s+(?:relationship|neighbou?rs|adjacent))?|\babove[\s-]*(?:and[\s-]*|/)?below\b|\bone\s+(?:is\s+)?"
+                        r"(?:directly\s+)?(?:above|below|on\s+top\s+of|under|beneath)\s+the\s+other\b|\bstacked\b", re.I)))
+_ADJACENT = re.compile(r"\b(?:adjacent|neighbou?rs|neighbou?ring|touching)\b", re.I)
+_DIRS = (("E", r"(?:upper|top)[\s-]*right|north[\s-]*east"), ("F", r"(?:upper|top)[\s-]*left|north[\s-]*west"),
+         ("G", r"(?:lower|bottom)[\s-]*right|south[\s-]*east"), ("H", r"(?:lower|bottom)[\s-]*left|south[\s-]*west"),
+         ("A", r"(?:directly\s+)?(?:to\s+the\s+)?right(?:\s+of)?"), ("B", r"(?:directly\s+)?(?:to\s+the\s+)?left(?:\s+of)?"),
+         ("C", r"(?:directly\s+)?above"), ("D", r"(?:directly\s+)?below"))
+_DIR = re.compile("|".join(rf"(?P<{k}>(?:diagonally\s+)?(?:to\s+the\s+)?\b(?:{p}))\b" for k, p in _DIRS), re.I)
+_IMG = r"(?:<\s*image\s*([12])\s*>|\b(?:the\s+)?image\s*([12]|one|two)\b|\bthe\s+(first|second)\s+(?:image|one|crop|piece))"
+_DIR_WORDS = (r"(?:directly\s+|diagonally\s+|immediately\s+|just\s+)?(?:to\s+the\s+|towards?\s+the\s+)?(?:(?:upper|top|lower|"
+              r"bottom)[\s-]*(?:right|left)|north[\s-]*(?:east|west)|south[\s-]*(?:east|west)|right|left|above|below|"
+              r"(?:up|down)\s+and\s+(?:to\s+the\s+)?(?:left|right)|on\s+top|under(?:neath)?|beneath)")
+_DIR_SENTENCE = re.compile(_IMG + r"\s+(?:is|lies|sits|appears|would\s+be|should\s+be|must\s+be|is\s+located|is\s+positioned|"
+                           r"is\s+placed|goes|belongs)\s+(" + _DIR_WORDS + r")\s*(?:of|from|to)?\s*" + _IMG, re.I)
+_INVERSE = dict(zip("ABCDEFGH", "BADCHGFE"))
+_AXIS = re.compile(r"\b(?:adjacent\s+(?:horizontally|vertically)|(?:horizontally|vertically)\s+adjacent|not\s+adjacent|"
+                   r"side\s+by\s+side|diagonal(?:ly)?\s+adjacent)\b", re.I)
+
+
+def _direction(words: str) -> Optional[str]:
+    w = " ".join(words.lower().replace("-", " ").split())
+    w = re.sub(r"\b(?:directly|diagonally|immediately|just|to the|towards? the|and|to)\b", " ", w)
+    w = w.replace("on top", "above")
+    for a, b in (("underneath", "below"), ("beneath", "below"), ("under", "below"), ("up", "upper"), ("down", "lower"),
+                 ("top", "upper"), ("bottom", "lower"), ("north", "upper"), ("south", "lower"), ("east", "right"),
+                 ("west", "left")):
+        w = re.sub(rf"\b{a}\b", b, w)
+    w = " ".join(w.split())
+    table = {"right": "A", "left": "B", "above": "C", "below": "D", "upper right": "E", "upper left": "F",
+             "lower right": "G", "lower left": "H"}
+    return table.get(w)
+
+
+def _eight(t: str) -> list[Mention]:
+    """"<image 2> is diagonally to the lower left of <image 1>" (H); said of image 1, the direction turns round."""
+    out = []
+    for m in _DIR_SENTENCE.finditer(t):
+        word = {"one": "1", "two": "2", "first": "1", "second": "2"}
+        a = m.group(1) or word.get((m.group(2) or "").lower(), m.group(2)) or word.get((m.group(3) or "").lower(), "")
+        b = m.group(5) or word.get((m.group(6) or "").lower(), m.group(6)) or word.get((m.group(7) or "").lower(), "")
+        d = _direction(m.group(4))
+        if d is None or a == b or not a or not b:
+            continue
+        out.append(Mention(m.start(), m.end(), d if a == "2" else _INVERSE[d], "text"))
+    return out
+
+
+def option_words(t: str, spec, config: str, options) -> list[Mention]:
+    """Mentions of an option by its own words."""
+    out: list[Mention] = []
+    k = len(spec.letters)
+    if config.startswith("missing_piece"):
+        for m in _CANDIDATE.finditer(t):
+            cand, nth, img, tag, bare = m.groups()
+            if cand:
+                i = int(cand)
+            elif nth:
+                i = _ORDINALS.index(nth.lower()) + 1
+            elif img:  # the N-th input image is candidate N-1 (the first is the puzzle); "the last candidate" is k
+                if img.lower() == "last":
+                    i = k
+                elif re.search(r"candidate\s*$", m.group(0), re.I):
+                    i = _ORDINALS.index(img.lower()) + 1
+                else:
+                    i = _ORDINALS.index(img.lower())
+            else:
+                i = int(tag or bare) - 1
+            ok = 1 <= i <= k
+            out.append(Mention(m.start(), m.end(), spec.letters[i - 1] if ok else None, "text",
+                               "" if ok else f"{m.group(0)!r} is not one of the {k} candidates"))
+    elif config.endswith("_8dir"):
+        out = _eight(t)
+        taken = [(m.start, m.end) for m in out]
+        out += [Mention(m.start(), m.end(), m.lastgroup, "text") for m in _DIR.finditer(t)
+                if not any(a <= m.start() < b for a, b in taken)]
+        out += [Mention(m.start(), m.end(), None, "text", f"{m.group(0)!r} names no single direction")
+                for m in _AXIS.finditer(t)]
+    elif config.startswith("connection_verification"):
+        taken: list[tuple[int, int]] = []
+        for letter, rx in _CV:
+            for m in rx.finditer(t):
+                if not any(a < m.end() and m.start() < b for a, b in taken):
+                    taken.append(m.span())
+                    out.append(Mention(m.start(), m.end(), letter, "text"))
+        out += [Mention(m.start(), m.end(), None, "text", "'adjacent' alone names no single option (A or B)")
+                for m in _ADJACENT.finditer(t) if not any(a <= m.start() < b for a, b in taken)]
+    elif options and spec.kind == CHOICE and all(_LIST_ONLY.fullmatch(str(o)) for o in options):
+        want = {_ints(str(o)): spec.letters[i] for i, o in enumerate(options[:k])}
+        n = len(next(iter(want)))
+        for m in orders_in(t, n):
+            if m.form in ("list", "rows", "regions") and m.parts and "order" in m.parts:
+                letter = want.get(tuple(m.parts["order"]))
+                out.append(Mention(m.start, m.end, letter, "list", "" if letter else
+                                   f"the order {list(m.parts['order'])} is none of the options", m.parts))
+    return sorted(out, key=lambda m: m.start)
+
+
+# ------------------------------------------------------------------------------------------------ orders
+_LIST_ONLY = re.compile(r"\s*\[[\d,\s]+\]\s*")
+_ITEM = r"(?:<\s*(?:image|img|piece|tile)\s*\d{1,2}\s*>|(?:(?:image|img|piece|tile)\s*|#)?\d{1,2})"
+_SEP = r"(?:\s*(?:,|;|->|\u2192|=>|>|\||-|\u2013)\s*|\s+)"
+_BRACKET = re.compile(r"[\[(]\s*(" + _ITEM + r"(?:" + _SEP + _ITEM + r")*)\s*(?:,\s*)?[\])]", re.I)
+_DIGITS = re.compile(r"\d+")
+_NESTED = re.compile(r"\[\s*(\[[\d,\s]+\](?:\s*,\s*\[[\d,\s]+\])+)\s*,?\s*\]")
+_ROW_LINE = re.compile(r"[ \t]*(?:[-*\u2022]\s*)?(?:\|\s*)?(?:(?i:(?:row\s*\d+|(?:top|middle|bottom|first|second|third|"
+                       r"last|upper|lower|center|centre)\s+row))\s*(?:[:=\-]|->|\u2192)?\s*)?[\[(]?\s*(\d+(?:(?:\s*(?:[|,;]|->|\u2192|-)\s*"
+                       r"|\s+)\d+)+)(?:\s*[\])|])?[\s.]*")
+_TABLE_RULE = re.compile(r"[ \t]*[|+]?\s*:?-{2,}:?(?:\s*[|+]\s*:?-{2,}:?)*\s*[|+]?[ \t]*")
+_REGIONS = [re.compile(r"(?:" + n + r")(?:\s+(?:region|corner|position|cell|quadrant|slot))?\s*(?:[:=]|->|\u2192|-|is|"
+                       r"gets|has|holds|goes|belongs)?\s*(?:(?:is|gets|has|holds)\s+)?(?:the\s+)?(?:<?\s*(?:image|img|"
+                       r"piece|tile)\s*|#)?([1-9])\b", re.I)
+            for n in (r"top[\s-]*left|upper[\s-]*left", r"top[\s-]*right|upper[\s-]*right",
+                      r"bottom[\s-]*left|lower[\s-]*left", r"bottom[\s-]*right|lower[\s-]*right")]
+
+
+_MORE_BEFORE = re.compile(r"\d\s*(?:,|;|->|-|\u2192|>)\s*$")
+_MORE_AFTER = re.compile(r"\s*(?:,|;|->|-|\u2192|>)\s*\d")
+
+
+_IMAGE_FIRST = re.compile(r"(?:<\s*)?(?:image|img|piece|tile)\s*#?\s*([1-4])(?:\s*>)?\s*(?:is|goes|belongs|sits|fits|"
+                          r"must go|should go|->|\u2192|:)?\s*(?:in|at|on|to)?\s*(?:the\s+)?(top[\s-]*left|upper[\s-]*left|"
+                          r"top[\s-]*right|upper[\s-]*right|bottom[\s-]*left|lower[\s-]*left|bottom[\s-]*right|lower[\s-]*right)"
+                          r"(?![A-Za-z])", re.I)
+_REGION_OF = {"top-left": 0, "top-right": 1, "bottom-left": 2, "bottom-right": 3}
+
+
+def _ints(s: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in _DIGITS.findall(s))
+
+
+_NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_NW = "(" + "|".join(_NUMBER_WORDS) + ")"
+
+
+def _spoken(n: int) -> Optional[re.Pattern]:
+    """An order said in words ("two, four, one, three")."""
+    return None if n > 9 else re.compile(r"(?<![A-Za-z])" + _NW + (r"(?:\s*[,;]?\s*|\s*-\s*)" + _NW) * (n - 1)
+                                         + r"(?![A-Za-z])", re.I)
+
+
+def _bare(n: int) -> Optional[re.Pattern]:
+    if n > 9:
+        return None
+    return re.compile(r"(?<![\d.A-Za-z_,\[(])([1-9])" + (_SEP + r"([1-9])") * (n - 1) + r"(?![\dA-Za-z_]|\.\d|\s*[,\])])")
+
+
+def _order(nums: tuple[int, ...], n: int, start: int, end: int, form: str) -> Mention:
+    parts = {"order": nums} if len(nums) == n else None
+    if sorted(nums) == list(range(1, n + 1)):
+        return Mention(start, end, format_order(nums), form, "", parts)
+    return Mention(start, end, None, form, f"{list(nums)[:20]} is not a permutation of 1-{n}", parts)
+
+
+def orders_in(t: str, n: int) -> list[Mention]:
+    out: list[Mention] = []
+    for m in _NESTED.finditer(t):
+        rows = [_ints(r) for r in re.findall(r"\[([\d,\s]+)\]", m.group(1))]
+        if len({len(r) for r in rows}) == 1:
+            out.append(_order(tuple(x for r in rows for x in r), n, m.start(), m.end(), "rows"))
+    out += _row_lines(t, n)
+    inside = [(m.start, m.end) for m in out]
+    for m in _BRACKET.finditer(t):
+        if not any(a <= m.start() < b for a, b in inside):
+            out.append(_order(_ints(m.group(1)), n, m.start(), m.end(), "list"))
+    bare = _bare(n)
+    taken = [(m.start, m.end) for m in out]
+    for m in bare.finditer(t) if bare is not None else ():
+        if _MORE_BEFORE.search(t, max(0, m.start() - 4), m.start()) or _MORE_AFTER.match(t, m.end()):
+            continue  # part of a longer run of numbers
+        if not any(a <= m.start() < b for a, b in taken):
+            out.append(_order(tuple(int(g) for g in m.groups()), n, m.start(), m.end(), "list"))
+    spoken = _spoken(n)
+    for m in spoken.finditer(t) if spoken is not None and re.search(r"(?i)\b(?:one|two|three)\b", t) else ():
+        if not any(a <= m.start() < b for a, b in taken):
+            out.append(_order(tuple(_NUMBER_WORDS.index(g.lower()) + 1 for g in m.groups()), n, m.start(), m.end(),
+                              "list"))
+    if n == 4:
+        said: dict[int, re.Match] = {}
+        for m in _IMAGE_FIRST.finditer(t):
+            said[_REGION_OF[re.sub(r"[\s-]+", "-", m.group(2).lower().replace("upper", "top").replace("lower", "bottom"))]] = m
+        if len(said) == 4:
+            lo, hi = min(m.start() for m in said.values()), max(m.end() for m in said.values())
+            if hi - lo < 400 and not any(a <= lo < b for a, b in taken):
+                out.append(_order(tuple(int(said[i].group(1)) for i in range(4)), n, lo, hi, "regions"))
+        found = [(rx.search(t), rx) for rx in _REGIONS]
+        if all(f for f, _ in found):
+            spans = []
+            for _, rx in found:
+                ms = list(rx.finditer(t))
+                spans.append(ms[-1])
+            lo, hi = min(s.start() for s in spans), max(s.end() for s in spans)
+            if hi - lo < 400:
+                out.append(_order(tuple(int(s.group(1)) for s in spans), n, lo, hi, "regions"))
+    return sorted(out, key=lambda m: m.start)
+
+
+def _row_lines(t: str, n: int) -> list[Mention]:
+    """Blocks of consecutive lines that are rows of an order ("Row 1: 5 -> 1 -> 9", "| 2 | 3 |", "[2, 3]"), also
+    rows on one line ("top row: 4, 1; bottom row: 3, 2")."""
+    out, block, pos = [], [], 0
+    t = t.translate(_BOX)
+    pieces = re.split(r"(\n|;|\.(?= (?i:\w+ )?row\b))", t)
+    lines = [p for p in pieces[::2]]
+    for line in lines + [None]:
+        end = pos + len(line) if line is not None else pos
+        r = _ROW_LINE.fullmatch(line) if line is not None and len(line) <= 200 else None  # a row is short
+        rowish = r is not None and ("|" in line or re.match(r"\s*(?:[-*\u2022]\s*)?[\[(]?\s*\d", line) is None
+                                    or line.strip().startswith(("[", "(")))
+        if line is not None and block and _TABLE_RULE.fullmatch(line):
+            pos = end + 1
+            continue
+        if rowish:
+            block.append((pos, end, _ints(r.group(1))))
+        else:
+            if len(block) >= 2 and len({len(b[2]) for b in block}) == 1:
+                out.append(_order(tuple(x for b in block for x in b[2]), n, block[0][0], block[-1][1], "rows"))
+            block = []
+        pos = end + 1
+    return out
+
+
+_BOX = str.maketrans({c: "|" for c in "\u2502\u2503\u2551"} | {c: "-" for c in "\u2500\u2501\u2550\u250c\u2510\u2514\u2518"
+                                                                "\u251c\u2524\u252c\u2534\u253c\u2554\u2557\u255a\u255d"})
+
+
+# ------------------------------------------------------------------------------------------------ rotated orders
+_PAIR = r"[(\[]\s*(?:<?image\s*|img\s*|#)?(\d{1,3})>?\s*,\s*(\d{1,4})\s*(?:°|deg(?:rees?)?)?\s*[)\]]"
+_PAIRS = re.compile(r"\[?\s*" + _PAIR + r"(?:\s*(?:,\s*)?" + _PAIR + r")*(?:\s*,)?\s*\]?", re.I)
+_ONE_PAIR = re.compile(_PAIR, re.I)
+
+
+def pairs_in(t: str, n: int) -> list[Mention]:
+    out = []
+    for m in _PAIRS.finditer(t):
+        pairs = [(int(i), int(r)) for i, r in _ONE_PAIR.findall(m.group(0))]
+        order, rots = [i for i, _ in pairs], [r for _, r in pairs]
+        if len(pairs) < 2:
+            continue
+        ok = sorted(order) == list(range(1, n + 1)) and set(rots) <= set(ROTATIONS)
+        why = "" if ok else f"{len(pairs)} pairs that are not a permutation of 1-{n} with turns of 0/90/180/270"
+        out.append(Mention(m.start(), m.end(), format_oriented(order, rots) if ok else None, "pairs", why,
+                           {"order": tuple(order), "rotations": tuple(rots)} if len(pairs) == n else None))
+    return out
+
+
+def mentions(t: str, spec, config: str, options=None) -> list[Mention]:
+    """Every mention of an answer in ``t``, by position."""
+    if spec.kind == CHOICE:
+        found = letters(t, spec) + option_words(t, spec, config, options)
+    elif spec.kind == ORDER:
+        found = orders_in(t, spec.order_length)
+    elif spec.kind == ORIENTED:
+        found = pairs_in(t, spec.order_length)
+    else:
+        found = blocks_in(t, spec)
+    return sorted(found, key=lambda m: (m.start, -m.end))
+
+
+__all__ = ["Mention", "mentions", "letters", "option_words", "orders_in", "pairs_in", "blocks_in", "unlabelled_block",
+           "negated"]

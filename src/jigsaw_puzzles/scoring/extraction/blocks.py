@@ -1,0 +1,145 @@
+"""Anomaly Detection's answer where the text names it: the labelled block (Judgment, Error Position, Error Type in
+any order, on one line or several, values as letters or words), or the three letters alone."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Optional
+
+from ...spec import LETTERS, format_anomaly
+from .common import Mention
+from .forms import alternation, forms
+from .positions import cells_named
+
+
+@lru_cache(maxsize=1)
+def _field_rx() -> re.Pattern:
+    lab = {k: alternation(forms(k)) for k in ("judgment", "position", "type")}
+    return re.compile(rf"(?<![^\W_])(?:(?P<p>{lab['position']})|(?P<t>{lab['type']})|(?P<j>{lab['judgment']}))"
+                      rf"(?=[ \t]*(?:[:=\-\u2013\u2014|]|->|\n|$)|[ \t]+(?-i:[A-Z])(?![A-Za-z]))", re.I)
+
+
+_FIELD_SEP = re.compile(r"[ \t]*(?:[:=\-\u2013\u2014|]|->)?[ \t]*")
+_VALUE_WORD = re.compile(r"[^\W\d_]+|\d+", re.U)
+_POS_KNOWN = frozenset("top upper bottom lower left right middle center centre central row column col corner the "
+                       "sub image subimage piece tile cell position option in of and first second third fourth fifth "
+                       "sixth seventh eighth last leftmost rightmost 1 2 3 4 5 6 7 8 9 st nd rd th one".split())
+
+
+def _words_of(kind: str) -> frozenset:
+    return frozenset(w for f in forms(kind) for w in _VALUE_WORD.findall(f))
+
+
+def _field_value(t: str, start: int, end: int, what: str, grid: tuple[int, int]):
+    """(value, why): the one value a field states (None: left blank), else "?" and why it is unclear."""
+    v = t[start:end].strip(" \t*()[].,;:'\"")
+    if "\u00a4" in v:
+        return "?", "the field holds a comment or a hidden mark"
+    low = " ".join(v.lower().replace("_", " ").split())
+    if not low or low in forms("blank") or _BLANK_MARK.fullmatch(low):
+        return None, ""
+    words = _VALUE_WORD.findall(low.replace("-", " "))
+    if what == "j":
+        yes, no = _phrases(low, "correct"), _phrases(low, "incorrect")
+        named = ({"A"} if yes and not no else set()) | ({"B"} if no else set())
+        named |= {w.upper() for w in words if w in ("a", "b")}
+        known = _words_of("correct") | _words_of("incorrect") | {"a", "b", "the", "image", "is", "stitched", "option"}
+    elif what == "t":
+        named = ({"A"} if _phrases(low, "rotation") else set()) | ({"B"} if _phrases(low, "mirroring") else set())
+        named |= {w.upper() for w in words if w in ("a", "b")}
+        known = _words_of("rotation") | _words_of("mirroring") | {"a", "b", "type", "error", "option", "by", "degrees",
+                                                                  "90", "180", "270", "clockwise", "horizontal",
+                                                                  "horizontally", "vertical", "vertically", "°"}
+        if re.search(r"counter|anti", low):
+            return "?", f"the error type {v!r} counts turns the other way"
+    else:
+        named, why = cells_named(v, *grid)
+        if why:
+            return "?", why
+        known = _POS_KNOWN
+    unknown = [w for w in words if w not in known and not (len(w) == 1 and w.isalpha())]
+    if unknown:
+        label = {"j": "judgment", "t": "error type", "p": "error position"}[what]
+        return "?", f"the {label} {v!r} holds words the reader does not know ({unknown[0]!r})"
+    if len(named) != 1:
+        return "?", f"{v!r} names {'several' if named else 'no'} values"
+    return next(iter(named)), ""
+
+
+_BLANK_MARK = re.compile(r"[\s\-\u2013\u2014_./]*|\(?leave\s+(?:it\s+)?blank\)?|n/?a")
+
+
+def _phrases(low: str, kind: str) -> bool:
+    return re.search(alternation(forms(kind)), low) is not None
+
+
+def blocks_in(t: str, spec) -> list[Mention]:
+    """Each labelled anomaly block: its fields from a Judgment to the last field after it."""
+    out, fields = [], list(_field_rx().finditer(t))
+    if not fields:
+        return out
+    groups: list[list[re.Match]] = []
+    for f in fields:
+        if f.lastgroup == "j" or not groups or f.start() - groups[-1][-1].end() > 160:
+            groups.append([f])
+        else:
+            groups[-1].append(f)
+    for g in groups:
+        vals: dict = {}
+        why = ""
+        for i, f in enumerate(g):
+            vs = _FIELD_SEP.match(t, f.end()).end()
+            stop = g[i + 1].start() if i + 1 < len(g) else len(t)
+            nl = t.find("\n", vs)
+            ve = min(stop, nl if nl >= 0 else len(t))
+            if i + 1 < len(g) and "\n" not in t[vs:g[i + 1].start()]:
+                ve = g[i + 1].start()
+            ve = vs + len(t[vs:ve].rstrip(" \t|,;"))
+            if f.lastgroup in vals:
+                why = why or "a field is given twice"
+            val, w = _field_value(t, vs, ve, f.lastgroup, spec.grid)
+            vals[f.lastgroup] = val
+            why = why or w
+            end = ve
+        j, p, ty = vals.get("j"), vals.get("p"), vals.get("t")
+        parts = {"judgment": j, "position": p, "type": ty}
+        if "j" not in vals:
+            continue
+        out.append(_anomaly(j, p, ty, spec, g[0].start(), end, why, parts))
+    return out
+
+
+def _anomaly(j, p, ty, spec, start, end, why="", parts=None) -> Mention:
+    parts = parts or {"judgment": j, "position": p, "type": ty}
+    if why:
+        return Mention(start, end, None, "block", why, parts)
+    if j == "A" and not p and not ty:
+        return Mention(start, end, format_anomaly(), "block", "", parts)
+    if j == "B" and p and ty:
+        if p not in LETTERS[:spec.num_options]:
+            return Mention(start, end, None, "block", f"error position {p} is not one of A-{LETTERS[spec.num_options - 1]}",
+                           parts)
+        if ty not in "AB":
+            return Mention(start, end, None, "block", f"error type {ty} is not A or B", parts)
+        return Mention(start, end, format_anomaly(p, ty), "block", "", parts)
+    if j == "A":
+        return Mention(start, end, None, "block", "Judgment A (correct) but an error position/type was given", parts)
+    if j == "B":
+        return Mention(start, end, None, "block", "Judgment B (incorrect) without both error position and type", parts)
+    return Mention(start, end, None, "block", "no judgment", parts)
+
+
+_UNLABELLED = re.compile(r"\s*([AB])(?:[\s,;/|.)]+([A-Z])[\s,;/|.)]+([AB]))?[\s.]*")
+
+
+def unlabelled_block(t: str, spec) -> Optional[Mention]:
+    """The three letters alone ("B\\nC\\nA", "B C A", "A") as the whole response."""
+    m = _UNLABELLED.fullmatch(t)
+    if m is None:
+        return None
+    s = len(t) - len(t.lstrip())
+    return _anomaly(m.group(1), m.group(2), m.group(3), spec, s, len(t.rstrip()))
+
+
+__all__ = ["blocks_in", "unlabelled_block"]

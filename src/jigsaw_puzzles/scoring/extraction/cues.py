@@ -1,0 +1,229 @@
+"""The reading rule's cues: the marks, words and shapes it recognises around an answer, and the commitment record.
+
+Whole commit forms in every language are data (:mod:`.forms`); what is here is the rule's own English-and-symbol
+cues for the scope around an answer (what attaches to it, what rejects or keeps open another one).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from .common import Mention
+from .common import clause_start
+from .forms import pattern
+
+@dataclass(slots=True)
+class Commit:
+    start: int                 # where the commitment's form (or label line) begins
+    pos: int                   # where the answer stands
+    end: int                   # where its sentence (without an explanation) ends
+    answer: Optional[str]
+    why: str = ""              # why the commitment is not understood
+    rule: str = "form"
+    explain_at: Optional[int] = None
+    parts: Optional[dict] = None
+    question: bool = False
+    note: str = ""             # why the value is outside the answer space
+
+
+_BULLETS = " \t\n*#>-\u2022\u00b7+0123456789.)(["
+_KNOWN_PUNCT = ".,;:!()[]{}\"'-\u2014\u2013\u3002\uff0c\u3001*\u2705\u2714\u2713\ufe0f\u2611\u0964\u06d4\U0001f9e9\u2b50"
+_DECOR = re.compile(r"[ \t]*(?:(?:[(\[{\"'\u201c\u00ab*#>\u2022\u2705\u2714\u2713\u2611\ufe0f\U0001f449\U0001f9e9\u2b05"
+                    r"\U0001f7e2]|>-|>=|\u2192)[ \t]*)*(?:(?:noitpo|rettel|eciohc|etadidnac|rewsna)(?:[ \t]+eht)?[ \t]*"
+                    r"(?:[(\[{][ \t]*)*)?", re.I)
+_SUBJECT_BEFORE = re.compile(r"[ \t]*(?:yeht|segami owt eht|segami eht|seceip owt eht|>1 egami< dna >2 egami<|"
+                             r"2 egami dna 1 egami|segami htob)(?![^\W_])", re.I)
+_SEP_BEFORE = re.compile(r"[:=]\s*[(\[\"']?\s*$")
+_LABELLED_LINE = re.compile(r"(?m)^[ \t*#>\-\u2022]*(?:option[ \t]+)?[(\[]?((?-i:[A-Z]))(?:[ \t]*\([^()\n]{1,40}\)|[ \t]*\[[\d, ]+\])?"
+                            r"(?:[)\].:]|[ \t]+[\u2013\u2014\-])[ \t]*\S[^\n]{2,}$", re.I)
+_WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_FILLER_AFTER = re.compile(r"[ \t]*(?:i think|i believe|i guess|probably|i'd say|for sure|then|again|here|overall|"
+                           r"in the original(?: full)? image|in the original|in the full image|of <image 1>|in <image 1>|"
+                           r"in image 1|of image 1|in the (?:first|large|main|big) image|in the original photo|"
+                           r"as (?:my|the) (?:final )?answer|as final|final|finally)(?![^\W_])", re.I)
+_CONFIDENCE = re.compile(r"[ \t(\[,;-]*(?:(?:with\s+)?(?:confidence|certainty|probability)\s*(?:level)?\s*[:=]?\s*"
+                         r"(?:\d{1,3}(?:\.\d+)?\s*%?|0?\.\d+|high|medium|moderate|very high|low)|(?:about|around|roughly|~|"
+                         r"approx\.?|approximately)?\s*\d{1,3}\s*%\s*(?:confident|sure|confidence|certain)?)[ \t)\]]*", re.I)
+_NOT_OTHER = re.compile(r"[ \t,;(\-\u2014]*(?:not|rather than|instead of|over|and not|but not|vs\.?|không phải|nicht|não|"
+                        r"no|pas|не|不是|nie|niet|değil|bukan|ليس)\s*(?:option\s+|la\s+|el\s+|a\s+|"
+                        r"letter\s+)?[(\[]?(?-i:[A-Z])[)\]]?(?![A-Za-z0-9])[ \t)]*", re.I)
+_REFERENT = re.compile(r"[\s*\-\u2022>(]*(?:it|this|that|its|it's|this one|this piece|this patch|this candidate|this option|"
+                       r"this image|the piece|the patch|the selected \w+|the chosen \w+|this region|this area|this mask|"
+                       r"this order|this arrangement|this layout|they|they're|both images|both pieces|the two images|"
+                       r"the two pieces|the two regions|the pieces|the images)(?![^\W_])", re.I)
+_ANOMALY_WORDS = re.compile(r"(?<![^\W_])(?:rotat\w*|mirror\w*|flip\w*|upside|reversed|backwards|turned|normal|intact|"
+                            r"correct(?:ly)?|upright|fine|consistent|natural(?:ly)?|no anomal\w*|nothing)(?![^\W_])", re.I)
+_OPEN = re.compile(r"(?<![^\W_])(?:could also|might also|may also|also possible|also plausible|or maybe|or possibly|"
+                   r"alternatively|second choice|second best|backup|fallback|also works|also fits|also matches|"
+                   r"equally|just as|as good|as likely|as plausible|as well|for that matter|can't decide|cannot decide|"
+                   r"torn between|runner-up|runner up|close second|hard to choose|toss-up|either one|either of|or at least|"
+                   r"more certain|more likely|more convincing|stronger candidate|better candidate|better fit|better match)"
+                   r"(?![^\W_])", re.I)
+_CHOICE_WINDOW = 28
+_LINE_POS = re.compile(r"(?<![^\W_])(?:yes|match(?:es)?|fits?|correct|right|lines? up|aligns?|continues|consistent|"
+                       r"seamless(?:ly)?|all match|best)(?![^\W_])|\u2713|\u2705|\u2714", re.I)
+_LINE_NEG = re.compile(r"(?<![^\W_])(?:no|not|wrong|too|off|mismatch\w*|ruled out|breaks?|jumps?|swaps?|fails?|cannot|"
+                       r"cut|neither|nor|different|incorrect|mirrored|impossible|misaligned|lacks?|missing)(?![^\W_])|n't|"
+                       r"\u2717|\u274c|\u2718", re.I)
+#: A sentence that describes what the pictures show (a piece, a crop, an image, a region and what is in it).
+_CONTENT = re.compile(r"(?<![^\W_])(?:images?|crops?|pieces?|tiles?|patch(?:es)?|candidates?|regions?|quadrants?|"
+                      r"sub-?images?|masks?|masked|areas?|edges?|seams?|corners?|halves|half|rows?|columns?|tabs?|blanks?|"
+                      r"knobs?|outlines?)(?![^\W_])", re.I)
+_DANGLING = re.compile(r"(?<![^\W_])(?:of|in|for|with|to|and|be|was|than|from|by|at|on|or)\s*$", re.I)
+_NEXT_LETTER = re.compile(r"(?<![A-Za-z0-9])[A-Z](?![A-Za-z0-9])|(?i:candidate\s*\d|option\s+[a-z]\b)")
+_LEAD_DOUBT = re.compile(r"(?<![^\W_])(?:can't confirm|cannot confirm|can not confirm|not confirmed|unconfirmed|unverified|"
+                         r"can't verify|cannot verify|numbered (?:right|from)|counted (?:right|from|column)|right to left|"
+                         r"column by column)(?![^\W_])", re.I)
+_FIRST_PERSON = re.compile(r"(?<![^\W_])(?:i|i'm|i've|i'd|i'll|my|me|myself|mine)(?![^\W_'])", re.I)
+_PLAIN_FIRST_PERSON = re.compile(r"\A(?:i|my)\s+(?:think|believe|chose|picked|selected|choose|pick|select|went with|"
+                                 r"go with|see|can see|notice|noticed|compared|checked|double-checked|re-checked|rechecked|"
+                                 r"verified|confirmed|looked at|matched|answer|choice|pick)"
+                                 r"(?![^\W_])", re.I)
+_CJK_OPEN = re.compile(r"也一样|也是一樣|也一樣|同样|同樣|也可以|也可能|也符合|也吻合|其实|其實|もあり得|も同じ|도 가능|도 같")
+_REGION_NAME = re.compile(r"(?<![^\W_])(?:top|upper|bottom|lower)[\s-]*(?:left|right)(?![^\W_])", re.I)
+_REGION_INDEX = {"top-left": 0, "top-right": 1, "bottom-left": 2, "bottom-right": 3}
+_ERROR_WORD = re.compile(r"(?<![^\W_])(?:rotated|mirrored|flipped|upside[- ]down|reflected|turned)(?![^\W_])", re.I)
+_FOOTNOTE_DEF = re.compile(r"\[\^?\w{1,3}\]:?[ \t]")  # a footnote's definition explains what it marks
+_NOTE = re.compile(r"(?:note|n\.b\.|nb|p\.s\.|ps|remark|caveat|disclaimer|warning|important|assumption|"
+                   r"nota|hinweis|remarque|注意|注|備考|참고)\s*[:\-\u2014]", re.I)
+_OPEN_NEAR = re.compile(r"(?<![^\W_])(?:also|too|as well|maybe|perhaps|possibly|could|might|alternatively|either|"
+                        r"second|backup|plausible|possible|tempted|torn|equally|likely|just as)(?![^\W_])", re.I)
+_CHOICE_CONVENTION = re.compile(r"(?<![^\W_])(?:letters? (?:refer|are|were) (?:swapped|shifted|reversed|to)|labels? "
+                                r"(?:refer|are swapped|are reversed)|lettered from|labell?ed from|counting from|relabel\w*|"
+                                r"swapped|0-based|zero-based|reversed order)(?![^\W_])", re.I)
+_JOINED_OTHER = re.compile(r"[\s\u2014\u2013\-,;:(]*(?:and|or|plus|also|&|/)\s+(?:(?:option|candidate|maybe|possibly)\s+)?"
+                           r"[(\[]?(?-i:[A-Z])(?![A-Za-z])", re.I)
+_REJECTED = re.compile(r"(?<![^\W_])(?:not|no|never|isn't|doesn't|don't|aren't|wasn't|cannot|can't|won't|off|wrong|"
+                       r"breaks?|broken|would break|too|different|worse|"
+                       r"mismatch\w*|rule[sd]? out|reject\w*|eliminat\w*|except|unlike|lacks?|missing|fails?|fail)"
+                       r"(?![^\W_])|n't", re.I)
+_RESTATES = re.compile(r"(?<![^\W_])(?:i\.e\.?|ie|that is|namely)(?![^\W_])|->|=>|\u2192|(?<![=!<>])=(?!=)", re.I)
+_COUNTED = re.compile(r"(?<![^\W_])(?:images?|pieces?|tiles?|crops?|indices|numbers|labels?)\s*$", re.I)
+_HEDGED = re.compile(r"(?<![^\W_])(?:maybe|perhaps|possibly|probably|i think|could be|might be)\s*[(\[]?\s*$", re.I)
+_JOINS_ANOTHER = re.compile(r"[\s*\-\u2022>]*(?:and|or|plus|&|\+|/|nor)(?![^\W_])", re.I)
+_REJECTING = re.compile(r"(?<![^\W_])(?:wrong|incorrect|worst|least likely|least|rejected|excluded|eliminated|bad|"
+                        r"weakest|unlikely|not the|not my|not an?)\s+(?:\w+\s+)?(?:answer|option|match|choice|"
+                        r"candidate|pick|guess|fit|one)s?(?![^\W_])|(?<![^\W_])(?:incorrect|wrong|rejected|excluded)"
+                        r"\s*:", re.I)
+_CODE_ECHO = re.compile(r"(?:print|return|submit|display|echo|console\.log)\s*\(?\s*[A-Za-z_]\w*\s*\)?\s*;?", re.I)
+_CONNECTOR = re.compile(r"(?<![^\W_])(?:and|but|while|whereas|though|although)(?![^\W_])", re.I)
+_PAREN_LETTER = re.compile(r"\s*\(\s*(?:option\s+)?[A-Z]\s*\)")
+_REMARK_START = re.compile(r"\s*(?:\u2014|\u2013|--| - |:(?=\s+\S))\s*|\s*,?\s*(?:though|although|but|however)(?![^\W_])",
+                           re.I)
+_SKIP_LINE = re.compile(r"[\s\u00a4\-=_*~+|:.]*|[\s\u2500-\u257f|+\-]*")
+_IDIOMS = re.compile(r"(?<![^\W_])if (?:i|we) (?:had|have|must|were) to (?:guess|choose|pick|bet|say)|if forced to "
+                     r"(?:choose|pick|guess)|if i'm forced to choose|as if", re.I)
+
+
+class _Span:
+    def __init__(self, n: int):
+        self.n = n
+
+    def end(self) -> int:
+        return self.n
+
+
+def _strip_all(s: str) -> tuple[str, bool]:
+    """``s`` without the fillers, links and withdrawals at its end, and whether a link or withdrawal was among them."""
+    licensed, rev, pos, rx = False, s[::-1], 0, pattern("strip")
+    while True:
+        sm = rx.match(rev, pos)
+        if sm is None or sm.end() == pos:
+            return s[:len(s) - pos], licensed
+        licensed = licensed or sm.group(1) is not None
+        pos = sm.end()
+
+
+def _at(rx: re.Pattern, t: str, pos: int):
+    m = rx.match(t, pos)
+    return m if m is not None and m.end() > pos else None
+
+
+def _explains(t: str, m: re.Match, inline: bool = False) -> bool:
+    """An explanation connective: "as" only before "the/it/its/this ..."; a section word only as a label (or a
+    heading on a line of its own); "where"/"while" only inside the answer's sentence."""
+    if m.re is _FOOTNOTE_DEF:
+        return True
+    w = m.group(0).lower()
+    nxt = t[m.end():m.end() + 12].lstrip(" \t")
+    if w in ("where", "whereas", "while", "which") and not inline:
+        return False
+    if nxt[:1] == "\n" or not nxt:
+        return w not in ("as", "where", "whereas", "while", "given", "also", "first", "second", "third", "finally")
+    if w == "as":
+        return bool(re.match(r"(?:the|it|its|this|these|those|they|both|each|all|there|every|shown|seen|candidate|"
+                             r"image|piece|patch)\b", nxt, re.I))
+    if w in ("because", "since", "given that", "due to", "owing to", "this is because", "that's because",
+             "that is because", "it's because", "the reason is", "here's why", "here is why", "in that"):
+        return True
+    if w in ("to verify", "verification", "check", "checking", "verify", "confirmation", "evidence", "analysis",
+             "details", "observations", "observation", "thoughts", "thought process", "reasons", "reason", "why",
+             "reasoning", "explanation", "rationale", "justification", "supporting evidence", "key evidence",
+             "brief explanation", "short explanation", "the reason"):
+        return nxt[:1] in (":", "-", "\u2014") or w.endswith(":") or t[m.end():m.end() + 1] == ":" or \
+            (w in ("to verify",) and nxt[:1] == ",")
+    return True
+
+
+def _clause_end(t: str, pos: int) -> int:
+    m = _CLAUSE_END.search(t, pos)
+    return len(t) if m is None else m.start()
+
+
+_CLAUSE_END = re.compile(r"\n|[;\u3002\uff01\uff1f\uff1b]|(?<!i\.e)(?<!e\.g)(?<!etc)(?<!\bvs)(?<!\bcf)(?<!approx)(?<!\bfig)(?<!\bno)[.!?](?=\s|$)", re.I)
+
+
+def _paragraph_end(t: str, pos: int) -> int:
+    m = re.compile(r"\n[ \t]*\n").search(t, pos)
+    return len(t) if m is None else m.start()
+
+
+def _withdrawal(t: str, u0: int, u1: int) -> Optional[int]:
+    """Where what follows a withdrawal begins, when the sentence starts with one (or has one after a comma)."""
+    for m in pattern("withdraw").finditer(t, u0, u1):
+        before = t[u0:m.start()]
+        if not before.strip(_BULLETS) or before.rstrip().endswith((",", ";", "\u2014", "-", "(", ":", "...")):
+            return m.end()
+    return None
+
+
+def _chosen_near(t: str, x: Mention) -> bool:
+    """Another answer kept open or preferred in its clause ("D is also plausible", "maybe D", "B fits better"), not
+    one described or rejected ("candidate 3 looks close, but the water is off, so not it")."""
+    c0, c1 = clause_start(t, x.start), _clause_end(t, x.end)
+    lo, hi = max(c0, x.start - _CHOICE_WINDOW), min(c1, x.end + _CHOICE_WINDOW)
+    if pattern("hedge").search(t, lo, hi) is not None or _OPEN_NEAR.search(t, lo, hi) is not None:
+        return True
+    if _rejected(t, x):
+        return False
+    return pattern("choice").search(t, lo, hi) is not None
+
+
+def _rejected(t: str, x: Mention) -> bool:
+    """What is said of another answer rules it out ("1 2 4 3 would break the seam", "C is too dark")."""
+    c1 = _clause_end(t, x.end)
+    lo = max(clause_start(t, x.start), x.start - _CHOICE_WINDOW)
+    nxt = _NEXT_LETTER.search(t, x.end, c1)  # what is said of it: up to the next answer named in its clause
+    return _REJECTED.search(t, x.end, nxt.start() if nxt else c1) is not None or \
+        _REJECTED.search(t, lo, x.start) is not None
+
+
+_IMG = r"(?:<\s*)?(?:image|img|piece|tile|picture)\s*#?\s*([1-4])(?:\s*>)?"
+_REG = r"(top[\s-]*left|upper[\s-]*left|top[\s-]*right|upper[\s-]*right|bottom[\s-]*left|lower[\s-]*left|" \
+       r"bottom[\s-]*right|lower[\s-]*right)"
+_REGION_ASSERT = [
+    (re.compile(_REG + r"(?:\s+(?:region|corner|quadrant|position|slot))?\s*(?::|=|->|\u2192|is|must be|should be|"
+                       r"gets|has|holds)\s*(?:the\s+)?" + _IMG, re.I), "ri"),
+    (re.compile(_IMG + r"\s*(?:is|goes|belongs|sits|fits|must go|should go|->|\u2192|:)?\s*(?:in|at|on|to)?\s*"
+                       r"(?:the\s+)?" + _REG, re.I), "ir"),
+]
+
+
+def _region_of(m: re.Match, k: str) -> tuple[Optional[int], int]:
+    reg, img = (m.group(1), m.group(2)) if k == "ri" else (m.group(2), m.group(1))
+    r = reg.lower().replace("upper", "top").replace("lower", "bottom")
+    r = re.sub(r"[\s-]+", "-", r)
+    idx = {"top-left": 0, "top-right": 1, "bottom-left": 2, "bottom-right": 3}.get(r)
+    return idx, int(img)

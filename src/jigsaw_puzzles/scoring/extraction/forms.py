@@ -1,0 +1,218 @@
+"""The reader's vocabulary, as data: ``forms.tsv`` beside this file, one row per language and kind.
+
+The table is the whole of what the reader knows about wording; the rule (:mod:`.rule`) only asks it questions.
+Kinds, and how the rule uses them:
+
+- ``label`` (answer, final answer, Resposta, 答案, 정답...) before a separator (``sep``: ":", "=", "->") or a
+  ``copula`` (is, would be, é, 是, は...): "Final answer: B", "The answer is B", "答案是B". A label alone on the line
+  above a bare answer introduces it ("Final answer:\\nB").
+- ``verb``: a first-person commitment right before the answer ("I choose B", "escolho C", "我选B", "정답은 A").
+- ``pred``: what follows an answer and commits to it ("B is correct", "C fits best", "Aです", "A입니다", "B'dir").
+- ``open``/``close``: marks that may wrap an answer ("(B)", "**B**", "✅ B", "boxed{B}"); ``noun``: a word that may
+  stand between a form and its letter ("the answer is option C", "la C").
+- ``filler``: words that may stand before a form without joining anything ("I think the answer is B").
+- ``link``: joins reasoning to the commitment that follows ("..., so the answer is B", "所以答案是B");
+  ``intro``: opens a reasoning lead-in closed by a comma ("Looking at the edges, the answer is C");
+  ``condition``: a link that makes the answer depend on something ("If ..., C"): never read.
+- ``withdraw``: withdraws what came before ("wait", "actually", "just kidding", "等等"): only what follows is read;
+  ``contrast`` ("but", "however", "looking again") between two commitments lets the later one stand.
+- ``explain``: opens an explanation after the answer ("because", "Explanation:", "porque", "因为").
+- ``support``: what a sentence that supports the chosen answer says of it ("the sky in C *matches*").
+- ``choice``: words that make another answer named in an explanation chosen, preferred or kept open.
+- ``neutral``: remarks that say nothing about the answer ("Hope this helps!", "Confidence: 90%").
+- ``residue``: chat-UI residue lines ("Copy  Edit  Share", "👍 👎").
+- ``negation``, ``hedge``: never known; the tests draw from them (a negation next to an answer is never read).
+- ``subject`` + ``relate``: a sentence that states an option by its own words ("They are adjacent vertically",
+  "The patch matches masked area C", "<image 2> comes from area A").
+- ``doubt``: a sentence after the answer that disclaims it ("I have no idea", "I picked at random") is no
+  explanation; ``convention``: nor, after an order, one that changes how it is numbered ("column by column").
+- ``judgment``, ``position``, ``type``: Anomaly Detection's field labels; ``correct``, ``incorrect``, ``rotation``,
+  ``mirroring``, ``blank``: the words of its values, in the languages models answer in.
+- ``typo``: known misspellings ("teh=the"). A word of five letters or more that is no word of the table, within
+  one edit of one English commit word (label, copula, verb, pred: "Fianl", "asnwer"), is read as it; never one
+  within an edit of a negation.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+
+_TABLE = Path(__file__).with_name("forms.tsv")
+KINDS = ("sep", "open", "close", "residue", "label", "copula", "verb", "pred", "filler", "link", "intro", "condition",
+         "withdraw", "contrast", "explain", "neutral", "negation", "hedge", "noun", "support", "choice", "typo",
+         "subject", "relate", "doubt", "convention", "judgment", "position", "type", "correct", "incorrect", "rotation",
+         "mirroring", "blank", "content")
+
+
+@lru_cache(maxsize=1)
+def table() -> dict[str, dict[str, tuple[str, ...]]]:
+    """{kind: {language: forms}}, case-folded, in the table's order."""
+    out: dict[str, dict[str, tuple[str, ...]]] = {k: {} for k in KINDS}
+    for line in _TABLE.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        lang, kind, forms = line.split("\t")
+        if kind not in out:
+            raise ValueError(f"forms.tsv: unknown kind {kind!r}")
+        items = [" ".join(unicodedata.normalize("NFKC", f).lower().split()) for f in forms.split(" | ")]
+        out[kind][lang] = out[kind].get(lang, ()) + tuple(f for f in items if f)
+    return out
+
+
+def forms(kind: str) -> frozenset:
+    """Every form of ``kind``, in any language."""
+    return frozenset(f for fs in table()[kind].values() for f in fs)
+
+
+def languages() -> list[str]:
+    return sorted({lang for kinds in table().values() for lang in kinds} - {"*"})
+
+
+# Scripts written without spaces between words: a form there is matched anywhere, elsewhere only as whole words.
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af\u3000-\u303f\uff00-\uffef]")
+
+
+def _piece(form: str, reverse: bool) -> str:
+    """A regex for ``form`` (``reverse``: for text read right to left), spaces matching any white space, whole
+    words only where the script has spaces."""
+    f = form[::-1] if reverse else form
+    body = r"\s+".join(re.escape(w) for w in f.split(" "))
+    head, tail = f[0], f[-1]
+    pre = r"(?<![^\W_])" if head.isalnum() and not _UNSPACED.match(head) else ""
+    post = r"(?![^\W_])" if tail.isalnum() and not _UNSPACED.match(tail) else ""
+    return pre + body + post
+
+
+def _trie(words: list[str]) -> str:
+    """One regex for ``words`` as a trie (shared prefixes tried once: a long alternation is slow in ``re``); a
+    space matches any white space, the longest word wins."""
+    root: dict = {}
+    for w in words:
+        node = root
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        branches = [("" if ch == " " else re.escape(ch), ch, sub) for ch, sub in node.items() if ch != ""]
+        alts = [(r"\s+" if ch == " " else esc) + emit(sub) for esc, ch, sub in
+                sorted(branches, key=lambda b: b[1])]
+        if "" in node:
+            return "(?:" + "|".join(alts) + ")?" if alts else ""
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return emit(root)
+
+
+def alternation(fs, reverse: bool = False) -> str:
+    """A regex for the forms ``fs`` (``reverse``: for text read right to left), whole words where the script has
+    spaces between words."""
+    groups: dict[tuple[bool, bool], list[str]] = {}
+    for f in set(fs):
+        g = f[::-1] if reverse else f
+        head, tail = g[0], g[-1]
+        key = (head.isalnum() and not _UNSPACED.match(head), tail.isalnum() and not _UNSPACED.match(tail))
+        groups.setdefault(key, []).append(g)
+    parts = []
+    for (pre, post), words in groups.items():
+        body = _trie(words)
+        parts.append(("(?<![^\\W_])" if pre else "") + "(?:" + body + ")" + ("(?![^\\W_])" if post else ""))
+    return "(?:" + "|".join(parts) + ")" if parts else "(?!)"
+
+
+@lru_cache(maxsize=None)
+def pattern(name: str) -> re.Pattern:
+    """The compiled patterns the rule asks (see the module docstring for the kinds)."""
+    a = alternation
+    if name in ("left", "label"):  # read right to left from an answer: marks, a noun, the commit form
+        opens, noun = a(forms("open"), True), a(forms("noun"), True)
+        label, cop, sep = a(forms("label"), True), a(forms("copula"), True), a(forms("sep"), True)
+        verb, fill = a(forms("verb"), True), a(forms("filler") | forms("link"), True)
+        subj, rel = a(forms("subject"), True), a(forms("relate"), True)
+        head = rf"[ \t]*(?:{opens}[ \t]*)*(?:{noun}[ \t]*(?:{opens}[ \t]*)*)?,?[ \t]*(?:{fill}[ \t]*,?[ \t]*)*"
+        if name == "label":  # a label alone ("Answer B", "उत्तर B है"): read only where nothing unknown follows
+            return re.compile(rf"{head}{label}", re.I)
+        # "Order (top-left, top-right, bottom-left, bottom-right): [4, 1, 3, 2]": only the prompt's own words
+        aside = (r"(?:\)\s*(?:(?:(?:thgir|tfel)[\s-]*(?:pot|mottob|reppu|rewol)|elddim|retnec|lanif|wor yb wor)"
+                 r"\s*,?\s*)+\(\s*)?")
+        of = r"(?:[^,.;:!?\n]{1,40}?\s+(?:fo|rof|ot|ni)\s+)?"  # "the correct order of the images is", reversed
+        core = (rf"(?:{sep}\s*{aside}(?:{cop}\s*)?{label}|(?:{sep}\s*)?{cop}\s*{of}{label}|(?:{sep}\s*)?{verb}"
+                rf"|{rel}\s*{subj})")
+        return re.compile(head + core, re.I)
+    if name == "strip":  # fillers, links, withdrawals and restated forms, read right to left from a commit form
+        lab, cop, sep = a(forms("label"), True), a(forms("copula"), True), a(forms("sep"), True)
+        return re.compile(rf"[\s,:;\u2014\u2013\u3001\uff0c\u060c.-]*(?:({a(forms('link') | forms('withdraw') - forms('negation') | forms('contrast'), True)})"
+                          rf"|{a(forms('filler'), True)}|(?:{sep}|{cop})\s*{lab})", re.I)
+    if name == "label_line":  # a line that introduces the bare answer below it ("Final answer:", "**Answer**")
+        lead = a(forms("filler") | forms("link"))
+        return re.compile(rf"[\s\-*#>\u2022]*(?:{lead}[\s,]*)*(?:{a(forms('label'))}|{a(forms('verb'))})"
+                          rf"(?:\s*{a(forms('copula'))})?\s*(?:{a(forms('sep'))}|\(s\))?\s*", re.I)
+    if name == "pred":
+        return re.compile(rf"[ \t]*{a(forms('pred'))}", re.I)
+    if name == "close":
+        return re.compile(rf"(?:[ \t]*{a(forms('close'))})*", re.I)
+    if name in ("intro", "condition", "explain", "withdraw", "link", "hedge", "negation", "support", "choice",
+                "contrast", "doubt", "convention", "subject", "relate", "content"):
+        fs = forms(name) | (forms("withdraw") - forms("negation") if name == "intro" else frozenset())
+        return re.compile(a(fs), re.I)
+    if name == "neutral":
+        return re.compile(a(forms("neutral") - forms("hedge") - forms("negation")), re.I)  # "of": Dutch "or"
+    if name == "residue":
+        r = a(forms("residue"))
+        return re.compile(rf"^[ \t]*{r}(?:[ \t:|\u00b7\u2022]*{r})*[ \t:]*$|^[ \t]*sources?[ \t]*:[ \t]*(?:none|n/a|-|\u2014)?[ \t]*$"
+                          rf"(?:\n[ \t]*(?:\d{{1,2}}[.)]|[-\u2022*]|\[\d{{1,2}}\]|https?:)[^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)"
+                          rf"\b|\u2013|\u2014| - )[^\n]*)*|^[ \t]*(?:\u2192|->|\u2022|-)"
+                          rf"[^\n]{{3,120}}\?[ \t]*$|^[ \t]*(?:thought|reasoned|thinking) for (?:a few |\d+ )?(?:seconds?|s|minutes?|m)[ \t]*$",
+                          re.I | re.M)
+    raise KeyError(name)
+
+
+def typos() -> dict[str, str]:
+    return dict(f.split("=", 1) for f in forms("typo"))
+
+
+@lru_cache(maxsize=1)
+def _commit_words() -> tuple[frozenset, frozenset]:
+    words = {w for k in ("label", "copula", "verb", "pred") for f in table()[k].get("en", ())
+             for w in f.split(" ") if len(w) >= 5 and w.isalpha()}  # English only: "takie" is no typo of "takže"
+    return frozenset(words), frozenset(w for f in forms("negation") for w in f.split(" "))
+
+
+@lru_cache(maxsize=1)
+def _all_words() -> frozenset:
+    """Every word of the table: a known word ("looking") is never read as a typo of another ("locking")."""
+    return frozenset(w.casefold() for k in KINDS if k != "typo" for f in forms(k) for w in f.split(" "))
+
+
+def _edits1(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` differ by one insertion, deletion, substitution or transposition."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    if len(a) < len(b):
+        a, b = b, a
+    return any(a[:i] + a[i + 1:] == b for i in range(len(a)))
+
+
+@lru_cache(maxsize=4096)
+def corrected(word: str) -> str:
+    """``word`` as the commit word it misspells ("fianl" -> "final", "teh" -> "the"), else ``word``: the typo table,
+    or one edit from an English commit word of 5+ letters (the typed word of 5+ letters too, never near a negation)."""
+    low = word.lower()
+    fixed = typos().get(low)
+    if fixed is not None:
+        return fixed
+    known, negations = _commit_words()
+    if len(low) < 5 or low in known or low in _all_words() or any(_edits1(low, n) or low == n for n in negations if len(n) >= 3):
+        return word
+    hits = {w for w in known if _edits1(low, w)}
+    return next(iter(hits)) if len(hits) == 1 else word
+
+
+__all__ = ["table", "forms", "languages", "pattern", "alternation", "corrected", "typos", "KINDS"]

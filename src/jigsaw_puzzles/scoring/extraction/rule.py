@@ -1,0 +1,426 @@
+"""The reading rule, top to bottom: read what a careful person reads, and fail closed on what can change it.
+
+1. **The commitment.** Every place the text commits to an answer is found: a structure (:mod:`.structure`), a known
+   commit form around an answer mention ("The answer is B", "Resposta: C", "答案是B", "B is correct", "I choose
+   C"; the forms are data, :mod:`.forms`), or an answer standing alone in its sentence or line. The one that ends
+   last is *the commitment*. A lower-case letter counts only in a commit form ("i'd say c"; never "a").
+2. **It is understood whole.** Everything attached to the answer is read: the marks around it, what follows it
+   in its sentence (its option's own words, "is correct", a ruled-out other answer "not C", a confidence note; an
+   explanation after "because"), and the line above a bare answer, which must be a known label ("Final
+   answer:") or a finished sentence ("Incorrect\\nB" and "The answer is not\\nB" are not read). An unknown word or
+   mark there ("Answer != B", "B lol", "B if mirrored", "~~B~~") leaves the text unread, in any language.
+3. **The link, not the reasoning.** What leads to the commitment in its sentence need not be understood word by
+   word, provided it is joined in a known way: after a link ("..., so the answer is C", "所以答案是C") or a
+   withdrawal, or as an introducer closed by a comma ("Looking at the edges, the answer is C"). A condition
+   ("If ..., C", "Assuming ..., A") or an unknown join is not read; nor is a lead-in that names another answer as
+   chosen.
+4. **Everything after it.** Each sentence after the commitment must be known words ("Hope this helps!",
+   "Confidence: 90%"), chat-UI residue (blanked before), or an explanation: one that opens with a connective or a
+   section label ("because ...", "Explanation: ...": the rest of that paragraph), or that supports the answer
+   ("The sky in C matches."). An explanation may describe or reject other options; it may not commit to, prefer
+   or keep open another one, nor rule out or doubt the answer. Any other sentence leaves the text unread ("The
+   answer is B. Just kidding, I have no idea."; "[2, 4, 1, 3]\\nI numbered the regions column by column.").
+   A withdrawal ("wait", "actually", "just kidding") after the answer: only what follows it is read, by this rule.
+5. **Nothing before it disagrees.** An earlier commitment to another answer stands unless a withdrawal or a
+   contrast ("but", "looking again") comes between ("Final answer: A. ... Final answer: C" is not read); an order
+   is not read when the regions named before it say otherwise.
+
+Every answer not read carries its reason (``Extraction.detail``); nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from typing import Optional
+
+from ...spec import ANOMALY, ORDER, ORIENTED, format_oriented
+from .answers import mentions
+from .common import Mention
+from .common import AMBIGUOUS, INVALID, PARSED, Extraction, clause_start, clean, negated, region, units, unread
+from .common import negation_span as _negation_span
+from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, Commit, _CONFIDENCE,
+                   _DECOR, _ERROR_WORD, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
+                   _JOINED_OTHER, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, _OPEN, _paragraph_end,
+                   _PLAIN_FIRST_PERSON, _REGION_ASSERT, _region_of, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE,
+                   _SUBJECT_BEFORE, _withdrawal)
+from .forms import pattern
+from .prose import anomaly_prose, oriented_prose
+from .scope import Scope
+from .structure import claims
+
+#: Only the last this many characters of the region are read (bounded work per response).
+MAX_CHARS = 16_384
+#: Only the last this many answer mentions are judged as commitments (bounded work on degenerate text).
+_MAX_MENTIONS = 400
+_LONGEST_LEAD = 600
+#: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
+_BINDING = ("the answer depends", "the answer is introduced as one that is not")
+
+
+def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extraction:
+    """The answer ``text`` commits to, by the rule above."""
+    if not isinstance(text, str) or not text.strip():
+        return unread(INVALID, "empty response")
+    reg, truncated, why = region(text)
+    if why:
+        return unread(INVALID, why)
+    if len(reg) > MAX_CHARS:
+        reg = reg.rstrip()[-MAX_CHARS:]
+    reg = reg.replace("\u2019", "'").replace("\u2018", "'")
+    t = clean(reg, pattern("residue"))
+    if not t.strip():
+        return unread(INVALID, "empty response")
+    return _Reading(t, reg, spec, config, options, depth, truncated).result()
+
+
+class _Reading(Scope):
+    def __init__(self, t, raw, spec, config, options, depth, truncated):
+        self.t, self.spec, self.config, self.options, self.depth = t, spec, config, options, depth
+        self.truncated = truncated
+        self.claims = claims(raw, spec, options, self._value) if depth < 3 else []
+        masked = list(t)
+        for c in self.claims:
+            for i in range(c.start, min(c.end, len(t))):
+                if masked[i] != "\n":
+                    masked[i] = " "
+        self.m = "".join(masked)
+        self.mentions = mentions(self.m, spec, config, options)
+        self._starts = [m.start for m in self.mentions]
+        self._heads: Optional[set] = None
+
+    def _within(self, lo: int, hi: int) -> list[Mention]:
+        """The mentions that start in ``[lo, hi)``."""
+        return self.mentions[bisect_left(self._starts, lo):bisect_left(self._starts, hi)]
+
+    def _value(self, s: str) -> tuple[Optional[str], str]:
+        ex = read(s, self.spec, self.config, self.options, self.depth + 1)
+        return (ex.answer, "") if ex.status == PARSED else (None, ex.detail or "no answer")
+
+    # ------------------------------------------------------------------------------------------ 1. commitments
+    def result(self) -> Extraction:
+        t = self.m
+        commits = [Commit(c.start, c.start, c.end, c.answer, c.why or self._lead_in(c.start), "structure",
+                          parts=c.parts) for c in self.claims]
+        whole = self._whole()
+        if whole is not None:
+            commits.append(whole)
+        commits += [c for c in map(self._commit, self.mentions[-_MAX_MENTIONS:]) if c is not None]
+        commits += self._prose()
+        if self.truncated:
+            commits = [c for c in commits if c.rule in ("structure", "form")]
+        commits = [c for c in commits if not c.question]
+        if not commits:
+            named = [m for m in self.mentions if not negated(t, m.start, m.end)]
+            if self.truncated:
+                return unread(INVALID, "a truncated <think> block without a final answer")
+            if named:
+                return unread(AMBIGUOUS, "an answer is named but never committed to in words the reader knows",
+                              self._parts(named[-1]))
+            if self.mentions:
+                return unread(AMBIGUOUS, "only rules answers out; names no answer", rule="negation")
+            return unread(INVALID, "no answer found")
+        final = max(commits, key=lambda c: (c.end, c.pos))
+        if final.why and final.answer is not None:  # a restatement of a clean answer is read as its explanation
+            clean_before = [c for c in commits if not c.why and c.answer == final.answer and c.end <= final.start]
+            if clean_before:
+                final = max(clean_before, key=lambda c: c.end)
+        parts = final.parts or {}
+        if final.why:
+            return unread(AMBIGUOUS, final.why, parts, final.rule)
+        if final.answer is None:
+            return unread(INVALID, final.note or "no answer in the answer space", parts, final.rule)
+        after = self._tail(final)
+        if after is not None:
+            return after
+        why = self._drafts(final, commits) or self._contradicted(final)
+        if why:
+            return unread(AMBIGUOUS, why, parts, final.rule)
+        return Extraction(final.answer, PARSED, final.rule, "", dict(parts))
+
+    def _commit(self, m: Mention) -> Optional[Commit]:
+        t = self.m
+        if negated(t, m.start, m.end):
+            return None
+        cs = max(clause_start(t, m.start), m.start - _LONGEST_LEAD)  # a longer sentence's start is reasoning
+        back = t[max(cs, m.start - 240):m.start][::-1]
+        fm = pattern("left").match(back) or self._typo_form(t, cs, m.start)
+        if fm is not None:
+            start, rule = m.start - fm.end(), "form"
+        elif (lm := pattern("label").match(back)) is not None:
+            start, rule = m.start - lm.end(), "label"
+        elif m.form == "text" and (sm := _SUBJECT_BEFORE.match(back)) is not None:
+            start, rule = m.start - sm.end(), "form"  # "They are not adjacent": the option's words said of the images
+        else:
+            start, rule = m.start - _DECOR.match(back).end(), "bare"
+        end, pred, why, explain_at, clean = self._right(m)
+        if pred and rule == "bare":
+            rule = "pred"
+        if m.form == "lower" and (rule not in ("form", "label") or (t[m.start:m.end].lower() == "a" and not
+                                                                   _SEP_BEFORE.search(t, max(cs, start - 3), m.start))):
+            if not (rule == "bare" and not t[cs:start].strip(_BULLETS) and clean and not why):
+                return None
+        lead, prev = t[cs:start], t[clause_start(t, cs - 1):cs].strip() if cs > 0 and t[cs - 1] != "\n" else ""
+        if "?" in prev and not re.sub(r"[\W_]", "", prev):
+            return None  # after a stray mark, not a finished sentence ("A. ? B")
+        if rule in ("bare", "label", "pred") and (why or not clean):
+            return None  # a mention inside a description, not a commitment
+        if rule in ("bare", "pred") and lead.strip(_BULLETS):
+            if why := self._link(lead, m, cs):  # a conditional answer stays one: a later "So: A" does not free it
+                return Commit(start, m.start, end, m.answer, why) if why.startswith(_BINDING) else None
+            rule = "form"
+        elif rule == "bare" or (m.form in ("block", "rows", "regions") and not lead.strip(_BULLETS)):
+            above = self._line_above(cs, m)
+            if above is None:
+                return None
+            start, why2 = above
+            why = why or why2
+            rule = "form" if m.form in ("block", "rows", "regions") or start < cs else "bare"
+        else:
+            linked = pattern("link").search(t, start, m.start) is not None  # "..., i.e. [3, 2, 1, 4]"
+            restates = _RESTATES.search(t, start, m.start) is not None
+            why = why or self._link(lead, m, cs, linked, restates)
+        if m.answer is None and m.why and ("words" in m.why or "several" in m.why or "counts" in m.why or
+                                           "?" in (m.parts or {}).values()):
+            why = why or m.why
+        if not t[:start].strip(_BULLETS) and not t[end:].strip(_BULLETS + ".!") and rule == "bare":
+            rule = "short"
+        return Commit(start, m.start, end, m.answer, why, rule if rule != "label" else "form", explain_at, m.parts,
+                      note=m.why)
+
+    def _right(self, m: Mention):
+        """(end, a commit form follows, why not understood, explanation start, nothing unknown follows) of what is
+        attached after the answer in its sentence."""
+        t = self.m
+        stop = _clause_end(t, m.end)
+        pos = min(pattern("close").match(t, m.end).end(), stop)
+        pred = False
+        pm = pattern("pred").match(t, pos)
+        if pm is not None and pm.end() > pos and pm.end() <= max(stop, pos):
+            pos, pred = pm.end(), True
+            if pm.group(0).rstrip().lower().endswith((" with", " that", " for", " to")):
+                return _clause_end(t, pos), pred, "", pos, True
+            pos = min(pattern("close").match(t, pos).end(), stop)
+        why, explain_at = "", None
+        while pos < stop:
+            ch = t[pos]
+            if pos > m.end and ch in "\u2014\u2013-:," and (m.form in ("letter", "lower", "list", "pairs", "block") or pred) and \
+                    _REMARK_START.match(t, pos - 1 if t[pos - 1] == " " else pos):
+                rm = _REMARK_START.match(t, pos - 1 if t[pos - 1] == " " else pos)
+                apposed = next((x for x in self._within(rm.end(), rm.end() + 6) if x is not m
+                                and not t[rm.end():x.start].strip(" (the")), None)
+                if apposed is not None and apposed.value != m.value and not negated(t, apposed.start, apposed.end):
+                    why = "letter and option text disagree"
+                    break
+                if rm.end() < stop and not _at(pattern("withdraw"), t, rm.end()) and apposed is None:
+                    explain_at = pos
+                    break
+            if ch.isspace() or ch in _KNOWN_PUNCT:
+                pos += 1
+                continue
+            same = next((x for x in self._within(pos, pos + 1) if x is not m), None)
+            if same is not None:
+                if same.value == m.value and same.value is not None or negated(t, same.start, same.end):
+                    pos = same.end
+                    continue
+                why = "letter and option text disagree" if same.form == "text" or m.form == "text" else \
+                    f"another answer stands beside it ({t[same.start:same.end]!r})"
+                break
+            neg = _NOT_OTHER.match(t, pos)
+            ruled = neg.end() if neg is not None else self._ruled_out_from(pos, stop)
+            if ruled is not None:  # "B, not C" rules another out; "D pas (below)" rules out D's own words
+                if any(x.value == m.value for x in self._within(pos, ruled + 3) if x is not m):
+                    why = f"the answer is ruled out beside itself ({t[pos:ruled].strip()!r})"
+                    break
+                pos = ruled
+                continue
+            if _REMARK_START.match(t, pos) and pos > m.end:
+                explain_at = pos
+                break
+            ex = _at(pattern("explain"), t, pos)
+            if ex is not None and _explains(t, ex, inline=True):
+                explain_at = pos
+                break
+            if _at(pattern("withdraw"), t, pos) is not None:
+                stop = pos
+                break
+            cm = _CONFIDENCE.match(t, pos) or _at(_FILLER_AFTER, t, pos) or _at(pattern("neutral"), t, pos) or \
+                _at(pattern("pred"), t, pos)
+            if cm is not None and cm.end() > pos:
+                pos = cm.end()
+                continue
+            tok = re.match(r"[^\s,.;:!?)\]]+", t[pos:])
+            why = f"a word the reader does not know stands by the answer ({tok.group(0) if tok else t[pos]!r})"
+            break
+        if not why and (t[stop:stop + 1] in ("?", "\uff1f") or t[m.end:stop].rstrip().endswith("?")):
+            why = "the answer is asked or doubted, not given"
+        return (stop if explain_at is None else explain_at), pred, why, explain_at, not why
+
+    def _tail(self, c: Commit) -> Optional[Extraction]:
+        t = self.m
+        section = c.explain_at is not None
+        para_end = _paragraph_end(t, c.end) if section else c.end
+        for u0, u1 in units(t, c.end):
+            body = t[u0:u1].strip(_BULLETS + ".!")
+            if not body:
+                continue
+            w = _withdrawal(t, u0, u1)
+            if w is not None:
+                return self._reread(w)
+            if u0 >= para_end:
+                section = False
+            head = u0 + len(t[u0:u1]) - len(t[u0:u1].lstrip(_BULLETS.replace("[", "")))
+            ex = _at(pattern("explain"), t, head) or _FOOTNOTE_DEF.match(t, head)
+            if (ex is not None and _explains(t, ex)) or _NOTE.match(t, head):
+                section, para_end = True, _paragraph_end(t, u0)
+            elif not section and self._known(body) and not any(x.value for x in self._within(u0, u1)):
+                continue
+            elif not section and (self._refers(u0, u1, c) or self._rejects(u0, u1, c)):
+                section, para_end = True, _paragraph_end(t, u0)  # the rest of its paragraph explains too
+            elif not section:
+                return unread(AMBIGUOUS, f"a sentence after the answer that the reader does not know: {body[:60]!r}",
+                              c.parts, c.rule)
+            why = self._explanation(u0, u1, c)
+            if why:
+                return unread(AMBIGUOUS, why, c.parts, c.rule)
+        return None
+
+    def _reread(self, at: int) -> Extraction:
+        if self.depth >= 3:
+            return unread(AMBIGUOUS, "withdrawn too many times")
+        again = read(self.t[at:], self.spec, self.config, self.options, self.depth + 1)
+        if again.status == PARSED:
+            return Extraction(again.answer, PARSED, "retraction", "", again.parts)
+        return unread(AMBIGUOUS, "the answer is withdrawn without a clean new one")
+
+    def _explanation(self, u0: int, u1: int, c: Commit) -> str:
+        """Why an explanation after the answer is not one: it doubts, withdraws or disclaims the answer, keeps another
+        answer open, or (after an order) changes its convention ("" when none of these)."""
+        t = self.m
+        d = pattern("doubt").search(t, u0, u1) or _CJK_OPEN.search(t, u0, u1)
+        if d is not None:
+            return f"the answer is doubted or disclaimed after it is given ({d.group(0)!r})"
+        me = _FIRST_PERSON.search(t, u0, u1)
+        if me is not None and not _PLAIN_FIRST_PERSON.search(t, me.start(), u1):
+            return f"the model speaks of itself after the answer ({t[me.start():me.start() + 30]!r}): not read as explanation"
+        cond = pattern("condition").search(_IDIOMS.sub(" ", t[u0:u1]))
+        if cond is not None and (len(cond.group(0)) >= 4 or cond.group(0).lower() == "if" or " " in cond.group(0)):
+            return f"the answer is made to depend on a condition after it is given ({cond.group(0)!r})"
+        if _JOINED_OTHER.match(t, u0):
+            return "another answer is joined to the answer"
+        cv = pattern("convention").search(t, u0, u1) or _CHOICE_CONVENTION.search(t, u0, u1) or \
+            self._regions_out_of_order(u0, u1)
+        if cv is not None:
+            return f"a note after the answer may change how it is read ({cv.group(0)!r})"
+        head = self._option_head(u0, u1)
+        if head is not None:  # "Candidate 1 (A): a strip of sky, so it can't fit": one option judged on its line
+            rest = t[head.end:u1]
+            pos_, neg = _LINE_POS.search(rest) is not None, _LINE_NEG.search(rest) is not None
+            if head.value == c.answer and neg and not pos_:
+                return "the answer's own line after it rules it out"
+            if head.value != c.answer and pos_ and not neg:
+                return f"another option is judged a match after the answer ({t[head.start:head.end]!r})"
+        for x in self._within(u0, u1):
+            if x is head or (head is not None and x.start < head.end + 12 and x.value == head.value):
+                continue
+            if x.answer is None and x.form == "text" and x.why:
+                return f"the explanation names what is not the answer's option ({t[x.start:x.end]!r})"
+            if x.answer is None or (x.form == "list" and self._enumerates(x)):
+                continue
+            if x.answer == c.answer:
+                if negated(t, x.start, x.end) or t[x.end:x.end + 2].strip().startswith("?"):
+                    return "the answer is ruled out or doubted after it is given"
+            elif not negated(t, x.start, x.end) and (_chosen_near(t, x) or (self._states(x) and not _rejected(t, x))):
+                return f"another answer stays open after the final one ({t[x.start:x.end]!r})"
+        if _OPEN.search(t, u0, u1):
+            return "another answer stays open after the final one"
+        if self.spec.kind == ANOMALY and c.parts:
+            said = anomaly_prose(t[u0:u1], *self.spec.grid)
+            if isinstance(said, tuple) and (said[1], said[2]) != (c.parts.get("position"), c.parts.get("type")) \
+                    and said[0] == "B":
+                return "the explanation names another anomaly"
+        return ""
+
+    # ------------------------------------------------------------------------------------------ 4. before it
+    def _anomaly_before(self, final: Commit) -> str:
+        t, lo = self.m, 0
+        for w in pattern("withdraw").finditer(t, 0, final.start):
+            lo = w.end()
+        before = t[lo:final.start]
+        p = final.parts
+        if not before.strip():
+            return ""
+        said = anomaly_prose(before, *self.spec.grid)
+        if isinstance(said, tuple) and (said[0], said[1], said[2]) != (p.get("judgment"), p.get("position"),
+                                                                       p.get("type")):
+            return "the anomaly described before the answer is another one"
+        if p.get("judgment") == "A":
+            for m in _ERROR_WORD.finditer(before):
+                if not re.search(r"(?<![^\W_])(?:not|no|none|never|nothing|neither|nor|without)(?![^\W_])|n't",
+                                 before[max(0, m.start() - 40):m.start()], re.I):
+                    return f"the text before says a piece is changed ({m.group(0)!r}) but the answer says none is"
+        return ""
+
+    def _drafts(self, final: Commit, commits: list[Commit]) -> str:
+        t = self.m
+        hedged = [Commit(x.start, x.start, x.end, x.answer) for x in self.mentions if x.answer is not None and
+                   x.end <= final.start and _HEDGED.search(t, max(0, x.start - 16), x.start) and
+                   not negated(t, x.start, x.end) and x.form in ("list", "rows", "pairs", "block")]
+        for c in commits:  # an answer made conditional or rejected before: a later "So: B" does not free it
+            if c is not final and c.end <= final.start and c.why.startswith(_BINDING):
+                between = t[c.end:final.pos]
+                if not (pattern("withdraw").search(between) or pattern("contrast").search(between)):
+                    return c.why
+        for x in self._within(0, final.start):  # "The answer is not B. ... So: B": ruled out in a commit form before
+            span = _negation_span(t, x.start, x.end) if x.answer == final.answer and x.end <= final.start else None
+            back = t[max(0, span[0] - 240):span[0]][::-1] if span else ""
+            if span and (pattern("left").match(back) or pattern("label").match(back)) and \
+                    not (pattern("withdraw").search(t, span[1], final.pos) or pattern("contrast").search(t, span[1], final.pos)):
+                return "the answer is ruled out in a commit form before it is given"
+        for c in commits + hedged:  # an earlier answer, or one floated with "maybe": the text gives two
+            if c is final or (c.why and not c.why.startswith("the line above")) or c.answer == final.answer or \
+                    c.end > final.start:
+                continue
+            between = t[c.end:final.pos]
+            if pattern("withdraw").search(between) or pattern("contrast").search(between):
+                continue
+            said = c.answer or repr(t[c.pos:c.end].strip()[:30])
+            return f"two answers are given: {said} and then {final.answer}"
+        return ""
+
+    def _contradicted(self, final: Commit) -> str:
+        """What the text said just before the answer must agree with it: the regions named before a 2x2 order, the
+        anomaly described before an anomaly block (not withdrawn)."""
+        if self.spec.kind == ANOMALY and final.parts:
+            return self._anomaly_before(final)
+        if self.spec.kind == ORIENTED and final.answer and final.rule != "prose":
+            said = oriented_prose(self.m[:final.start], *self.spec.grid)
+            if said == AMBIGUOUS or (isinstance(said, list) and format_oriented([i for i, _ in said],
+                                                                                 [r for _, r in said]) != final.answer):
+                return "the pieces said in prose before the answer give another one"
+        if self.spec.kind != ORDER or self.spec.order_length != 4 or not final.parts:
+            return ""
+        t = self.m
+        lo = 0
+        for w in pattern("withdraw").finditer(t, 0, final.start):
+            lo = w.end()
+        said: dict[int, int] = {}
+        for rx, k in _REGION_ASSERT:
+            for m in rx.finditer(t, lo, final.start):
+                if pattern("hedge").search(t, max(lo, m.start() - 20), min(final.start, m.end() + 20)) is None:
+                    said[(m.start(), k)] = m
+        last: dict[int, int] = {}
+        for (_, k), m in sorted(said.items()):
+            region_i, image = _region_of(m, k)
+            if region_i is not None:
+                last[region_i] = image
+        order = final.parts.get("order") if final.parts else None
+        if order and any(order[r] != img for r, img in last.items()):
+            return "the order disagrees with the regions named before it"
+        return ""
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+__all__ = ["read", "MAX_CHARS", "Commit"]

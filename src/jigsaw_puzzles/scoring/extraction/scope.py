@@ -1,0 +1,281 @@
+"""Where a commitment starts: the lead-in joined to it, the line above a bare answer, and the sentences around it
+that a commitment's scope reads (see :mod:`.rule`, steps 1-3)."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ...spec import ANOMALY, ORDER, ORIENTED, format_order, format_oriented
+from .blocks import unlabelled_block
+from .common import Mention
+from .common import AMBIGUOUS, clause_start, negated
+from .forms import corrected, pattern
+from .prose import anomaly_prose, oriented_prose
+from .common import negation_span as _negation_span
+from .cues import (_ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT,
+                   _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT,
+                   _LINE_NEG, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING,
+                   _SKIP_LINE, _Span, _strip_all, _WORDS)
+
+
+class Scope:
+    """The lead and neighbourhood of a commitment; mixed into the rule's reading (:class:`.rule._Reading`)."""
+
+    def _lead_in(self, at: int) -> str:
+        """Why the words before a structure on its line do not join it ("" when they do: none, or known ones)."""
+        lead = self.m[clause_start(self.m, at):at]
+        s, licensed = _strip_all(lead)
+        if not lead.strip(_BULLETS) or self._joined(s, lead, licensed, False):
+            return ""
+        return f"the answer is joined to {s.strip()[-50:]!r} in a way the reader does not know"
+
+    def _parts(self, m) -> dict:
+        return dict(m.parts or {})
+
+    def _whole(self) -> Optional[Commit]:
+        """The whole response is the answer: three anomaly letters alone ("B C A")."""
+        if self.spec.kind != ANOMALY:
+            return None
+        m = unlabelled_block(self.m, self.spec)
+        if m is None:
+            return None
+        return Commit(m.start, m.start, m.end, m.answer, m.why if m.answer is None and m.why else "", "short",
+                      parts=m.parts)
+
+    def _prose(self) -> list[Commit]:
+        """Pieces in prose at the end ("Top-left: image 2, rotate 90°..."), an anomaly said in the last sentence."""
+        spec, t, where = self.spec, self.m, []
+        if spec.kind == ORIENTED:
+            said = oriented_prose(t, *spec.grid, where) if spec.grid[0] * spec.grid[1] == spec.order_length else None
+            if said is None:
+                return []
+            if said == AMBIGUOUS:
+                return [Commit(where[0] if where else 0, 0, len(t), None, "the pieces' prose leaves more than one answer",
+                               "prose")]
+            order, rots = [i for i, _ in said], [r for _, r in said]
+            ok = sorted(order) == list(range(1, spec.order_length + 1))
+            return [Commit(where[0], where[0], where[1], format_oriented(order, rots) if ok else None,
+                           self._prose_link(where[0], where[1]), "prose")]
+        if spec.kind == ANOMALY and not self.mentions:
+            said = anomaly_prose(t, *spec.grid, where)
+            if said is None:
+                return []
+            if said == AMBIGUOUS:
+                return [Commit(where[0], where[0], where[1], None, "the last sentence leaves more than one answer open",
+                               "prose")]
+            from .blocks import _anomaly
+            m = _anomaly(*said, spec, where[0], where[1])
+            return [Commit(where[0], where[0], where[1], m.answer, self._prose_link(where[0], where[1]), "prose",
+                           parts=m.parts)]
+        return []
+
+    def _prose_link(self, start: int, end: int) -> str:
+        """Why a statement in prose is not given outright: a condition or a rejecting label in it or before it."""
+        span = self.m[clause_start(self.m, start):end]
+        cond = pattern("condition").search(_IDIOMS.sub(" ", span)) or _REJECTING.search(span)
+        return f"the answer depends on a condition ({cond.group(0)!r})" if cond else ""
+
+    # ------------------------------------------------------------------------------------------ 2. one commitment
+    def _typo_form(self, t: str, cs: int, pos: int):
+        """The commit form before ``pos`` read with misspelt words corrected ("teh answer is", "Fianl answer:")."""
+        left = t[max(cs, pos - 240):pos]
+        words = list(_WORDS.finditer(left))
+        fixed, changed = left, False
+        for w in reversed(words):
+            c = corrected(w.group(0))
+            if c.lower() != w.group(0).lower():
+                fixed, changed = fixed[:w.start()] + c + fixed[w.end():], True
+        if not changed:
+            return None
+        fm = pattern("left").match(fixed[::-1])
+        if fm is None:
+            return None
+        n_words = len(_WORDS.findall(fixed[len(fixed) - fm.end():]))
+        return _Span(len(left) - (words[-n_words].start() if 0 < n_words <= len(words) else len(left)))
+
+    def _ruled_out_from(self, pos: int, stop: int) -> Optional[int]:
+        """Where a ruled-out other answer that starts at ``pos`` (with its negation: "not horizontally (option A)")
+        ends, else ``None``."""
+        t = self.m
+        for x in self._within(pos, min(stop, pos + 40)):
+            span = _negation_span(t, x.start, x.end)
+            if span is not None and (span[0] <= pos or not _CONNECTOR.sub("", t[pos:span[0]]).strip(" ,;")):
+                end = max(span[1], x.end)
+                letter = _PAREN_LETTER.match(t, end)
+                return letter.end() if letter else end
+        return None
+
+    def _line_above(self, cs: int, m: Mention) -> Optional[tuple[int, str]]:
+        """(start, why) for an answer alone in its clause: the line above it must be a known label, a finished
+        sentence, or nothing; ``None`` when the clause is part of a list of options ("A. sky\\nB. sand")."""
+        t = self.m
+        if self._listed(m):
+            return None
+        if cs > 0 and t[cs - 1] != "\n":  # a sentence of its own after a finished one ("The roof continues. C.")
+            after = t[m.end:].lstrip(" \t)]*\"'")
+            return (cs, "") if after[:1] in (".", "!", "\u3002") or m.form != "letter" else None
+        if self._listed(m):
+            return None
+        lo, hi = t.rfind("\n", 0, max(cs - 1, 0)), max(cs - 1, 0)
+        while lo >= 0 and (not t[lo + 1:hi].strip() or _SKIP_LINE.fullmatch(t[lo + 1:hi])):
+            hi, lo = lo, t.rfind("\n", 0, lo)
+        above = t[lo + 1:hi].strip() if cs > 0 else ""
+        if not above.strip(_BULLETS):
+            return cs, ""
+        if pattern("label_line").fullmatch(above):
+            return lo + 1, ""
+        if any(hi - 3 <= x.end <= hi and not t[x.end:hi].strip(_KNOWN_PUNCT + " ") for x in
+               self._within(lo + 1, hi)):
+            return cs, ""  # an answer above, on its own line (a repeated block)
+        if self.spec.kind == ORIENTED and isinstance(oriented_prose(t[:hi], *self.spec.grid), list):
+            return cs, ""  # the pieces said region by region above (they must agree: _contradicted)
+        if above.rstrip(" *").endswith((":", "\uff1a")) and self._joins(above.rstrip(" *")[:-1]):
+            return lo + 1, ""
+        end = above.rstrip(" *")
+        if end.endswith((".", "!", "\u3002", "\uff01", ")", "]", "}", '"', "\u0964", "\u06d4")) and len(above) >= 2:
+            return cs, ""
+        if end.endswith(("?", "\uff1f")) and len(above) > 12:
+            return cs, ""  # the question echoed, then the answer
+        return cs, f"the line above the answer is not understood ({above[-60:]!r})"
+
+    def _listed(self, m: Mention) -> bool:
+        """True when the answer's line is one of several lines that each start with an option ("A. sky", the
+        prompt's option list echoed)."""
+        t = self.m
+        ls = t.rfind("\n", 0, m.start) + 1
+        if not _LABELLED_LINE.match(t, ls):
+            return False
+        if self._heads is None:
+            self._heads = {h.group(1) for h in _LABELLED_LINE.finditer(t)}
+        return len(self._heads) >= 2
+
+    def _joins(self, line: str) -> bool:
+        """A line that introduces the answer below it: reasoning closed by a link ("..., so:"), or an introducer
+        ("On close inspection, the top-right block is upside down:")."""
+        if pattern("condition").search(_IDIOMS.sub(" ", line)):
+            return False
+        sm = pattern("strip").match(line[::-1])
+        return bool(sm is not None and sm.group(1)) or (pattern("intro").match(line.strip(_BULLETS)) is not None and
+                                                           "," in line)
+
+    def _joined(self, s: str, lead: str, licensed: bool, others: bool) -> bool:
+        """The lead-in ``lead``, left as ``s`` once its fillers and links are stripped, joins the commitment."""
+        core = s.strip(_BULLETS + ",:;()[]")
+        closed = s.rstrip().endswith(",") or lead[len(s):].lstrip().startswith(",")
+        return not core or licensed or self._introduced(lead) or (closed and self._introduced(s.rstrip(" ,") + ",")) \
+            or (self._known(core) and not others and not _DANGLING.search(core))
+
+    def _introduced(self, lead: str) -> bool:
+        body = lead.strip(_BULLETS)
+        im = pattern("intro").match(body) if body else None
+        if im is None or not lead.rstrip().endswith((",", "\uff0c", "\u3001", "\u060c", ":", "\u2014")) or \
+                pattern("condition").search(_IDIOMS.sub(" ", lead)) is not None:
+            return False
+        return True
+
+    def _link(self, lead: str, m: Mention, lo: int, linked: bool = False, restates: bool = False) -> str:
+        """Why the sentence's lead-in ``lead`` (at ``lo``) is not joined to the commitment in a known way ("" when
+        it is)."""
+        cond = pattern("condition").search(_IDIOMS.sub(" ", lead)) or _LEAD_DOUBT.search(lead) or \
+            pattern("convention").search(lead)
+        if cond is not None:
+            return f"the answer depends on a condition ({cond.group(0)!r})"
+        rejecting = _REJECTING.search(self.m, lo, m.start)
+        if rejecting is not None:
+            return f"the answer is introduced as one that is not chosen ({rejecting.group(0)!r})"
+        t, hi = self.m, lo + len(lead)
+        s, others = list(lead), False
+        for x in self._within(lo, hi):  # other answers ruled out, and the answer said again, are understood
+            if x.end <= hi and x is not m:
+                if x.value == m.value and x.value is not None:
+                    a, b = x.start, x.end
+                elif negated(t, x.start, x.end):
+                    a, b = _negation_span(t, x.start, x.end)
+                    p = _PAREN_LETTER.match(t, b)
+                    b = p.end() if p else b
+                elif any(y.start == x.start - 1 or 0 < x.start - y.end <= 2 for y in self._within(x.start - 60, x.start)
+                         if y is not x and negated(t, y.start, y.end) and y.end <= x.start):
+                    continue  # the letter of an option ruled out just before: "not upper left (F)"
+                elif (x.answer is not None and _chosen_near(t, x)) or self._states(x):
+                    return f"another answer is named as chosen before it ({t[x.start:x.end]!r})"
+                else:
+                    if restates and x.answer != m.answer:
+                        return f"the answer restates another one ({t[x.start:x.end]!r})"
+                    others = True
+                    continue
+                for i in range(max(a, lo), min(b, hi)):
+                    s[i - lo] = " "
+        s, licensed = _strip_all("".join(s))
+        licensed = licensed or linked
+        if _JOINS_ANOTHER.match(s):
+            return "the answer is joined to another one"
+        if self._joined(s, lead, licensed, others):
+            return ""
+        fixed = _WORDS.sub(lambda w: corrected(w.group(0)), s)  # misspelt: "teh answer is", "Fianl answer:"
+        if fixed != s and self._joined(_strip_all(fixed)[0], fixed, _strip_all(fixed)[1] or licensed, others):
+            return ""
+        core = s.strip(_BULLETS + ",:;()[]")
+        return f"the answer is joined to {core[-50:]!r} in a way the reader does not know"
+
+    # ------------------------------------------------------------------------------------------ 3. after it
+    def _regions_out_of_order(self, u0: int, u1: int):
+        """Region names listed in another order than the prompt's ("That's top-left, bottom-left, top-right, ..."):
+        the order's convention changed."""
+        if self.spec.kind not in (ORDER, ORIENTED) and not self.config.startswith("order"):
+            return None
+        seq = [_REGION_INDEX[re.sub(r"[\s-]+", "-", m.group(0).lower().replace("upper", "top").replace("lower", "bottom"))]
+               for m in _REGION_NAME.finditer(self.m, u0, u1)]
+        return _REGION_NAME.search(self.m, u0, u1) if len(seq) >= 3 and seq != sorted(seq) else None
+
+    def _rejects(self, u0: int, u1: int, c: Commit) -> bool:
+        """A sentence that rules other options out ("A is wrong because ...", "Not C or D: those are on the water.",
+        "A: too dark.")."""
+        t, xs = self.m, [x for x in self._within(u0, u1) if x.answer is not None]
+        if not xs or any(x.value == c.answer for x in xs):
+            return False
+        head = self._option_head(u0, u1)
+        return all(negated(t, x.start, x.end) or _rejected(t, x) or (x is head and _LINE_NEG.search(t, x.end, u1))
+                   for x in xs)
+
+    def _option_head(self, u0: int, u1: int) -> Optional[Mention]:
+        """The option a line opens with, as a label ("A: ...", "Candidate 2 (B) - ...", "Option C [2, 1, 4, 3]: ...")."""
+        t = self.m
+        lead = u0 + len(t[u0:u1]) - len(t[u0:u1].lstrip(_BULLETS.replace("(", "").replace("[", "") + "\u2022"))
+        first = next(iter(self._within(lead, lead + 12)), None)
+        if first is None or t[lead:first.start].strip().lower() not in ("", "option", "candidate", "answer", "mask",
+                                                                          "area", "region", "masked area"):
+            return None
+        after = re.match(r"(?:\s*\([^()\n]{1,40}\)|\s*\[[\d, ]+\])*\s*(?:[:.)\-\u2013\u2014]|->)", t[first.end:u1])
+        return first if after else None
+
+    def _enumerates(self, x: Mention) -> bool:
+        """Numbers that count the images rather than order them ("images 1, 2, 3, 4 were given shuffled")."""
+        t = self.m
+        return t[x.start] not in "[(" and (x.value == format_order(range(1, self.spec.order_length + 1)) or
+                                           _COUNTED.search(t, max(0, x.start - 16), x.start) is not None)
+
+    def _states(self, x: Mention) -> bool:
+        """An option's own words that state it (a relation, a direction, an order), unlike a candidate named in a
+        description: said of another option, they disagree with the answer."""
+        return x.form in ("list", "rows", "regions", "pairs") or (x.form == "text" and bool(self.spec.letters) and
+                                                         not self.config.startswith("missing_piece"))
+
+    def _known(self, body: str) -> bool:
+        """Only known words, numbers and marks (a mark the vocabulary does not list, "❌", "¬", "≠", is unknown)."""
+        rest = _CONFIDENCE.sub(" ", _CODE_ECHO.sub(" ", body))
+        rest = pattern("neutral").sub(" ", rest)
+        return not re.sub(r"[\s\d_]+", "", rest).strip(_KNOWN_PUNCT + "\u2026/|`#%&+<>\uff1f\uff01\uff1a\uff1b\u300c\u300d")
+
+    def _refers(self, u0: int, u1: int, c: Commit) -> bool:
+        """A sentence that says why the answer fits: it names the answer (or opens with "It", "This piece", ...) and
+        says a word of fit ("The sky in C matches.", "It continues the roof line."); for an anomaly, it names its
+        cell or its kind of change ("The top-left tile is upside down.")."""
+        s = self.m[u0:u1]
+        names = any(x.value == c.answer for x in self._within(u0, u1)) or \
+            _REFERENT.match(s) is not None
+        if self.spec.kind == ANOMALY and c.parts and not names:
+            said = anomaly_prose(s, *self.spec.grid)
+            names = isinstance(said, tuple) or bool(_ANOMALY_WORDS.search(s))
+        return pattern("support").search(s) is not None and (names or _CONTENT.search(s) is not None or
+                                                             pattern("content").search(s) is not None)
