@@ -136,6 +136,11 @@ def load_run(path: str | os.PathLike) -> RunSummary:
     except ValueError as err:
         raise UserError(f"{rundir.path}: {err}") from None
     found = derived.rederived.summary() if derived.rederived is not None else []
+    twice = derived.rederived.of("twice") if derived.rederived is not None else []
+    if twice:  # which answer is the run's cannot be told from the file: the run is refused, never half-counted
+        named = "; ".join(f.item for f in twice[:3]) + ("; ..." if len(twice) > 3 else "")
+        raise UserError(f"{rundir.predictions}: {len(twice)} items answered twice with different outputs ({named}); "
+                        "left out (a run answers each item once: re-run it with `eval --overwrite`)")
     notes = []
     status = run.get("status")
     live_human = run.get("backend") == "human"  # the human app rewrites results.json after every answer
