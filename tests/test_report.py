@@ -121,6 +121,26 @@ def test_skipped_and_partial_runs_are_marked(tmp_path):
     assert "cache the CLIP weights" not in md and str(p / "results.json") in md  # details once, in results.json
 
 
+def test_a_config_listed_as_skipped_but_answered_is_one_list_with_overall(tmp_path):
+    """#44 1.2: MPS (hard) listed as skipped in results.json yet answered by the records: the cell said "skipped"
+    while Overall (no dagger) counted it. What the table shows and what Overall averages are one list."""
+    accs = {c: 40.0 for c in CONFIGS}
+    accs["missing_piece_selection_hard"] = 100.0
+    p = write_run(tmp_path / "a", "A", accs, skipped={"missing_piece_selection_hard": {"reason": "offline"}})
+    rep = make_report([p], out=None, stream=None)
+    row = next(r for r in rep["rows"] if r["name"] == "A")
+    shown = [row[c] for c in TABLE_CONFIGS]
+    assert all(isinstance(v, float) for v in shown)  # the records answer it: its figure, not "skipped"
+    assert row["overall"] == pytest.approx(np.mean(shown))
+    assert "missing_piece_selection_hard is listed as skipped (offline), but its records answer 20" in rep["markdown"]
+    run = load_runs([p])[0]  # a summary that lists a config as skipped averages only what it shows
+    run.skipped = {"missing_piece_selection_hard": {"reason": "offline"}}
+    row = next(r for r in table_rows([run]) if r["name"] == "A")
+    assert row["missing_piece_selection_hard"] == "skipped"
+    assert row["overall"] == pytest.approx(np.mean([row[c] for c in TABLE_CONFIGS if c != "missing_piece_selection_hard"]))
+    assert row["overall_note"] == "over 6 of 7 tasks"
+
+
 def test_duplicate_model_names_are_disambiguated(tmp_path):
     a = write_run(tmp_path / "x1", "M", {c: 30.0 for c in CONFIGS})
     b = write_run(tmp_path / "x2", "M", {c: 35.0 for c in CONFIGS})

@@ -170,7 +170,7 @@ def table_rows(runs: Sequence[RunSummary]) -> list[dict]:
         if circular:  # the same run's circular figures, on a row of their own (its answers are counted once)
             crow = {k: v for k, v in row.items() if k not in cols and k != "counts"}
             crow.update(name=r.name + CIRCULAR_TAG, kind="circular",
-                        **{c: "skipped" if c in r.skipped else circular_value(r.metrics, c) for c in cols})
+                        **{c: "skipped" if c in r.skipped else circular_value(r.shown(), c) for c in cols})
             rows.append(crow)
     return rows
 
