@@ -50,7 +50,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import UsageError, path_value, seed_value
 from ..rng import ItemRNG, stable_hash
-from ..generation.sources import folder_fingerprint, load_normalised
+from ..generation.sources import accepted_ids, load_normalised, photos_fingerprint
 from ..generation.curation import curate
 from ..spec import CONFIGS, MAX_GRID_SIDE, canonical, grid_config, is_config
 from .exclusion import copies_among, evaluation_photos
@@ -349,7 +349,7 @@ def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[st
     curriculum = curriculum or Curriculum([mixture or {c: 1.0 for c in STREAM_CONFIGS}])
     source = _training_source(source)
     curation = curate(source, num_proc=num_proc)
-    fingerprint = folder_fingerprint(source)
+    fingerprint = photos_fingerprint(accepted_ids(curation))  # an export of these photos records the same
     evaluation = evaluation_photos(exclude, fingerprint)
     train = [s for s in curation.accepted if holdout(s.source_id, eval_fraction) == "train"]
     banned = set(evaluation) | (copies_among(train, curation, evaluation, num_proc) if evaluation else set())
