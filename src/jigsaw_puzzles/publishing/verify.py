@@ -26,16 +26,13 @@ import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..generation.builder import make_builder
-from ..generation.versions import CLIP_DISTRIBUTIONS, item_versions
 from ..spec import GENERATOR_VERSION, SPLITS
-from .audit import Export, read_export
-from .card_check import card_problems, fingerprint_problems
-from .export import write_parquet
+
+if TYPE_CHECKING:
+    from .audit import Export
 
 HARD_PREFIX = "missing_piece_selection_hard"
 RANDOM_INIT = "random-init"
@@ -206,6 +203,8 @@ def clip_options(export: Export, config: str, clip_pretrained: str | None, scrat
 def version_lines(report: dict, configs: list[str]) -> list[str] | None:
     """One line per library version that shapes items and differs from the export's record (``None``: the export
     records none, as before generator 4.0.0)."""
+    from ..generation.versions import CLIP_DISTRIBUTIONS, item_versions
+
     recorded, here = report.get("item_versions"), item_versions()
     if not isinstance(recorded, dict):
         return None
@@ -269,6 +268,13 @@ def verify(export: str, source: str | None = None, clip_cache_dir: str | None = 
     in a temporary ``datasets`` cache (never read from an earlier build's); embeddings come from
     ``clip_cache_dir`` (this machine's cache) when there. ``clip_pretrained``: the weights file of an export
     whose hard configs were built from one (checked against the SHA-256 it records)."""
+    import pyarrow.parquet as pq
+
+    from ..generation.builder import make_builder
+    from .audit import read_export
+    from .card_check import card_problems, fingerprint_problems
+    from .export import write_parquet
+
     with tempfile.TemporaryDirectory(prefix="jp-verify-") as tmp:
         tmp = Path(tmp)
         claims = read_export(export, str(tmp / "stock"))
