@@ -589,3 +589,18 @@ def test_the_probe_lets_a_slow_endpoint_through_to_the_retries(monkeypatch):
     monkeypatch.setenv("http_proxy", "http://127.0.0.1:3128")  # urllib talks to a proxy: its requests will say
     monkeypatch.setattr(socket, "create_connection", raising(ConnectionRefusedError()))
     openai_backend.probe("http://10.1.2.3:8000/v1")
+
+
+@pytest.mark.parametrize("dataset", ["/nonexistent/export", "./no/such/export", "not a repo", "{tmp}/notes.txt",
+                                     "{tmp}/empty"])
+def test_lmms_eval_refuses_a_missing_or_non_export_folder_in_one_line(tmp_path, capsys, dataset):
+    """#44 3.1: `lmms-eval --dataset /nonexistent/export` exited 0 and wrote task YAMLs pointing at the missing
+    folder. A Hub repo id (USER/NAME) is still taken as one."""
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / "empty").mkdir()
+    dataset = dataset.replace("{tmp}", str(tmp_path))
+    assert main(["lmms-eval", "--dataset", dataset, "--out", str(tmp_path / "tasks")]) == 2
+    assert dataset in last_error_line(capsys)
+    assert not (tmp_path / "tasks").exists()
+    assert main(["lmms-eval", "--dataset", "someone/jigsaw-puzzles", "--out", str(tmp_path / "tasks")]) == 0
+    assert "dataset_path: \"someone/jigsaw-puzzles\"" in (tmp_path / "tasks" / "jigsaw_puzzles_order_restoration.yaml").read_text()
