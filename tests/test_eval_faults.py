@@ -604,3 +604,70 @@ def test_lmms_eval_refuses_a_missing_or_non_export_folder_in_one_line(tmp_path, 
     assert not (tmp_path / "tasks").exists()
     assert main(["lmms-eval", "--dataset", "someone/jigsaw-puzzles", "--out", str(tmp_path / "tasks")]) == 0
     assert "dataset_path: \"someone/jigsaw-puzzles\"" in (tmp_path / "tasks" / "jigsaw_puzzles_order_restoration.yaml").read_text()
+
+
+# ------------------------------------------------------------------------------------------------ #44 3.2 stalls
+@pytest.fixture
+def silent_port():
+    """A server that accepts connections (the kernel's backlog) and never reads or answers one."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(64)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
+def test_a_server_that_accepts_and_never_answers_is_one_line_before_anything_is_built(silent_port, tmp_path, capsys,
+                                                                                     photo_dir, monkeypatch):
+    """It cost about 600 s with the defaults (120 s a try, 600 s an item), the bar at 0: now the check before the run
+    waits --check-timeout for one real request's answer."""
+    for proxy in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(proxy, raising=False)
+    built = []
+    monkeypatch.setattr("jigsaw_puzzles.inference.runner.load_datasets", lambda *a, **k: built.append(a))
+    argv = ["eval", "--model", "m", "--api-base", silent_port, "--source", str(photo_dir), "--out",
+            str(tmp_path / "run"), "--no-progress", "--check-timeout", "0.5"]
+    assert main(argv) == 2
+    line = last_error_line(capsys)
+    assert f"{silent_port} accepts connections but does not answer: no answer to GET {silent_port}/models within " \
+           "0.5 s" in line and "--check-timeout" in line
+    assert built == [] and not (tmp_path / "run").exists()
+
+
+def test_a_stalled_request_says_how_long_it_waits_and_why_and_the_budget_ends_the_run(stub, data, tmp_path, capsys):
+    url, handler = stub
+    handler.delay = 2.0  # GET /models answers at once (501 here); every completion stalls
+    said = []
+    backend = OpenAIBackend("m", GenerationSettings(), api_base=url, max_retries=3, timeout=0.2,
+                            retry_base_delay=0.0, notice=said.append)
+    row = data[CONFIG][0]
+    with pytest.raises(EndpointError, match="giving up after 3 retries"):
+        list(backend.generate([Request(row["id"], CONFIG, row["question"], row["images"])]))
+    assert len(said) == 1  # one kind of wait, said once
+    assert said[0].startswith(f"[jigsaw-puzzles] {url}/chat/completions: no answer within the timeout: the server "
+                              "took the request and sent nothing back; retry 1 of 3 in 0.0 s (each attempt waits "
+                              "0.2 s, at most 600 s an item;")
+    handler.count = 0
+    backend = OpenAIBackend("m", GenerationSettings(), api_base=url, max_retries=50, timeout=0.2,
+                            retry_base_delay=0.0, budget=0.5, notice=said.append)
+    with pytest.raises(EndpointError, match=r"the run's budget on the endpoint \(0.5 s, --budget\) is spent"):
+        list(backend.generate([Request(row["id"], CONFIG, row["question"], row["images"])]))
+    assert 1 <= handler.count <= 4  # about 0.5 / 0.2 tries, not 51
+
+
+def test_cli_budget_and_check_timeout_reach_the_run_and_the_wait_is_said_on_stderr(stub, tmp_path, capsys, photo_dir,
+                                                                                   cache_dir):
+    url, handler = stub
+    handler.delay = 2.0
+    rc = main(["eval", "--model", "m", "--api-base", url, "--source", str(photo_dir), "--configs", CONFIG,
+               "--max-items", "1", "--out", str(tmp_path / "run"), "--no-progress", "--cache-dir", cache_dir,
+               "--timeout", "0.2", "--max-retries", "50", "--budget", "2", "--check-timeout", "5"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "the run's budget on the endpoint (2 s, --budget) is spent" in err.splitlines()[-1]
+    assert f"[jigsaw-puzzles] {url}/chat/completions: no answer within the timeout" in err
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["backend_info"]["budget"] == 2
+    for flag, value in (("--budget", "0"), ("--check-timeout", "-1")):
+        assert main(["eval", "--model", "m", "--api-base", url, "--configs", CONFIG, "--out", str(tmp_path / "r2"),
+                     flag, value]) == 2
+        assert flag in last_error_line(capsys)
