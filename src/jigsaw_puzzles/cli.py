@@ -207,6 +207,9 @@ def cmd_cache(args) -> int:
 
     if args.action not in ACTIONS:  # `cache guard`: a kind listed
         args.action, args.kinds = "list", [args.action, *args.kinds] if args.action else args.kinds
+    if args.cache_dir and not Path(args.cache_dir).expanduser().is_dir():
+        raise UsageError(f"--cache-dir {args.cache_dir}: no such folder (give the datasets cache the package wrote to, "
+                         "or leave it out for HF_DATASETS_CACHE)")
     root = Path(args.cache_dir).expanduser() / "jigsaw_puzzles" if args.cache_dir else cache_root()
     return run_cache(args, [builds_kind(root, code_hash()), clip_kind(root), curation_kind(root), guard_kind(root)])
 
@@ -368,13 +371,16 @@ def _add_cache(sub) -> None:
     p = sub.add_parser("cache", help="what the package keeps on disk (builds, CLIP, curation, guard); free it",
                        description="List what the package keeps on disk, by kind (builds: datasets' Arrow files of "
                                    "the configs built; clip; curation; guard), or delete it: `prune` the stale "
-                                   "entries (keyed by code or libraries that no longer run here, never read again), "
-                                   "`clear` every entry of the kinds named. Only files the package writes are "
+                                   "entries (keyed by code or libraries that do not run here) unused for --older-than "
+                                   "days, `clear` every entry of the kinds named. Only files the package writes are "
                                    "deleted.")
     p.add_argument("action", nargs="?", metavar="ACTION", help="list (the default), prune or clear")
     p.add_argument("kinds", nargs="*", metavar="KIND", help="builds, clip, curation, guard (default: every kind)")
     p.add_argument("--all", action="store_true", help="clear: every kind")
     p.add_argument("--json", action="store_true", help="list: every entry as JSON")
+    p.add_argument("--older-than", type=float, default=None, metavar="DAYS",
+                   help="prune: only stale entries unused for this many days (default: 30; another installed "
+                        "version sharing the cache may still use the newer ones; 0: every stale entry)")
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="datasets cache (default: HF_DATASETS_CACHE)")
     p.set_defaults(func=cmd_cache)
 

@@ -71,7 +71,7 @@ EXAMPLES = {
   jigsaw-puzzles curate ~/photos --json""",
     "cache": """examples:
   jigsaw-puzzles cache                  # what is kept, by kind, and how much of it is stale
-  jigsaw-puzzles cache prune            # delete the stale entries (written by other code or libraries)
+  jigsaw-puzzles cache prune            # delete the stale entries (other code or libraries) unused for 30 days
   jigsaw-puzzles cache clear guard      # delete the contamination guard's features and verdicts""",
     "eval": """examples:
   jigsaw-puzzles eval --model random --split lite
