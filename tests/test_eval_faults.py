@@ -136,7 +136,7 @@ def test_misconfigured_endpoint_stops_at_once_and_a_fixed_rerun_answers_everythi
     handler.mode = status
     with pytest.raises(EndpointError, match=f"HTTP {status} from {url}") as err:
         run(url, data, tmp_path / "run")
-    cause = {401: "API key", 403: "API key", 404: "--api-base", 400: "--model"}[status]
+    cause = {401: "API key", 403: "API key", 404: "api_base", 400: "model"}[status]  # a Python caller's words
     assert cause in str(err.value) and "\n" not in str(err.value)
     assert handler.count == 1  # stopped at the first answer, no retries
     preds = tmp_path / "run" / "predictions.jsonl"
@@ -162,7 +162,7 @@ def test_a_200_that_is_not_a_completion_is_retried_then_a_clear_error_never_an_e
 def test_a_hung_server_times_out_per_attempt(stub, data, tmp_path):
     url, handler = stub
     handler.delay = 1.0
-    with pytest.raises(EndpointError, match="timed out.*raise --timeout, --max-retries or --retry-budget, now 0.2 s, 1"):
+    with pytest.raises(EndpointError, match="timed out.*raise timeout, max_retries or retry_budget, now 0.2 s, 1"):
         run(url, data, tmp_path / "run", backend_kwargs={"retry_base_delay": 0.0, "max_retries": 1, "timeout": 0.2})
     assert handler.count == 2
 
@@ -170,7 +170,7 @@ def test_a_hung_server_times_out_per_attempt(stub, data, tmp_path):
 def test_a_busy_server_exhausts_the_retry_budget_not_only_the_retry_count(stub, data, tmp_path):
     url, handler = stub
     handler.mode = 503
-    with pytest.raises(EndpointError, match=r"retry-budget, now 5 s, 50 and 0\.3 s"):
+    with pytest.raises(EndpointError, match=r"retry_budget, now 5 s, 50 and 0\.3 s"):
         run(url, data, tmp_path / "run",
             backend_kwargs={"retry_base_delay": 0.1, "max_retries": 50, "timeout": 5, "retry_budget": 0.3})
     assert 1 <= handler.count < 10  # back-off 0.05-0.1, 0.1-0.2, ...: the 0.3 s budget ends it, not 50 retries
@@ -501,7 +501,7 @@ def test_a_model_that_cannot_be_loaded_leaves_no_run_behind(data, tmp_path, caps
     folder = tmp_path / "not-a-checkpoint"
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps({"model_type": "no-such-architecture"}))
-    with pytest.raises(UserError, match="--model .*not-a-checkpoint") as err:
+    with pytest.raises(UserError, match="model .*not-a-checkpoint") as err:
         evaluate_model(str(folder), backend="transformers", data=data, out=tmp_path / "run", progress=False)
     assert "\n" not in str(err.value)
     assert not (tmp_path / "run").exists()  # no run.json-only folder to break `report runs/*`

@@ -108,6 +108,10 @@ def test_few_runs_skip_heatmap_and_mixed_splits_get_own_baselines(tmp_path):
     assert "accuracy_vs_params" not in res["files"]
     names = [r["name"] for r in res["rows"]]
     assert "Random Guessing [lite]" in names and "Random Guessing [test]" in names
+    assert "A [lite]" in names and "B [test]" in names  # #44 3.5: each run's row says its split too
+    assert "| A [lite] |" in res["markdown"] and "| B [test] |" in res["markdown"]
+    one = make_report([a], out=None, stream=None)  # one set of items: no tag
+    assert [r["name"] for r in one["rows"] if r["kind"] == "run"] == ["A"]
 
 
 def test_skipped_and_partial_runs_are_marked(tmp_path):

@@ -20,42 +20,13 @@ import threading
 from pathlib import Path
 
 from ._version import __version__
-from .errors import UsageError, UserError
-from .cli_tools import COMMANDS, EXAMPLES
+from .errors import UsageError, UserError, cli_face
+from .cli_tools import COMMANDS, EXAMPLES, Parser
 from .spec import CONFIGS, GENERATOR_VERSION, SPLITS
 
 PROG = "jigsaw-puzzles"
 
 ALL = "*"  # build_parser(ALL): every command's full parser
-
-
-class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows a default once: appended when the help text does not say it and it is a value (not None/False);
-    descriptions wrap, the examples epilog is kept line by line."""
-
-    def _fill_text(self, text, width, indent):
-        if text.startswith("examples:"):
-            return "".join(indent + line for line in text.splitlines(keepends=True))
-        return super()._fill_text(text, width, indent)
-
-    def _get_help_string(self, action):
-        text = action.help or ""
-        default = action.default
-        if "default" in text.lower() or default is None or default is False or default == [] \
-                or default is argparse.SUPPRESS or not action.option_strings:
-            return text
-        return text + " (default: %(default)s)"
-
-
-class _Parser(argparse.ArgumentParser):
-    """Usage errors as one line (``jigsaw-puzzles: error: ...``, exit code 2), like every other user error."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message):
-        raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
 def _add_source(p: argparse.ArgumentParser) -> None:
@@ -296,7 +267,7 @@ def _command(argv: list[str] | None) -> str | None:
 def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
     """The parser with ``command``'s full parser (every command's with :data:`ALL`); the others are listed by name
     and help alone (:data:`COMMANDS`), their areas not imported."""
-    parser = _Parser(prog=PROG, description="Jigsaw-Puzzles, the spatial-reasoning benchmark for VLMs: generate it "
+    parser = Parser(prog=PROG, description="Jigsaw-Puzzles, the spatial-reasoning benchmark for VLMs: generate it "
                                             "from photographs, evaluate models on it, and report the results.")
     parser.add_argument("--version", action="version", help="print the package and generator versions and exit",
                         version=f"jigsaw-puzzles {__version__} (generator {GENERATOR_VERSION})")
@@ -437,6 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     SIGTERM one line and 130; anything else is a bug and keeps its traceback."""
     previous = signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() \
         else None
+    face = cli_face()  # the Python API's errors name its flags here, not its keyword arguments
+    face.__enter__()
     try:
         args = build_parser(_command(argv)).parse_args(argv)
         apply_grid(args)
@@ -457,6 +430,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: interrupted; re-run the same command to resume", file=sys.stderr)
         return 130
     finally:
+        face.__exit__(None, None, None)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 

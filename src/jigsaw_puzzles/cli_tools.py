@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .errors import UsageError
+
 
 class DeprecatedAlias(argparse.Action):
     """An old spelling of an option, hidden from ``--help``: it still works and says once, on stderr, which
@@ -28,6 +30,35 @@ def add_dataset_option(p: argparse.ArgumentParser, help: str, old: str | None = 
     p.add_argument("--dataset", metavar=kwargs.pop("metavar", "DIR|REPO"), help=help, **kwargs)
     if old:
         p.add_argument(old, dest="dataset", action=DeprecatedAlias, new="--dataset", metavar="DIR")
+
+
+class Formatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows a default once: appended when the help text does not say it and it is a value (not None/False);
+    descriptions wrap, the examples epilog is kept line by line."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith("examples:"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        default = action.default
+        if "default" in text.lower() or default is None or default is False or default == [] \
+                or default is argparse.SUPPRESS or not action.option_strings:
+            return text
+        return text + " (default: %(default)s)"
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors as one line (``jigsaw-puzzles: error: ...``, exit code 2), like every other user error."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", Formatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
 #: every command in ``--help``'s order, with its line of help there: a command not being run is listed from here,

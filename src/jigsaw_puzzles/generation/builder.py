@@ -21,7 +21,7 @@ import datasets
 from tqdm.auto import tqdm
 
 from .._version import __version__
-from ..errors import ConfigUnavailable, UsageError, path_value, seed_value
+from ..errors import ConfigUnavailable, UsageError, path_value, python_face, seed_value
 from ..geometry import encode_png
 from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN, in_shard, lite_ids, plan_slots, shard_value
 from ..rng import item_rng
@@ -344,6 +344,7 @@ def check_builder_kwargs(kwargs: Mapping[str, Any], who: str = "load_dataset",
                          f"{', '.join(valid)}")
 
 
+@python_face
 def make_builder(config: str, source: str | os.PathLike | None = None, seed: int = 0,
                  cache_dir: str | None = None, grid: tuple[int, int] | str | None = None, rotated: bool = False,
                  **kwargs) -> JigsawPuzzles:
@@ -411,6 +412,7 @@ def select_configs(configs: Sequence[str] | None, grid: tuple[int, int] | str | 
     return list(dict.fromkeys(with_grid(c, grid) if c in capable else c for c in asked))
 
 
+@python_face
 def load_dataset(config: str, split: str | None = "test", source: str | os.PathLike | None = None,
                  seed: int = 0, num_proc: int | None = None, cache_dir: str | None = None,
                  grid: tuple[int, int] | str | None = None, rotated: bool = False,

@@ -20,7 +20,7 @@ import urllib.parse
 import urllib.request
 from typing import Callable
 
-from ..errors import UserError
+from ..errors import UserError, cli_active, python_words
 from .backends import Backend, Generation, Request, build_messages, image_to_data_url
 from .options import check_api_base, seconds, whole
 from .settings import GenerationSettings
@@ -184,7 +184,8 @@ class OpenAIBackend(Backend):
         self.budget = seconds("--budget", budget, allow_none=True)  # the whole run's time on the endpoint
         self.check_timeout = seconds("--check-timeout", check_timeout)  # the runner's up-front check_answers
         self._deadline: float | None = None  # set by the first request: perf_counter() + budget
-        self._notice = notice or _say
+        self._notice = notice or (_say if cli_active() else lambda text: _say(python_words(text)))  # (threads
+        # have no context of their own: the face is the one the backend was made in)
         self._noticed: dict = {}  # kind of wait -> when it was last said
         self.retry_base_delay, self.retry_max_delay = float(retry_base_delay), float(retry_max_delay)
         self.extra_body = dict(extra_body or {})

@@ -22,7 +22,7 @@ from typing import Mapping, Sequence
 
 from .. import geometry
 from .._version import __version__
-from ..errors import UsageError
+from ..errors import UsageError, python_face
 from ..scoring.extraction import Extraction
 from ..scoring.extraction.strict import strict_answer
 from ..spec import get as get_spec
@@ -102,6 +102,7 @@ def stored_verdict(record: dict) -> tuple[Extraction, bool]:
                        parts=dict(record.get("parts") or {}), strict=strict), bool(record.get("correct")))
 
 
+@python_face
 def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides) -> dict:
     """Evaluate ``model`` on Jigsaw-Puzzles and return the content of ``results.json`` (+ ``run_dir``).
 

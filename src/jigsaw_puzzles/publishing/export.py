@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from . import card
 from .._version import __version__
 from ..generation.builder import CONFIGS, make_builder
-from ..errors import ConfigUnavailable, UsageError
+from ..errors import ConfigUnavailable, UsageError, python_face
 from ..inference.options import whole
 from .outdir import check_build_out, kept_sources, staged
 from ..generation.sources import accepted_ids, photos_fingerprint
@@ -57,6 +57,7 @@ def write_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, path: Pa
     os.replace(tmp, path)
 
 
+@python_face
 def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
           configs: list[str] | None = None, num_proc: int | None = None,
           cache_dir: str | None = None, repo: str = card.DEFAULT_REPO, **builder_kwargs) -> dict:

@@ -18,6 +18,7 @@ import os
 import sys
 from typing import Sequence
 
+from ..errors import python_face
 from .out import ReportFolder
 from .sections import circular_section, strict_section
 from .plots import (ORDER_GENERATION, _plt, plot_correlation, plot_params, plot_task_bars, task_correlation,
@@ -34,6 +35,7 @@ __all__ = ["make_report", "RunSummary", "load_run", "load_runs", "name_runs", "t
 
 
 # ------------------------------------------------------------------------------------------------ entry point
+@python_face
 def make_report(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike | None = "report",
                 params: dict[str, str] | None = None, plots: bool = True, stream=..., compare: bool = False) -> dict:
     """Print the table to ``stream`` (default stdout, None = silent) and write report.md / report.csv / plots

@@ -48,7 +48,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from ..errors import UsageError, path_value, seed_value
+from ..errors import UsageError, path_value, python_face, seed_value
 from ..rng import ItemRNG, stable_hash
 from ..generation.sources import accepted_ids, load_normalised, photos_fingerprint
 from ..generation.curation import curate
@@ -307,6 +307,7 @@ def _training_source(source: Any) -> str | os.PathLike | None:
     return path_value(source, "source", "a folder of your own training photos")
 
 
+@python_face
 def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[str, float] | None = None,
                     seed: int = 0, *, curriculum: Curriculum | None = None, exclude: Any = None,
                     eval_fraction: float = 0.2, num_shards: int | None = None, cache_size: int = 512,
