@@ -44,6 +44,9 @@ def _add_source(p: argparse.ArgumentParser) -> None:
 def _config_name(text: str) -> str:
     from .spec import canonical, is_config
 
+    if "," in text:
+        raise argparse.ArgumentTypeError(f"{text!r}: separate config names with spaces, not commas (--configs "
+                                         f"{' '.join(t.strip() for t in text.split(',') if t.strip())})")
     if not is_config(text):
         raise argparse.ArgumentTypeError(f"unknown config {text!r}; choose from {', '.join(CONFIGS)}, or a grid "
                                          "config such as order_generation_3x3")

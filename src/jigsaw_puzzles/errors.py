@@ -64,6 +64,16 @@ def seed_value(value: Any, option: str = "seed") -> int:
     return int(value)
 
 
+def count_value(value: Any, option: str, default: str, least: int = 1) -> int | None:
+    """``value`` as a whole number of at least ``least`` (``None`` passes: the option's ``default``); a
+    ``UsageError`` for ``0``, ``-1``, ``"2"``, ``2.0`` or ``True``, as the command line refuses them."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
+        raise UsageError(f"{option} must be a whole number of at least {least} (None: {default}), not {_show(value)}")
+    return int(value)
+
+
 def path_value(value: Any, option: str, what: str, default: str | None = None) -> str | os.PathLike | None:
     """``value`` if it is a usable path (a non-empty ``str`` or ``os.PathLike``); ``None`` passes (the option's
     ``default``, named in the message for an empty one). A number, bytes or an empty string is a ``UsageError``:

@@ -20,6 +20,7 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from ..errors import UsageError
 from .stats import (ALPHA, _convolve, _upper_tail, binomial_pmf, clopper_pearson,  # noqa: F401 (re-exported)
                     critical_count, kendall_tau, mean_interval, null_distribution)
 from .extraction import AMBIGUOUS, PARSED, Extraction, classify_response
@@ -90,7 +91,7 @@ def _as_list(x: Union[str, Sequence[Any]], n: int, name: str) -> list:
         return [x] * n
     x = list(x)
     if len(x) != n:
-        raise ValueError(f"{name} has {len(x)} entries but there are {n} predictions")
+        raise UsageError(f"{name} has {len(x)} entries but there are {n} predictions")
     return x
 
 
@@ -101,6 +102,9 @@ def score_items(
     options: Optional[Sequence[Optional[Sequence[str]]]] = None,
 ) -> list[tuple[Extraction, bool]]:
     """Per item: the :class:`~jigsaw_puzzles.scoring.extraction.Extraction` and whether it is correct."""
+    if isinstance(predictions, (str, bytes)):  # never read letter by letter as several answers
+        raise UsageError(f"predictions is one {type(predictions).__name__} ({predictions[:40]!r}), not a list: give "
+                         "one model output per item, e.g. [\"The answer is B.\"]")
     predictions = list(predictions)
     n = len(predictions)
     references = _as_list(references, n, "references")

@@ -48,7 +48,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from ..errors import UsageError, path_value, python_face, seed_value
+from ..errors import UsageError, path_value, seed_value
 from ..rng import ItemRNG, stable_hash
 from ..generation.sources import accepted_ids, load_normalised, photos_fingerprint
 from ..generation.curation import curate
@@ -144,6 +144,10 @@ class Curriculum:
         """Feed rewards of the current stage; returns the stage (advanced when the recent mean passes)."""
         if self.schedule is not None:
             return self.stage
+        rewards = list(rewards)
+        bad = [r for r in rewards if isinstance(r, bool) or not isinstance(r, numbers.Real) or not math.isfinite(r)]
+        if bad:  # checked before any is kept: a refused batch leaves the window as it was
+            raise UsageError(f"Curriculum.update takes the rewards as finite numbers, not {bad[0]!r}")
         for r in rewards:
             self._recent.append(float(r))
             while len(self._recent) > self.window:
@@ -307,7 +311,6 @@ def _training_source(source: Any) -> str | os.PathLike | None:
     return path_value(source, "source", "a folder of your own training photos")
 
 
-@python_face
 def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[str, float] | None = None,
                     seed: int = 0, *, curriculum: Curriculum | None = None, exclude: Any = None,
                     eval_fraction: float = 0.2, num_shards: int | None = None, cache_size: int = 512,
@@ -347,7 +350,7 @@ def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[st
     seed = seed_value(seed)  # np.int64(3) streams what 3 streams
     if mixture is not None and curriculum is not None:
         raise UsageError("give either a mixture or a curriculum, not both")
-    curriculum = curriculum or Curriculum([mixture or {c: 1.0 for c in STREAM_CONFIGS}])
+    curriculum = curriculum or Curriculum([{c: 1.0 for c in STREAM_CONFIGS} if mixture is None else mixture])
     source = _training_source(source)
     curation = curate(source, num_proc=num_proc)
     fingerprint = photos_fingerprint(accepted_ids(curation))  # an export of these photos records the same
