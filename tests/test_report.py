@@ -369,3 +369,61 @@ def test_out_never_overwrites_files_the_report_did_not_write(tmp_path, capsys):
     assert not (out / "task_bars.png").exists() and (out / "photo.jpg").read_text() == "x"  # stale plot removed
     (out / "report.csv").write_text("edited")
     assert _report(tmp_path, capsys, a, "--out", out)[0] == 2 and (out / "report.csv").read_text() == "edited"
+
+
+@pytest.mark.parametrize("earlier", [False, True])
+def test_a_full_disk_leaves_the_folder_as_it_was_and_the_same_command_works_after(tmp_path, capsys, monkeypatch,
+                                                                                   earlier):
+    """#44 3.8: a full disk during `report` left a 0-byte report.md, and the same command then refused the folder
+    ("holds report.md not written by ..."). Now every file is staged first: all or nothing, like build."""
+    import errno
+    import pathlib
+
+    a = write_run(tmp_path / "a", "A", {c: 40.0 for c in CONFIGS})
+    out = tmp_path / "rep"
+    if earlier:
+        assert _report(tmp_path, capsys, a, "--out", out, "--no-plots")[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()} if out.exists() else None
+    real = pathlib.Path.write_text
+
+    def full(self, data, *args, **kwargs):  # the disk fills while report.md is written: 0 bytes of it
+        if self.name == "report.md":
+            real(self, "", *args, **kwargs)
+            raise OSError(errno.ENOSPC, "No space left on device", str(self))
+        return real(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "write_text", full)
+    code, _, err = _report(tmp_path, capsys, a, "--out", out, "--no-plots")
+    assert code == 2 and "cannot write the report in" in err and "No space left on device" in err
+    assert "nothing there was changed" in err and "Traceback" not in err
+    after = {p.name: p.read_bytes() for p in out.iterdir()} if out.exists() else None
+    assert after == before  # a new folder: none made; an earlier report: byte for byte
+    monkeypatch.setattr(pathlib.Path, "write_text", real)
+    assert _report(tmp_path, capsys, a, "--out", out, "--no-plots")[0] == 0  # space freed: the same command works
+    assert (out / "report.md").read_text().startswith("# Jigsaw-Puzzles results")
+
+
+def test_a_report_cut_off_while_putting_files_in_place_is_still_known_as_the_package_s(tmp_path, capsys,
+                                                                                         monkeypatch):
+    """The record goes in first, with the files it replaces: a report killed between the renames leaves files the
+    next report recognises (the earlier ones or the new ones), never a refusal."""
+    import os
+
+    a = write_run(tmp_path / "a", "A", {c: 40.0 for c in CONFIGS})
+    b = write_run(tmp_path / "b", "B", {c: 50.0 for c in CONFIGS})
+    out = tmp_path / "rep"
+    assert _report(tmp_path, capsys, a, "--out", out, "--no-plots")[0] == 0
+    real, moved = os.replace, []
+
+    def cut(src, dst):
+        if moved and str(src).endswith("report.csv"):
+            raise KeyboardInterrupt  # killed after the record and report.md were put in place
+        moved.append(dst)
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", cut)
+    with pytest.raises(KeyboardInterrupt):
+        make_report([b], out=out, stream=None, plots=False)
+    monkeypatch.setattr(os, "replace", real)
+    assert _report(tmp_path, capsys, b, "--out", out, "--no-plots")[0] == 0
+    assert not [p for p in out.iterdir() if p.name.startswith(".jigsaw-report.partial")]
