@@ -401,6 +401,18 @@ def test_items_that_differ_from_the_run_are_refused(or_items, tmp_path):
         analyze([run], tmp_path / "out", data={OR: or_items}, progress=False)
 
 
+def test_a_run_s_recorded_answer_plan_rebuilds_its_items(tmp_path, photo_dir, cache_dir):
+    """#44 4: `analyze --help` said run.json does not record the answer plan; it does, and analyze now uses it (a
+    `stable` run was refused as "items differ" unless --answer-plan stable was given)."""
+    run = tmp_path / "stable"
+    evaluate_model("random", configs=[OR], source=photo_dir, out=str(run), progress=False,
+                   dataset_kwargs={"answer_plan": "stable", "cache_dir": cache_dir})
+    assert json.loads((run / "run.json").read_text())["items"]["configs"][OR]["answer_plan"] == "stable"
+    res = analyze([str(run)], tmp_path / "out", dataset_kwargs={"cache_dir": cache_dir}, progress=False,
+                  n_permutations=0)
+    assert res["error_model"]["random"]["n"] == 16
+
+
 def test_items_from_an_export_folder(or_items, tmp_path):
     from jigsaw_puzzles.publishing.export import write_parquet
 

@@ -67,11 +67,23 @@ def kept(tmp_path, monkeypatch):
     (stale["guard"] / "ab" / "ab00000000000000.npy").write_bytes(b"x")
     (stale["clip"] / "meta.json").write_text(json.dumps({"format": 0}))
     (stale["clip"] / "abcdabcdabcdabcd.g3x3.0123456789abcdef.npy").write_bytes(b"x")
+    for entry in stale.values():  # written and last read 60 days ago: an old version's, nobody's now
+        age(entry, 60)
     mine = stale["curation"] / "ab" / "notes.txt"  # a file the package never writes
     mine.write_text("keep me")
     beside = root / "README.txt"
     beside.write_text("keep me too")
     return root, stale, mine, beside
+
+
+def age(entry: Path, days: float) -> None:
+    """Every file of ``entry`` last modified and read ``days`` ago."""
+    import os
+    import time
+
+    when = time.time() - days * 86400
+    for file in [p for p in entry.rglob("*") if p.is_file()]:
+        os.utime(file, (when, when))
 
 
 def test_the_listing_counts_what_the_package_wrote_and_tells_stale_from_current(kept, capsys):
@@ -108,6 +120,37 @@ def test_prune_deletes_the_stale_entries_and_nothing_else(kept, capsys):
     assert not (root / "order_generation-0123456789abcdef").exists()  # its empty folders and lock went too
     assert mine.read_text() == "keep me" and beside.read_text() == "keep me too"
     assert not (stale["curation"] / "ab" / "ab00000000000000.json").exists()
+
+
+def test_prune_keeps_stale_entries_another_installed_version_used_lately_and_says_so(kept, capsys):
+    """#44 3.3: on a shared cache (two venvs, one HF_HOME) `cache prune` deleted the other version's live entries:
+    stale to this version, read by that one. An entry used (written or read) in the last --older-than days stays."""
+    root, stale, _, _ = kept
+    other = root / "guard" / "features-1111111111111111"  # another installed version's, read yesterday
+    (other / "ab").mkdir(parents=True)
+    (other / "ab" / "ab11111111111111.npy").write_bytes(b"y" * 100)
+    age(other, 1)
+    assert main(["cache", "prune", "--cache-dir", str(root.parent)]) == 0
+    out = capsys.readouterr().out
+    assert "prune: 4 stale entries" in out and other.exists() and not stale["guard"].exists()
+    assert "and 1 stale entry used in the last 30 days (100 B: another installed version sharing this cache may " \
+           "read them; `--older-than 0` deletes them too)" in out
+    assert main(["cache", "prune", "--older-than", "0.5", "--cache-dir", str(root.parent)]) == 0
+    assert "deleted 1 file, 100 B" in capsys.readouterr().out and not other.exists()
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["cache", "purge"], "unknown cache action or kind purge: the actions are list, prune, clear, the kinds builds"),
+    (["cache", "--cache-dir", "/nonexistent/hf"], "--cache-dir /nonexistent/hf: no such folder"),
+    (["cache", "clear", "--older-than", "3"], "--older-than goes with prune"),
+    (["cache", "prune", "--older-than", "-1"], "--older-than must be a number of days >= 0"),
+])
+def test_cache_mistakes_are_one_line_naming_what_to_do(argv, said, tmp_path, capsys):
+    if "--cache-dir" not in argv:
+        argv = [*argv, "--cache-dir", str(tmp_path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and said in err, err
 
 
 def test_clear_deletes_the_kinds_named_and_is_refused_without_one(kept, capsys):

@@ -423,3 +423,48 @@ def test_show_draws_a_tab_config(tmp_path, capsys, cache_dir, monkeypatch):
         sheet = np.asarray(Image.open(out).convert("RGB")).astype(int)
         for tone in CHECKER[:2]:
             assert ((sheet == tone).all(axis=2)).sum() > 2_000, (config, tone)
+
+
+# ------------------------------------------------------------------------------------------------ start-up (#44 3.4)
+def test_each_command_is_listed_with_its_own_help_line():
+    """A command not being run is listed from cli.COMMANDS: the same words and order as its own parser gives."""
+    action = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert {c.dest: c.help for c in action._choices_actions} == cli.COMMANDS
+    assert list(action.choices) == list(cli.COMMANDS)
+    for name in cli.COMMANDS:  # only that command's parser is full; the others are bare names
+        one = _subparsers(build_parser(name))
+        assert list(one) == list(cli.COMMANDS) and one[name].format_help() == _subparsers(build_parser())[
+            name].format_help()
+
+
+HEAVY = ("datasets", "pandas", "pyarrow", "torch", "matplotlib", "transformers")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["evl"], ["verify", "/nonexistent/export"],
+                                  ["report", "--help"]])
+def test_help_a_typo_and_verify_import_no_heavy_library(argv, tmp_path):
+    """`--help` spent about 2 s of CPU importing datasets before it printed anything: measured apart
+    (docs/performance.md#command-line-start-up); here, what it imports."""
+    import json
+    import subprocess
+    import sys
+
+    code = (f"import sys\nfrom jigsaw_puzzles.cli import main\ntry:\n    rc = main({argv!r})\nexcept SystemExit as e:\n"
+            f"    rc = e.code\nprint(rc, [m for m in {HEAVY!r} if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    rc, loaded = done.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert json.loads(loaded.replace("'", '"')) == [], done.stdout + done.stderr
+    assert int(rc) == (2 if argv[0] in ("evl", "verify") else 0)
+
+
+def test_the_package_face_imports_each_name_on_first_use(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys\nimport jigsaw_puzzles as jp\nassert 'datasets' not in sys.modules\n"
+            "assert callable(jp.load_dataset) and 'datasets' in sys.modules\n"
+            "from jigsaw_puzzles import *\nassert callable(score) and set(jp.__all__) <= set(dir(jp))\n"
+            "assert jp.rewards.__name__ == 'jigsaw_puzzles.training.rewards' and jp.spec.CONFIGS\n"
+            "try:\n    jp.nope\nexcept AttributeError as e:\n    print('ok', e)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0 and "ok module 'jigsaw_puzzles' has no attribute 'nope'" in done.stdout, done.stderr

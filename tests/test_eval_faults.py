@@ -136,7 +136,7 @@ def test_misconfigured_endpoint_stops_at_once_and_a_fixed_rerun_answers_everythi
     handler.mode = status
     with pytest.raises(EndpointError, match=f"HTTP {status} from {url}") as err:
         run(url, data, tmp_path / "run")
-    cause = {401: "API key", 403: "API key", 404: "--api-base", 400: "--model"}[status]
+    cause = {401: "API key", 403: "API key", 404: "api_base", 400: "model"}[status]  # a Python caller's words
     assert cause in str(err.value) and "\n" not in str(err.value)
     assert handler.count == 1  # stopped at the first answer, no retries
     preds = tmp_path / "run" / "predictions.jsonl"
@@ -162,7 +162,7 @@ def test_a_200_that_is_not_a_completion_is_retried_then_a_clear_error_never_an_e
 def test_a_hung_server_times_out_per_attempt(stub, data, tmp_path):
     url, handler = stub
     handler.delay = 1.0
-    with pytest.raises(EndpointError, match="timed out.*raise --timeout, --max-retries or --retry-budget, now 0.2 s, 1"):
+    with pytest.raises(EndpointError, match="timed out.*raise timeout, max_retries or retry_budget, now 0.2 s, 1"):
         run(url, data, tmp_path / "run", backend_kwargs={"retry_base_delay": 0.0, "max_retries": 1, "timeout": 0.2})
     assert handler.count == 2
 
@@ -170,7 +170,7 @@ def test_a_hung_server_times_out_per_attempt(stub, data, tmp_path):
 def test_a_busy_server_exhausts_the_retry_budget_not_only_the_retry_count(stub, data, tmp_path):
     url, handler = stub
     handler.mode = 503
-    with pytest.raises(EndpointError, match=r"retry-budget, now 5 s, 50 and 0\.3 s"):
+    with pytest.raises(EndpointError, match=r"retry_budget, now 5 s, 50 and 0\.3 s"):
         run(url, data, tmp_path / "run",
             backend_kwargs={"retry_base_delay": 0.1, "max_retries": 50, "timeout": 5, "retry_budget": 0.3})
     assert 1 <= handler.count < 10  # back-off 0.05-0.1, 0.1-0.2, ...: the 0.3 s budget ends it, not 50 retries
@@ -501,7 +501,7 @@ def test_a_model_that_cannot_be_loaded_leaves_no_run_behind(data, tmp_path, caps
     folder = tmp_path / "not-a-checkpoint"
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps({"model_type": "no-such-architecture"}))
-    with pytest.raises(UserError, match="--model .*not-a-checkpoint") as err:
+    with pytest.raises(UserError, match="model .*not-a-checkpoint") as err:
         evaluate_model(str(folder), backend="transformers", data=data, out=tmp_path / "run", progress=False)
     assert "\n" not in str(err.value)
     assert not (tmp_path / "run").exists()  # no run.json-only folder to break `report runs/*`
@@ -589,3 +589,85 @@ def test_the_probe_lets_a_slow_endpoint_through_to_the_retries(monkeypatch):
     monkeypatch.setenv("http_proxy", "http://127.0.0.1:3128")  # urllib talks to a proxy: its requests will say
     monkeypatch.setattr(socket, "create_connection", raising(ConnectionRefusedError()))
     openai_backend.probe("http://10.1.2.3:8000/v1")
+
+
+@pytest.mark.parametrize("dataset", ["/nonexistent/export", "./no/such/export", "not a repo", "{tmp}/notes.txt",
+                                     "{tmp}/empty"])
+def test_lmms_eval_refuses_a_missing_or_non_export_folder_in_one_line(tmp_path, capsys, dataset):
+    """#44 3.1: `lmms-eval --dataset /nonexistent/export` exited 0 and wrote task YAMLs pointing at the missing
+    folder. A Hub repo id (USER/NAME) is still taken as one."""
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / "empty").mkdir()
+    dataset = dataset.replace("{tmp}", str(tmp_path))
+    assert main(["lmms-eval", "--dataset", dataset, "--out", str(tmp_path / "tasks")]) == 2
+    assert dataset in last_error_line(capsys)
+    assert not (tmp_path / "tasks").exists()
+    assert main(["lmms-eval", "--dataset", "someone/jigsaw-puzzles", "--out", str(tmp_path / "tasks")]) == 0
+    assert "dataset_path: \"someone/jigsaw-puzzles\"" in (tmp_path / "tasks" / "jigsaw_puzzles_order_restoration.yaml").read_text()
+
+
+# ------------------------------------------------------------------------------------------------ #44 3.2 stalls
+@pytest.fixture
+def silent_port():
+    """A server that accepts connections (the kernel's backlog) and never reads or answers one."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(64)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
+def test_a_server_that_accepts_and_never_answers_is_one_line_before_anything_is_built(silent_port, tmp_path, capsys,
+                                                                                     photo_dir, monkeypatch):
+    """It cost about 600 s with the defaults (120 s a try, 600 s an item), the bar at 0: now the check before the run
+    waits --check-timeout for one real request's answer."""
+    for proxy in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(proxy, raising=False)
+    built = []
+    monkeypatch.setattr("jigsaw_puzzles.inference.runner.load_datasets", lambda *a, **k: built.append(a))
+    argv = ["eval", "--model", "m", "--api-base", silent_port, "--source", str(photo_dir), "--out",
+            str(tmp_path / "run"), "--no-progress", "--check-timeout", "0.5"]
+    assert main(argv) == 2
+    line = last_error_line(capsys)
+    assert f"{silent_port} accepts connections but does not answer: no answer to GET {silent_port}/models within " \
+           "0.5 s" in line and "--check-timeout" in line
+    assert built == [] and not (tmp_path / "run").exists()
+
+
+def test_a_stalled_request_says_how_long_it_waits_and_why_and_the_budget_ends_the_run(stub, data, tmp_path, capsys):
+    url, handler = stub
+    handler.delay = 2.0  # GET /models answers at once (501 here); every completion stalls
+    said = []
+    backend = OpenAIBackend("m", GenerationSettings(), api_base=url, max_retries=3, timeout=0.2,
+                            retry_base_delay=0.0, notice=said.append)
+    row = data[CONFIG][0]
+    with pytest.raises(EndpointError, match="giving up after 3 retries"):
+        list(backend.generate([Request(row["id"], CONFIG, row["question"], row["images"])]))
+    assert len(said) == 1  # one kind of wait, said once
+    assert said[0].startswith(f"[jigsaw-puzzles] {url}/chat/completions: no answer within the timeout: the server "
+                              "took the request and sent nothing back; retry 1 of 3 in 0.0 s (each attempt waits "
+                              "0.2 s, at most 600 s an item;")
+    handler.count = 0
+    backend = OpenAIBackend("m", GenerationSettings(), api_base=url, max_retries=50, timeout=0.2,
+                            retry_base_delay=0.0, budget=0.5, notice=said.append)
+    with pytest.raises(EndpointError, match=r"the run's budget on the endpoint \(0.5 s, --budget\) is spent"):
+        list(backend.generate([Request(row["id"], CONFIG, row["question"], row["images"])]))
+    assert 1 <= handler.count <= 4  # about 0.5 / 0.2 tries, not 51
+
+
+def test_cli_budget_and_check_timeout_reach_the_run_and_the_wait_is_said_on_stderr(stub, tmp_path, capsys, photo_dir,
+                                                                                   cache_dir):
+    url, handler = stub
+    handler.delay = 2.0
+    rc = main(["eval", "--model", "m", "--api-base", url, "--source", str(photo_dir), "--configs", CONFIG,
+               "--max-items", "1", "--out", str(tmp_path / "run"), "--no-progress", "--cache-dir", cache_dir,
+               "--timeout", "0.2", "--max-retries", "50", "--budget", "2", "--check-timeout", "5"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "the run's budget on the endpoint (2 s, --budget) is spent" in err.splitlines()[-1]
+    assert f"[jigsaw-puzzles] {url}/chat/completions: no answer within the timeout" in err
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["backend_info"]["budget"] == 2
+    for flag, value in (("--budget", "0"), ("--check-timeout", "-1")):
+        assert main(["eval", "--model", "m", "--api-base", url, "--configs", CONFIG, "--out", str(tmp_path / "r2"),
+                     flag, value]) == 2
+        assert flag in last_error_line(capsys)

@@ -44,15 +44,24 @@ def test_every_setting_is_documented_and_the_signature_is_model_settings_overrid
     assert list(inspect.signature(runner.evaluate_model).parameters) == ["model", "settings", "overrides"]
 
 
+def cli_flags(text: str) -> list[str]:
+    """The command-line flags a message names outside backticks (a quoted command may keep its own)."""
+    import re
+
+    return [m for part in text.split("`")[::2] for m in re.findall(r"(?<![\w`-])--[a-z][\w-]*", part)]
+
+
 @pytest.mark.parametrize("overrides, option", [
-    ({"max_items": 0}, "--max-items"), ({"temperature": -1.0}, "--temperature"), ({"top_p": 0.0}, "--top-p"),
-    ({"dtype": "float8"}, "--dtype"), ({"seed": 1.5}, "--seed"), ({"backend": "tpu"}, "backend"),
-    ({"prompt_style": "poetry"}, "prompt style"), ({"blind": True, "input_format": "composite"}, "--blind"),
+    ({"max_items": 0}, "max_items"), ({"temperature": -1.0}, "temperature"), ({"top_p": 0.0}, "top_p"),
+    ({"dtype": "float8"}, "dtype"), ({"seed": 1.5}, "seed"), ({"backend": "tpu"}, "backend"),
+    ({"prompt_style": "poetry"}, "prompt style"), ({"blind": True, "input_format": "composite"}, "blind"),
     ({"overwrite": "yes"}, "overwrite"), ({"max_itemz": 3}, "max_itemz"),
 ])
 def test_a_wrong_setting_is_one_usage_error_before_anything_is_written(data, tmp_path, overrides, option):
-    with pytest.raises(UserError, match=option.replace("-", r"\-")):
+    """#44 3.5: a Python caller is told the keyword argument, never the command line's flag."""
+    with pytest.raises(UserError, match=option) as err:
         evaluate_model("solver", data=data, out=tmp_path / "run", progress=False, **overrides)
+    assert cli_flags(str(err.value)) == [], str(err.value)
     assert not (tmp_path / "run").exists()
     if "max_itemz" not in overrides:  # the record refuses the same values by itself
         with pytest.raises(UserError):
@@ -71,8 +80,8 @@ def test_a_wrong_setting_is_one_usage_error_before_anything_is_written(data, tmp
     ({"data": {CONFIG: "x"}}, "data must map config names to datasets.Dataset"),
     ({"backend_kwargs": {"timeout": 5}}, r"backend_kwargs\['timeout'\]: the builtin backend takes no keyword"),
     ({"backend_kwargs": {"batch_size": 5}}, "set by the run"),
-    ({"seed": "abc"}, "--seed must be a whole number"), ({"seed": None}, "--seed must be a whole number"),
-    ({"seed": True}, "--seed must be a whole number"),
+    ({"seed": "abc"}, "seed must be a whole number"), ({"seed": None}, "seed must be a whole number"),
+    ({"seed": True}, "seed must be a whole number"),
 ])
 def test_section_5_1_each_fault_is_one_usage_error_before_anything_is_written(data, tmp_path, monkeypatch, overrides,
                                                                               message):
@@ -92,6 +101,30 @@ def test_a_numpy_seed_is_the_same_run_as_its_int(data, tmp_path):
     assert a["metrics"] == b["metrics"]
     assert json.loads((tmp_path / "b" / "run.json").read_text())["seed"] == 3
     evaluate_model("solver", data=data, out=tmp_path / "a", progress=False, seed=np.int32(3))  # resumes: one run
+
+
+def test_an_unknown_setting_is_the_package_s_error_and_still_a_type_error():
+    """#44 3.5: EvalSettings(bogus=1) raised Python's TypeError, not the package's error."""
+    from jigsaw_puzzles.errors import UsageError
+
+    for make in (lambda: EvalSettings(bogus=1), lambda: EvalSettings.of(None, bogus=1),
+                 lambda: dataclasses.replace(EvalSettings(), bogus=1), lambda: EvalSettings(*range(40))):
+        with pytest.raises(UsageError) as err:
+            make()
+        assert isinstance(err.value, TypeError) and ("bogus" in str(err.value) or "by name" in str(err.value))
+    assert EvalSettings("openai", split="lite").backend == "openai"
+
+
+def test_the_same_check_names_the_flag_on_the_command_line_and_the_argument_in_python(data, tmp_path, capsys):
+    from jigsaw_puzzles.errors import UsageError
+
+    assert main(["eval", "--model", "solver", "--num-proc", "0", "--out", str(tmp_path / "r")]) == 2
+    assert "--num-proc must be at least 1, got 0" in capsys.readouterr().err
+    with pytest.raises(UsageError, match="^num_proc must be at least 1, got 0$"):
+        evaluate_model("solver", data=data, out=tmp_path / "r", num_proc=0)
+    with pytest.raises(UsageError, match="timeout must be a number of seconds above 0") as err:
+        EvalSettings(backend="openai", backend_kwargs={"timeout": 0}).validate()
+    assert cli_flags(str(err.value)) == []
 
 
 def test_a_positional_backend_is_refused_with_what_to_do(data, tmp_path):
@@ -193,7 +226,8 @@ def test_generated_bad_settings_never_give_a_traceback(data, tmp_path, monkeypat
         kwargs = {"data": data, "out": out, "progress": False, "max_items": 1, name: value}
         try:
             evaluate_model("solver", **kwargs)
-        except UserError:
+        except UserError as err:
+            assert cli_flags(str(err)) == [], str(err)  # a Python caller is told its keyword arguments
             if name != "out":
                 assert not out.exists()
 

@@ -614,6 +614,6 @@ def test_vllm_model_that_cannot_be_loaded_is_one_line_and_leaves_no_run(tmp_path
     fake_vllm(monkeypatch, load_error=OSError("org/typo is not a local folder and is not a valid model identifier\n"
                                               "If this is a private repository, ..."))
     data = make_data(["order_generation"], 2, size=(72, 72))
-    with pytest.raises(UserError, match="--model org/typo: vLLM cannot load it: org/typo is not") as err:
+    with pytest.raises(UserError, match="model org/typo: vLLM cannot load it: org/typo is not") as err:
         evaluate_model("org/typo", backend="vllm", data=data, out=tmp_path / "run", progress=False)
     assert "\n" not in str(err.value) and not (tmp_path / "run").exists()

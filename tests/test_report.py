@@ -108,6 +108,10 @@ def test_few_runs_skip_heatmap_and_mixed_splits_get_own_baselines(tmp_path):
     assert "accuracy_vs_params" not in res["files"]
     names = [r["name"] for r in res["rows"]]
     assert "Random Guessing [lite]" in names and "Random Guessing [test]" in names
+    assert "A [lite]" in names and "B [test]" in names  # #44 3.5: each run's row says its split too
+    assert "| A [lite] |" in res["markdown"] and "| B [test] |" in res["markdown"]
+    one = make_report([a], out=None, stream=None)  # one set of items: no tag
+    assert [r["name"] for r in one["rows"] if r["kind"] == "run"] == ["A"]
 
 
 def test_skipped_and_partial_runs_are_marked(tmp_path):
@@ -119,6 +123,26 @@ def test_skipped_and_partial_runs_are_marked(tmp_path):
     assert "skipped" in row and "40.00†" in row
     assert "over 6 of 7 tasks" in md and "skipped in " + str(p) + ": ClipWeightsUnavailable." in md
     assert "cache the CLIP weights" not in md and str(p / "results.json") in md  # details once, in results.json
+
+
+def test_a_config_listed_as_skipped_but_answered_is_one_list_with_overall(tmp_path):
+    """#44 1.2: MPS (hard) listed as skipped in results.json yet answered by the records: the cell said "skipped"
+    while Overall (no dagger) counted it. What the table shows and what Overall averages are one list."""
+    accs = {c: 40.0 for c in CONFIGS}
+    accs["missing_piece_selection_hard"] = 100.0
+    p = write_run(tmp_path / "a", "A", accs, skipped={"missing_piece_selection_hard": {"reason": "offline"}})
+    rep = make_report([p], out=None, stream=None)
+    row = next(r for r in rep["rows"] if r["name"] == "A")
+    shown = [row[c] for c in TABLE_CONFIGS]
+    assert all(isinstance(v, float) for v in shown)  # the records answer it: its figure, not "skipped"
+    assert row["overall"] == pytest.approx(np.mean(shown))
+    assert "missing_piece_selection_hard is listed as skipped (offline), but its records answer 20" in rep["markdown"]
+    run = load_runs([p])[0]  # a summary that lists a config as skipped averages only what it shows
+    run.skipped = {"missing_piece_selection_hard": {"reason": "offline"}}
+    row = next(r for r in table_rows([run]) if r["name"] == "A")
+    assert row["missing_piece_selection_hard"] == "skipped"
+    assert row["overall"] == pytest.approx(np.mean([row[c] for c in TABLE_CONFIGS if c != "missing_piece_selection_hard"]))
+    assert row["overall_note"] == "over 6 of 7 tasks"
 
 
 def test_duplicate_model_names_are_disambiguated(tmp_path):
@@ -345,3 +369,61 @@ def test_out_never_overwrites_files_the_report_did_not_write(tmp_path, capsys):
     assert not (out / "task_bars.png").exists() and (out / "photo.jpg").read_text() == "x"  # stale plot removed
     (out / "report.csv").write_text("edited")
     assert _report(tmp_path, capsys, a, "--out", out)[0] == 2 and (out / "report.csv").read_text() == "edited"
+
+
+@pytest.mark.parametrize("earlier", [False, True])
+def test_a_full_disk_leaves_the_folder_as_it_was_and_the_same_command_works_after(tmp_path, capsys, monkeypatch,
+                                                                                   earlier):
+    """#44 3.8: a full disk during `report` left a 0-byte report.md, and the same command then refused the folder
+    ("holds report.md not written by ..."). Now every file is staged first: all or nothing, like build."""
+    import errno
+    import pathlib
+
+    a = write_run(tmp_path / "a", "A", {c: 40.0 for c in CONFIGS})
+    out = tmp_path / "rep"
+    if earlier:
+        assert _report(tmp_path, capsys, a, "--out", out, "--no-plots")[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()} if out.exists() else None
+    real = pathlib.Path.write_text
+
+    def full(self, data, *args, **kwargs):  # the disk fills while report.md is written: 0 bytes of it
+        if self.name == "report.md":
+            real(self, "", *args, **kwargs)
+            raise OSError(errno.ENOSPC, "No space left on device", str(self))
+        return real(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "write_text", full)
+    code, _, err = _report(tmp_path, capsys, a, "--out", out, "--no-plots")
+    assert code == 2 and "cannot write the report in" in err and "No space left on device" in err
+    assert "nothing there was changed" in err and "Traceback" not in err
+    after = {p.name: p.read_bytes() for p in out.iterdir()} if out.exists() else None
+    assert after == before  # a new folder: none made; an earlier report: byte for byte
+    monkeypatch.setattr(pathlib.Path, "write_text", real)
+    assert _report(tmp_path, capsys, a, "--out", out, "--no-plots")[0] == 0  # space freed: the same command works
+    assert (out / "report.md").read_text().startswith("# Jigsaw-Puzzles results")
+
+
+def test_a_report_cut_off_while_putting_files_in_place_is_still_known_as_the_package_s(tmp_path, capsys,
+                                                                                         monkeypatch):
+    """The record goes in first, with the files it replaces: a report killed between the renames leaves files the
+    next report recognises (the earlier ones or the new ones), never a refusal."""
+    import os
+
+    a = write_run(tmp_path / "a", "A", {c: 40.0 for c in CONFIGS})
+    b = write_run(tmp_path / "b", "B", {c: 50.0 for c in CONFIGS})
+    out = tmp_path / "rep"
+    assert _report(tmp_path, capsys, a, "--out", out, "--no-plots")[0] == 0
+    real, moved = os.replace, []
+
+    def cut(src, dst):
+        if moved and str(src).endswith("report.csv"):
+            raise KeyboardInterrupt  # killed after the record and report.md were put in place
+        moved.append(dst)
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", cut)
+    with pytest.raises(KeyboardInterrupt):
+        make_report([b], out=out, stream=None, plots=False)
+    monkeypatch.setattr(os, "replace", real)
+    assert _report(tmp_path, capsys, b, "--out", out, "--no-plots")[0] == 0
+    assert not [p for p in out.iterdir() if p.name.startswith(".jigsaw-report.partial")]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from jigsaw_puzzles.cli import main
+from jigsaw_puzzles.errors import UserError
 from jigsaw_puzzles.inference import evaluate_model
 from jigsaw_puzzles.inference.runner import stored_verdict
 from jigsaw_puzzles.reporting.report import load_runs, make_report
@@ -106,7 +107,41 @@ def edited_output(p):  # a raw output edited to the reference after it was judge
     return f"{recs[w]['id']}: stored wrong"
 
 
-CASES = [flipped, correct_no, unselected, edited_reference, edited_manifest, edited_output]
+def answered_twice(p):  # issue #44 1.1: the right answer put ahead of each wrong record: 100.00 and verified before
+    recs = lines(p)
+    wrong = [r for r in recs if not r["correct"]]
+    first = [{**r, "output": r["answer"], "extracted": r["answer"], "status": "parsed", "correct": True}
+             for r in wrong]
+    save(p, first + recs)  # the genuine records are still in the file, after their duplicates
+    res = json.loads((p / "results.json").read_text())  # re-saved as the first record of each id gives it
+    kept = {r["id"]: r for r in reversed(first + recs)}
+    res["metrics"] = aggregate([stored_verdict(r) for r in kept.values()], [r["answer"] for r in kept.values()],
+                               [r["config"] for r in kept.values()])
+    for c in CONFIGS:
+        res["metrics"][c].update(truncated=0, empty=0)
+    (p / "results.json").write_text(json.dumps(res))
+    return "answered twice with different outputs"
+
+
+def test_an_item_answered_twice_is_named_by_id_and_neither_answer_counts(tmp_path, capsys, base, photo_dir):
+    p = tmp_path / "run"
+    shutil.copytree(base, p)
+    answered_twice(p)
+    wrong = [r["id"] for r in lines(base) if not r["correct"]]
+    assert main(["verify", str(p), "--source", str(photo_dir)]) == 1
+    out = capsys.readouterr().out
+    assert all(f"DIFFERS: {i}: answered twice with different outputs" in out for i in wrong)
+    with pytest.raises(UserError, match=f"{len(wrong)} items answered twice with different outputs"):
+        load_runs([p])
+    from jigsaw_puzzles.inference.rederive import read_records
+
+    recs = read_records(p)
+    assert set(recs.twice) == set(wrong)
+    save(p, lines(base) + lines(base))  # a record repeated with its own output (a shard beside its merge): one answer
+    assert not read_records(p).twice
+
+
+CASES = [flipped, correct_no, unselected, edited_reference, edited_manifest, edited_output, answered_twice]
 
 
 @pytest.mark.parametrize("tamper", CASES, ids=[f.__name__ for f in CASES])

@@ -282,3 +282,57 @@ def test_nulls_convolve_over_their_nonzero_spans_as_numpy_convolves_them():
         assert got.shape == want.shape and np.allclose(got, want, rtol=1e-12, atol=1e-300)
         if want.sum() > 0.5:
             assert critical_count(got) == critical_count(want)
+
+
+# ------------------------------------------------------------------------------------------------ #44 3.6
+def test_one_item_gives_the_same_interval_for_its_config_and_for_overall():
+    """n = 1: overall's interval was [100, 100] (a Wald interval) while its config's was [2.5, 100]."""
+    res = score(["B"], ["B"], ["connection_verification"])
+    assert (res["overall"]["ci_low"], res["overall"]["ci_high"]) == \
+        (res["connection_verification"]["ci_low"], res["connection_verification"]["ci_high"])
+    assert res["overall"]["ci_low"] == pytest.approx(2.5)
+
+
+def test_the_interval_of_the_mean_is_clopper_pearson_on_the_effective_count():
+    """Generated column counts (hypothesis): one column is its own interval, equal n the pooled one, and any n the
+    beta quantiles scipy gives for the effective count; the mean lies inside."""
+    from hypothesis import given, settings, strategies as st
+
+    from jigsaw_puzzles.scoring.stats import mean_interval
+
+    scipy_stats = pytest.importorskip("scipy.stats")
+    column = st.integers(1, 300).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n)))
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(column, min_size=1, max_size=7))
+    def check(counts):
+        lo, hi = mean_interval(counts)
+        k = len(counts)
+        n_eff = k * k / sum(1 / n for _, n in counts)
+        x = n_eff * sum(c / n for c, n in counts) / k
+        want_lo = 0.0 if x <= 1e-12 else scipy_stats.beta.ppf(0.025, x, n_eff - x + 1)
+        want_hi = 1.0 if x >= n_eff - 1e-12 else scipy_stats.beta.ppf(0.975, x + 1, n_eff - x)
+        assert lo == pytest.approx(want_lo, abs=1e-7) and hi == pytest.approx(want_hi, abs=1e-7)
+        assert lo <= x / n_eff <= hi
+        if k == 1:
+            assert (lo, hi) == clopper_pearson(*counts[0])
+        if len({n for _, n in counts}) == 1:
+            assert (lo, hi) == clopper_pearson(sum(c for c, _ in counts), sum(n for _, n in counts))
+
+    check()
+
+
+def test_the_interval_of_the_mean_covers_the_true_mean_of_unequal_chances():
+    """2,000 seeded draws of seven columns of 40 items with chances 0.05-0.95: at least 95% of the intervals hold
+    the true mean (conservative with equal n)."""
+    import numpy as np
+
+    from jigsaw_puzzles.scoring.stats import mean_interval
+
+    rng = np.random.default_rng(0)
+    p = np.array([0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95])
+    hits = 0
+    for _ in range(2000):
+        lo, hi = mean_interval([(int(c), 40) for c in rng.binomial(40, p)])
+        hits += lo <= p.mean() <= hi
+    assert hits / 2000 >= 0.95

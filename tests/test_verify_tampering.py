@@ -161,7 +161,53 @@ def schema_metadata_changed(out):
     return [f"{A}/{SHARD}: its parquet schema (columns, types, the features datasets reads) is not the build's"]
 
 
-TAMPERINGS = [tampered_then_genuine, extra_shard, identical_duplicate, config_left_out_of_report,
+# #44 1.3: each of these passed (exit 0, "every item is byte-identical here") before the card was re-derived
+def card_result_edited(out):
+    card = (out / "README.md").read_text()
+    row = next(line for line in card.splitlines() if line.startswith("| Random (seed 0) |"))
+    first = row.split("|")[2].strip()
+    edited = row.replace(f"| {first} |", f"| {float(first) + 60:.2f} |", 1)
+    (out / "README.md").write_text(card.replace(row, edited))
+    return ["README.md (the card) is not the card of the items rebuilt here", f"says '{edited}'"]
+
+
+def card_licence_edited(out):
+    card = (out / "README.md").read_text()
+    assert card.count("license: other\n") == 1
+    (out / "README.md").write_text(card.replace("license: other\n", "license: cc0-1.0\n"))
+    return ["README.md (the card) is not the card of the items rebuilt here", "says 'license: cc0-1.0'"]
+
+
+def config_removed_card_body_kept(out):
+    """B's folder, YAML entries, report entry and example sheet removed; the card's tables still list it."""
+    shutil.rmtree(out / B)
+    (out / "assets" / f"{B}.png").unlink()
+    report = json.loads((out / "curation_report.json").read_text())
+    del report["configs"][B]
+    (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    card = (out / "README.md").read_text()
+    head, yaml, body = card.split("---\n", 2)
+    kept, skip = [], False
+    for line in yaml.splitlines(keepends=True):  # drop B's entries of configs: and dataset_info:
+        if line.startswith("- config_name: "):
+            skip = line.strip() == f"- config_name: {B}"
+        elif not line.startswith(" "):
+            skip = False
+        if not skip:
+            kept.append(line)
+    (out / "README.md").write_text(head + "---\n" + "".join(kept) + "---\n" + body)
+    return ["README.md (the card) is not the card of the items rebuilt here", f"`{B}`"]
+
+
+def fingerprint_edited(out):
+    report = json.loads((out / "curation_report.json").read_text())
+    report["fingerprint"] = "0123456789abcdef"
+    (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    return ["curation_report.json: the fingerprint '0123456789abcdef' is not the accepted photos'"]
+
+
+TAMPERINGS = [card_result_edited, card_licence_edited, config_removed_card_body_kept, fingerprint_edited,
+              tampered_then_genuine, extra_shard, identical_duplicate, config_left_out_of_report,
               card_points_at_other_files, card_points_test_at_lite, card_changes_num_examples, credits_emptied,
               seed_not_a_number, truncated_parquet, rows_reordered, report_count_changed, curation_verdict_changed,
               asset_removed_and_file_added, schema_metadata_changed]
@@ -184,6 +230,18 @@ def test_each_tampering_is_named_and_exit_1(small, tmp_path, capsys, tamper):
     for line in expected:
         assert line in text, f"{line!r} not in:\n{text}"
     assert "every item is byte-identical" not in text
+
+
+def test_the_fingerprint_verify_re_derives_is_the_one_a_stream_over_a_copy_of_the_photos_is_refused_with(small,
+                                                                                                    tmp_path):
+    from jigsaw_puzzles import training_stream
+    from jigsaw_puzzles.errors import UsageError
+
+    out, photos = small
+    copy = tmp_path / "copied_photos"  # another machine's copy: other names' times, the same contents
+    shutil.copytree(photos, copy)
+    with pytest.raises(UsageError, match="holds the photos the evaluation export .* was built from"):
+        training_stream(str(copy), exclude=str(out))
 
 
 def test_a_folder_that_is_no_export_is_exit_2_in_one_line(small, tmp_path, capsys):

@@ -23,16 +23,21 @@ def last_line(capsys) -> str:
 
 
 def test_the_lite_solver_time_in_the_docs_is_the_measured_one():
-    """docs/evaluation.md said "~2 min" for the Lite solver run; docs/performance.md records the measurement
-    (command, machine, load), and the evaluation page and the README cite that figure."""
+    """docs/evaluation.md said "~2 min" for the Lite solver run, the README "~7 s" (#44 4: 18-24 s on another
+    machine); docs/performance.md records the measurement (command, machine, load, what is installed), and the
+    evaluation page and the README cite that figure with its machine."""
     perf = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
-    measured = re.search(r"\| the main job \(`eval --model solver --split lite`\) from an empty cache \| ([\d.]+) s", perf)
+    measured = re.search(r"\| the main job \(`eval --model solver --split lite`\) from an empty cache \| [\d-]+: "
+                         r"([\d.]+)-([\d.]+) s of CPU without torch and open_clip", perf)
     assert measured, "docs/performance.md records the main job from an empty cache"
-    seconds = round(float(measured.group(1)))
+    low, high = float(measured.group(1)), float(measured.group(2))
     evaluation = (ROOT / "docs" / "evaluation.md").read_text(encoding="utf-8")
     line = next(x for x in evaluation.splitlines() if x.startswith("jigsaw-puzzles eval --model solver --split lite"))
-    assert f"~{seconds} s" in line and "min" not in line, line
-    assert f"main job (~{seconds} s)" in (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = next(x for x in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if "# main job" in x)
+    for text in (line, readme):
+        said = re.search(r"about ([\d.]+) s of CPU on a 2-core AMD EPYC", text)
+        assert said and low <= float(said.group(1)) <= high and "min" not in text, text
+    assert "MPS (hard), which needs the clip extra" in readme  # not "every task": it is skipped without them
 
 
 def test_build_grid_4x4_writes_the_configs_the_docs_count():

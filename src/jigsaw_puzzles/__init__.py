@@ -21,24 +21,31 @@ Documented area imports, for what needs an extra or is a world of its own: ``jig
 path may move between releases. The areas and their order: docs/tasks.md#layout.
 """
 
+from importlib import import_module as _import
 from pathlib import Path as _Path
 
 from ._version import __version__
-from . import spec
-from .generation.builder import CONFIGS, JigsawPuzzles, JigsawPuzzlesConfig, load_dataset, make_builder
 from .errors import ConfigUnavailable, UserError
-from .scoring.extraction import Extraction, classify_response, extract_answer
-from .scoring.score import PAPER_TABLE2, chance_table, score, score_items
-from .generation.sources import CurationRules
-from .generation.curation import curate
-from .spec import SPLITS, config_from_id
-from .training.trl_helpers import jigsaw_reward, make_compute_metrics, make_jigsaw_reward, to_messages, with_prompt
-from .training import rewards
-from .training.stream import Curriculum, holdout, training_stream
-from .inference import EvalSettings, evaluate_model  # torch/transformers are imported only when used
 
 #: The ``evaluate`` metric shipped inside the package: ``evaluate.load(jp.METRIC_PATH)`` from any folder.
 METRIC_PATH = str(_Path(__file__).parent / "scoring" / "metrics" / "jigsaw_puzzles")
+
+#: the face's names, each imported on first use (PEP 562): ``import jigsaw_puzzles`` (and every CLI command, whose
+#: module imports it) costs no ``datasets``, pandas or numpy until a name that needs them is used
+_LAZY = {
+    "spec": ("spec", None), "SPLITS": ("spec", "SPLITS"), "config_from_id": ("spec", "config_from_id"),
+    **{name: ("generation.builder", name) for name in ("CONFIGS", "JigsawPuzzles", "JigsawPuzzlesConfig",
+                                                        "load_dataset", "make_builder")},
+    **{name: ("scoring.extraction", name) for name in ("Extraction", "classify_response", "extract_answer")},
+    **{name: ("scoring.score", name) for name in ("PAPER_TABLE2", "chance_table", "score", "score_items")},
+    "CurationRules": ("generation.sources", "CurationRules"), "curate": ("generation.curation", "curate"),
+    **{name: ("training.trl_helpers", name) for name in ("jigsaw_reward", "make_compute_metrics",
+                                                          "make_jigsaw_reward", "to_messages", "with_prompt")},
+    "rewards": ("training.rewards", None),
+    **{name: ("training.stream", name) for name in ("Curriculum", "holdout", "training_stream")},
+    "EvalSettings": ("inference", "EvalSettings"), "evaluate_model": ("inference", "evaluate_model"),
+    "make_report": ("reporting.report", "make_report"),  # matplotlib and the report's modules: when a report is made
+}
 
 __all__ = ["METRIC_PATH", "CONFIGS", "SPLITS", "JigsawPuzzles", "JigsawPuzzlesConfig", "load_dataset", "make_builder",
            "CurationRules", "curate", "spec", "ConfigUnavailable", "UserError", "Extraction",
@@ -49,8 +56,14 @@ __all__ = ["METRIC_PATH", "CONFIGS", "SPLITS", "JigsawPuzzles", "JigsawPuzzlesCo
 
 
 def __getattr__(name):
-    if name == "make_report":  # matplotlib and the report's modules load only when a report is made
-        from .reporting.report import make_report
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = _LAZY[name]
+    value = _import(f"{__name__}.{module}")
+    value = value if attr is None else getattr(value, attr)
+    globals()[name] = value  # once: later uses are plain attribute reads
+    return value
 
-        return make_report
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -4,6 +4,10 @@ their own parsers from their areas (choices from the spec).
 Expected errors (bad input, a config that cannot be built here, an endpoint that refuses the run, a run
 directory held by another process or made with other settings) are one line on stderr and exit code 2;
 Ctrl-C and SIGTERM are one line and exit code 130; a traceback means a bug.
+
+Only the command being run gets its full parser (:func:`build_parser`): every other is listed by its name and one
+line of help (:data:`COMMANDS`), so ``--help``, a mistyped command and ``verify`` start without importing
+``datasets``, pandas or torch (about 2 s of CPU; docs/performance.md#command-line-start-up).
 """
 
 from __future__ import annotations
@@ -16,88 +20,18 @@ import threading
 from pathlib import Path
 
 from ._version import __version__
-from .errors import UsageError, UserError
-from .publishing.outdir import check_out, environment_error
-from .inference.commands import add_parser as add_eval_parser
-from .generation.plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN
+from .errors import UsageError, UserError, cli_face
+from .cli_tools import COMMANDS, EXAMPLES, Parser
 from .spec import CONFIGS, GENERATOR_VERSION, SPLITS
 
 PROG = "jigsaw-puzzles"
 
-
-class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows a default once: appended when the help text does not say it and it is a value (not None/False);
-    descriptions wrap, the examples epilog is kept line by line."""
-
-    def _fill_text(self, text, width, indent):
-        if text.startswith("examples:"):
-            return "".join(indent + line for line in text.splitlines(keepends=True))
-        return super()._fill_text(text, width, indent)
-
-    def _get_help_string(self, action):
-        text = action.help or ""
-        default = action.default
-        if "default" in text.lower() or default is None or default is False or default == [] \
-                or default is argparse.SUPPRESS or not action.option_strings:
-            return text
-        return text + " (default: %(default)s)"
-
-
-class _Parser(argparse.ArgumentParser):
-    """Usage errors as one line (``jigsaw-puzzles: error: ...``, exit code 2), like every other user error."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message):
-        raise UsageError(f"{message} (see `{self.prog} --help`)")
-
-
-#: ``--help`` examples per command (shown verbatim after the options).
-EXAMPLES = {
-    None: """examples:
-  jigsaw-puzzles eval --model solver --split lite          # the classical solver, every task, embedded photos
-  jigsaw-puzzles build --out jigsaw_export --source ~/photos   # a Hub-ready folder from your photographs
-  jigsaw-puzzles report runs/*                             # Table 2 over run directories""",
-    "build": """examples:
-  jigsaw-puzzles build --out jigsaw_export                         # the embedded photos, seed 0
-  jigsaw-puzzles build --out my_export --source ~/photos --seed 7 --num-proc 2
-  jigsaw-puzzles build --out my_export --configs order_restoration anomaly_detection
-  jigsaw-puzzles build --out grids --grid 4x4                      # the grid-capable tasks on 4x4
-  jigsaw-puzzles build --out rot --rotated --grid 3x3              # 3x3 order tasks, pieces turned too
-  jigsaw-puzzles build --out part0 --source ~/photos --shard 0/2  # machine 0 of 2 (1/2 on the other)
-  hf upload USER/jigsaw-puzzles my_export --repo-type dataset      # publish the folder""",
-    "merge": """examples:
-  jigsaw-puzzles merge part0 part1 --out my_export   # the export of `build --shard 0/2` and `--shard 1/2`""",
-    "show": """examples:
-  jigsaw-puzzles show order_restoration --index 3 --out item.png
-  jigsaw-puzzles show anomaly_detection --split lite --hide-answer --source ~/photos""",
-    "curate": """examples:
-  jigsaw-puzzles curate ~/photos          # every file's verdict and reason
-  jigsaw-puzzles curate ~/photos --json""",
-    "cache": """examples:
-  jigsaw-puzzles cache                  # what is kept, by kind, and how much of it is stale
-  jigsaw-puzzles cache prune            # delete the stale entries (written by other code or libraries)
-  jigsaw-puzzles cache clear guard      # delete the contamination guard's features and verdicts""",
-    "eval": """examples:
-  jigsaw-puzzles eval --model random --split lite
-  jigsaw-puzzles eval --model Qwen/Qwen2.5-VL-7B-Instruct --split lite --batch-size 8
-  jigsaw-puzzles eval --model Qwen/Qwen2.5-VL-7B-Instruct --backend vllm --tensor-parallel-size 2
-  jigsaw-puzzles eval --model gpt-4o --api-base https://api.openai.com/v1 --split lite   # key: $OPENAI_API_KEY
-  (re-run the same command to resume; --overwrite starts again)""",
-    "report": """examples:
-  jigsaw-puzzles report runs/*                       # Markdown table, CSV and plots
-  jigsaw-puzzles report runs/* --out report/
-  jigsaw-puzzles report runs/model-a runs/model-b --compare   # which differences are real""",
-    "analyze": """examples:
-  jigsaw-puzzles analyze runs/* --out analysis/                    # analysis.md, CSVs and plots
-  jigsaw-puzzles analyze runs/model-a runs/model-b --params model-a=7B --params model-b=72B
-  jigsaw-puzzles analyze runs/model-a --dataset ./jigsaw_puzzles      # the items from a built export""",
-}
+ALL = "*"  # build_parser(ALL): every command's full parser
 
 
 def _add_source(p: argparse.ArgumentParser) -> None:
+    from .generation.plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN
+
     p.add_argument("--source", default=None, metavar="DIR",
                    help="folder of source photographs, searched recursively (default: the embedded photos)")
     p.add_argument("--seed", type=int, default=0, help="benchmark seed: with the same photos it fixes every item")
@@ -110,6 +44,9 @@ def _add_source(p: argparse.ArgumentParser) -> None:
 def _config_name(text: str) -> str:
     from .spec import canonical, is_config
 
+    if "," in text:
+        raise argparse.ArgumentTypeError(f"{text!r}: separate config names with spaces, not commas (--configs "
+                                         f"{' '.join(t.strip() for t in text.split(',') if t.strip())})")
     if not is_config(text):
         raise argparse.ArgumentTypeError(f"unknown config {text!r}; choose from {', '.join(CONFIGS)}, or a grid "
                                          "config such as order_generation_3x3")
@@ -173,6 +110,8 @@ def _add_clip(p: argparse.ArgumentParser) -> None:
 
 
 def _clip_kwargs(args) -> dict:
+    from .generation.plan import DEFAULT_ANSWER_PLAN
+
     kwargs = {"clip_cache_dir": args.clip_cache_dir}
     if getattr(args, "answer_plan", DEFAULT_ANSWER_PLAN) != DEFAULT_ANSWER_PLAN:
         kwargs["answer_plan"] = args.answer_plan
@@ -242,6 +181,9 @@ def cmd_cache(args) -> int:
 
     if args.action not in ACTIONS:  # `cache guard`: a kind listed
         args.action, args.kinds = "list", [args.action, *args.kinds] if args.action else args.kinds
+    if args.cache_dir and not Path(args.cache_dir).expanduser().is_dir():
+        raise UsageError(f"--cache-dir {args.cache_dir}: no such folder (give the datasets cache the package wrote to, "
+                         "or leave it out for HF_DATASETS_CACHE)")
     root = Path(args.cache_dir).expanduser() / "jigsaw_puzzles" if args.cache_dir else cache_root()
     return run_cache(args, [builds_kind(root, code_hash()), clip_kind(root), curation_kind(root), guard_kind(root)])
 
@@ -298,11 +240,11 @@ def _verify_runs_too(p: argparse.ArgumentParser) -> None:
     verify_export = p.get_default("func")
 
     def run(args) -> int:
-        from .reporting.verify_run import is_run_dir, run_verify_run
-
         if not os.path.isdir(args.export):
             raise UsageError(f"{args.export} is not a folder; give an export (`jigsaw-puzzles build --out`) or a run "
                              "directory (`jigsaw-puzzles eval --out`)")
+        from .reporting.verify_run import is_run_dir, run_verify_run
+
         if is_run_dir(args.export):
             _labelled_bars()
             return run_verify_run(args)
@@ -320,13 +262,33 @@ def _verify_runs_too(p: argparse.ArgumentParser) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ parser
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="Jigsaw-Puzzles, the spatial-reasoning benchmark for VLMs: generate it "
+def _command(argv: list[str] | None) -> str | None:
+    """The command ``argv`` runs: its first word that is not an option (the top level has no option with a value)."""
+    return next((a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")), None)
+
+
+def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
+    """The parser with ``command``'s full parser (every command's with :data:`ALL`); the others are listed by name
+    and help alone (:data:`COMMANDS`), their areas not imported."""
+    parser = Parser(prog=PROG, description="Jigsaw-Puzzles, the spatial-reasoning benchmark for VLMs: generate it "
                                             "from photographs, evaluate models on it, and report the results.")
     parser.add_argument("--version", action="version", help="print the package and generator versions and exit",
                         version=f"jigsaw-puzzles {__version__} (generator {GENERATOR_VERSION})")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        if name in sub.choices:
+            continue  # added with another of its area (export and lmms-eval)
+        if command == ALL or _ADDERS[name] is _ADDERS.get(command):  # export and lmms-eval come together
+            _ADDERS[name](sub)
+        else:
+            sub.add_parser(name, help=COMMANDS[name], add_help=False)
+    parser.epilog = EXAMPLES[None]
+    for name, command_parser in sub.choices.items():
+        command_parser.epilog = command_parser.epilog or EXAMPLES.get(name)  # integration commands bring their own
+    return parser
 
+
+def _add_build(sub) -> None:
     p = sub.add_parser("build", help="generate configs and write a Hub-ready parquet folder",
                        description="Generate the benchmark's configs from a folder of photographs and write a "
                                    "folder that loads with datasets.load_dataset(folder, config).")
@@ -341,6 +303,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_clip(p)
     p.set_defaults(func=cmd_build)
 
+
+def _add_merge(sub) -> None:
     p = sub.add_parser("merge", help="make one export of the shards of a build (`build --shard I/N`)",
                        description="Write the export of a build made over several machines from its shard exports: "
                                    "the same folder one machine would have written.")
@@ -349,6 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--num-proc", type=int, default=None, metavar="N", help="worker processes (default: 1)")
     p.set_defaults(func=cmd_merge)
 
+
+def _add_show(sub) -> None:
     p = sub.add_parser("show", help="draw one item as a sheet (images, question, answer)",
                        description="Draw one item of a config as a PNG sheet.")
     p.add_argument("configs", nargs=1, type=_config_name, metavar="CONFIG",
@@ -363,6 +329,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_clip(p)
     p.set_defaults(func=cmd_show)
 
+
+def _add_curate(sub) -> None:
     p = sub.add_parser("curate", help="which source images pass the curation rules, and why not",
                        description="List every file below DIR with its curation verdict and reason.")
     p.add_argument("dir", nargs="?", default=None, metavar="DIR", help="folder (default: the embedded photos)")
@@ -372,41 +340,65 @@ def build_parser() -> argparse.ArgumentParser:
     _add_configs(p)
     p.set_defaults(func=cmd_curate)
 
+
+def _add_cache(sub) -> None:
     p = sub.add_parser("cache", help="what the package keeps on disk (builds, CLIP, curation, guard); free it",
                        description="List what the package keeps on disk, by kind (builds: datasets' Arrow files of "
                                    "the configs built; clip; curation; guard), or delete it: `prune` the stale "
-                                   "entries (keyed by code or libraries that no longer run here, never read again), "
-                                   "`clear` every entry of the kinds named. Only files the package writes are "
+                                   "entries (keyed by code or libraries that do not run here) unused for --older-than "
+                                   "days, `clear` every entry of the kinds named. Only files the package writes are "
                                    "deleted.")
     p.add_argument("action", nargs="?", metavar="ACTION", help="list (the default), prune or clear")
     p.add_argument("kinds", nargs="*", metavar="KIND", help="builds, clip, curation, guard (default: every kind)")
     p.add_argument("--all", action="store_true", help="clear: every kind")
     p.add_argument("--json", action="store_true", help="list: every entry as JSON")
+    p.add_argument("--older-than", type=float, default=None, metavar="DAYS",
+                   help="prune: only stale entries unused for this many days (default: 30; another installed "
+                        "version sharing the cache may still use the newer ones; 0: every stale entry)")
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="datasets cache (default: HF_DATASETS_CACHE)")
     p.set_defaults(func=cmd_cache)
 
-    from .publishing.verify import add_parser as add_verify_parser
 
-    add_verify_parser(sub, _labelled_bars)
+def _helpers(**more) -> dict:
+    """The shared option makers handed to the areas' parsers."""
+    return {"source": _add_source, "configs": _add_configs, "clip": _add_clip, "clip_kwargs": _clip_kwargs,
+            "bars": _labelled_bars, **more}
+
+
+def _add_verify(sub) -> None:
+    from .publishing.verify import add_parser
+
+    add_parser(sub, _labelled_bars)
     _verify_runs_too(sub.choices["verify"])
-    add_eval_parser(sub, {"source": _add_source, "configs": _add_configs, "clip": _add_clip,
-                          "clip_kwargs": _clip_kwargs, "bars": _labelled_bars, "report": _print_report})
-    add_report_parser(sub)
-    from .analysis.command import add_parser as add_analysis_parser
 
-    add_analysis_parser(sub, _kv)
-    from .integrations.commands import add_parsers as add_integration_parsers
 
-    add_integration_parsers(sub, {"source": _add_source, "configs": _add_configs, "clip": _add_clip,
-                                  "clip_kwargs": _clip_kwargs, "bars": _labelled_bars})
-    from .human.commands import add_parser as add_human_parser
+def _add_eval(sub) -> None:
+    from .inference.commands import add_parser
 
-    add_human_parser(sub, {"source": _add_source, "configs": _add_configs, "clip": _add_clip,
-                           "clip_kwargs": _clip_kwargs, "bars": _labelled_bars})
-    parser.epilog = EXAMPLES[None]
-    for name, command in sub.choices.items():
-        command.epilog = command.epilog or EXAMPLES.get(name)  # integration commands bring their own
-    return parser
+    add_parser(sub, _helpers(report=_print_report))
+
+
+def _add_analyze(sub) -> None:
+    from .analysis.command import add_parser
+
+    add_parser(sub, _kv)
+
+
+def _add_integrations(sub) -> None:
+    from .integrations.commands import add_parsers
+
+    add_parsers(sub, _helpers())
+
+
+def _add_human(sub) -> None:
+    from .human.commands import add_parser
+
+    add_parser(sub, _helpers())
+
+
+_ADDERS = {"build": _add_build, "merge": _add_merge, "show": _add_show, "curate": _add_curate, "cache": _add_cache,
+           "verify": _add_verify, "eval": _add_eval, "report": add_report_parser, "analyze": _add_analyze,
+           "export": _add_integrations, "lmms-eval": _add_integrations, "human": _add_human}
 
 
 def _terminate(signum, frame):  # SIGTERM ends a run like Ctrl-C: recorded as interrupted, resumable
@@ -419,20 +411,29 @@ def main(argv: list[str] | None = None) -> int:
     SIGTERM one line and 130; anything else is a bug and keeps its traceback."""
     previous = signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() \
         else None
+    face = cli_face()  # the Python API's errors name its flags here, not its keyword arguments
+    face.__enter__()
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(_command(argv)).parse_args(argv)
         apply_grid(args)
-        check_out(args.command, getattr(args, "out", None))
+        if getattr(args, "out", None) is not None:  # (verify has none: it starts without the image libraries)
+            from .publishing.outdir import check_out
+
+            check_out(args.command, args.out)
         return args.func(args)
     except (UserError, OSError) as err:  # an OSError only when the machine's (a full disk ...): else a bug
-        if not isinstance(err, UserError) and (err := environment_error(err, "cannot write")) is None:
-            raise
+        if not isinstance(err, UserError):
+            from .publishing.outdir import environment_error
+
+            if (err := environment_error(err, "cannot write")) is None:
+                raise
         print(f"{PROG}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; re-run the same command to resume", file=sys.stderr)
         return 130
     finally:
+        face.__exit__(None, None, None)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 

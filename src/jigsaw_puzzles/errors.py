@@ -5,9 +5,13 @@ wherever it is given."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import functools
 import numbers
 import os
-from typing import Any, Mapping
+import re
+from typing import Any, Callable, Mapping, TypeVar
 
 
 class UserError(Exception):
@@ -16,6 +20,10 @@ class UserError(Exception):
 
 class UsageError(UserError, ValueError):
     """A wrong argument: an unknown config, split or option value."""
+
+
+class UnknownArgument(UsageError, TypeError):
+    """A keyword argument a function or settings record does not take (a ``TypeError`` too, as Python's own)."""
 
 
 class SourceFolderError(UserError, FileNotFoundError):
@@ -56,6 +64,16 @@ def seed_value(value: Any, option: str = "seed") -> int:
     return int(value)
 
 
+def count_value(value: Any, option: str, default: str, least: int = 1) -> int | None:
+    """``value`` as a whole number of at least ``least`` (``None`` passes: the option's ``default``); a
+    ``UsageError`` for ``0``, ``-1``, ``"2"``, ``2.0`` or ``True``, as the command line refuses them."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
+        raise UsageError(f"{option} must be a whole number of at least {least} (None: {default}), not {_show(value)}")
+    return int(value)
+
+
 def path_value(value: Any, option: str, what: str, default: str | None = None) -> str | os.PathLike | None:
     """``value`` if it is a usable path (a non-empty ``str`` or ``os.PathLike``); ``None`` passes (the option's
     ``default``, named in the message for an empty one). A number, bytes or an empty string is a ``UsageError``:
@@ -80,3 +98,60 @@ def mapping_value(value: Any, option: str, what: str) -> dict | None:
     if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
         raise UsageError(f"{option} must be a dict of {what} keyed by name, not {_show(value)}")
     return dict(value)
+
+
+# ------------------------------------------------------------------------------------------------ the two faces
+#: set while the command line runs (:func:`cli_face`): its errors name its flags; a Python caller's name arguments
+_CLI = contextvars.ContextVar("jigsaw_puzzles_cli", default=False)
+#: a flag outside backticks, with the upper-case placeholder after it (``--source DIR``, ``--budget SECONDS``)
+_FLAG = re.compile(r"(?<![\w`-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?: ([A-Z][A-Z_]+|RxC|I/N)\b)?")
+_NEGATED = {"no-progress": "progress=False", "no-plots": "plots=False"}
+F = TypeVar("F", bound=Callable)
+
+
+@contextlib.contextmanager
+def cli_face():
+    """While the command line runs, errors keep its flags (``--num-proc``)."""
+    token = _CLI.set(True)
+    try:
+        yield
+    finally:
+        _CLI.reset(token)
+
+
+def cli_active() -> bool:
+    """Whether the command line is running (in this thread's context): its words are flags."""
+    return _CLI.get()
+
+
+def python_words(text: str) -> str:
+    """``text`` as a Python caller reads it: each command-line flag outside backticks (a quoted command keeps its
+    own) is the keyword argument it sets (``--num-proc`` -> ``num_proc``, ``--source DIR`` -> ``source=DIR``,
+    ``--no-progress`` -> ``progress=False``)."""
+    def name(m: re.Match) -> str:
+        word = _NEGATED.get(m.group(1), m.group(1).replace("-", "_"))
+        return f"{word}={m.group(2)}" if m.group(2) else word
+
+    parts = text.split("`")
+    for k in range(0, len(parts), 2):
+        parts[k] = _FLAG.sub(name, parts[k])
+    return "`".join(parts)
+
+
+def python_face(fn: F) -> F:
+    """A function of the Python API: a :class:`UserError` it raises names keyword arguments, not the command
+    line's flags (which the same checks use when the CLI calls it)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except UserError as err:
+            if not _CLI.get():
+                if err.args and isinstance(err.args[0], str):
+                    err.args = (python_words(err.args[0]), *err.args[1:])
+                if isinstance(getattr(err, "reason", None), str):
+                    err.reason = python_words(err.reason)
+            raise
+
+    return wrapper  # type: ignore[return-value]
+

@@ -26,7 +26,8 @@ def add_parser(subparsers, kv: Callable[[str], tuple[str, str]]) -> argparse.Arg
     add_dataset_option(p, "read the items from a folder written by `jigsaw-puzzles build` instead of rebuilding them",
                        old="--from-export", metavar="DIR")
     p.add_argument("--answer-plan", choices=ANSWER_PLANS, default=DEFAULT_ANSWER_PLAN,
-                   help="the answer plan the runs' items were built with (run.json does not record it)")
+                   help="the answer plan of runs whose run.json does not record one (older runs; a run that "
+                        "records it is rebuilt with its own)")
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="datasets cache (default: HF_DATASETS_CACHE)")
     p.add_argument("--features-dir", default=None, metavar="DIR",
                    help="feature cache, keyed by dataset fingerprint (default: OUT/features)")

@@ -96,7 +96,10 @@ class ItemSource:
             raise UserError(f"{run.path}: run.json does not record the split and seed its items were made with, "
                             "so they cannot be rebuilt; pass --dataset DIR (or data= in Python)")
         options = {k: v for k, v in (run.dataset_options.get(config) or {}).items() if k in TASKS[config].options}
-        key = ("build", config, run.split, run.seed, run.source, json.dumps(options, sort_keys=True, default=str))
+        if run.answer_plan(config):  # recorded by the run: it wins over --answer-plan (for runs that lack it)
+            options["answer_plan"] = run.answer_plan(config)
+        key = ("build", config, run.split, run.seed, run.source, json.dumps(options, sort_keys=True, default=str),
+               self.dataset_kwargs.get("answer_plan"))
         if key not in self._built:
             kwargs = {**self.dataset_kwargs, **options, "progress": False}
             self._built[key] = build_dataset(config, run.split, run.source, run.seed, None, kwargs)
@@ -117,8 +120,8 @@ class ItemSource:
             raise UserError(
                 f"{run.path}: the {config} items rebuilt from {how} have fingerprint {fingerprint}, but the run "
                 f"answered items with fingerprint {recorded}: the photos, the generator version or the answer plan "
-                f"differ from the run's (pass --answer-plan if the run used another, --dataset DIR for a built "
-                f"export, or data= in Python)")
+                f"differ from the run's (pass --dataset DIR for a built export, or data= in Python; a run whose run.json "
+                f"records no answer plan: --answer-plan)")
         if not recorded:
             self.notes.append(f"{run.name}: run.json records no {config} fingerprint; its items were taken from "
                               f"{how} unchecked")

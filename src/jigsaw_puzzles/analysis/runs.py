@@ -55,6 +55,14 @@ class AnalysisRun:
         options = self.run.get("dataset_options")
         return options if isinstance(options, dict) else {}
 
+    def answer_plan(self, config: str) -> str | None:
+        """The answer plan ``config``'s items were made with, as run.json records it (``items.configs``), or None
+        (a run written before it was recorded)."""
+        made = (self.run.get("items") or {}).get("configs") if isinstance(self.run.get("items"), dict) else None
+        plan = made.get(config, {}).get("answer_plan") if isinstance(made, dict) and isinstance(
+            made.get(config), dict) else None
+        return plan if isinstance(plan, str) else None
+
     @property
     def fingerprints(self) -> dict[str, str]:
         return dict((self.run.get("dataset") or {}).get("fingerprints") or {})

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -21,7 +23,7 @@ import datasets
 from tqdm.auto import tqdm
 
 from .._version import __version__
-from ..errors import ConfigUnavailable, UsageError, path_value, seed_value
+from ..errors import ConfigUnavailable, UsageError, count_value, path_value, python_face, seed_value
 from ..geometry import encode_png
 from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN, in_shard, lite_ids, plan_slots, shard_value
 from ..rng import item_rng
@@ -344,6 +346,7 @@ def check_builder_kwargs(kwargs: Mapping[str, Any], who: str = "load_dataset",
                          f"{', '.join(valid)}")
 
 
+@python_face
 def make_builder(config: str, source: str | os.PathLike | None = None, seed: int = 0,
                  cache_dir: str | None = None, grid: tuple[int, int] | str | None = None, rotated: bool = False,
                  **kwargs) -> JigsawPuzzles:
@@ -353,6 +356,8 @@ def make_builder(config: str, source: str | os.PathLike | None = None, seed: int
     ``order_generation_3x3``; ``rotated=True`` turns the pieces too (``order_generation_3x3_rot``)."""
     check_builder_kwargs(kwargs, "make_builder")
     seed = seed_value(seed)  # np.int64(3) is seed 3: the same items, and JSON-safe metadata
+    if not isinstance(rotated, bool):
+        raise UsageError(f"rotated must be True or False, not {rotated!r}")
     path_value(source, "source", "a folder of photographs", "the embedded photos")
     if not isinstance(config, str):
         raise UsageError(f"config must be a config name (a str), not {config!r}; choose from {', '.join(CONFIGS)}")
@@ -381,11 +386,24 @@ def with_grid(config: str, grid: tuple[int, int] | str | None, rotated: bool = F
     range."""
     if grid is None:
         return config
+    rows, cols = grid_size(grid)
     try:
-        rows, cols = (int(v) for v in (grid.lower().split("x") if isinstance(grid, str) else grid))
         return grid_config(config, rows, cols, rotated=rotated)
     except ValueError as err:
         raise UsageError(f"--grid {grid}: {err}") from None
+
+
+def grid_size(grid: Any) -> tuple[int, int]:
+    """``(rows, cols)`` of ``"3x3"`` or ``(3, 3)``; a ``UsageError`` saying the form for anything else (``"3"``,
+    ``"abc"``, ``(3,)``), never Python's own words."""
+    if isinstance(grid, str):
+        found = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", grid)
+        if found:
+            return int(found.group(1)), int(found.group(2))
+    elif isinstance(grid, (tuple, list)) and len(grid) == 2 and all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in grid):
+        return int(grid[0]), int(grid[1])
+    raise UsageError(f"grid {grid!r}: not rows x columns; give e.g. 3x3 (or (3, 3) in Python), 1-8 a side")
 
 
 def select_configs(configs: Sequence[str] | None, grid: tuple[int, int] | str | None = None,
@@ -411,6 +429,7 @@ def select_configs(configs: Sequence[str] | None, grid: tuple[int, int] | str | 
     return list(dict.fromkeys(with_grid(c, grid) if c in capable else c for c in asked))
 
 
+@python_face
 def load_dataset(config: str, split: str | None = "test", source: str | os.PathLike | None = None,
                  seed: int = 0, num_proc: int | None = None, cache_dir: str | None = None,
                  grid: tuple[int, int] | str | None = None, rotated: bool = False,
@@ -424,6 +443,7 @@ def load_dataset(config: str, split: str | None = "test", source: str | os.PathL
     items, the same bytes as a full build's Lite split; ``split=None`` builds every split.
     """
     check_builder_kwargs(kwargs, "load_dataset")
+    count_value(num_proc, "num_proc", "one process")
     if split is not None and split not in SPLITS:
         raise UsageError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
     if split is not None:

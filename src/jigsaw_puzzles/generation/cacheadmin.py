@@ -8,10 +8,15 @@ its entries are, the names of the files it writes, and whether the code running 
 
 An entry is *stale* when nothing the running code does can read it again: its key holds generator code, a format,
 library versions or guard code that no longer run (the cache finds entries by key, so it never serves a stale one;
-it only takes space). ``prune`` deletes the stale entries, ``clear`` every entry of the kinds named. Both delete
-only files whose names this package (or datasets, for builds) writes there, and folders left empty; any other file
-stays, and is reported. Another installed version sharing the cache has its own entries, which are stale to this
-one: prune from the version whose entries should go.
+it only takes space). ``prune`` deletes the stale entries not used for ``--older-than`` days (30 by default), and
+says what it keeps; ``clear`` every entry of the kinds named. Both delete only files whose names this package (or
+datasets, for builds) writes there, and folders left empty; any other file stays, and is reported.
+
+Another installed version sharing the cache (two venvs, one ``HF_HOME``) has its own entries, which are stale to
+this one: this version cannot tell them from an old version's. An entry's last use is the newest modification or
+access time of its files (reading a file updates its access time at least once a day under Linux's default
+``relatime``), so a version still in use keeps its entries from a prune run by another; ``--older-than 0`` deletes
+every stale entry (on a mount with ``noatime``, only writes count as use).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -26,6 +32,8 @@ from typing import Callable, Iterable
 from ..errors import UsageError
 
 ACTIONS = ("list", "prune", "clear")
+DAY = 86400.0
+DEFAULT_OLDER_THAN = 30.0  # days a stale entry must be unused before prune deletes it
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,7 @@ class Entry:
     bytes: int = 0
     foreign: list = field(default_factory=list)  # other files there (never deleted)
     newest: float = 0.0  # the newest file's modification time
+    used: float = 0.0  # the newest file's modification or access time: its last use by any version
 
 
 def meta(entry: Path) -> dict:
@@ -82,6 +91,8 @@ def inventory(kinds: Iterable[Kind]) -> list[Entry]:
                     entry.files += 1
                     entry.bytes += stat.st_size
                     entry.newest = max(entry.newest, stat.st_mtime)
+                    read = stat.st_atime if file.name != "meta.json" else 0.0  # (this listing reads meta.json)
+                    entry.used = max(entry.used, stat.st_mtime, read)
                 else:
                     entry.foreign.append(file)
             out.append(entry)
@@ -145,12 +156,21 @@ def human(n: float) -> str:
 
 
 def run_cache(args, kinds: list[Kind]) -> int:
-    """``jigsaw-puzzles cache``: list (or ``--json``), ``prune`` or ``clear KIND ...|--all``."""
+    """``jigsaw-puzzles cache``: list (or ``--json``), ``prune [--older-than DAYS]`` or ``clear KIND ...|--all``."""
     names = [k.name for k in kinds]
     chosen = list(dict.fromkeys(args.kinds or ()))
     unknown = [n for n in chosen if n not in names]
-    if unknown:
+    if unknown and args.action != "list":
         raise UsageError(f"unknown cache kind {', '.join(unknown)}; choose from {', '.join(names)}")
+    if unknown:  # `cache purge`: the word where the action goes
+        raise UsageError(f"unknown cache action or kind {', '.join(unknown)}: the actions are {', '.join(ACTIONS)}, "
+                         f"the kinds {', '.join(names)} (e.g. `jigsaw-puzzles cache prune guard`)")
+    older = getattr(args, "older_than", None)
+    if older is not None and args.action != "prune":
+        raise UsageError("--older-than goes with prune (the stale entries it deletes)")
+    older = DEFAULT_OLDER_THAN if older is None else older
+    if isinstance(older, bool) or not isinstance(older, (int, float)) or not older >= 0 or older == float("inf"):
+        raise UsageError(f"--older-than must be a number of days >= 0, got {older!r}")
     if args.action == "clear" and not chosen and not args.all:
         raise UsageError(f"name the kinds to clear ({', '.join(names)}) or pass --all")
     if args.all and chosen:
@@ -159,11 +179,20 @@ def run_cache(args, kinds: list[Kind]) -> int:
     entries = inventory(selected)
     if args.action == "list":
         return _list(args, selected, entries)
-    doomed = [e for e in entries if args.action == "clear" or not e.current]
+    cutoff = time.time() - older * DAY
+    doomed = [e for e in entries if args.action == "clear" or (not e.current and e.used < cutoff)]
     files, size, left = remove(doomed, selected)
     what = ("stale " if args.action == "prune" else "") + ("entry" if len(doomed) == 1 else "entries")
     print(f"{args.action}: {len(doomed)} {what} of {', '.join(k.name for k in selected)}; deleted {files:,} "
           f"file{'s' if files != 1 else ''}, {human(size)}")
+    if args.action == "prune":
+        current = [e for e in entries if e.current]
+        recent = [e for e in entries if not e.current and e.used >= cutoff]
+        print(f"kept {len(current)} current entr{'y' if len(current) == 1 else 'ies'} "
+              f"({human(sum(e.bytes for e in current))}) and {len(recent)} stale entr"
+              f"{'y' if len(recent) == 1 else 'ies'} used in the last {older:g} days "
+              f"({human(sum(e.bytes for e in recent))}: another installed version sharing this cache may read "
+              f"them; `--older-than 0` deletes them too)")
     if left:
         print(f"left {len(left)} file{'s' if len(left) != 1 else ''} (not written by this package, or that could "
               f"not be deleted) and their folders: {left[0]}" + (f" and {len(left) - 1} more" if len(left) > 1
@@ -176,7 +205,7 @@ def _list(args, kinds: list[Kind], entries: list[Entry]) -> int:
         print(json.dumps({"kinds": {k.name: None if k.folder is None else str(k.folder) for k in kinds},
                           "entries": [{"kind": e.kind, "path": str(e.path), "current": e.current, "files": e.files,
                                        "bytes": e.bytes, "foreign": [str(p) for p in e.foreign],
-                                       "modified": e.newest} for e in entries]}, indent=2))
+                                       "modified": e.newest, "used": e.used} for e in entries]}, indent=2))
         return 0
     print(f"{'kind':<9} {'entries':>7} {'stale':>6} {'files':>9} {'size':>9} {'stale size':>10}  folder")
     for kind in kinds:
@@ -187,8 +216,10 @@ def _list(args, kinds: list[Kind], entries: list[Entry]) -> int:
               f"{human(sum(e.bytes for e in mine)):>9} {human(sum(e.bytes for e in stale)):>10}  {folder}")
     stale = sum(e.bytes for e in entries if not e.current)
     foreign = sum(len(e.foreign) for e in entries)
-    print(f"`jigsaw-puzzles cache prune` frees {human(stale)} (stale entries: keyed by code, a format or libraries "
-          "that no longer run here, never read again); `jigsaw-puzzles cache clear KIND` frees a kind")
+    unused = sum(e.bytes for e in entries if not e.current and e.used < time.time() - DEFAULT_OLDER_THAN * DAY)
+    print(f"stale: keyed by code, a format or libraries that do not run here (another installed version sharing "
+          f"this cache may still read them); `jigsaw-puzzles cache prune` frees the {human(unused)} of them unused "
+          f"for {DEFAULT_OLDER_THAN:g} days (of {human(stale)}), `jigsaw-puzzles cache clear KIND` frees a kind")
     if foreign:
         print(f"{foreign} file{'s' if foreign != 1 else ''} in these folders this package does not write (left by "
               "prune and clear)")

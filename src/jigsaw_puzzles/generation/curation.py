@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import python_face
 from . import neardup
 from .cachefiles import atomic_write_bytes, code_key, kept_dir, record_key
 from .sources import (DEFAULT_RULES, IMAGE_SUFFIXES, Curation, CurationRecord, CurationRules, Source, SourceError,
@@ -31,6 +32,7 @@ logger = logging.getLogger(__name__)
 FORMAT = 1
 
 
+@python_face
 def curate(source: str | os.PathLike | None = None, rules: CurationRules = DEFAULT_RULES,
            progress: bool = False, keep=None, num_proc: int | None = None) -> Curation:
     """Apply every automated rule to every file below ``source`` (default: the embedded photos).

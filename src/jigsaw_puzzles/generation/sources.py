@@ -20,6 +20,7 @@ import warnings
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
@@ -200,6 +201,22 @@ def folder_fingerprint(source: str | os.PathLike | None) -> str:
     for rel, reason in skipped:
         h.update(f"skipped\0{rel}\0{reason}\n".encode())
     return h.hexdigest()[:16]
+
+
+def photos_fingerprint(source_ids: Iterable[str]) -> str:
+    """The photos a curation accepted, by content: the first 16 hex digits of the SHA-256 of their sorted source
+    ids. What an export records as its ``fingerprint`` (what a training stream over the same photos is refused
+    with): unlike :func:`folder_fingerprint` (a cache key of names, sizes and times) it is the same for every copy
+    of the folder on every machine, so ``verify`` re-derives it."""
+    return hashlib.sha256("".join(f"{i}\n" for i in sorted(set(source_ids))).encode()).hexdigest()[:16]
+
+
+def accepted_ids(curation: "Curation | dict") -> list[str]:
+    """The source ids a :class:`Curation` (or its record in a curation report) accepted."""
+    if isinstance(curation, Curation):
+        return [s.source_id for s in curation.accepted]
+    return [r["source_id"] for r in curation.get("records") or []
+            if isinstance(r, dict) and r.get("status") == "accepted" and isinstance(r.get("source_id"), str)]
 
 
 def content_id(data: bytes) -> str:

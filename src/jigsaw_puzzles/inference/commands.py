@@ -9,7 +9,7 @@ from typing import Callable, Mapping
 
 from ..generation.variants import INPUT_FORMATS, PROMPT_STYLES
 from ..spec import SPLITS
-from .openai_backend import DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, DEFAULT_TIMEOUT
+from .openai_backend import DEFAULT_CHECK_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, DEFAULT_TIMEOUT
 from .registry import BACKENDS
 
 PROG = "jigsaw-puzzles"
@@ -58,6 +58,11 @@ def add_parser(subparsers, helpers: Mapping[str, Callable]) -> argparse.Argument
                    help="retries of one request (429, 5xx, timeouts, malformed bodies) before the run stops")
     g.add_argument("--retry-budget", type=float, default=DEFAULT_RETRY_BUDGET, metavar="SECONDS",
                    help="seconds one request may spend on all its attempts and back-off before the run stops")
+    g.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="seconds the whole run may spend on the endpoint (requests, retries and back-off): when "
+                        "spent, the run stops with its answers saved, to resume later (default: no limit)")
+    g.add_argument("--check-timeout", type=float, default=DEFAULT_CHECK_TIMEOUT, metavar="SECONDS",
+                   help="seconds the check before the run waits for the endpoint's first answer (GET /models)")
     g = p.add_argument_group("decoding (recorded in run.json; a resume must match)")
     g.add_argument("--max-new-tokens", type=int, default=256, metavar="N",
                    help="most tokens generated per item (raise it for reasoning models)")
@@ -96,7 +101,8 @@ def run_eval(args) -> int:
             print(f"{PROG}: backend {args.backend} ({why}; --backend to choose another)",
                   file=sys.stderr)
     if args.backend == "openai":
-        backend_kwargs.update(timeout=args.timeout, max_retries=args.max_retries, retry_budget=args.retry_budget)
+        backend_kwargs.update(timeout=args.timeout, max_retries=args.max_retries, retry_budget=args.retry_budget,
+                              budget=args.budget, check_timeout=args.check_timeout)
     settings = EvalSettings(
         backend=args.backend, configs=args.configs, split=args.split, source=args.source, seed=args.seed,
         out=args.out, max_items=args.max_items, batch_size=args.batch_size,

@@ -2,10 +2,11 @@
 typed record that validates itself (the CLI builds it from its flags)."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
-from ..errors import UsageError, mapping_value, path_value, seed_value
+from ..errors import UnknownArgument, UsageError, mapping_value, path_value, python_face, seed_value
 from ..generation.builder import BUILDER_ARGUMENTS, KNOWN_OPTIONS, check_builder_kwargs
 from ..generation.variants import Variant
 from ..spec import SPLITS
@@ -59,12 +60,10 @@ class EvalSettings:
     def of(cls, settings: "EvalSettings | None" = None, **overrides: Any) -> "EvalSettings":
         """``settings`` (default: the defaults) with ``overrides``; an unknown name is a UsageError listing the
         known ones (not a TypeError from deep inside)."""
-        names = [f.name for f in fields(cls)]
-        unknown = sorted(set(overrides) - set(names))
-        if unknown:
-            raise UsageError(f"evaluate_model got unknown setting(s) {', '.join(unknown)}; known: {', '.join(names)}")
+        _known(overrides, "evaluate_model")
         return replace(settings or cls(), **overrides)
 
+    @python_face
     def validate(self) -> "EvalSettings":
         """Check every value (the shared rules: :mod:`jigsaw_puzzles.errors` for seeds, paths and mappings,
         :mod:`.options` for the run's numbers, the builder for its options); returns the record with its values
@@ -80,7 +79,7 @@ class EvalSettings:
             raise UsageError(f"unknown split {self.split!r}; choose from {', '.join(SPLITS)}")
         path_value(self.source, "source", "a folder of photographs", "the embedded photos")
         path_value(self.out, "out", "a run directory", "runs/<model>-<split>")
-        seed = seed_value(self.seed, "--seed")
+        seed = seed_value(self.seed, "seed")
         for name in ("api_base", "api_key", "system_prompt"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
                 raise UsageError(f"{name} must be a str or None, not {type(getattr(self, name)).__name__}")
@@ -104,6 +103,29 @@ class EvalSettings:
 
     def variant(self) -> Variant:
         return Variant(self.prompt_style, self.input_format, self.blind, self.circular)
+
+
+def _known(given: Mapping[str, Any], who: str) -> None:
+    """An :class:`~jigsaw_puzzles.errors.UnknownArgument` (a UsageError and a TypeError) naming the settings
+    ``given`` that EvalSettings does not have, and the ones it has."""
+    names = [f.name for f in fields(EvalSettings)]
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise UnknownArgument(f"{who} got unknown setting(s) {', '.join(unknown)}; known: {', '.join(names)}")
+
+
+_dataclass_init = EvalSettings.__init__
+
+
+@functools.wraps(_dataclass_init)
+def _init(self, *args, **kwargs):  # EvalSettings(bogus=1): the package's error naming the known settings
+    _known(kwargs, "EvalSettings")
+    if len(args) > len(fields(EvalSettings)):
+        raise UnknownArgument(f"EvalSettings takes at most {len(fields(EvalSettings))} settings; give them by name")
+    _dataclass_init(self, *args, **kwargs)
+
+
+EvalSettings.__init__ = _init
 
 
 #: What ``dataset_kwargs`` may hold: the tasks' options and settings (``clip_model``, ``clip_cache_dir``, ...), the

@@ -12,6 +12,7 @@ import os
 import queue
 import random
 import socket
+import sys
 import threading
 import time
 import urllib.error
@@ -19,7 +20,7 @@ import urllib.parse
 import urllib.request
 from typing import Callable
 
-from ..errors import UserError
+from ..errors import UserError, cli_active, python_words
 from .backends import Backend, Generation, Request, build_messages, image_to_data_url
 from .options import check_api_base, seconds, whole
 from .settings import GenerationSettings
@@ -28,6 +29,8 @@ DEFAULT_API_BASE = "https://api.openai.com/v1"
 DEFAULT_TIMEOUT = 120.0  # seconds to wait for one response
 DEFAULT_MAX_RETRIES = 8  # retries of one request
 DEFAULT_RETRY_BUDGET = 600.0  # seconds one request may spend on all its attempts and back-off together
+DEFAULT_CHECK_TIMEOUT = 15.0  # seconds the up-front check waits for the endpoint's first answer
+NOTICE_EVERY = 30.0  # seconds between two notices of the same kind of wait (concurrent stalls say it once)
 
 
 def resolve_api_base(api_base: str | None) -> str:
@@ -169,7 +172,8 @@ class OpenAIBackend(Backend):
                  api_key: str | None = None, concurrency: int = 8, max_retries: int = DEFAULT_MAX_RETRIES,
                  timeout: float = DEFAULT_TIMEOUT, retry_budget: float | None = DEFAULT_RETRY_BUDGET,
                  retry_base_delay: float = 1.0, retry_max_delay: float = 60.0, extra_body: dict | None = None,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, budget: float | None = None,
+                 check_timeout: float = DEFAULT_CHECK_TIMEOUT, notice: Callable[[str], None] | None = None):
         self.model, self.settings = model, settings
         self.url = resolve_api_base(api_base) + "/chat/completions"
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
@@ -177,6 +181,12 @@ class OpenAIBackend(Backend):
         self.max_retries = whole("--max-retries", max_retries, least=0)
         self.timeout = seconds("--timeout", timeout)  # bounds each attempt as a whole, not one read
         self.retry_budget = seconds("--retry-budget", retry_budget, allow_none=True)
+        self.budget = seconds("--budget", budget, allow_none=True)  # the whole run's time on the endpoint
+        self.check_timeout = seconds("--check-timeout", check_timeout)  # the runner's up-front check_answers
+        self._deadline: float | None = None  # set by the first request: perf_counter() + budget
+        self._notice = notice or (_say if cli_active() else lambda text: _say(python_words(text)))  # (threads
+        # have no context of their own: the face is the one the backend was made in)
+        self._noticed: dict = {}  # kind of wait -> when it was last said
         self.retry_base_delay, self.retry_max_delay = float(retry_base_delay), float(retry_max_delay)
         self.extra_body = dict(extra_body or {})
         self._sleep = sleep
@@ -271,14 +281,44 @@ class OpenAIBackend(Backend):
             ra = None
         return APIError(e.code, msg, ra)
 
+    def _spent(self) -> None:
+        """``EndpointError`` once the run's ``budget`` on the endpoint is spent."""
+        raise EndpointError(f"{self.url}: the run's budget on the endpoint ({self.budget:g} s, --budget) is spent "
+                            f"({self.succeeded} items answered in it); the answers so far are saved: re-run the same "
+                            "command to resume")
+
+    def _waiting(self, err: "APIError", attempt: int, delay: float) -> None:
+        """One line saying how long a request waits and why (a kind of wait said at most every 30 s: eight
+        requests stalled together say it once)."""
+        why = "no answer within the timeout: the server took the request and sent nothing back" \
+            if "timed out" in str(err) else _one_line(err, 120)
+        kind = why if err.status is None else err.status
+        now = time.perf_counter()
+        with self._lock:
+            if now - self._noticed.get(kind, -NOTICE_EVERY) < NOTICE_EVERY:
+                return
+            self._noticed[kind] = now
+        cap = "" if self.retry_budget is None else f", at most {self.retry_budget:g} s an item"
+        self._notice(f"[jigsaw-puzzles] {self.url}: {why}; retry {attempt + 1} of {self.max_retries} in {delay:.1f} s "
+                     f"(each attempt waits {self.timeout:g} s{cap}; --timeout, --max-retries, --retry-budget, "
+                     f"--budget)")
+
     def _complete(self, request: Request) -> Generation:
         attempt = 0
         t0 = time.perf_counter()
+        with self._lock:
+            if self._deadline is None and self.budget is not None:
+                self._deadline = t0 + self.budget
         while True:
             body = self.payload(request)
-            limit = self.timeout  # each attempt; never past the request's retry budget
+            limit = self.timeout  # each attempt; never past the request's retry budget, nor the run's budget
             if self.retry_budget is not None:
                 limit = min(limit, max(0.001, self.retry_budget - (time.perf_counter() - t0)))
+            if self._deadline is not None:
+                left = self._deadline - time.perf_counter()
+                if left <= 0:
+                    self._spent()
+                limit = min(limit, left)
             try:
                 resp = self._post(body, limit)
                 break
@@ -298,9 +338,12 @@ class OpenAIBackend(Backend):
                 if e.retry_after is not None:
                     delay = max(delay, min(e.retry_after, self.retry_max_delay))
                 spent = time.perf_counter() - t0
+                if self._deadline is not None and time.perf_counter() + delay >= self._deadline:
+                    self._spent()
                 if attempt >= self.max_retries or (self.retry_budget is not None
                                                    and spent + delay > self.retry_budget):
                     raise EndpointError(self._give_up(attempt, spent, e)) from None
+                self._waiting(e, attempt, delay)
                 attempt += 1
                 with self._lock:
                     self.retries += 1
@@ -371,4 +414,11 @@ class OpenAIBackend(Backend):
     def info(self):
         return {"parameters": None, "api_base": self.url.rsplit("/chat/completions", 1)[0],
                 "concurrency": self.concurrency, "timeout": self.timeout, "max_retries": self.max_retries,
-                "retry_budget": self.retry_budget, "retries": self.retries}
+                "retry_budget": self.retry_budget, "budget": self.budget, "retries": self.retries}
+
+
+def _say(text: str) -> None:
+    """A notice on stderr above the progress bar (tqdm keeps its bar below it)."""
+    from tqdm.auto import tqdm
+
+    tqdm.write(text, file=sys.stderr)

@@ -152,6 +152,10 @@ def check_run(*, out, max_items, batch_size, tensor_parallel_size, max_new_token
         seconds("--timeout", kwargs["timeout"])
     if "retry_budget" in kwargs:
         seconds("--retry-budget", kwargs["retry_budget"], allow_none=True)
+    if "budget" in kwargs:
+        seconds("--budget", kwargs["budget"], allow_none=True)
+    if "check_timeout" in kwargs:
+        seconds("--check-timeout", kwargs["check_timeout"])
     if "max_retries" in kwargs:
         whole("--max-retries", kwargs["max_retries"], least=0)
     if kwargs.get("max_model_len") is not None:
@@ -163,6 +167,8 @@ def eval_backend_kwargs(args) -> dict:
     arguments they give (``--max-model-len``, ``--device-map``)."""
     seconds("--timeout", args.timeout)
     seconds("--retry-budget", args.retry_budget)
+    seconds("--budget", args.budget, allow_none=True)
+    seconds("--check-timeout", args.check_timeout)
     whole("--max-retries", args.max_retries, least=0)
     whole("--max-model-len", args.max_model_len)
     if args.device_map is not None and not args.device_map.strip():

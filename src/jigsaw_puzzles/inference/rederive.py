@@ -9,7 +9,10 @@ record stores besides its output (``correct``, ``extracted``, ``status``, its co
 * ``verdict``: a stored verdict the reading does not give (a flipped ``correct``, a ``"correct": "no"``, an output
   edited after it was judged); the re-read verdict counts, the stored one is ignored;
 * ``reference`` / ``config``: a record whose copy of its item's reference or config is not the item's;
-* ``outside``: an answer to an id the run never selected; refused: never counted.
+* ``outside``: an answer to an id the run never selected; refused: never counted;
+* ``twice``: an id answered by two records whose outputs differ (an answer put ahead of another, a second run
+  appended to the file); refused: neither is counted, never one chosen by its position in the file. A record
+  repeated with the same output (a rank's shard left beside its merged copy) is one answer.
 """
 from __future__ import annotations
 
@@ -28,15 +31,18 @@ FINISHES = ("truncated", "empty")
 KINDS = {"outside": "answers to items the run never selected (refused, not counted)",
          "verdict": "stored verdicts that their raw outputs do not give (ignored: the outputs are read again)",
          "reference": "records whose reference is not their item's (the item's counts)",
-         "config": "records whose config is not their item's (the item's counts)"}
+         "config": "records whose config is not their item's (the item's counts)",
+         "twice": "items answered twice with different outputs (refused: neither counted)"}
 
 
 @dataclass
 class Records:
-    """A run's predictions: the first answered record per id (in file order), the ids with an errored attempt."""
+    """A run's predictions: the first answered record per id (in file order), the ids with an errored attempt, and
+    the ids answered again with another output (``twice``: id -> every output it was answered with)."""
 
     answered: dict[str, dict] = field(default_factory=dict)
     errored: set = field(default_factory=set)
+    twice: dict[str, list] = field(default_factory=dict)
 
 
 def read_records(path: str | os.PathLike) -> Records:
@@ -66,8 +72,10 @@ def read_records(path: str | os.PathLike) -> Records:
             rid = rec["id"] if isinstance(rec["id"], str) else json.dumps(rec["id"])
             if rec.get("error"):
                 out.errored.add(rid)
-            else:
-                out.answered.setdefault(rid, rec)
+            elif rid not in out.answered:
+                out.answered[rid] = rec
+            elif rec.get("output") != out.answered[rid].get("output"):
+                out.twice.setdefault(rid, [out.answered[rid].get("output")]).append(rec.get("output"))
     return out
 
 
@@ -165,6 +173,13 @@ def rederive(entries: Mapping[str, Mapping], records: Records, circular: bool = 
         config = entry["config"]
         out.asked[config] = out.asked.get(config, 0) + 1
         rec = records.answered.get(item_id)
+        if item_id in records.twice:
+            said = records.twice[item_id]
+            shown = ", ".join(repr(str(o)[:40]) for o in said[:3]) + (", ..." if len(said) > 3 else "")
+            times = "twice" if len(said) == 2 else f"{len(said)} times"
+            out.findings.append(Finding("twice", item_id, f"answered {times} with different outputs ({shown}): "
+                                                          "refused, neither counted"))
+            continue
         if rec is None:
             out.missing[config] = out.missing.get(config, 0) + 1
             out.n_errors += item_id in records.errored

@@ -22,7 +22,7 @@ from typing import Mapping, Sequence
 
 from .. import geometry
 from .._version import __version__
-from ..errors import UsageError
+from ..errors import UsageError, python_face
 from ..scoring.extraction import Extraction
 from ..scoring.extraction.strict import strict_answer
 from ..spec import get as get_spec
@@ -30,7 +30,8 @@ from ..generation.variants import Variant
 from ..scoring.score import score_items
 from .backends import BUILTIN_MODELS, Request, dist_info
 from .data import dataset_fingerprint, dataset_options, images_per_item, load_datasets, read_rows, select_configs
-from .openai_backend import probe, resolve_api_base
+from .endpoint import check_answers
+from .openai_backend import DEFAULT_CHECK_TIMEOUT, probe, resolve_api_base
 from .options import check_builtin_typo, check_model
 from .registry import BACKENDS, check_backend_kwargs, check_installed, make_backend
 from .extend import Prior
@@ -101,6 +102,7 @@ def stored_verdict(record: dict) -> tuple[Extraction, bool]:
                        parts=dict(record.get("parts") or {}), strict=strict), bool(record.get("correct")))
 
 
+@python_face
 def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides) -> dict:
     """Evaluate ``model`` on Jigsaw-Puzzles and return the content of ``results.json`` (+ ``run_dir``).
 
@@ -150,6 +152,8 @@ def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides
     api_base = resolve_api_base(s.api_base) if backend == "openai" else s.api_base  # $OPENAI_BASE_URL checked too
     if backend == "openai":
         probe(api_base)  # a dead endpoint (connection refused): one line in seconds, before any item is built
+        check_answers(api_base, s.api_key if s.api_key is not None else os.environ.get("OPENAI_API_KEY"),
+                      (s.backend_kwargs or {}).get("check_timeout", DEFAULT_CHECK_TIMEOUT))  # a hung one too
     check_model(model, backend)  # a typo or an unreachable Hub: one line now, not after minutes of retries
     variant = s.variant()
     configs, explicit = select_configs(s.configs, s.data)

@@ -14,6 +14,7 @@ rotations (:mod:`jigsaw_puzzles.generation.circular`, the package's generated it
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -23,9 +24,14 @@ from ..spec import CONFIGS, PAPER_CONFIGS
 
 HOOKS = Path(__file__).with_name("lmms_eval") / "utils.py"
 GROUPS = {"test": "jigsaw_puzzles", "lite": "jigsaw_puzzles_lite"}
+#: a dataset repo on the Hub, as one is pushed: ``USER/NAME`` (huggingface_hub's characters)
+HUB_REPO = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}")
 
 
 def _configs_in(dataset: str) -> list[str]:
+    """The configs of an export folder, or every config for a Hub repo id; ``UsageError`` for a folder that holds
+    none, or a name that is neither a folder here nor a repo id (a missing folder would be written into every
+    task)."""
     folder = Path(dataset)
     if folder.is_dir():
         present = [c for c in CONFIGS if (folder / c).is_dir()]
@@ -33,6 +39,9 @@ def _configs_in(dataset: str) -> list[str]:
             raise UsageError(f"{dataset} holds no Jigsaw-Puzzles config (write it with `jigsaw-puzzles build --out "
                              f"{dataset}`)")
         return present
+    if folder.exists() or not HUB_REPO.fullmatch(dataset) or dataset.startswith((".", "~")):
+        raise UsageError(f"{dataset} is neither an export folder here nor a Hub repo id (USER/NAME): give the folder "
+                         "`jigsaw-puzzles build --out` wrote, or the repo it was pushed to")
     return list(CONFIGS)  # a Hub repo id: every config (one missing there fails in lmms-eval, by name)
 
 
@@ -77,6 +86,7 @@ def _circular_yaml(name: str, dataset: str, config: str, split: str, max_new_tok
 def write_tasks(dataset: str, out: str | Path, max_new_tokens: int = 256,
                 circular: bool = False) -> dict[str, list[str]]:
     """Write the task folder; returns ``{group: [task names]}`` (``circular``: and the circular groups)."""
+    _configs_in(str(dataset))  # a missing or non-export folder: refused before anything is written
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     dataset = str(Path(dataset).resolve()) if Path(dataset).is_dir() else dataset

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Optional
 
+from jigsaw_puzzles.errors import UsageError
 from jigsaw_puzzles.spec import config_from_id, is_config
 from jigsaw_puzzles.training import rewards
 
@@ -72,6 +73,9 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_
     if not isinstance(reward, str) or reward not in REWARDS:
         raise ValueError(f"compute_score: reward must be one of {', '.join(REWARDS)}, not {reward!r}")
     weight = rewards.check_weight(format_weight, "compute_score: format_weight")
+    if extra_info is not None and not isinstance(extra_info, Mapping):
+        raise UsageError(f"compute_score: extra_info must be the row's dict (config, options, metadata) or None, not "
+                         f"{type(extra_info).__name__} {str(extra_info)[:40]!r}")
     info = dict(extra_info or {})
     config = str(data_source)
     if not is_config(config):

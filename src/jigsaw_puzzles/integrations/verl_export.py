@@ -71,7 +71,8 @@ def _stored(dataset):
 
 def _elsewhere(evaluation_source, train_source) -> list:
     """``[evaluation_source]`` when it is not the training folder (whose own photos the guard reads), else ``[]``."""
-    from ..generation.sources import folder_fingerprint
+    from ..generation.curation import curate
+    from ..generation.sources import accepted_ids, photos_fingerprint
 
     if evaluation_source is None:
         return []  # the embedded photos: the guard looks them up by id
@@ -80,8 +81,8 @@ def _elsewhere(evaluation_source, train_source) -> list:
 
         built_from = read_report(Path(evaluation_source)).get("fingerprint")
     else:
-        built_from = folder_fingerprint(evaluation_source)
-    return [] if built_from == folder_fingerprint(train_source) else [str(evaluation_source)]
+        built_from = photos_fingerprint(accepted_ids(curate(evaluation_source)))
+    return [] if built_from == photos_fingerprint(accepted_ids(curate(train_source))) else [str(evaluation_source)]
 
 
 def export(validation: Mapping[str, object], out: str | Path, train_size: int, train_source=None,

@@ -160,6 +160,9 @@ def tabs_section(configs: list[str]) -> str:
              "neighbour, so `_rot` and `_8dir` have no silhouette)." if any(r.endswith("| - |") for r in rows) else ""))
 
 
+DEFAULT_REPO = "<exported folder or repo>"
+
+
 def render_card(configs: list[str], counts: dict, sizes: dict, report: dict, seed: int, repo: str,
                 assets: dict, results: dict) -> str:
     """The card: compact, in the shape of the Hub's best benchmark cards; one chance figure per config (the exact

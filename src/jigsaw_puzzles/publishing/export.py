@@ -20,10 +20,10 @@ import pyarrow.parquet as pq
 from . import card
 from .._version import __version__
 from ..generation.builder import CONFIGS, make_builder
-from ..errors import ConfigUnavailable, UsageError
+from ..errors import ConfigUnavailable, UsageError, python_face
 from ..inference.options import whole
 from .outdir import check_build_out, kept_sources, staged
-from ..generation.sources import folder_fingerprint
+from ..generation.sources import accepted_ids, photos_fingerprint
 from ..generation.versions import item_versions
 from ..spec import GENERATOR_VERSION, SPLITS, is_config
 
@@ -57,9 +57,10 @@ def write_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, path: Pa
     os.replace(tmp, path)
 
 
+@python_face
 def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
           configs: list[str] | None = None, num_proc: int | None = None,
-          cache_dir: str | None = None, repo: str = "<exported folder or repo>", **builder_kwargs) -> dict:
+          cache_dir: str | None = None, repo: str = card.DEFAULT_REPO, **builder_kwargs) -> dict:
     """Generate ``configs`` and write the Hub-ready folder ``out``; returns the curation report.
 
     ``builder_kwargs`` hold the tasks' options and settings (``clip_model``, ``clip_pretrained``,
@@ -129,7 +130,7 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
     report["answer_plan"] = builders[configs[0]].config.answer_plan  # what `verify` rebuilds the items with
     report["version"] = __version__
     report["generator_version"] = GENERATOR_VERSION
-    report["fingerprint"] = folder_fingerprint(source)  # what a training stream refuses to train on
+    report["fingerprint"] = photos_fingerprint(accepted_ids(report["curation"]))  # a stream refuses these photos
     report["item_versions"] = item_versions()  # the libraries that shaped the items: `verify` names a difference
     clip = {c: getattr(builders[c].preparation(), "metadata", None) for c in configs}
     clip = {c: m for c, m in clip.items() if isinstance(m, dict) and "clip_weights" in m}

@@ -8,8 +8,8 @@ holds ``<config>/<split>-0000i-of-0000n.parquet``. :func:`merge` (``jigsaw-puzzl
 checks that the parts are the ``n`` shards of one build (same photos, seed, plan, generator and library versions)
 and writes the export one machine would have written: the parts' rows in shard order are the whole build's rows
 in its order, so the parquet files, the report and the card are the same bytes. What may differ: the report's
-folder name and ``fingerprint`` (names, sizes and modification times of the files) are the first shard's, as each
-machine has its own copy of the folder.
+folder name is the first shard's, as each machine has its own copy of the folder (its ``fingerprint``, of the
+photos' contents, is the same on every machine).
 """
 
 from __future__ import annotations
@@ -26,10 +26,9 @@ from ..spec import SPLITS
 from .export import ROW_GROUP_SIZE, part_name, write_batches, write_top
 from .outdir import check_build_out, read_report, staged
 
-#: what every shard's report must hold alike (the shard and its counts aside; the folder's name
-#: and fingerprint: see the module doc)
+#: what every shard's report must hold alike (the shard and its counts aside; the folder's name: see the module doc)
 _SAME = ("curation", "skipped_configs", "seed", "answer_plan", "version", "generator_version", "item_versions",
-         "clip")
+         "clip", "fingerprint")
 
 
 def _comparable(report: dict, key: str):

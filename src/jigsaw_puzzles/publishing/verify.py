@@ -6,7 +6,8 @@ thing that does not hold together is a line. The library versions that shape ite
 as the export records them, are compared with this machine's, a line for each that differs. Then every config is
 rebuilt here with the report's seed, answer plan and CLIP weights and compared row by row (every
 column, every image's bytes; each id exactly once, in the order the build writes them); the rebuild's curation
-record and task skips are compared with the report's. For a hard config (``missing_piece_selection_hard*``) a row
+record, task skips and photos' fingerprint are compared with the report's, and the card this rebuild writes
+with the export's (:mod:`.card_check`). For a hard config (``missing_piece_selection_hard*``) a row
 that differs only in its distractors (their images and ``metadata.distractors``) is checked with
 :func:`jigsaw_puzzles.generation.clip.ties.explain_item`: a *near-tie* when this machine's own similarities, one or
 two of them put across the rounding edge they lie within float noise of, give exactly the recorded distractors.
@@ -25,15 +26,13 @@ import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..generation.builder import make_builder
-from ..generation.versions import CLIP_DISTRIBUTIONS, item_versions
 from ..spec import GENERATOR_VERSION, SPLITS
-from .audit import Export, read_export
-from .export import write_parquet
+
+if TYPE_CHECKING:
+    from .audit import Export
 
 HARD_PREFIX = "missing_piece_selection_hard"
 RANDOM_INIT = "random-init"
@@ -204,6 +203,8 @@ def clip_options(export: Export, config: str, clip_pretrained: str | None, scrat
 def version_lines(report: dict, configs: list[str]) -> list[str] | None:
     """One line per library version that shapes items and differs from the export's record (``None``: the export
     records none, as before generator 4.0.0)."""
+    from ..generation.versions import CLIP_DISTRIBUTIONS, item_versions
+
     recorded, here = report.get("item_versions"), item_versions()
     if not isinstance(recorded, dict):
         return None
@@ -267,6 +268,13 @@ def verify(export: str, source: str | None = None, clip_cache_dir: str | None = 
     in a temporary ``datasets`` cache (never read from an earlier build's); embeddings come from
     ``clip_cache_dir`` (this machine's cache) when there. ``clip_pretrained``: the weights file of an export
     whose hard configs were built from one (checked against the SHA-256 it records)."""
+    import pyarrow.parquet as pq
+
+    from ..generation.builder import make_builder
+    from .audit import read_export
+    from .card_check import card_problems, fingerprint_problems
+    from .export import write_parquet
+
     with tempfile.TemporaryDirectory(prefix="jp-verify-") as tmp:
         tmp = Path(tmp)
         claims = read_export(export, str(tmp / "stock"))
@@ -290,7 +298,7 @@ def verify(export: str, source: str | None = None, clip_cache_dir: str | None = 
         if clip_pretrained is not None and not any(c.startswith(HARD_PREFIX) for c in claims.configs):
             raise UsageError(f"--clip-pretrained: {export} has no hard config (missing_piece_selection_hard*); leave "
                              "the option out")
-        builders = {}
+        builders, counts, sizes, tests = {}, {}, {}, {}
         for config in claims.configs:
             builders[config] = make_builder(config, source, claims.seed, str(tmp / "cache"),
                                             answer_plan=claims.answer_plan, progress=progress,
@@ -299,6 +307,9 @@ def verify(export: str, source: str | None = None, clip_cache_dir: str | None = 
         for config, builder in builders.items():
             builder.download_and_prepare()
             problems += record_problems(report, config, builder, first=not results)
+            if not results:
+                problems += fingerprint_problems(report, builder.report["curation"])
+            counts[config], sizes[config] = {}, {}
             result, hard = ConfigResult(config), []
 
             def explain(mine, theirs, config=config, builder=builder, hard=hard):
@@ -319,7 +330,11 @@ def verify(export: str, source: str | None = None, clip_cache_dir: str | None = 
                                  "not the build's" for rel, schema in claims.schemas[config][split]
                                  if not schema.equals(table.schema, check_metadata=True)]
                 _compare(split, mine, claims.rows(config, split), result, explain)
+                counts[config][split], sizes[config][split] = len(dataset), path.stat().st_size if len(dataset) else 0
+                if split == "test":
+                    tests[config] = dataset
             results.append(result)
+        problems += card_problems(claims.folder, report, claims.configs, counts, sizes, tests)
     return Verification(info, problems, versions, results)
 
 

@@ -243,6 +243,9 @@ def compare_runs(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike |
     folder = ReportFolder(out, manages=("compare.md",)) if out is not None else None
     text = compare_many(run_dirs)
     if folder is not None:
-        folder.path("compare.md").write_text(text, encoding="utf-8")
+        try:
+            folder.path("compare.md").write_text(text, encoding="utf-8")
+        except OSError as err:
+            raise folder.failed(err) or err from None
         folder.finish()
     return text

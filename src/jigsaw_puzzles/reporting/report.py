@@ -16,8 +16,10 @@ from __future__ import annotations
 import csv
 import os
 import sys
+from pathlib import Path
 from typing import Sequence
 
+from ..errors import python_face
 from .out import ReportFolder
 from .sections import circular_section, strict_section
 from .plots import (ORDER_GENERATION, _plt, plot_correlation, plot_params, plot_task_bars, task_correlation,
@@ -34,6 +36,7 @@ __all__ = ["make_report", "RunSummary", "load_run", "load_runs", "name_runs", "t
 
 
 # ------------------------------------------------------------------------------------------------ entry point
+@python_face
 def make_report(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike | None = "report",
                 params: dict[str, str] | None = None, plots: bool = True, stream=..., compare: bool = False) -> dict:
     """Print the table to ``stream`` (default stdout, None = silent) and write report.md / report.csv / plots
@@ -62,40 +65,47 @@ def make_report(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike | 
 
         comparison = compare_many(run_dirs)
     if folder is not None:
-        if folder.replacing:
-            notes.append(folder.replacing)
-        folder.path("report.md").write_text("# Jigsaw-Puzzles results\n\n" + md, encoding="utf-8")
-        files["markdown"] = folder.out / "report.md"
-        write_csv(rows, folder.path("report.csv"))
-        files["csv"] = folder.out / "report.csv"
-        if comparison is not None:
-            folder.path("compare.md").write_text(comparison, encoding="utf-8")
-            files["compare"] = folder.out / "compare.md"
-        if humans:
-            with open(folder.path("human_agreement.csv"), "w", newline="", encoding="utf-8") as f:
-                w = csv.DictWriter(f, ["test", "config", "participants", "shared_items", "pairwise_agreement",
-                                       "fleiss_kappa", "median_response_s"])
-                w.writeheader()
-                for where, agree in humans.items():
-                    for r in agree:
-                        w.writerow({"test": where, **r})
-            files["human_agreement"] = folder.out / "human_agreement.csv"
-        if plots:
-            files["task_bars"] = plot_task_bars(runs, folder.path("task_bars.png"))
-            p = plot_correlation(runs, folder.out / "task_correlation.png")
-            if p:
-                files["task_correlation"] = folder.path("task_correlation.png")
-                files["task_correlation_csv"] = write_correlation_csv(runs, folder.path("task_correlation.csv"))
-            else:
-                notes.append("task_correlation.png not written: needs >= 3 runs sharing >= 2 tasks")
-            p = plot_params(runs, folder.out / "accuracy_vs_params.png")
-            if p:
-                files["accuracy_vs_params"] = folder.path("accuracy_vs_params.png")
-            else:
-                notes.append("accuracy_vs_params.png not written: no run has a known parameter count "
-                             "(pass --params NAME=7B)")
+        try:  # every file staged first (all or nothing: .out.ReportFolder)
+            if folder.replacing:
+                notes.append(folder.replacing)
+            folder.path("report.md").write_text("# Jigsaw-Puzzles results\n\n" + md, encoding="utf-8")
+            files["markdown"] = folder.out / "report.md"
+            write_csv(rows, folder.path("report.csv"))
+            files["csv"] = folder.out / "report.csv"
+            if comparison is not None:
+                folder.path("compare.md").write_text(comparison, encoding="utf-8")
+                files["compare"] = folder.out / "compare.md"
+            if humans:
+                with open(folder.path("human_agreement.csv"), "w", newline="", encoding="utf-8") as f:
+                    w = csv.DictWriter(f, ["test", "config", "participants", "shared_items", "pairwise_agreement",
+                                           "fleiss_kappa", "median_response_s"])
+                    w.writeheader()
+                    for where, agree in humans.items():
+                        for r in agree:
+                            w.writerow({"test": where, **r})
+                files["human_agreement"] = folder.out / "human_agreement.csv"
+            if plots:
+                files["task_bars"] = plot_task_bars(runs, folder.path("task_bars.png"))
+                p = plot_correlation(runs, folder.path("task_correlation.png"))  # (none written: not in place)
+                if p:
+                    files["task_correlation"] = p
+                    files["task_correlation_csv"] = write_correlation_csv(runs, folder.path("task_correlation.csv"))
+                else:
+                    notes.append("task_correlation.png not written: needs >= 3 runs sharing >= 2 tasks")
+                p = plot_params(runs, folder.path("accuracy_vs_params.png"))
+                if p:
+                    files["accuracy_vs_params"] = p
+                else:
+                    notes.append("accuracy_vs_params.png not written: no run has a known parameter count "
+                                 "(pass --params NAME=7B)")
+        except BaseException as err:
+            user = folder.failed(err)
+            if user is not None:
+                raise user from None
+            raise
         notes += [f"removed {folder.out / n}: from the earlier report, not written by this one"
                   for n in folder.finish()]
+        files = {k: folder.out / Path(v).name for k, v in files.items()}  # where finish put them
     if stream is not None:
         stream.write(md)
         if comparison is not None:

@@ -51,14 +51,19 @@ class RunSummary:
     circular: bool = False  # asked every multiple-choice item once per rotation of its options
     missing: dict | None = None  # config -> rows asked but unanswered (None: run.json does not say what was asked)
 
+    def shown(self) -> dict:
+        """The entries the table shows as figures: Overall averages exactly these (a config listed as skipped is
+        shown as "skipped" and left out of both)."""
+        return {c: m for c, m in self.metrics.items() if c not in self.skipped}
+
     def acc(self, col: str) -> float | None:
         if col == "overall":
-            return overall_accuracy(self.metrics)
+            return overall_accuracy(self.shown())
         m = self.metrics.get(col)
         return None if not m or m.get("accuracy") is None else float(m["accuracy"])
 
     def overall_tasks(self) -> int:
-        return sum(1 for c in TABLE_CONFIGS if c in self.metrics)
+        return sum(1 for c in TABLE_CONFIGS if c in self.shown())
 
     def partial(self, config: str) -> bool:
         """The run left some of this config's items (or, circular, some of their rotations) unanswered."""
@@ -136,6 +141,11 @@ def load_run(path: str | os.PathLike) -> RunSummary:
     except ValueError as err:
         raise UserError(f"{rundir.path}: {err}") from None
     found = derived.rederived.summary() if derived.rederived is not None else []
+    twice = derived.rederived.of("twice") if derived.rederived is not None else []
+    if twice:  # which answer is the run's cannot be told from the file: the run is refused, never half-counted
+        named = "; ".join(f.item for f in twice[:3]) + ("; ..." if len(twice) > 3 else "")
+        raise UserError(f"{rundir.predictions}: {len(twice)} items answered twice with different outputs ({named}); "
+                        "left out (a run answers each item once: re-run it with `eval --overwrite`)")
     notes = []
     status = run.get("status")
     live_human = run.get("backend") == "human"  # the human app rewrites results.json after every answer
@@ -172,6 +182,9 @@ def load_run(path: str | os.PathLike) -> RunSummary:
     dataset = run.get("dataset") if isinstance(run.get("dataset"), dict) else {}
     skipped = {c: (why if isinstance(why, dict) else {"reason": str(why)})
                for c, why in (res.get("skipped") or run.get("skipped") or {}).items()}
+    for c in [c for c in skipped if c in metrics]:  # e.g. answered in one session, not buildable in a later one
+        notes.append(f"{c} is listed as skipped ({skipped.pop(c).get('reason')}), but its records answer "
+                     f"{metrics[c].get('n')} of its items: shown with their figures and counted in Overall")
     return RunSummary(path=path, name=name, model=model, backend=said("backend"),
                       split=said("split"), parameters=params or None, metrics=metrics,
                       skipped=skipped,

@@ -135,6 +135,7 @@ def table_rows(runs: Sequence[RunSummary]) -> list[dict]:
     rows = []
     cols = columns(runs)
     groups = item_groups(runs)
+    tags = {id(r): tag for group, tag in zip(groups, group_tags(groups)) for r in group}  # a run's items, said
     for group, tag in zip(groups, group_tags(groups)):
         values = {c: baseline_values(group, c) for c in cols}
         ntasks = values["overall"]["tasks"]
@@ -154,7 +155,8 @@ def table_rows(runs: Sequence[RunSummary]) -> list[dict]:
                              **{c: circ[c].get(key) for c in cols}})
     for r in runs:
         circular = has_circular(r)
-        row = {"name": r.name + (PLAIN_TAG if circular else ""), "kind": "run", "split": r.split, "model": r.model,
+        row = {"name": r.name + tags[id(r)] + (PLAIN_TAG if circular else ""), "kind": "run", "split": r.split,
+               "model": r.model,
                "backend": r.backend, "parameters": r.parameters, "run_dir": str(r.path), "complete": r.complete,
                "n_missing": r.n_missing, "n_errors": r.n_errors, "counts": {}}
         for c in cols:
@@ -169,8 +171,8 @@ def table_rows(runs: Sequence[RunSummary]) -> list[dict]:
         rows.append(row)
         if circular:  # the same run's circular figures, on a row of their own (its answers are counted once)
             crow = {k: v for k, v in row.items() if k not in cols and k != "counts"}
-            crow.update(name=r.name + CIRCULAR_TAG, kind="circular",
-                        **{c: "skipped" if c in r.skipped else circular_value(r.metrics, c) for c in cols})
+            crow.update(name=r.name + tags[id(r)] + CIRCULAR_TAG, kind="circular",
+                        **{c: "skipped" if c in r.skipped else circular_value(r.shown(), c) for c in cols})
             rows.append(crow)
     return rows
 

@@ -20,8 +20,9 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from ..errors import UsageError
 from .stats import (ALPHA, _convolve, _upper_tail, binomial_pmf, clopper_pearson,  # noqa: F401 (re-exported)
-                    critical_count, kendall_tau, null_distribution)
+                    critical_count, kendall_tau, mean_interval, null_distribution)
 from .extraction import AMBIGUOUS, PARSED, Extraction, classify_response
 from ..spec import (ANOMALY, ANOMALY_CHANCE_ALTERED, ANOMALY_CHANCE_UNCHANGED, CONFIGS, ORDER, ORIENTED, PAPER_CONFIGS, format_anomaly,
                    anomaly_chance_altered, get as get_spec, parse_reference)
@@ -90,7 +91,7 @@ def _as_list(x: Union[str, Sequence[Any]], n: int, name: str) -> list:
         return [x] * n
     x = list(x)
     if len(x) != n:
-        raise ValueError(f"{name} has {len(x)} entries but there are {n} predictions")
+        raise UsageError(f"{name} has {len(x)} entries but there are {n} predictions")
     return x
 
 
@@ -101,6 +102,9 @@ def score_items(
     options: Optional[Sequence[Optional[Sequence[str]]]] = None,
 ) -> list[tuple[Extraction, bool]]:
     """Per item: the :class:`~jigsaw_puzzles.scoring.extraction.Extraction` and whether it is correct."""
+    if isinstance(predictions, (str, bytes)):  # never read letter by letter as several answers
+        raise UsageError(f"predictions is one {type(predictions).__name__} ({predictions[:40]!r}), not a list: give "
+                         "one model output per item, e.g. [\"The answer is B.\"]")
     predictions = list(predictions)
     n = len(predictions)
     references = _as_list(references, n, "references")
@@ -244,10 +248,9 @@ def _overall(columns: dict[str, dict], nulls: dict[str, np.ndarray]) -> dict[str
     else:
         res["critical_value_exact"] = float("nan")
         res["p_value"] = float("nan")
-    # 95% interval of a mean of independent proportions (stratified Wald).
-    se = math.sqrt(sum((a / 100) * (1 - a / 100) / c["n"] for a, c in zip(acc, cols))) / k
-    res["ci_low"] = max(0.0, res["accuracy"] - 196.0 * se)
-    res["ci_high"] = min(100.0, res["accuracy"] + 196.0 * se)
+    # 95% interval of the mean of the columns' proportions, by the columns' own (Clopper-Pearson) rule
+    lo, hi = mean_interval([(c["correct"], c["n"]) for c in cols])
+    res["ci_low"], res["ci_high"] = 100.0 * lo, 100.0 * hi
     return res
 
 
@@ -278,8 +281,8 @@ def score(
         Generation adds ``position_accuracy``/``kendall_tau``. ``overall`` (present when
         at least one of the seven Table-2 configs is) holds the means over those columns,
         ``critical_value`` being the paper's mean of column critical values, plus
-        ``critical_value_exact``/``p_value`` of the exact test on the mean and a 95%
-        stratified Wald interval.
+        ``critical_value_exact``/``p_value`` of the exact test on the mean and its 95%
+        interval by the columns' rule (:func:`.stats.mean_interval`).
     """
     return aggregate(score_items(predictions, references, configs, options), references, configs)
 

@@ -97,6 +97,56 @@ def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     return lower, upper
 
 
+def _beta_cdf(x: float, a: float, b: float) -> float:
+    """The regularized incomplete beta function I_x(a, b) (Lentz's continued fraction, Numerical Recipes 6.4)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    if x > (a + 1.0) / (a + b + 2.0):  # the fraction converges fast below the mean
+        return 1.0 - _beta_cdf(1.0 - x, b, a)
+    front = math.exp(a * math.log(x) + b * math.log1p(-x) + math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)) / a
+    tiny, c, d = 1e-300, 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    out = d
+    for m in range(1, 500):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d, c = 1.0 + num * d, 1.0 + num / c
+            d, c = 1.0 / (d if abs(d) > tiny else tiny), c if abs(c) > tiny else tiny
+            out *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return front * out
+
+
+def mean_interval(counts: Sequence[tuple[int, int]], confidence: float = 0.95) -> tuple[float, float]:
+    """A 95% interval (fractions) for the mean of the proportions ``correct / n`` of independent columns, by the
+    columns' own rule: the Clopper-Pearson interval of the mean over the effective count n_eff = k^2 / sum(1/n_i)
+    items (Korn & Graubard 1998: the size at which one binomial has the mean's variance when the columns' chances
+    are equal; with equal n it is the pooled count, and a sum of unequal chances varies less than that binomial,
+    so the interval is conservative there). One column: exactly its :func:`clopper_pearson`."""
+    if not counts or any(n <= 0 for _, n in counts):
+        return (float("nan"), float("nan"))
+    k = len(counts)
+    n_eff = k * k / sum(1.0 / n for _, n in counts)
+    x = n_eff * sum(c / n for c, n in counts) / k
+    if abs(n_eff - round(n_eff)) < 1e-9 and abs(x - round(x)) < 1e-9:  # equal n: the pooled counts, exactly
+        return clopper_pearson(int(round(x)), int(round(n_eff)), confidence)
+    a = (1.0 - confidence) / 2.0
+
+    def quantile(q: float, s: float, t: float) -> float:  # Beta(s, t)'s q-quantile, by bisection
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo + hi) / 2.0
+            lo, hi = (mid, hi) if _beta_cdf(mid, s, t) < q else (lo, mid)
+        return (lo + hi) / 2.0
+
+    lower = 0.0 if x <= 0 else quantile(a, x, n_eff - x + 1.0)
+    upper = 1.0 if x >= n_eff else quantile(1.0 - a, x + 1.0, n_eff - x)
+    return lower, upper
+
+
 def kendall_tau(pred: Sequence[int], true: Sequence[int]) -> float:
     """Kendall's tau-a between two equal-length sequences without ties (here: orders of 4)."""
     n = len(true)

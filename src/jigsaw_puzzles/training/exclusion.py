@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import SourceFolderError, UsageError
 from ..generation import neardup
-from ..generation.sources import Source, folder_fingerprint, load_normalised
+from ..generation.sources import Source, accepted_ids, load_normalised, photos_fingerprint
 from ..generation.curation import curate
 from ..generation.workers import chunks, ordered_map, parallel, rank_start, threads_here
 
@@ -265,7 +265,7 @@ def _folder_ids(folder: Path, train_fingerprint: str) -> dict:
 
     report = folder / "curation_report.json"
     if report.is_file() and read_report(folder).get("fingerprint") == train_fingerprint:
-        raise UsageError(f"the training folder is the one the evaluation export {folder} was built from "
+        raise UsageError(f"the training folder holds the photos the evaluation export {folder} was built from "
                          f"(fingerprint {train_fingerprint}): train on other photos")
     if (folder / "dataset_dict.json").is_file() or (folder / "state.json").is_file():
         import datasets
@@ -279,9 +279,11 @@ def _folder_ids(folder: Path, train_fingerprint: str) -> dict:
             ids = {sid: recorded.get(sid, Known()) for sid in ids}
         return ids
     try:
-        if folder_fingerprint(folder) == train_fingerprint:
-            raise UsageError(f"the evaluation folder {folder} is the training folder: train on other photos")
-        return _from_curation(curate(folder))
+        evaluation = curate(folder)
+        if photos_fingerprint(accepted_ids(evaluation)) == train_fingerprint:
+            raise UsageError(f"the evaluation folder {folder} holds the training folder's photos: train on other "
+                             "photos")
+        return _from_curation(evaluation)
     except SourceFolderError:  # nothing readable: the caller says it names no photo
         return {}
 

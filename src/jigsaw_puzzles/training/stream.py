@@ -50,7 +50,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import UsageError, path_value, seed_value
 from ..rng import ItemRNG, stable_hash
-from ..generation.sources import folder_fingerprint, load_normalised
+from ..generation.sources import accepted_ids, load_normalised, photos_fingerprint
 from ..generation.curation import curate
 from ..spec import CONFIGS, MAX_GRID_SIDE, canonical, grid_config, is_config
 from .exclusion import copies_among, evaluation_photos
@@ -144,6 +144,10 @@ class Curriculum:
         """Feed rewards of the current stage; returns the stage (advanced when the recent mean passes)."""
         if self.schedule is not None:
             return self.stage
+        rewards = list(rewards)
+        bad = [r for r in rewards if isinstance(r, bool) or not isinstance(r, numbers.Real) or not math.isfinite(r)]
+        if bad:  # checked before any is kept: a refused batch leaves the window as it was
+            raise UsageError(f"Curriculum.update takes the rewards as finite numbers, not {bad[0]!r}")
         for r in rewards:
             self._recent.append(float(r))
             while len(self._recent) > self.window:
@@ -346,10 +350,10 @@ def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[st
     seed = seed_value(seed)  # np.int64(3) streams what 3 streams
     if mixture is not None and curriculum is not None:
         raise UsageError("give either a mixture or a curriculum, not both")
-    curriculum = curriculum or Curriculum([mixture or {c: 1.0 for c in STREAM_CONFIGS}])
+    curriculum = curriculum or Curriculum([{c: 1.0 for c in STREAM_CONFIGS} if mixture is None else mixture])
     source = _training_source(source)
     curation = curate(source, num_proc=num_proc)
-    fingerprint = folder_fingerprint(source)
+    fingerprint = photos_fingerprint(accepted_ids(curation))  # an export of these photos records the same
     evaluation = evaluation_photos(exclude, fingerprint)
     train = [s for s in curation.accepted if holdout(s.source_id, eval_fraction) == "train"]
     banned = set(evaluation) | (copies_among(train, curation, evaluation, num_proc) if evaluation else set())

@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
+from ..errors import UsageError
 from ..scoring.extraction import PARSED, classify_response
 from ..scoring.score import score
 from ..spec import ANOMALY, ORDER, ORIENTED, config_from_id, get as get_spec, parse_oriented, parse_reference
@@ -51,6 +52,17 @@ def with_prompt(dataset, completion: bool = False, num_proc: Optional[int] = Non
     """The dataset with TRL-ready columns: a conversational ``prompt`` (GRPO) and, with ``completion=True``, the
     answer as an assistant ``completion`` (SFT, prompt-completion format), next to ``images``. Images are not
     decoded (their count comes from the config), so this is quick on a built split."""
+    import datasets
+
+    if not isinstance(dataset, (datasets.Dataset, datasets.IterableDataset)):
+        raise UsageError(f"with_prompt takes a datasets.Dataset of benchmark rows (jp.load_dataset gives one), not "
+                         f"{type(dataset).__name__}")
+    names = dataset.column_names  # (None: a stream whose columns are known only when read)
+    missing = [c for c in ("id", "question", "answer") if names is not None and c not in names]
+    if missing:
+        raise UsageError(f"with_prompt: the dataset has no {', '.join(missing)} column (a benchmark row's columns: "
+                         "jp.load_dataset gives them)")
+
     def add(ids, questions, answers):
         counts = [get_spec(config_from_id(i)).num_images for i in ids]
         out = {"prompt": [to_prompt(n, q) for n, q in zip(counts, questions)]}

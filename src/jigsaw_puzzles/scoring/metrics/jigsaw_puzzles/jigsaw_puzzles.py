@@ -49,7 +49,8 @@ Returns:
         For "overall" this is the paper's mean of the column critical values;
         "critical_value_exact" is the exact test on the mean.
     p_value: one-sided p-value of the observed accuracy against random guessing.
-    ci_low, ci_high: 95% interval (%), Clopper-Pearson per config, stratified Wald for "overall".
+    ci_low, ci_high: 95% interval (%), Clopper-Pearson per config; for "overall" the same rule on the mean over
+        the effective count k^2 / sum(1/n_i) (one config: that config's interval).
     invalid_rate: % of responses whose answer could not be read (ambiguous or invalid); they score 0.
     ambiguous_rate: % of responses naming several answers.
     anomaly_detection also has judgment_accuracy, position_accuracy, type_accuracy and n_altered;
