@@ -63,8 +63,27 @@ _CHECKED_SETS = 4
 THREADS: int | None = None
 
 
-def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known], num_proc: int | None = None
-                 ) -> set[str]:
+def package_photos() -> dict[str, Known]:
+    """``{source id: Known}`` of the embedded photos, the default benchmark's evaluation photos, which every stream
+    excludes without being asked (their copies too): by fingerprint and pixels, or by fingerprint alone where OpenCV
+    (the ``guard`` extra) is not installed (their re-encoded, resized, lightly cropped or re-toned copies then)."""
+    known = _from_curation(curate(None))
+    if not guard_installed():
+        known = {sid: Known(k.fp) for sid, k in known.items()}
+    return known
+
+
+def guard_installed() -> bool:
+    """Whether OpenCV, which the guard's local features need, can be imported."""
+    try:
+        import cv2  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known], num_proc: int | None = None,
+                 quiet: Iterable[str] = ()) -> set[str]:
     """The ids of the ``train`` photos (of ``curation``, the training folder's) that are copies of an evaluation
     photo (:class:`.copies.Evaluation`). Photos known by id alone are looked up first (see the module doc). A
     training photo is checked once per evaluation set and process: its id is its content's, and the set is known by
@@ -72,7 +91,8 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     checked in that many worker processes (the same verdicts: each is a function of the photo and the set); in one
     process, those whose features must be computed are checked in :data:`THREADS` threads. One of the ranks of a
     job starts at its share of the photos (:func:`~..generation.workers.rank_start`): what another rank kept on
-    disk is read when it gets there."""
+    disk is read when it gets there. ``quiet``: evaluation photos no warning counts (the embedded photos a stream
+    excludes on its own, :func:`package_photos`)."""
     from tqdm.auto import tqdm
 
     from .copies import Evaluation
@@ -107,15 +127,17 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
         pixels = {sid for sid, g in zip(index.ids, index.greys) if g is not None}
     else:  # every verdict known: the files are those of that check (the signature holds their sizes and times)
         pixels = {sid for sid, k in evaluation.items() if k.path and _stat(k.path) is not None}
-    unknown = sum(known.fp is None and sid not in pixels for sid, known in evaluation.items())
-    by_fp = len(evaluation) - unknown - len(pixels)
+    quiet = set(quiet)
+    asked = {sid: known for sid, known in evaluation.items() if sid not in quiet}
+    unknown = sum(known.fp is None and sid not in pixels for sid, known in asked.items())
+    by_fp = len(asked) - unknown - len(pixels & set(asked))
     if unknown:
-        warnings.warn(f"exclude: {unknown} of {len(evaluation)} evaluation photos are known by source id only (no "
+        warnings.warn(f"exclude: {unknown} of {len(asked)} evaluation photos are known by source id only (no "
                       "fingerprint or photo in what was passed): their exact copies are never yielded, but "
                       "re-encoded, resized, cropped, flipped or framed copies cannot be recognised; pass the folder "
                       "of the evaluation photos too", UserWarning, stacklevel=3)
     if by_fp:
-        warnings.warn(f"exclude: {by_fp} of {len(evaluation)} evaluation photos are known by fingerprint only (an "
+        warnings.warn(f"exclude: {by_fp} of {len(asked)} evaluation photos are known by fingerprint only (an "
                       "export records no pixels): their re-encoded, resized, lightly cropped or re-toned copies are "
                       "never yielded, but flipped, turned, more cropped, framed or watermarked ones can be; pass the "
                       "folder of the evaluation photos too (exclude=[export, photo_folder])", UserWarning,
