@@ -13,6 +13,7 @@ import io
 import shutil
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from jigsaw_puzzles.generation.curation import curate
 from jigsaw_puzzles.generation.sources import embedded_folder, list_files, normalise
 
 EMBEDDED = list_files(embedded_folder())
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _reencoded(photo: Image.Image, rng) -> bytes:
@@ -110,3 +112,92 @@ def test_a_folder_of_only_embedded_copies_is_refused_with_why(tmp_path):
         ImageOps.mirror(Image.open(path).convert("RGB")).save(tmp_path / f"mirror_{path.stem}.png")
     with pytest.raises(UsageError, match="embedded photos, the default benchmark's, are always excluded"):
         _streamed(tmp_path)
+
+
+# --- the training helpers refuse an evaluation split (#44.1) ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def export(tmp_path_factory):
+    """An export of the embedded photos (one config), as `jigsaw-puzzles build --out` writes it."""
+    from jigsaw_puzzles.publishing.export import build
+
+    root = tmp_path_factory.mktemp("export")
+    build(root / "jigsaw_puzzles", configs=["order_generation"], cache_dir=str(root / "cache"))
+    return root / "jigsaw_puzzles"
+
+
+def _evaluation_splits(export, tmp_path):
+    """Every way a user holds the benchmark's evaluation items: the embedded photos' test and Lite splits, an
+    export loaded by stock datasets (a split, every split, a stream of it), and the rows copied out of a split (no
+    split recorded: their ids say what they are)."""
+    import datasets
+
+    import jigsaw_puzzles as jp
+
+    test = jp.load_dataset("order_generation", cache_dir=str(tmp_path / "c"))
+    yield "embedded test", test
+    yield "embedded lite", jp.load_dataset("order_generation", split="lite", cache_dir=str(tmp_path / "c"))
+    yield "export test", datasets.load_dataset(str(export), "order_generation", split="test",
+                                               cache_dir=str(tmp_path / "d"))
+    yield "export, every split", datasets.load_dataset(str(export), "order_generation", cache_dir=str(tmp_path / "d"))
+    yield "export streamed", datasets.load_dataset(str(export), "order_generation", split="lite", streaming=True)
+    yield "rows copied out", datasets.Dataset.from_list([dict(r) for r in test.select(range(3))])
+
+
+def _first(made):
+    """The first row a helper's output gives (a stream's rows are converted, and checked, as they come)."""
+    return next(iter(made if not hasattr(made, "values") else next(iter(made.values()))))
+
+
+def test_the_readme_quickstart_trains_on_no_evaluation_split():
+    block = (ROOT / "README.md").read_text().split("## Quickstart 3")[1].split("```python")[1].split("```")[0]
+    assert "load_dataset" not in block and "split=" not in block
+    assert block.count("training_stream(") == block.count('exclude="./jigsaw_puzzles"') == 2
+
+
+def test_with_prompt_refuses_the_embedded_lite_split_and_its_rows(tmp_path):
+    import datasets
+
+    import jigsaw_puzzles as jp
+
+    lite = jp.load_dataset("order_generation", split="lite", cache_dir=str(tmp_path))
+    copied = datasets.Dataset.from_list([dict(r) for r in lite.select(range(2))])
+    for data in (lite, copied, lite.to_iterable_dataset()):
+        with pytest.raises(UsageError, match="was given an evaluation split .*smoke_test=True"):
+            _first(jp.with_prompt(data))
+    with pytest.raises(UsageError, match="evaluation split"):
+        jp.to_messages(lite[0], completion=True)
+    assert jp.to_messages(lite[0])["prompt"]  # a prompt alone is what evaluating it needs
+    with pytest.warns(UserWarning, match="smoke_test=True"):
+        assert _first(jp.with_prompt(copied, completion=True, smoke_test=True))["completion"]
+
+
+@pytest.mark.slow
+def test_the_training_helpers_refuse_every_evaluation_split(export, tmp_path):
+    import jigsaw_puzzles as jp
+    from jigsaw_puzzles.interactive import tool_rows
+
+    for name, split in _evaluation_splits(export, tmp_path):
+        for helper in (jp.with_prompt, lambda d, **k: jp.with_prompt(d, completion=True, **k), tool_rows):
+            with pytest.raises(UsageError, match="was given an evaluation split .*smoke_test=True"):
+                _first(helper(split))
+        if name in ("export streamed", "rows copied out"):  # the cheap ones: smoke_test takes them
+            with pytest.warns(UserWarning, match="smoke_test=True"):
+                row = _first(jp.with_prompt(split, completion=True, smoke_test=True))
+            assert row["completion"][0]["content"][0]["text"] == row["answer"], name
+
+
+def test_the_helpers_take_training_stream_rows_without_a_word(photo_dir):
+    import datasets
+
+    import jigsaw_puzzles as jp
+    from jigsaw_puzzles.interactive import tool_rows
+
+    stream = jp.training_stream(photo_dir, mixture={"order_generation": 1}, seed=0)
+    rows = list(stream.take(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for data in (stream, datasets.Dataset.from_list(rows)):
+            assert next(iter(jp.with_prompt(data, completion=True)))["completion"]
+            assert next(iter(tool_rows(data)))["pieces"]
+        assert jp.to_messages(rows[0], completion=True)["completion"]
