@@ -6,7 +6,8 @@ thing that does not hold together is a line. The library versions that shape ite
 as the export records them, are compared with this machine's, a line for each that differs. Then every config is
 rebuilt here with the report's seed, answer plan and CLIP weights and compared row by row (every
 column, every image's bytes; each id exactly once, in the order the build writes them); the rebuild's curation
-record and task skips are compared with the report's. For a hard config (``missing_piece_selection_hard*``) a row
+record and task skips are compared with the report's, and the guard's evaluation index (``guard_index.parquet``,
+:mod:`.guard_index`) with the greys of this rebuild's photos. For a hard config (``missing_piece_selection_hard*``) a row
 that differs only in its distractors (their images and ``metadata.distractors``) is checked with
 :func:`jigsaw_puzzles.generation.clip.ties.explain_item`: a *near-tie* when this machine's own similarities, one or
 two of them put across the rounding edge they lie within float noise of, give exactly the recorded distractors.
@@ -32,6 +33,7 @@ from ..errors import UsageError
 from ..generation.builder import make_builder
 from ..generation.versions import CLIP_DISTRIBUTIONS, item_versions
 from ..spec import GENERATOR_VERSION, SPLITS
+from . import guard_index
 from .audit import Export, read_export
 from .export import write_parquet
 
@@ -296,6 +298,8 @@ def verify(export: str, source: str | None = None, clip_cache_dir: str | None = 
                                             answer_plan=claims.answer_plan, progress=progress,
                                             clip_cache_dir=clip_cache_dir, **options[config])
             builders[config].preparation()
+        # the guard's evaluation index: every accepted photo's greys, as this machine computes them from the photos
+        problems += guard_index.problems(Path(export), report, next(iter(builders.values())).plan()["curation"].accepted)
         for config, builder in builders.items():
             builder.download_and_prepare()
             problems += record_problems(report, config, builder, first=not results)

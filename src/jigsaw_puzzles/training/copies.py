@@ -48,9 +48,9 @@ from PIL import Image
 
 from ..errors import UsageError, install_hint
 from ..generation import neardup
+from ..publishing.guard_index import SMALL, WORK, grey, greys_of  # long sides (px) local features are read at
 from .pixel_check import SHOWN, contradicted, scaling, shown
 
-WORK, SMALL = 512, 256  # long sides (px) local features are read at
 FEATURES = {"train": 1500, "eval": 500, "small": 250}
 FAST = {"train": 15, "eval": 10}  # ORB's FAST thresholds (the evaluation side is computed once)
 SCORE = {"train": "FAST", "eval": "HARRIS"}  # what ranks ORB's keypoints (a Harris response costs 0.6 ms a photo)
@@ -91,15 +91,6 @@ def _one_thread(cv2):
             _HOLDERS[0] -= 1
             if _HOLDERS[0] == 0:
                 cv2.setNumThreads(_HOLDERS[1])
-
-
-def grey(image: Image.Image, side: int) -> np.ndarray:
-    """The grey image with its long side at most ``side`` (PIL's box filter: the same bytes everywhere)."""
-    g = image.convert("L")
-    scale = side / max(g.size)
-    if scale < 1:
-        g = g.resize((max(1, round(g.width * scale)), max(1, round(g.height * scale))), Image.Resampling.BOX)
-    return np.asarray(g)
 
 
 @dataclass
@@ -208,7 +199,8 @@ class _View:
 
 class Evaluation:
     """The evaluation photos, indexed for :meth:`copy_of`. ``photos``: ``(id, image loader or None, pHash
-    fingerprint or None)``; a photo without a loader is matched by pHash only, one without either by id only.
+    fingerprint or None)``, the loader giving the normalised photo or its greys (:func:`evaluation_views`); a photo
+    without a loader is matched by pHash only, one without either by id only.
     ``store``: a :class:`.guard_cache.EvaluationStore` each photo's :func:`evaluation_views` are read from and kept
     in (the ids must then be the content ids of the photos' files); ``first``: the photo the views are computed
     from (a rank's share, :func:`~..generation.workers.rank_start`: what another rank kept is read when reached)."""
@@ -331,13 +323,13 @@ class Evaluation:
 VIEWS = ((WORK, False), (WORK, True), (SMALL, False), (SMALL, True))  # an evaluation photo's: side, mirrored
 
 
-def evaluation_views(image: Image.Image) -> tuple[np.ndarray, tuple[int, int], list[Features]]:
-    """What :class:`Evaluation` reads from an evaluation photo (a function of its pixels alone:
-    :mod:`.guard_cache` keeps it on disk): its grey pixels at :data:`SMALL` px, the shape of its grey at
-    :data:`WORK` px, and the local features of each of :data:`VIEWS`."""
+def evaluation_views(image: Image.Image | tuple) -> tuple[np.ndarray, tuple[int, int], list[Features]]:
+    """What :class:`Evaluation` reads from an evaluation photo (a function of its two greys alone,
+    :func:`~..publishing.guard_index.greys_of`, which an export's guard index holds; :mod:`.guard_cache` keeps it
+    on disk): its grey pixels at :data:`SMALL` px, the shape of its grey at :data:`WORK` px, and the local features
+    of each of :data:`VIEWS`. ``image``: the normalised photo, or its greys ``(small, work)``."""
     cv2 = require_cv2()
-    small = grey(image, SMALL)
-    work = grey(image, WORK)
+    small, work = image if isinstance(image, tuple) else greys_of(image)
     out = []
     with _one_thread(cv2):
         for side, mirrored in VIEWS:
