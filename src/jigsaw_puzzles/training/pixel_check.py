@@ -126,8 +126,14 @@ def _cells(cv2, a: np.ndarray, b: np.ndarray, a_to_b: np.ndarray) -> tuple[np.nd
     m = scaling(*g) @ a_to_b @ scaling(1 / f[0], 1 / f[1])  # av pixels -> bd pixels
     size = (av.shape[1], av.shape[0])
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
-    seen = cv2.warpAffine(bd.astype(np.float32), m[:2], size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
-    inside = cv2.warpAffine(np.ones(bd.shape, np.float32), m[:2], size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
+    if np.allclose(m[2], [0, 0, 1]):
+        seen = cv2.warpAffine(bd.astype(np.float32), m[:2], size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
+        inside = cv2.warpAffine(np.ones(bd.shape, np.float32), m[:2], size, flags=flags,
+                                borderMode=cv2.BORDER_CONSTANT)
+    else:  # a homography (a stretched or keystoned copy)
+        seen = cv2.warpPerspective(bd.astype(np.float32), m, size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
+        inside = cv2.warpPerspective(np.ones(bd.shape, np.float32), m, size, flags=flags,
+                                     borderMode=cv2.BORDER_CONSTANT)
     gh, gw = av.shape[0] // CELL, av.shape[1] // CELL
 
     def blocks(x):
