@@ -12,7 +12,8 @@ from hypothesis import given, strategies as st
 from fixtures.copies import framed_pair, make_copy
 from test_guard import EVAL, FILLERS, evaluation, photo, read_back, slow_examples
 
-from jigsaw_puzzles.training.copies import Evaluation, _plausible
+from jigsaw_puzzles.training.copies import Evaluation
+from jigsaw_puzzles.training.pixel_check import plausible
 
 
 @pytest.mark.slow
@@ -60,4 +61,4 @@ def test_a_homography_must_lay_the_photo_down_as_a_photograph_could():
     for dst, ok in (([[0, 0], [256, 0], [256, 192], [0, 192]], True), ([[30, 0], [226, 0], [256, 192], [0, 192]], True),
                     ([[0, 0], [333, 0], [333, 192], [0, 192]], True), ([[120, 0], [136, 0], [256, 192], [0, 192]], False),
                     ([[256, 0], [0, 0], [0, 192], [256, 192]], False), ([[0, 0], [256, 0], [0, 192], [256, 192]], False)):
-        assert _plausible(cv2.getPerspectiveTransform(src, np.float32(dst)).astype(np.float64), (192, 256)) is ok, dst
+        assert plausible(cv2.getPerspectiveTransform(src, np.float32(dst)).astype(np.float64), (192, 256)) is ok, dst

@@ -23,7 +23,7 @@ way OpenCV's ORB and RANSAC check one):
 3. **Geometry.** A similarity fitted to a candidate's matches by RANSAC (``cv2.estimateAffinePartial2D``, its
    fixed seed): at least 12 matches must agree within 4 px. Where its pixels (4.) disagree, a homography of the
    same matches (``cv2.findHomography``, RANSAC, its fixed seed) with as many inliers or more that lays the photo
-   down as a photograph of it could (:func:`_plausible`) is checked the same way.
+   down as a photograph of it could (:func:`.pixel_check.plausible`) is checked the same way.
 4. **Pixels.** The two photos compared where the similarity lays one on the other: a copy shows at least half
    of one of them with nothing against it (:mod:`.pixel_check`; a negative view's candidate against the negative
    grey).
@@ -55,7 +55,7 @@ from PIL import Image
 from ..errors import UsageError, install_hint
 from ..generation import neardup
 from ..publishing.guard_index import SMALL, WORK, grey, greys_of  # long sides (px) local features are read at
-from .pixel_check import SHOWN, contradicted, scaling, shown
+from .pixel_check import SHOWN, contradicted, plausible, scaling, shown
 
 FEATURES = {"train": 1500, "eval": 500, "small": 250, "tiny": 250}
 TINY = SMALL // 2  # an evaluation photo's third size: a cell of a 4x4 collage is about 128 px at WORK
@@ -67,7 +67,6 @@ HASH_TABLES, PER_BUCKET = 10, 8  # keys of about log2(descriptors / 8) bits; a b
 EXTRA_TABLES = 5  # the negatives' and TINY views' lookup: half the tables (its cost), a negative matches plenty
 MIN_VOTES, CANDIDATES = 8, 8
 MIN_INLIERS, RANSAC_PX = 12, 4.0
-MAX_SKEW = 4.0  # a homography's local scale (area) at one corner of the photo at most 4x that at another
 
 
 def require_cv2():
@@ -339,8 +338,8 @@ class Evaluation:
             # matches under a homography (only here: a photo that is no copy seldom gets this far)
             h, agree = cv2.findHomography(src, f.points[q[pick]], cv2.RANSAC, RANSAC_PX, maxIters=2000,
                                           confidence=0.995)
-            if h is None or int(agree.sum()) < int(inliers.sum()) or not _plausible(h @ self.views[v].to_view,
-                                                                                   small.shape):
+            if h is None or int(agree.sum()) < int(inliers.sum()) or not plausible(h @ self.views[v].to_view,
+                                                                                  small.shape):
                 continue
             share = shown(cv2, small, work(), h @ self.views[v].to_view)
             if share >= SHOWN:
@@ -353,25 +352,6 @@ class Evaluation:
         k = min(unchecked, key=lambda k: (near[k], k), default=None)
         return None if k is None else (self.ids[k], f"pHash distance {near[k]} <= {self.bits} (too few local "
                                                     "features to check it)")
-
-
-def _plausible(small_to_work: np.ndarray, shape: tuple[int, int]) -> bool:
-    """Whether a homography lays the evaluation photo (``shape``) on the training photo as a photograph of it
-    could: its corners in the same turning order (no twist or mirror), and the local scale at any corner within
-    :data:`MAX_SKEW` of that at any other (a keystone or a stretch, not a degenerate fit)."""
-    h, w = shape
-    corners = np.float64([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]]) - [0.5, 0.5, 0]
-    mapped = corners @ small_to_work.T
-    if not (mapped[:, 2] > 0).all():
-        return False
-    xy = mapped[:, :2] / mapped[:, 2:]
-    edges = np.roll(xy, -1, axis=0) - xy
-    turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
-    if not (turns > 0).all():
-        return False
-    a = small_to_work
-    scales = [abs(np.linalg.det(a[:2, :2] - np.outer(m, a[2, :2]))) / p[2] ** 2 for m, p in zip(xy, mapped)]
-    return bool(max(scales) <= MAX_SKEW * min(scales))
 
 
 #: an evaluation photo's views: side, mirrored, inverted (a negative's ORB keypoints lie where the photo's do, but
