@@ -255,9 +255,11 @@ def time_steps(folder: Path, config: str, num_proc: int | None, steps: set[str])
             out["guard set"] = time.perf_counter() - start
             _cold()
             curation = curate(folder, num_proc=num_proc)  # the folder's curation: its own step above
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             found = exclusion.copies_among(curation.accepted, curation, package, num_proc)
             out["guard"] = time.perf_counter() - start  # (the embedded photos' index read back from the kept one)
+            out["guard cpu"] = time.process_time() - cpu  # every thread of this process: what a shared machine's
+            # load does not inflate (workers' time is not in it: num_proc None, threads)
             out["guard flagged"] = len(found)
             os.environ[cachefiles.ENV] = "off"
     if "distractors" in steps:
