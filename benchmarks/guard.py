@@ -37,8 +37,8 @@ Evaluation photos: the 57 embedded photos and 60 synthetic test photos (``tests/
 
 Rates come with their n and a Wilson 95% interval. Deterministic (seeded); ``--quick`` runs a tenth.
 
-    python benchmarks/guard.py [--quick] [--framed N] [--apps N] [--kinds rotate ... | more] [--stages [--cpu]] [--index]
-                               [--export]
+    python benchmarks/guard.py [--quick] [--framed N] [--apps N] [--kinds rotate ... | more] [--stages [--cpu]]
+                               [--index] [--export]
 """
 from __future__ import annotations
 

@@ -58,7 +58,10 @@ def test_a_homography_must_lay_the_photo_down_as_a_photograph_could():
     import cv2
 
     src = np.float32([[0, 0], [256, 0], [256, 192], [0, 192]])
-    for dst, ok in (([[0, 0], [256, 0], [256, 192], [0, 192]], True), ([[30, 0], [226, 0], [256, 192], [0, 192]], True),
-                    ([[0, 0], [333, 0], [333, 192], [0, 192]], True), ([[120, 0], [136, 0], [256, 192], [0, 192]], False),
-                    ([[256, 0], [0, 0], [0, 192], [256, 192]], False), ([[0, 0], [256, 0], [0, 192], [256, 192]], False)):
+    for dst, ok in (([[0, 0], [256, 0], [256, 192], [0, 192]], True),  # the same
+                    ([[30, 0], [226, 0], [256, 192], [0, 192]], True),  # a keystone
+                    ([[0, 0], [333, 0], [333, 192], [0, 192]], True),  # a stretch
+                    ([[120, 0], [136, 0], [256, 192], [0, 192]], False),  # one side collapsed
+                    ([[256, 0], [0, 0], [0, 192], [256, 192]], False),  # mirrored
+                    ([[0, 0], [256, 0], [0, 192], [256, 192]], False)):  # twisted
         assert plausible(cv2.getPerspectiveTransform(src, np.float32(dst)).astype(np.float64), (192, 256)) is ok, dst

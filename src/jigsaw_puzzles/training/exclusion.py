@@ -145,10 +145,10 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
                       "of the evaluation photos too", UserWarning, stacklevel=3)
     if by_fp:
         warnings.warn(f"exclude: {by_fp} of {len(asked)} evaluation photos are known by fingerprint only (an "
-                      "export made before its guard index records no pixels): their re-encoded, resized, lightly cropped or re-toned copies are "
-                      "never yielded, but flipped, turned, more cropped, framed or watermarked ones can be; pass the "
-                      "folder of the evaluation photos too (exclude=[export, photo_folder])", UserWarning,
-                      stacklevel=3)
+                      "export made before its guard index records no pixels): their re-encoded, resized, lightly "
+                      "cropped or re-toned copies are never yielded, but flipped, turned, more cropped, framed or "
+                      "watermarked ones can be; rebuild the export with this version, or pass the folder of the "
+                      "evaluation photos too (exclude=[export, photo_folder])", UserWarning, stacklevel=3)
     new: dict = {}
     store = None if root is None else FeatureStore(root)
     # In one process, the photos whose features must be computed (decoding, ORB: outside the GIL) are checked in
