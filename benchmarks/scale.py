@@ -20,6 +20,11 @@ worker processes), the steps of a build of ``--config`` (``order_restoration``),
   build        listing + curation + plan + generation: what ``load_dataset`` costs on a cold cache
   stream       the training stream's first pass over the folder (``training_stream(..., passes=1)``, the same
                config; curation is cached in-process, so this is the stream's own work)
+  guard        the contamination guard's first pass over the folder, as every stream makes it now (#44.2: the
+               embedded photos, its evaluation set without ``exclude=``): each photo decoded, its local features
+               computed and kept (an empty guard cache in a temporary folder) and checked, in the default threads;
+               the embedded photos' curation and index, a fixed cost, are timed apart (``guard set``; read back from
+               the cache in the step)
   distractors  Missing Piece Selection's (easy) candidates for one item: the pool's hash ring, made once
                (``rng.hash_ring``), and a walk taking the first four, on 200 items, scaled to one item per photo
   clip search  CLIP mining's pool step on random unit embeddings (9 cells of 512 dims per photo, one query per
@@ -53,7 +58,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))  # the photo synthesizer of the t
 sys.path.insert(0, str(HERE))  # benchmarks/neardup.py's synthetic fingerprints
 
 STEPS = ("listing", "curation", "kept curation", "dup rule", "plan", "answer plan", "generation", "build", "stream", "distractors",
-         "clip search")
+         "clip search", "guard")
 LIBRARY_VERSION = "1"  # bump when the synthesizer or the acceptance rule of the library changes
 
 
@@ -237,6 +242,26 @@ def time_steps(folder: Path, config: str, num_proc: int | None, steps: set[str])
         served = sum(1 for _ in jp.training_stream(folder, {config: 1.0}, seed=0, passes=1))
         out["stream"] = time.perf_counter() - start
         out["stream items"] = served
+    if "guard" in steps:
+        from jigsaw_puzzles.training import copies, exclusion
+
+        with tempfile.TemporaryDirectory() as kept:
+            os.environ[cachefiles.ENV] = kept  # an empty guard cache: the first pass computes and keeps features
+            exclusion._CHECKED.clear()
+            _cold()
+            start = time.perf_counter()
+            package = exclusion.package_photos()  # the embedded photos' curation (their index is built below)
+            copies.Evaluation([(sid, exclusion._pixels(k, sid), k.fp) for sid, k in sorted(package.items())])
+            out["guard set"] = time.perf_counter() - start
+            _cold()
+            curation = curate(folder, num_proc=num_proc)  # the folder's curation: its own step above
+            start, cpu = time.perf_counter(), time.process_time()
+            found = exclusion.copies_among(curation.accepted, curation, package, num_proc)
+            out["guard"] = time.perf_counter() - start  # (the embedded photos' index read back from the kept one)
+            out["guard cpu"] = time.process_time() - cpu  # every thread of this process: what a shared machine's
+            # load does not inflate (workers' time is not in it: num_proc None, threads)
+            out["guard flagged"] = len(found)
+            os.environ[cachefiles.ENV] = "off"
     if "distractors" in steps:
         ids = tuple(s.source_id for s in curation.accepted)
         made, per_item = ring_walks(ids, min(200, len(ids)))

@@ -286,9 +286,12 @@ def test_the_stream_serves_no_copy_and_every_other_photo(crawl):
         rows = training_stream(train, mixture={"order_generation": 1}, exclude=exclude, eval_fraction=0.0, passes=1)
         return {r["source_id"] for r in rows}
 
-    everything = served(None)
+    everything = {s.source_id for s in curate(train).accepted}
     assert copies <= everything and by_name["same_chrome_other_photo.png"] in everything  # all pass curation
     assert by_name["screenshot.png"] in {s.source_id for s in curate(originals).accepted}
+    of_synthetic = {by_name[name] for name in made if name.endswith(("_100.jpg", "_101.jpg"))}
+    assert len(of_synthetic) == 2
+    assert served(None) == everything - (copies - of_synthetic)  # the embedded photos' copies: never (#44.2)
     assert served(originals) == everything - copies
 
 

@@ -1,5 +1,5 @@
-"""The README's TRL quickstart runs (issue #10 part 5): GRPO and SFT on rows with `jp.with_prompt`, 2 steps each
-on the tiny random Qwen2-VL. The test changes only what a CPU and a test need: the model id (a local tiny
+"""The README's TRL quickstart runs (issue #10 part 5): GRPO on the training stream and SFT on its rows with
+`jp.with_prompt` (never an evaluation split, #44.1), 2 steps each on the tiny random Qwen2-VL. The test changes only what a CPU and a test need: the model id (a local tiny
 checkpoint), max_steps, the photo folder, CPU flags and small batch/generation sizes; the `exclude=` export it
 names is built first (from other photos), since a path that does not exist is refused."""
 from __future__ import annotations
@@ -23,7 +23,8 @@ def test_with_prompt_adds_trl_columns_without_touching_the_rows(photo_dir, cache
     import jigsaw_puzzles as jp
 
     ds = jp.load_dataset("order_restoration", source=photo_dir, cache_dir=cache_dir)
-    sft = jp.with_prompt(ds, completion=True)
+    with pytest.warns(UserWarning, match="smoke_test=True: training data made of an evaluation split"):
+        sft = jp.with_prompt(ds, completion=True, smoke_test=True)  # a benchmark split: a smoke test only
     row = sft[0]
     (turn,) = row["prompt"]
     assert [p["type"] for p in turn["content"]] == ["image"] * len(row["images"]) + ["text"]
@@ -31,6 +32,17 @@ def test_with_prompt_adds_trl_columns_without_touching_the_rows(photo_dir, cache
     assert row["completion"] == [{"role": "assistant", "content": [{"type": "text", "text": row["answer"]}]}]
     assert sft.remove_columns(["prompt", "completion"])[0]["metadata"] == ds[0]["metadata"]
     assert jp.to_messages(ds[0])["prompt"] == row["prompt"]
+
+
+def test_with_prompt_takes_a_training_stream(photo_dir):
+    """The README's SFT data: ``with_prompt`` over the stream (an ``IterableDataset``) adds the same columns, and
+    the stream's own ``prompt`` is what it would write."""
+    import jigsaw_puzzles as jp
+
+    stream = jp.training_stream(photo_dir, mixture={"order_restoration": 1, "order_generation": 1}, seed=0)
+    for row, plain in zip(jp.with_prompt(stream, completion=True).take(4), stream.take(4)):
+        assert row["id"] == plain["id"] and row["prompt"] == plain["prompt"] == jp.to_messages(row)["prompt"]
+        assert row["completion"] == jp.to_messages(row, completion=True)["completion"]
 
 
 @pytest.mark.slow

@@ -42,3 +42,18 @@ def test_the_benchmark_prints_the_cost_per_photo_of_every_step(tmp_path, capsys)
         assert len(row.split("|")) == 6, row  # step, two sizes, the growth
     assert "| 600 |" in out
     assert "rendezvous (4.0.0), ms/item" in out and next(line for line in out.splitlines() if line.startswith("| 250 |"))
+
+
+def test_the_guard_step_times_the_first_pass_every_stream_makes(tmp_path, capsys, monkeypatch):
+    """#44.5: the guard's first pass over a new folder (against the embedded photos, an empty guard cache), wall and
+    CPU time, none of the synthetic photos flagged."""
+    from jigsaw_puzzles.generation import cachefiles
+
+    monkeypatch.setenv(cachefiles.ENV, "off")
+    _scale().main(["--sizes", "6", "12", "--cache", str(tmp_path), "--photo-size", "320", "264", "--steps",
+                   "listing", "curation", "guard", "--dup-sizes", "--distractor-sizes"])
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("| guard |"))
+    assert len(row.split("|")) == 6, row
+    sized = [line for line in out.splitlines() if line.lstrip().startswith(("6 photos", "12 photos"))]
+    assert len(sized) == 2 and all("'guard cpu'" in line and "'guard flagged': 0" in line for line in sized), sized

@@ -147,13 +147,20 @@ def environments(configs: Iterable[str], rules: Rules | None = None) -> dict[str
     return out
 
 
-def tool_rows(dataset, prompt: str = PROMPT, environment: bool = False):
+def tool_rows(dataset, prompt: str = PROMPT, environment: bool = False, smoke_test: bool = False):
     """A stream or dataset of order items made ready for :class:`JigsawToolEnv`: the pieces move from
     ``images`` to ``pieces`` and ``prompt`` becomes one user turn of ``prompt`` (``reset`` adds the board and
     the rules); ``environment=True`` adds the ``environment`` column TRL routes a dict ``environment_factory``
     by (the row's config, as :func:`environments` keys it). Works on ``datasets.Dataset`` and ``IterableDataset``
-    alike."""
+    alike. Training rows: an evaluation split (the benchmark's ``test`` or ``lite`` items) is a ``UsageError``
+    unless ``smoke_test=True``, which warns (:mod:`jigsaw_puzzles.training.eval_split`)."""
+    from ..training.eval_split import item_id, refuse_evaluation
+
+    refuse_evaluation(dataset, "tool_rows", smoke_test)
+
     def convert(row):
+        if item_id(row.get("id")):  # a stream's rows cannot be read ahead: checked as they come
+            refuse_evaluation(row, "tool_rows", smoke_test)
         out = {"prompt": [{"role": "user", "content": prompt}], "pieces": row["images"]}
         if environment:
             out["environment"] = row.get("config") or config_from_id(row["id"])

@@ -17,7 +17,7 @@ from typing import Iterable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import card
+from . import card, guard_index
 from .._version import __version__
 from ..generation.builder import CONFIGS, make_builder
 from ..errors import ConfigUnavailable, UsageError, python_face
@@ -132,6 +132,9 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
     report["generator_version"] = GENERATOR_VERSION
     report["fingerprint"] = photos_fingerprint(accepted_ids(report["curation"]))  # a stream refuses these photos
     report["item_versions"] = item_versions()  # the libraries that shaped the items: `verify` names a difference
+    # the guard's evaluation index: exclude=EXPORT recognises every copy kind a folder of the photos would
+    report[guard_index.REPORT_KEY] = guard_index.write(out, guard_index.photo_greys(
+        builders[configs[0]].plan(num_proc)["curation"].accepted))
     clip = {c: getattr(builders[c].preparation(), "metadata", None) for c in configs}
     clip = {c: m for c, m in clip.items() if isinstance(m, dict) and "clip_weights" in m}
     if clip:  # model, tag or the weights file's name and SHA-256 (never its path): what `verify` needs to find them

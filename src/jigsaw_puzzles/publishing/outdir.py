@@ -24,7 +24,8 @@ from ..generation.sources import resolve_folder
 from ..spec import is_config
 
 REPORT = "curation_report.json"
-TOP_FILES = {"README.md", REPORT, LICENSE_FILE}  # what export._write puts at the top of the folder
+TOP_FILES = {"README.md", REPORT, LICENSE_FILE, "guard_index.parquet"}  # what export._write puts at the top of the
+# folder (the last: publishing.guard_index.FILE)
 PARQUET = re.compile(r"(test|lite)-\d{5}-of-\d{5}\.parquet")
 STAGING = re.compile(r"\.(?P<name>.+)\.(?P<kind>partial|previous)-(?P<pid>\d+)")
 #: errors of the machine, not of the code: a full disk, a quota, a read-only or forbidden folder

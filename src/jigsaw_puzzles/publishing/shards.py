@@ -15,6 +15,7 @@ photos' contents, is the same on every machine).
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -23,12 +24,13 @@ import pyarrow.parquet as pq
 from ..errors import UsageError
 from ..inference.options import whole
 from ..spec import SPLITS
+from . import guard_index
 from .export import ROW_GROUP_SIZE, part_name, write_batches, write_top
 from .outdir import check_build_out, read_report, staged
 
 #: what every shard's report must hold alike (the shard and its counts aside; the folder's name: see the module doc)
 _SAME = ("curation", "skipped_configs", "seed", "answer_plan", "version", "generator_version", "item_versions",
-         "clip", "fingerprint")
+         "clip", "fingerprint", "guard_index")
 
 
 def _comparable(report: dict, key: str):
@@ -110,6 +112,9 @@ def merge(shards: list[str | os.PathLike], out: str | os.PathLike, num_proc: int
                                 {k: [] for k in features()}, features=features())
                 report["configs"][config] = {"task_skips": reports[0]["configs"][config]["task_skips"],
                                              **counts[config]}
+            first = by_index[0, n] / guard_index.FILE  # every shard wrote the whole folder's (the same: _SAME)
+            if first.is_file():
+                shutil.copyfile(first, staging / guard_index.FILE)
             write_top(staging, configs, counts, sizes, tests, report, num_proc, repo)
             del tests  # (its files, in cache, are closed before the folder goes)
     return report

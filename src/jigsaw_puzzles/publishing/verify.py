@@ -6,8 +6,9 @@ thing that does not hold together is a line. The library versions that shape ite
 as the export records them, are compared with this machine's, a line for each that differs. Then every config is
 rebuilt here with the report's seed, answer plan and CLIP weights and compared row by row (every
 column, every image's bytes; each id exactly once, in the order the build writes them); the rebuild's curation
-record, task skips and photos' fingerprint are compared with the report's, and the card this rebuild writes
-with the export's (:mod:`.card_check`). For a hard config (``missing_piece_selection_hard*``) a row
+record, task skips and photos' fingerprint are compared with the report's, the card this rebuild writes with the
+export's (:mod:`.card_check`), and the guard's evaluation index (``guard_index.parquet``, :mod:`.guard_index`) with
+the greys of this rebuild's photos. For a hard config (``missing_piece_selection_hard*``) a row
 that differs only in its distractors (their images and ``metadata.distractors``) is checked with
 :func:`jigsaw_puzzles.generation.clip.ties.explain_item`: a *near-tie* when this machine's own similarities, one or
 two of them put across the rounding edge they lie within float noise of, give exactly the recorded distractors.
@@ -271,6 +272,7 @@ def verify(export: str, source: str | None = None, clip_cache_dir: str | None = 
     import pyarrow.parquet as pq
 
     from ..generation.builder import make_builder
+    from . import guard_index
     from .audit import read_export
     from .card_check import card_problems, fingerprint_problems
     from .export import write_parquet
@@ -304,6 +306,9 @@ def verify(export: str, source: str | None = None, clip_cache_dir: str | None = 
                                             answer_plan=claims.answer_plan, progress=progress,
                                             clip_cache_dir=clip_cache_dir, **options[config])
             builders[config].preparation()
+        # the guard's evaluation index: every accepted photo's greys, as this machine computes them from the photos
+        accepted = next(iter(builders.values())).plan()["curation"].accepted
+        problems += guard_index.problems(Path(export), report, accepted)
         for config, builder in builders.items():
             builder.download_and_prepare()
             problems += record_problems(report, config, builder, first=not results)

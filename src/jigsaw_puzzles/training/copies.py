@@ -1,26 +1,32 @@
 """Copies of evaluation photos among training photos, as the web makes them: flipped, cropped by up to a quarter,
-turned, bordered or letterboxed, put inside a larger frame (a screenshot, a page, a collage), watermarked; and not
-two different photos that share a frame (#35.3).
+turned, bordered or letterboxed, put inside a larger frame (a screenshot, a page, a collage), watermarked; since
+#44.4 stretched, keystoned, inverted (a negative); and not two different photos that share a frame (#35.3).
 
-A copy of a photo shows a large part of it, moved by a similarity (scale, turn, shift; a mirror image too) and
-otherwise left alone (re-encoded, re-toned, written over in places). So (what Meta's SSCD calls a copy, checked the
+A copy of a photo shows a large part of it, moved by a similarity (scale, turn, shift; a mirror image too; or, where
+a similarity's pixels disagree, a homography: a stretch, a keystone) and otherwise left alone (re-encoded,
+re-toned, inverted, written over in places). So (what Meta's SSCD calls a copy, checked the
 way OpenCV's ORB and RANSAC check one):
 
 1. **Local features.** ORB keypoints (OpenCV) of the grey training photo at 512 px, spread over a 4x4 grid of tiles
    (a page's text would take them all otherwise), its corners of a FAST contrast of at least 15 ranked by that
    contrast (10 and a Harris response cost a training photo 1.9 ms more for no copy more caught); of each evaluation
    photo at 512 and 256 px (a photo a quarter of a screenshot is half its size), as it is and mirrored, contrast 10,
-   ranked by Harris response.
+   ranked by Harris response; and its negative at 512 and 256 px and itself at 128 px (a cell of a 4x4 collage),
+   the *extra* views (:data:`VIEWS`).
 2. **Candidates through an index.** Each training descriptor looks up its neighbours (Hamming <= 56 of 256 bits)
    among all the evaluation descriptors through locality-sensitive hashing (10 tables keyed on fixed bits, about
-   8 descriptors a key);
+   8 descriptors a key; the extra views' in a second index of 5 tables, so that they never take the nearest
+   neighbours of the others nor fill their buckets);
    each match votes for its evaluation view in a bin of (turn, scale) (the keypoints' angles and sizes: a copy's
    matches agree, chance matches spread), and the views with the highest peaks (at most 8, of at least 8 votes)
    are candidates. The work per training photo does not grow with the training folder.
 3. **Geometry.** A similarity fitted to a candidate's matches by RANSAC (``cv2.estimateAffinePartial2D``, its
-   fixed seed): at least 12 matches must agree within 4 px.
+   fixed seed): at least 12 matches must agree within 4 px. Where its pixels (4.) disagree, a homography of the
+   same matches (``cv2.findHomography``, RANSAC, its fixed seed) with as many inliers or more that lays the photo
+   down as a photograph of it could (:func:`.pixel_check.plausible`) is checked the same way.
 4. **Pixels.** The two photos compared where the similarity lays one on the other: a copy shows at least half
-   of one of them with nothing against it (:mod:`.pixel_check`).
+   of one of them with nothing against it (:mod:`.pixel_check`; a negative view's candidate against the negative
+   grey).
 
 The pHash near-duplicate rule of the build (:mod:`..generation.neardup`) runs beside it: a training photo within its
 threshold of an evaluation photo is a copy unless local features align the two and their pixels disagree, or,
@@ -48,15 +54,17 @@ from PIL import Image
 
 from ..errors import UsageError, install_hint
 from ..generation import neardup
-from .pixel_check import SHOWN, contradicted, scaling, shown
+from ..publishing.guard_index import SMALL, WORK, grey, greys_of  # long sides (px) local features are read at
+from .pixel_check import SHOWN, contradicted, plausible, scaling, shown
 
-WORK, SMALL = 512, 256  # long sides (px) local features are read at
-FEATURES = {"train": 1500, "eval": 500, "small": 250}
+FEATURES = {"train": 1500, "eval": 500, "small": 250, "tiny": 250}
+TINY = SMALL // 2  # an evaluation photo's third size: a cell of a 4x4 collage is about 128 px at WORK
 FAST = {"train": 15, "eval": 10}  # ORB's FAST thresholds (the evaluation side is computed once)
 SCORE = {"train": "FAST", "eval": "HARRIS"}  # what ranks ORB's keypoints (a Harris response costs 0.6 ms a photo)
 TILES = 4
 MAX_HAMMING = 56
 HASH_TABLES, PER_BUCKET = 10, 8  # keys of about log2(descriptors / 8) bits; a bucket past 8x that is skipped
+EXTRA_TABLES = 5  # the negatives' and TINY views' lookup: half the tables (its cost), a negative matches plenty
 MIN_VOTES, CANDIDATES = 8, 8
 MIN_INLIERS, RANSAC_PX = 12, 4.0
 
@@ -91,15 +99,6 @@ def _one_thread(cv2):
             _HOLDERS[0] -= 1
             if _HOLDERS[0] == 0:
                 cv2.setNumThreads(_HOLDERS[1])
-
-
-def grey(image: Image.Image, side: int) -> np.ndarray:
-    """The grey image with its long side at most ``side`` (PIL's box filter: the same bytes everywhere)."""
-    g = image.convert("L")
-    scale = side / max(g.size)
-    if scale < 1:
-        g = g.resize((max(1, round(g.width * scale)), max(1, round(g.height * scale))), Image.Resampling.BOX)
-    return np.asarray(g)
 
 
 @dataclass
@@ -139,11 +138,12 @@ class _Hashing:
     evaluation photos or 1,100); a lookup returns the descriptors sharing a key in any table. A bucket holding more
     than 8x its share (a pattern common to many photos: flat sky, text) is left out: it tells photos apart least."""
 
-    def __init__(self, descriptors: np.ndarray):
+    def __init__(self, descriptors: np.ndarray, tables: int = HASH_TABLES):
+        self.tables = tables
         self.words = np.asfortranarray(_words(descriptors))  # a 64-bit word's column contiguous
         n = len(descriptors)
         self.bits = min(24, max(8, int(np.ceil(np.log2(max(2, n) / PER_BUCKET)))))
-        self.select = [np.array([(7 * t + 23 * j) % 256 for j in range(self.bits)]) for t in range(HASH_TABLES)]
+        self.select = [np.array([(7 * t + 23 * j) % 256 for j in range(self.bits)]) for t in range(tables)]
         self.weights = 1 << np.arange(self.bits, dtype=np.int64)
         order, counts, starts = [], [], []
         for keys in self.keys(descriptors).T:
@@ -154,10 +154,10 @@ class _Hashing:
             order.append(np.argsort(keys, kind="stable"))
         self.order = np.concatenate(order)  # the tables one after another: bucket b of table t at t << bits | b
         self.counts = np.concatenate(counts)
-        self.starts = np.concatenate(starts) + np.repeat(np.arange(HASH_TABLES) * n, 1 << self.bits)
+        self.starts = np.concatenate(starts) + np.repeat(np.arange(tables) * n, 1 << self.bits)
 
     def keys(self, descriptors: np.ndarray) -> np.ndarray:
-        """``(n, HASH_TABLES)``: bit ``j`` of table ``t``'s key is bit ``select[t][j]`` of the descriptor (in
+        """``(n, tables)``: bit ``j`` of table ``t``'s key is bit ``select[t][j]`` of the descriptor (in
         ``np.unpackbits``' order)."""
         bits = np.unpackbits(descriptors, axis=1)
         return np.stack([bits[:, select].astype(np.int64) @ self.weights for select in self.select], 1)
@@ -172,11 +172,11 @@ class _Hashing:
             return best, dist
         words = _words(descriptors)
         keys = self.keys(descriptors)
-        keys += np.arange(HASH_TABLES) << self.bits  # (query, table), in that order: the candidates need no sort
+        keys += np.arange(self.tables) << self.bits  # (query, table), in that order: the candidates need no sort
         n = self.counts.take(keys).ravel()
         start = np.cumsum(n) - n
         found = self.order.take(np.repeat(self.starts.take(keys).ravel() - start, n) + np.arange(int(n.sum())))
-        per_query = n.reshape(-1, HASH_TABLES).sum(1)
+        per_query = n.reshape(-1, self.tables).sum(1)
         if drop is not None:
             kept = ~drop.take(found)
             q = np.repeat(np.arange(len(descriptors)), per_query)[kept]
@@ -204,11 +204,14 @@ class _View:
     photo: int  # index of the evaluation photo
     to_view: np.ndarray  # 3x3: the photo's stored grey (SMALL) pixels -> this view's pixels
     points: np.ndarray
+    inverted: bool = False  # a view of the photo's negative: its pixels are compared as 255 - grey
+    tiny: bool = False  # a view at TINY px
 
 
 class Evaluation:
     """The evaluation photos, indexed for :meth:`copy_of`. ``photos``: ``(id, image loader or None, pHash
-    fingerprint or None)``; a photo without a loader is matched by pHash only, one without either by id only.
+    fingerprint or None)``, the loader giving the normalised photo or its greys (:func:`evaluation_views`); a photo
+    without a loader is matched by pHash only, one without either by id only.
     ``store``: a :class:`.guard_cache.EvaluationStore` each photo's :func:`evaluation_views` are read from and kept
     in (the ids must then be the content ids of the photos' files); ``first``: the photo the views are computed
     from (a rank's share, :func:`~..generation.workers.rank_start`: what another rank kept is read when reached)."""
@@ -237,11 +240,11 @@ class Evaluation:
         views, descriptors, shapes = [], [], []
         for k, (small, work_shape, found_views) in sorted(found.items()):
             self.greys[k] = small
-            for (side, mirrored), f in zip(VIEWS, found_views):
-                g_shape = work_shape if side == WORK else small.shape
+            for (side, mirrored, inverted), f in zip(VIEWS, found_views):
+                g_shape = {WORK: work_shape, SMALL: small.shape, TINY: _tiny(small).shape}[side]
                 scale = scaling(g_shape[1] / small.shape[1], g_shape[0] / small.shape[0])
                 flip = np.array([[-1.0, 0, g_shape[1] - 1], [0, 1, 0], [0, 0, 1]]) if mirrored else np.eye(3)
-                views.append(_View(k, flip @ scale, f.points))
+                views.append(_View(k, flip @ scale, f.points, inverted, side == TINY))
                 descriptors.append(f.descriptors)
                 shapes.append(f.shape)
         self.fps = np.stack(fps) if fps else np.zeros((0, len(neardup.CROPS)), dtype=np.uint64)
@@ -250,7 +253,14 @@ class Evaluation:
             np.zeros(0, dtype=np.int64)
         self.index_in_view = np.concatenate([np.arange(len(d)) for d in descriptors]) if views else self.owner
         self.shape = np.concatenate(shapes) if views else np.zeros((0, 2), np.float32)
-        self.hashing = _Hashing(np.concatenate(descriptors) if views else np.zeros((0, 32), np.uint8))
+        every = np.concatenate(descriptors) if views else np.zeros((0, 32), np.uint8)
+        # two lookups: the photos as they are and mirrored, and the extra views (negatives, TINY), so that neither
+        # takes the other's nearest neighbours or fills its buckets (a copy's matches to its photo's own views are
+        # those an index of them alone finds)
+        extra = np.array([v.inverted or v.tiny for v in views], bool)[self.owner] if views else np.zeros(0, bool)
+        self.members = [np.flatnonzero(~extra), np.flatnonzero(extra)]  # global descriptor indices of each lookup
+        self.hashing, self.extra_hashing = _Hashing(every[self.members[0]]), _Hashing(every[self.members[1]],
+                                                                                      EXTRA_TABLES)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -289,9 +299,13 @@ class Evaluation:
         if f is None:
             f = _training_features(cv2, work())
         own = np.array([skip is not None and self.ids[view_.photo] == skip for view_ in self.views])  # its views
-        best, _ = self.hashing.nearest(f.descriptors, own[self.owner] if own.any() else None)
-        q = np.flatnonzero(best >= 0)
-        hit = best[q]
+        q, hit = [], []
+        for hashing, members in zip((self.hashing, self.extra_hashing), self.members):
+            best, _ = hashing.nearest(f.descriptors, own[self.owner[members]] if own.any() else None)
+            found = np.flatnonzero(best >= 0)
+            q.append(found)
+            hit.append(members[best[found]])
+        q, hit = np.concatenate(q), np.concatenate(hit)  # (a training feature may match in both lookups)
         view = self.owner[hit]
         turn = ((f.shape[q, 0] - self.shape[hit, 0]) % 360 // 30).astype(np.int64)
         scale = np.clip(np.floor(np.log2(f.shape[q, 1] / self.shape[hit, 1]) * 2).astype(np.int64) + 6, 0, 11)
@@ -315,10 +329,22 @@ class Evaluation:
                 continue
             checked.add(photo)
             small_to_work = np.vstack([fit, [0, 0, 1]]) @ self.views[v].to_view
-            share = shown(cv2, self.greys[photo], work(), small_to_work)
+            small = 255 - self.greys[photo] if self.views[v].inverted else self.greys[photo]
+            share = shown(cv2, small, work(), small_to_work)
             if share >= SHOWN:
                 return self.ids[photo], (f"{int(inliers.sum())} local features agree on one similarity and "
                                          f"{share:.0%} of one photo is shown in the other")
+            # features agree but the pixels do not under a similarity: a stretched or keystoned copy? the same
+            # matches under a homography (only here: a photo that is no copy seldom gets this far)
+            h, agree = cv2.findHomography(src, f.points[q[pick]], cv2.RANSAC, RANSAC_PX, maxIters=2000,
+                                          confidence=0.995)
+            if h is None or int(agree.sum()) < int(inliers.sum()) or not plausible(h @ self.views[v].to_view,
+                                                                                  small.shape):
+                continue
+            share = shown(cv2, small, work(), h @ self.views[v].to_view)
+            if share >= SHOWN:
+                return self.ids[photo], (f"{int(agree.sum())} local features agree on one homography (a stretched "
+                                         f"or keystoned copy) and {share:.0%} of one photo is shown in the other")
         unchecked = [k for k in near if k not in checked and not (  # the whole photo on the whole photo, as pHash
             self.greys[k] is not None and contradicted(  # compares them: two screenshots of one app that differ
                 cv2, self.greys[k], work(), scaling(work().shape[1] / self.greys[k].shape[1],  # in their photos
@@ -328,22 +354,40 @@ class Evaluation:
                                                     "features to check it)")
 
 
-VIEWS = ((WORK, False), (WORK, True), (SMALL, False), (SMALL, True))  # an evaluation photo's: side, mirrored
+#: an evaluation photo's views: side, mirrored, inverted (a negative's ORB keypoints lie where the photo's do, but
+#: their descriptors and orientations are not the photo's: it is indexed as a photo of its own)
+VIEWS = ((WORK, False, False), (WORK, True, False), (SMALL, False, False), (SMALL, True, False), (WORK, False, True),
+         (SMALL, False, True), (TINY, False, False))
 
 
-def evaluation_views(image: Image.Image) -> tuple[np.ndarray, tuple[int, int], list[Features]]:
-    """What :class:`Evaluation` reads from an evaluation photo (a function of its pixels alone:
-    :mod:`.guard_cache` keeps it on disk): its grey pixels at :data:`SMALL` px, the shape of its grey at
-    :data:`WORK` px, and the local features of each of :data:`VIEWS`."""
+def _tiny(small: np.ndarray) -> np.ndarray:
+    """The :data:`TINY` grey, a function of the :data:`SMALL` one (so of what an export's guard index holds)."""
+    from PIL import Image as _Image
+
+    h, w = small.shape
+    scale = TINY / max(h, w)
+    if scale >= 1:
+        return small
+    return np.asarray(_Image.fromarray(small).resize((max(1, round(w * scale)), max(1, round(h * scale))),
+                                                     _Image.Resampling.BOX))
+
+
+def evaluation_views(image: Image.Image | tuple) -> tuple[np.ndarray, tuple[int, int], list[Features]]:
+    """What :class:`Evaluation` reads from an evaluation photo (a function of its two greys alone,
+    :func:`~..publishing.guard_index.greys_of`, which an export's guard index holds; :mod:`.guard_cache` keeps it
+    on disk): its grey pixels at :data:`SMALL` px, the shape of its grey at :data:`WORK` px, and the local features
+    of each of :data:`VIEWS`. ``image``: the normalised photo, or its greys ``(small, work)``."""
     cv2 = require_cv2()
-    small = grey(image, SMALL)
-    work = grey(image, WORK)
+    small, work = image if isinstance(image, tuple) else greys_of(image)
     out = []
     with _one_thread(cv2):
-        for side, mirrored in VIEWS:
-            g = work if side == WORK else small
+        tiny = _tiny(small)
+        for side, mirrored, inverted in VIEWS:
+            g = {WORK: work, SMALL: small, TINY: tiny}[side]
+            g = 255 - g if inverted else g
             out.append(features(cv2, np.ascontiguousarray(g[:, ::-1]) if mirrored else g,
-                                FEATURES["eval" if side == WORK else "small"], FAST["eval"], SCORE["eval"]))
+                                FEATURES[{WORK: "eval", SMALL: "small", TINY: "tiny"}[side]], FAST["eval"],
+                                SCORE["eval"]))
     return small, work.shape, out
 
 

@@ -2,11 +2,13 @@
 set comes in, and the training photos that are copies of them (:mod:`.copies`).
 
 An evaluation photo is known by its source id and, where the form carries them, by its pHash fingerprint (an
-export's ``curation_report.json``, a folder of photos) and its pixels (a folder of photos). A photo known by id
-alone (a ``Dataset``, a parquet file, bare ids, an export's photo) is looked up among the embedded photos and among
-the training folder's own photos (the same file there: its pixels and fingerprint). What is still unknown is said
-in a warning: by id only, only its exact copies are excluded; by fingerprint only, its re-encoded, resized, lightly
-cropped or re-toned copies too, not flipped, turned or framed ones (pass the folder of the evaluation photos).
+export's ``curation_report.json``, a folder of photos) and its pixels (a folder of photos; an export's guard index,
+:mod:`..publishing.guard_index`: the two greys the guard reads, so an export, local or its Hub id, is as complete an
+evaluation set as the folder it was built from). A photo known by id alone (a ``Dataset``, a parquet file, bare ids,
+a photo of an export made before its guard index) is looked up among the embedded photos and among the training
+folder's own photos (the same file there: its pixels and fingerprint). What is still unknown is said in a warning:
+by id only, only its exact copies are excluded; by fingerprint only, its re-encoded, resized, lightly cropped or
+re-toned copies too, not flipped, turned or framed ones (pass the folder of the evaluation photos).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -26,19 +29,23 @@ from ..generation import neardup
 from ..generation.sources import Source, accepted_ids, load_normalised, photos_fingerprint
 from ..generation.curation import curate
 from ..generation.workers import chunks, ordered_map, parallel, rank_start, threads_here
+from ..publishing import guard_index
 
 _SOURCE_ID = re.compile(r"[0-9a-f]{16}")
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
 
 
 @dataclass(frozen=True)
 class Known:
-    """What the evaluation set says about one photo: its pHash fingerprint and a file with its bytes, if any."""
+    """What the evaluation set says about one photo: its pHash fingerprint, a file with its bytes and an export's
+    guard index holding its greys, where known."""
 
     fp: np.ndarray | None = None
     path: str | None = None
+    index: str | None = None
 
     def __or__(self, other: "Known") -> "Known":
-        return Known(self.fp if self.fp is not None else other.fp, self.path or other.path)
+        return Known(self.fp if self.fp is not None else other.fp, self.path or other.path, self.index or other.index)
 
 
 def evaluation_photos(exclude: Any, train_fingerprint: str) -> dict[str, Known]:
@@ -63,8 +70,27 @@ _CHECKED_SETS = 4
 THREADS: int | None = None
 
 
-def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known], num_proc: int | None = None
-                 ) -> set[str]:
+def package_photos() -> dict[str, Known]:
+    """``{source id: Known}`` of the embedded photos, the default benchmark's evaluation photos, which every stream
+    excludes without being asked (their copies too): by fingerprint and pixels, or by fingerprint alone where OpenCV
+    (the ``guard`` extra) is not installed (their re-encoded, resized, lightly cropped or re-toned copies then)."""
+    known = _from_curation(curate(None))
+    if not guard_installed():
+        known = {sid: Known(k.fp) for sid, k in known.items()}
+    return known
+
+
+def guard_installed() -> bool:
+    """Whether OpenCV, which the guard's local features need, can be imported."""
+    try:
+        import cv2  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known], num_proc: int | None = None,
+                 quiet: Iterable[str] = ()) -> set[str]:
     """The ids of the ``train`` photos (of ``curation``, the training folder's) that are copies of an evaluation
     photo (:class:`.copies.Evaluation`). Photos known by id alone are looked up first (see the module doc). A
     training photo is checked once per evaluation set and process: its id is its content's, and the set is known by
@@ -72,7 +98,8 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     checked in that many worker processes (the same verdicts: each is a function of the photo and the set); in one
     process, those whose features must be computed are checked in :data:`THREADS` threads. One of the ranks of a
     job starts at its share of the photos (:func:`~..generation.workers.rank_start`): what another rank kept on
-    disk is read when it gets there."""
+    disk is read when it gets there. ``quiet``: evaluation photos no warning counts (the embedded photos a stream
+    excludes on its own, :func:`package_photos`)."""
     from tqdm.auto import tqdm
 
     from .copies import Evaluation
@@ -81,7 +108,7 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     evaluation = _resolve(evaluation, curation)
     bits = curation.rules.near_duplicate_bits
     signature = (bits, tuple((sid, None if k.fp is None else k.fp.tobytes(), k.path, _stat(k.path))
-                             for sid, k in sorted(evaluation.items())))
+                             + ((k.index, _stat(k.index)) if k.index else ()) for sid, k in sorted(evaluation.items())))
     entry = _CHECKED.get(signature)
     if entry is None:
         entry = _CHECKED[signature] = [None, {}]  # the index, built when a photo needs checking; the verdicts
@@ -98,7 +125,7 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     jobs = [(sid, s.path, records[sid].phash if sid in records else None)
             for sid, s in sorted(known.items()) if sid not in verdicts]
     if jobs and entry[0] is None:  # a rank of a job indexes from its share (what another rank kept is read)
-        entry[0] = Evaluation([(sid, _loader(k.path, sid) if k.path else None, k.fp)
+        entry[0] = Evaluation([(sid, _pixels(k, sid), k.fp)
                                for sid, k in sorted(evaluation.items())], bits,
                               store=None if root is None else EvaluationStore(root),
                               first=0 if root is None else rank_start(len(evaluation)))
@@ -106,20 +133,22 @@ def copies_among(train: Sequence[Source], curation, evaluation: dict[str, Known]
     if index is not None:  # the photos whose pixels were read
         pixels = {sid for sid, g in zip(index.ids, index.greys) if g is not None}
     else:  # every verdict known: the files are those of that check (the signature holds their sizes and times)
-        pixels = {sid for sid, k in evaluation.items() if k.path and _stat(k.path) is not None}
-    unknown = sum(known.fp is None and sid not in pixels for sid, known in evaluation.items())
-    by_fp = len(evaluation) - unknown - len(pixels)
+        pixels = {sid for sid, k in evaluation.items() if _stat(k.path or k.index) is not None}
+    quiet = set(quiet)
+    asked = {sid: known for sid, known in evaluation.items() if sid not in quiet}
+    unknown = sum(known.fp is None and sid not in pixels for sid, known in asked.items())
+    by_fp = len(asked) - unknown - len(pixels & set(asked))
     if unknown:
-        warnings.warn(f"exclude: {unknown} of {len(evaluation)} evaluation photos are known by source id only (no "
+        warnings.warn(f"exclude: {unknown} of {len(asked)} evaluation photos are known by source id only (no "
                       "fingerprint or photo in what was passed): their exact copies are never yielded, but "
                       "re-encoded, resized, cropped, flipped or framed copies cannot be recognised; pass the folder "
                       "of the evaluation photos too", UserWarning, stacklevel=3)
     if by_fp:
-        warnings.warn(f"exclude: {by_fp} of {len(evaluation)} evaluation photos are known by fingerprint only (an "
-                      "export records no pixels): their re-encoded, resized, lightly cropped or re-toned copies are "
-                      "never yielded, but flipped, turned, more cropped, framed or watermarked ones can be; pass the "
-                      "folder of the evaluation photos too (exclude=[export, photo_folder])", UserWarning,
-                      stacklevel=3)
+        warnings.warn(f"exclude: {by_fp} of {len(asked)} evaluation photos are known by fingerprint only (an "
+                      "export made before its guard index records no pixels): their re-encoded, resized, lightly "
+                      "cropped or re-toned copies are never yielded, but flipped, turned, more cropped, framed or "
+                      "watermarked ones can be; rebuild the export with this version, or pass the folder of the "
+                      "evaluation photos too (exclude=[export, photo_folder])", UserWarning, stacklevel=3)
     new: dict = {}
     store = None if root is None else FeatureStore(root)
     # In one process, the photos whose features must be computed (decoding, ORB: outside the GIL) are checked in
@@ -179,9 +208,29 @@ def _loader(path: str, source_id: str):
     return load
 
 
+def _pixels(known: Known, source_id: str):
+    """A loader of an evaluation photo's pixels (the photo, or its greys from an export's guard index), or
+    ``None``."""
+    if known.path:
+        return _loader(known.path, source_id)
+    if known.index:
+        return lambda: _read_index(known.index, _stat(known.index)).greys(source_id)
+    return None
+
+
+@lru_cache(maxsize=2)
+def _read_index(path: str, stat) -> "guard_index.GuardIndex":
+    """An export's guard index, read once per file version (``stat``: its size and modification time)."""
+    try:
+        return guard_index.read(Path(path))
+    except ValueError as err:
+        raise UsageError(f"exclude: {path} {err}: it is not the guard index jigsaw-puzzles build writes; rebuild "
+                         "the export, or pass the folder of its photos") from None
+
+
 def _resolve(evaluation: dict[str, Known], curation) -> dict[str, Known]:
     """Photos known by id alone, or without pixels, looked up among the embedded photos and the training folder."""
-    missing = {sid for sid, known in evaluation.items() if known.path is None}
+    missing = {sid for sid, known in evaluation.items() if known.path is None and known.index is None}
     if not missing:
         return evaluation
     found: dict[str, Known] = {}
@@ -239,7 +288,10 @@ def _ids_of(exclude: Any, train_fingerprint: str) -> dict:
             if exclude == train_fingerprint:
                 raise UsageError(f"fingerprint {exclude} is the training folder's own: it is the evaluation set")
             return {exclude: Known()}
-        raise UsageError(f"exclude: {exclude} does not exist (nor is it a source id: 16 hex digits)")
+        if isinstance(exclude, str) and _HUB_ID.fullmatch(exclude):
+            return _folder_ids(_hub_export(exclude), train_fingerprint)
+        raise UsageError(f"exclude: {exclude} does not exist (nor is it a source id, 16 hex digits, or an export's "
+                         "Hub id, USER/NAME)")
     if isinstance(exclude, (list, tuple, set, frozenset)):
         return _merge(_ids_of(x, train_fingerprint) for x in exclude)
     raise UsageError(f"exclude takes an export folder, a save_to_disk folder, a parquet file, a Dataset or "
@@ -271,12 +323,21 @@ def _folder_ids(folder: Path, train_fingerprint: str) -> dict:
         import datasets
 
         return _ids_of(datasets.load_from_disk(str(folder)), train_fingerprint)
-    parquets = sorted(folder.rglob("*.parquet"))
+    index = folder / guard_index.FILE
+    parquets = sorted(p for p in folder.rglob("*.parquet") if p != index)
     if parquets or report.is_file():
         ids = _merge(_parquet_ids(p) for p in parquets)
         if report.is_file():  # the export's curation records the fingerprints of its photos
-            recorded = _recorded(read_report(folder)["curation"].get("records") or [])
-            ids = {sid: recorded.get(sid, Known()) for sid in ids}
+            records = read_report(folder)["curation"].get("records") or []
+            recorded = _recorded(records)
+            if not parquets:  # an export's report and guard index alone (from the Hub): its photos are the report's
+                ids = dict.fromkeys((r["source_id"] for r in records if isinstance(r, dict) and r.get("status")
+                                     == "accepted" and isinstance(r.get("source_id"), str)), Known())
+            if index.is_file():  # and its guard index their greys (every photo its curation accepted)
+                greys = str(index.resolve())
+                ids = {**dict.fromkeys(_read_index(greys, _stat(greys)).ids, Known()), **ids}
+                ids = {sid: Known(index=greys) | k for sid, k in ids.items()}
+            ids = {sid: k | recorded.get(sid, Known()) for sid, k in ids.items()}
         return ids
     try:
         evaluation = curate(folder)
@@ -286,6 +347,25 @@ def _folder_ids(folder: Path, train_fingerprint: str) -> dict:
         return _from_curation(evaluation)
     except SourceFolderError:  # nothing readable: the caller says it names no photo
         return {}
+
+
+def _hub_export(repo_id: str) -> Path:
+    """The report and guard index of the export on the Hub at ``repo_id`` (``USER/jigsaw-puzzles``), fetched (or
+    from the Hub cache) without its items; ``UsageError`` when it cannot be read or is no export."""
+    from huggingface_hub import snapshot_download
+
+    from ..publishing.outdir import REPORT
+
+    try:
+        folder = Path(snapshot_download(repo_id=repo_id, repo_type="dataset",
+                                        allow_patterns=[REPORT, guard_index.FILE]))
+    except Exception as err:  # offline, no such repo, no access: whatever the Hub client raises
+        raise UsageError(f"exclude: {repo_id} is no folder here and the Hub dataset {repo_id} cannot be read "
+                         f"({type(err).__name__}: {' '.join(str(err).split())[:200]}); pass the export's folder, "
+                         "or check the name and your access") from None
+    if not (folder / REPORT).is_file():
+        raise UsageError(f"exclude: the Hub dataset {repo_id} is not an export of jigsaw-puzzles (it has no {REPORT})")
+    return folder
 
 
 def _recorded(records: Iterable[dict]) -> dict[str, Known]:

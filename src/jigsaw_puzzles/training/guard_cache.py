@@ -45,6 +45,7 @@ def guard_code() -> str:
     import PIL
 
     from ..generation import neardup, sources
+    from ..publishing import guard_index
     from ..spec import GENERATOR_VERSION
     from . import copies, pixel_check
 
@@ -53,8 +54,8 @@ def guard_code() -> str:
         opencv = cv2.__version__
     except ImportError:  # the guard extra is missing: evaluation photos known by fingerprint are matched by pHash
         opencv = None
-    return code_key((copies, pixel_check, neardup, sources), format=FORMAT, generator=GENERATOR_VERSION, opencv=opencv,
-                    pillow=PIL.__version__, numpy=np.__version__)
+    return code_key((copies, pixel_check, neardup, sources, guard_index), format=FORMAT, generator=GENERATOR_VERSION,
+                    opencv=opencv, pillow=PIL.__version__, numpy=np.__version__)
 
 
 def cache_kind(root: Path | None = None):

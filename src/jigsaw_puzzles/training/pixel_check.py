@@ -28,6 +28,7 @@ SEAM, SEAM_RATIO, STEP, WINDOW = 6.0, 2.0, 2, 3  # a line in a photo: its step (
 # much it stands out from the rows on one side; where a crop is looked for (cells either side of the rectangle's edge)
 WRITTEN, WRITTEN_TEXTURE = 4.0, 2.0  # written over: pixels within 4 grey levels once tones align; the cell textured
 MIN_WRITTEN_FIT = 12  # agreeing cells needed to align the tones
+MAX_SKEW = 4.0  # a homography's local scale (area) at one corner of the photo at most 4x that at another
 
 
 def shown(cv2, small: np.ndarray, work: np.ndarray, small_to_work: np.ndarray) -> float:
@@ -126,8 +127,14 @@ def _cells(cv2, a: np.ndarray, b: np.ndarray, a_to_b: np.ndarray) -> tuple[np.nd
     m = scaling(*g) @ a_to_b @ scaling(1 / f[0], 1 / f[1])  # av pixels -> bd pixels
     size = (av.shape[1], av.shape[0])
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
-    seen = cv2.warpAffine(bd.astype(np.float32), m[:2], size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
-    inside = cv2.warpAffine(np.ones(bd.shape, np.float32), m[:2], size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
+    if np.allclose(m[2], [0, 0, 1]):
+        seen = cv2.warpAffine(bd.astype(np.float32), m[:2], size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
+        inside = cv2.warpAffine(np.ones(bd.shape, np.float32), m[:2], size, flags=flags,
+                                borderMode=cv2.BORDER_CONSTANT)
+    else:  # a homography (a stretched or keystoned copy)
+        seen = cv2.warpPerspective(bd.astype(np.float32), m, size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
+        inside = cv2.warpPerspective(np.ones(bd.shape, np.float32), m, size, flags=flags,
+                                     borderMode=cv2.BORDER_CONSTANT)
     gh, gw = av.shape[0] // CELL, av.shape[1] // CELL
 
     def blocks(x):
@@ -178,3 +185,22 @@ def _rectangle(cells: np.ndarray) -> tuple[float, tuple[int, int, int, int]]:
     covered = area * good
     at = np.unravel_index(int(covered.argmax()), covered.shape)
     return float(covered[at]) / (gh * gw), tuple(int(k) for k in at)
+
+
+def plausible(small_to_work: np.ndarray, shape: tuple[int, int]) -> bool:
+    """Whether a homography lays the evaluation photo (``shape``) on the training photo as a photograph of it
+    could: its corners in the same turning order (no twist or mirror), and the local scale at any corner within
+    :data:`MAX_SKEW` of that at any other (a keystone or a stretch, not a degenerate fit)."""
+    h, w = shape
+    corners = np.float64([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]]) - [0.5, 0.5, 0]
+    mapped = corners @ small_to_work.T
+    if not (mapped[:, 2] > 0).all():
+        return False
+    xy = mapped[:, :2] / mapped[:, 2:]
+    edges = np.roll(xy, -1, axis=0) - xy
+    turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    if not (turns > 0).all():
+        return False
+    a = small_to_work
+    scales = [abs(np.linalg.det(a[:2, :2] - np.outer(m, a[2, :2]))) / p[2] ** 2 for m, p in zip(xy, mapped)]
+    return bool(max(scales) <= MAX_SKEW * min(scales))

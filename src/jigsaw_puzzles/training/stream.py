@@ -53,7 +53,7 @@ from ..rng import ItemRNG, stable_hash
 from ..generation.sources import accepted_ids, load_normalised, photos_fingerprint
 from ..generation.curation import curate
 from ..spec import CONFIGS, MAX_GRID_SIDE, canonical, grid_config, is_config
-from .exclusion import copies_among, evaluation_photos
+from .exclusion import Known, copies_among, evaluation_photos, package_photos
 from .trl_helpers import to_prompt
 
 #: The configs the stream can cut without a whole-folder preparation step (the CLIP-mined hard configs, the paper's
@@ -354,14 +354,23 @@ def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[st
     source = _training_source(source)
     curation = curate(source, num_proc=num_proc)
     fingerprint = photos_fingerprint(accepted_ids(curation))  # an export of these photos records the same
-    evaluation = evaluation_photos(exclude, fingerprint)
+    given = evaluation_photos(exclude, fingerprint)
+    # the embedded photos are the default benchmark's evaluation photos: always excluded, with their copies
+    # (unless they are what was asked for, source="embedded": a smoke test, warned above)
+    package = package_photos() if source is not None else {}
+    evaluation = {sid: given.get(sid, Known()) | package.get(sid, Known()) for sid in {**package, **given}}
     train = [s for s in curation.accepted if holdout(s.source_id, eval_fraction) == "train"]
-    banned = set(evaluation) | (copies_among(train, curation, evaluation, num_proc) if evaluation else set())
+    banned = set(evaluation) | (copies_among(train, curation, evaluation, num_proc, quiet=set(package) - set(given))
+                                if evaluation else set())
     paths = {s.source_id: s.path for s in train if s.source_id not in banned}
     if len(paths) < 4 * num_shards:
+        out = sum(s.source_id in banned for s in train)
         raise UsageError(f"the training stream needs at least 4 training photos per shard ({num_shards}); {len(paths)} of "
                          f"{len(curation.accepted)} usable photos in {curation.folder} are left after the "
-                         f"evaluation hold-out ({eval_fraction:.0%}) and the excluded evaluation set")
+                         f"evaluation hold-out ({eval_fraction:.0%}) and the excluded evaluation set"
+                         + (f" ({out} are evaluation photos or copies of them" + (
+                             ": the embedded photos, the default benchmark's, are always excluded" if package
+                             else "") + ")" if out else ""))
     shards = [(k, tuple(ids)) for k, ids in enumerate(_shards(paths, num_shards))]  # each >= 4 photos (above)
     return datasets.IterableDataset.from_generator(
         _generate, gen_kwargs={"shards": shards, "num_shards": num_shards, "paths": paths,

@@ -28,6 +28,7 @@ from ..errors import UsageError
 from ..scoring.extraction import PARSED, classify_response
 from ..scoring.score import score
 from ..spec import ANOMALY, ORDER, ORIENTED, config_from_id, get as get_spec, parse_oriented, parse_reference
+from .eval_split import check_ids, refuse_evaluation
 
 __all__ = ["make_compute_metrics", "jigsaw_reward", "make_jigsaw_reward", "completion_text", "flatten_scores",
            "to_prompt", "to_messages", "with_prompt", "reward_rows", "position_share", "layout"]
@@ -40,18 +41,25 @@ def to_prompt(num_images: int, question: str) -> list[dict]:
                                          {"type": "text", "text": question}]}]
 
 
-def to_messages(row: dict, completion: bool = False) -> dict:
-    """``{"prompt": [...]}`` for one benchmark row (and ``"completion"``: the answer as the assistant turn)."""
+def to_messages(row: dict, completion: bool = False, smoke_test: bool = False) -> dict:
+    """``{"prompt": [...]}`` for one row (and ``"completion"``: the answer as the assistant turn, training data: a
+    benchmark item, an evaluation row, is then refused unless ``smoke_test``, :mod:`.eval_split`)."""
     out = {"prompt": to_prompt(len(row["images"]), row["question"])}
     if completion:
+        refuse_evaluation(row, "to_messages(completion=True)", smoke_test)
         out["completion"] = [{"role": "assistant", "content": [{"type": "text", "text": row["answer"]}]}]
     return out
 
 
-def with_prompt(dataset, completion: bool = False, num_proc: Optional[int] = None):
+def with_prompt(dataset, completion: bool = False, num_proc: Optional[int] = None, smoke_test: bool = False):
     """The dataset with TRL-ready columns: a conversational ``prompt`` (GRPO) and, with ``completion=True``, the
     answer as an assistant ``completion`` (SFT, prompt-completion format), next to ``images``. Images are not
-    decoded (their count comes from the config), so this is quick on a built split."""
+    decoded (their count comes from the config), so this is quick on a built split. A ``Dataset`` or an
+    ``IterableDataset`` (a training stream: ``num_proc`` does not apply).
+
+    Training data: an evaluation split (the benchmark's ``test`` or ``lite`` rows, of the embedded photos or of an
+    export) is a ``UsageError``; ``smoke_test=True`` takes it with a ``UserWarning`` (:mod:`.eval_split`). Train on
+    :func:`~jigsaw_puzzles.training_stream` rows."""
     import datasets
 
     if not isinstance(dataset, (datasets.Dataset, datasets.IterableDataset)):
@@ -62,16 +70,21 @@ def with_prompt(dataset, completion: bool = False, num_proc: Optional[int] = Non
     if missing:
         raise UsageError(f"with_prompt: the dataset has no {', '.join(missing)} column (a benchmark row's columns: "
                          "jp.load_dataset gives them)")
+    who = "with_prompt"
+    refuse_evaluation(dataset, who, smoke_test)
+    streamed = isinstance(dataset, datasets.IterableDataset)
 
     def add(ids, questions, answers):
+        if streamed:  # its rows cannot be read ahead: checked as they come
+            check_ids(ids, who, smoke_test)
         counts = [get_spec(config_from_id(i)).num_images for i in ids]
         out = {"prompt": [to_prompt(n, q) for n, q in zip(counts, questions)]}
         if completion:
             out["completion"] = [[{"role": "assistant", "content": [{"type": "text", "text": a}]}] for a in answers]
         return out
 
-    return dataset.map(add, input_columns=["id", "question", "answer"], batched=True, num_proc=num_proc,
-                       desc="TRL prompt")
+    kwargs = {} if streamed else {"num_proc": num_proc, "desc": "TRL prompt"}
+    return dataset.map(add, input_columns=["id", "question", "answer"], batched=True, **kwargs)
 
 
 def flatten_scores(result: dict, sep: str = "/") -> dict[str, float]:
