@@ -332,12 +332,16 @@ def _piece_localization(row, spec: ConfigSpec, seam: bool = True) -> SolverAnswe
     facing = {"top": (-1, 0), "bottom": (1, 0), "left": (0, -1), "right": (0, 1)}
     flat = {side: is_flat(band(above[..., 3], side, geo)) for side in facing}
     edge = _ring(above[..., 3])
+    within = (above[..., 3] > 0) & ~edge  # the piece less its outline ring: what a mask's line encloses
     costs = {}
     for j, k in enumerate(masked):
         below = _crop(board, box(k))
         ink = below[..., :3]
         line = (ink == LINE).all(-1) & (below[..., 3] > 0)
         maskish = ((ink == MASK_GREY).all(-1) | line) & (below[..., 3] > 0)
+        # the mask within its drawn cut line (the line is the piece's outline ring): what the line encloses around
+        # the cell's centre, against the piece less its own ring; a photo pixel of the mask's grey is never in it
+        inner = _fill(~(line | (below[..., 3] == 0)), (below.shape[0] // 2, below.shape[1] // 2))
         r, c = divmod(k, cols)
         gap = 0.0
         for side, (dr, dc) in facing.items():
@@ -346,8 +350,8 @@ def _piece_localization(row, spec: ConfigSpec, seam: bool = True) -> SolverAnswe
             if flat[side] == inside and not ring:  # a flat side lies on the picture's border, a tab or blank inside
                 gap += 1.0
             elif inside and nr * cols + nc not in masked:  # masks side by side: only their cut line tells them
-                gap += np.abs(band(maskish.astype(np.int64), side, geo)  # the mask: every pixel of its piece
-                              - band((above[..., 3] > 0).astype(np.int64), side, geo)).sum() / (cw * ch)
+                gap += np.abs(band(inner.astype(np.int64), side, geo)
+                              - band(within.astype(np.int64), side, geo)).sum() / (cw * ch)
         near = line.copy()  # the mask's cut line, give or take a pixel
         near[1:] |= line[:-1]
         near[:-1] |= line[1:]

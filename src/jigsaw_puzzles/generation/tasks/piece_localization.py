@@ -144,7 +144,7 @@ def relabel_tab_masks(board: Image.Image, rows: int, cols: int, masked, labels, 
         left, top, right, bottom = (v + ring for v in boxes[k])
         d = int(np.ceil(geometry.TAB_REACH * min(right - left, bottom - top))) + 1
         geometry.fill(board, (left + d, top + d, right - d, bottom - d), geometry.MASK_GREY)
-        geometry.draw_label(board, boxes[k], letter)
+        geometry.draw_label(board, (left, top, right, bottom), letter)
 
 
 def tab_task(config: str) -> Task:
