@@ -1,6 +1,7 @@
-"""Weight-free baselines: ``random`` (uniform guessing), ``solver`` (classical jigsaw solver, shaped pieces too) and
-``shape`` (the outlines alone: alpha channels and mask geometry, no colour).
+"""Weight-free baselines: ``random`` (guessing), ``solver`` (classical jigsaw solver), ``shape`` (outlines alone).
 May import: the root foundations only.
+
+``shape`` reads alpha channels and mask geometry only, never a photo's colour.
 
 >>> from jigsaw_puzzles.baselines import random_answer, shape_answer, solve
 >>> random_answer(row, "order_generation", seed=0)      # e.g. "[3, 1, 4, 2]"
