@@ -26,9 +26,12 @@ DEFAULT = ["missing_piece_selection_easy", "missing_piece_selection_hard", "piec
            "order_generation", "order_generation_3x3", "order_restoration_3x3", "connection_verification_3x3"]
 
 
-def cuts(config: str) -> list[str]:
-    out = [config, config + "_tabs", config + "_tabs_silhouette", config + "_tabs_content"]
-    return out + [config + "_tabs_own"] if config.startswith("missing_piece_selection") else out
+CUTS = ("", "_tabs", "_tabs_silhouette", "_tabs_content", "_tabs_own")
+
+
+def cuts(config: str, which=CUTS) -> list[str]:
+    """``config`` in each cut of ``which`` that exists (``_tabs_own``: Missing Piece Selection's)."""
+    return [config + cut for cut in which if cut != "_tabs_own" or config.startswith("missing_piece_selection")]
 
 
 def accuracy(config: str, cache: str) -> tuple[int, int, int, float, float]:
@@ -48,13 +51,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--configs", nargs="+", default=DEFAULT)
     parser.add_argument("--cache", default=None, help="a datasets cache to reuse (default: a fresh one)")
+    parser.add_argument("--cuts", nargs="+", default=list(CUTS), choices=CUTS, metavar="CUT",
+                        help="the cuts to run (default: all; '' is the straight cut)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as fresh:
         cache = args.cache or fresh
         print(f"{'config':50s} {'n':>4s} {'solver':>7s} {'95% CI':>13s} {'shape':>7s} {'95% CI':>13s} "
               f"{'chance':>7s} {'s/item':>7s}")
         for config in args.configs:
-            for name in cuts(config):
+            for name in cuts(config, args.cuts):
                 if not jp.spec.is_config(name):
                     continue
                 right, shape, n, chance, seconds = accuracy(name, cache)

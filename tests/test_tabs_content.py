@@ -332,9 +332,10 @@ def test_the_shape_baseline_reads_what_the_outlines_decide(config, embedded, gen
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("straight", ["order_restoration", "order_generation_3x3", "connection_verification",
-                                      "connection_verification_3x3_8dir", "piece_localization_easy",
-                                      "piece_localization_hard", "anomaly_detection", "missing_piece_selection_easy"])
+@pytest.mark.parametrize("straight", ["order_restoration", "order_generation", "order_generation_3x3",
+                                      "connection_verification", "connection_verification_3x3_8dir",
+                                      "piece_localization_easy", "piece_localization_hard", "anomaly_detection",
+                                      "missing_piece_selection_easy"])
 def test_the_solver_reads_content_configs(straight, embedded):
     """The solver reads the content: on the content cut it does within 5 points as well as on the straight cut of
     the same photos, and at least 80% (the straight 8-direction solver's own level)."""

@@ -375,7 +375,7 @@ def solve_shaped(row: dict, spec: ConfigSpec) -> SolverAnswer:
     """The solver's answer to a row of a tab config (``spec.cut`` is ``tabs``, ``silhouette`` or ``content``)."""
     family = spec.family
     if family.startswith("order"):
-        return solve_grid(row, *spec.grid, rotated=spec.rotated, shaped=True)
+        return solve_grid(row, *spec.grid, rotated=spec.rotated, shaped=True, between_tabs=spec.cut == "content")
     if spec.cut == "content" and not family.startswith(("missing_piece_selection", "piece_localization")):
         from . import content  # outlines that fit everywhere: the seams of the pieces laid together
 

@@ -233,13 +233,14 @@ def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
     return make_item(image, rng, slot)
 
 
-def solver_margin(rows: int, cols: int, rotated: bool = False, shaped: bool = False):
+def solver_margin(rows: int, cols: int, rotated: bool = False, shaped: bool = False, between_tabs: bool = False):
     """``item -> {"solver_margin": m}``: the any-grid placer's margin on the item's pieces, in [0, 1] (how
     clearly the best layout beats the next; a per-item difficulty signal). Recorded by the builder."""
     def annotate(item: Item) -> dict:
         from ...baselines.placer import place
 
-        return {"solver_margin": round(place(item.images, rows, cols, rotated=rotated, shaped=shaped).margin, 4)}
+        return {"solver_margin": round(place(item.images, rows, cols, rotated=rotated, shaped=shaped,
+                                             between_tabs=between_tabs).margin, 4)}
     return annotate
 
 
@@ -296,7 +297,7 @@ def tab_task(config: str, make=None, base: Task | None = None) -> Task:
     check = shaped.content_check(base.check, rows, cols) if content else \
         shaped.check(base.check, rows, cols, spec.rotated)
     return Task(config, base.num_slots, check, build_tabs, f"{base.summary}, as {shaped.words(spec.cut)}", __name__,
-                annotate=solver_margin(rows, cols, spec.rotated, shaped=True))
+                annotate=solver_margin(rows, cols, spec.rotated, shaped=True, between_tabs=content))
 
 
 def rotated_task(config: str) -> Task:
