@@ -53,6 +53,9 @@ EXHAUSTIVE, EXHAUSTIVE_ROTATED = 6, 4
 _SIDES = ("top", "right", "bottom", "left")
 #: What a scorer returns when the outlines leave every answer.
 ALL = None
+#: Connection Verification's 8 directions (spec.DIRECTIONS, in order): the (row, column) step to <image 2>.
+STEPS = {"right": (0, 1), "left": (0, -1), "above": (-1, 0), "below": (1, 0), "upper right": (-1, 1),
+         "upper left": (-1, -1), "lower right": (1, 1), "lower left": (1, -1)}
 
 
 def shape_answer(row: dict, config: str, seed: int = 0) -> SolverAnswer:
@@ -209,8 +212,7 @@ def _connection(row, spec: ConfigSpec):
     alphas = _alphas(row)[:2]
     fit = _fits(alphas, geometry_of(alphas[0].shape[::-1]))
     possible = _possible(spec, alphas)
-    steps = {"right": (0, 1), "left": (0, -1), "above": (-1, 0), "below": (1, 0), "upper right": (-1, 1),
-             "upper left": (-1, -1), "lower right": (1, 1), "lower left": (1, -1)}
+    steps = STEPS
     apart = 0.0 if max(fit.values()) < FIT_PX else FIT_PX  # fitting every way, a fit tells nothing (content)
     way = {d: (fit[d] if d in fit else apart) if possible(*steps[d]) else np.inf for d in steps}
     options = list(row.get("options") or [])

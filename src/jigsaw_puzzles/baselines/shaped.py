@@ -56,26 +56,30 @@ def _connection(row) -> SolverAnswer:
     return SolverAnswer(best, _confidence(np.array(list(scores.values())) + 1e-9), {"costs": scores, "misfit_px": fit})
 
 
-def _direction(row) -> SolverAnswer:
+def _direction(row, spec: ConfigSpec) -> SolverAnswer:
     """Connection Verification with 8 directions: an edge neighbour fits exactly; a pair that fits no way is a
-    corner neighbour, whose direction the straight solver reads from the cells' touching corners."""
+    corner neighbour: of the diagonals where two cells of the grid have the pieces' flat sides on their border
+    (:func:`.shape._possible`), the one whose cells' touching corners differ least."""
     from ..prompts import direction_options
-    from .solver import _direction as straight_direction
+    from .shape import STEPS, _possible
+    from .solver import _corner_costs
 
     pieces, geo = _pair(row)
     fit = _fits(pieces, geo)
     best = min(fit, key=fit.get)
+    scores = {"misfit_px": fit}
     if fit[best] >= FIT_PX:
         cw, ch, m, _ = geo
         cells = [np.asarray(p)[m:m + ch, m:m + cw, :3] for p in pieces]
-        answer = straight_direction({**row, "images": cells})
-        return SolverAnswer(answer.text, answer.confidence, {**answer.scores, "misfit_px": fit})
-    names = ("right", "left", "above", "below", "upper right", "upper left", "lower right", "lower left")
+        possible = _possible(spec, [np.asarray(p)[..., 3] for p in pieces])
+        corners = {d: v if possible(*STEPS[d]) else np.inf for d, v in _corner_costs(*cells).items()}
+        best, scores["corners"] = min(corners, key=corners.get), corners
+    names = tuple(STEPS)
     texts = direction_options(names)
     options = list(row.get("options") or texts)
     text = texts[names.index(best)]
     letter = LETTERS[options.index(text)] if text in options else LETTERS[names.index(best)]
-    return SolverAnswer(letter, 1.0, {"misfit_px": fit})
+    return SolverAnswer(letter, 1.0 if "corners" not in scores else _confidence(scores["corners"].values()), scores)
 
 
 # ----------------------------------------------------------------------------------------- boards
@@ -383,7 +387,7 @@ def solve_shaped(row: dict, spec: ConfigSpec) -> SolverAnswer:
             return content.direction(row) if family.endswith("_8dir") else content.connection(row)
         return content.anomaly(row, spec)
     if family.startswith("connection_verification"):
-        return _direction(row) if family.endswith("_8dir") else _connection(row)
+        return _direction(row, spec) if family.endswith("_8dir") else _connection(row)
     if family.startswith("anomaly_detection"):
         return _anomaly(row, spec)
     if family.startswith("missing_piece_selection"):

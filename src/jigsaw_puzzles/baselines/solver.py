@@ -249,11 +249,7 @@ def _direction_answer(edges: dict, a: np.ndarray, b: np.ndarray, options) -> Sol
     h, v = min(edges["right"], edges["left"]), min(edges["below"], edges["above"])
     m, M = min(h, v), max(h, v)
     adjacency = m * np.sqrt((m + 0.05) / (M + 0.05))
-    k = 4
-    patch = {0: slice(0, k), -1: slice(-k, None)}
-    diagonals = {name: float(np.abs(a[patch[ra], patch[ca]].astype(np.float32)
-                                    - b[patch[rb], patch[cb]].astype(np.float32)).mean())
-                 for name, ((ra, ca), (rb, cb)) in _CORNERS.items()}
+    diagonals = _corner_costs(a, b)
     edge = adjacency <= THRESHOLDS["cv_not_adjacent"]
     pool = edges if edge else diagonals
     best = min(pool, key=pool.get)
@@ -266,6 +262,14 @@ def _direction_answer(edges: dict, a: np.ndarray, b: np.ndarray, options) -> Sol
         else LETTERS[names.index(best)]
     return SolverAnswer(letter, _confidence(pool.values()),
                         {"edges": edges, "corners": diagonals, "adjacency_score": float(adjacency)})
+
+
+def _corner_costs(a: np.ndarray, b: np.ndarray, k: int = 4) -> dict[str, float]:
+    """For each diagonal direction, how much the two cells' touching ``k`` x ``k`` corners differ."""
+    patch = {0: slice(0, k), -1: slice(-k, None)}
+    return {name: float(np.abs(a[patch[ra], patch[ca]].astype(np.float32)
+                               - b[patch[rb], patch[cb]].astype(np.float32)).mean())
+            for name, ((ra, ca), (rb, cb)) in _CORNERS.items()}
 
 
 def _cv_relation(option: str, j: int) -> str:
