@@ -10,7 +10,7 @@ Per item it scores every answer by the outlines alone (lower is better), keeps t
 of area of the best (:data:`TIE` on Piece Localization's mixed score) and draws among them with its own seeded
 stream (seed, row id); when the outlines leave every answer, it gives the random baseline's own answer
 (:func:`.random_baseline.random_answer`). So it is right where the outlines decide and at chance where they do
-not. ``confidence`` is ``1 / (answers left)``.
+not. ``confidence`` is ``1 / (answers left)``, 0 when every answer is left.
 
 * **straight**: one outline for every piece: the random baseline's answer.
 * **orders**: each layout's misfit (:func:`.outline.misfits`: gaps and overlaps of the alphas laid side by side,
@@ -89,7 +89,7 @@ def shape_answer(row: dict, config: str, seed: int = 0) -> SolverAnswer:
     best = min(costs.values())
     tied = sorted(a for a, c in costs.items() if c <= best + tie)
     if len(tied) == len(costs) and _complete(costs, row, spec):
-        return SolverAnswer(random_answer(row, config, seed), 1 / len(tied), {"tied": "all"})
+        return SolverAnswer(random_answer(row, config, seed), 0.0, {"tied": "all"})
     return SolverAnswer(tied[rng.randbelow(len(tied))], 1 / len(tied), {"tied": tied})
 
 
