@@ -285,8 +285,8 @@ def _cut_spec(config: str) -> ConfigSpec | None:
             (cut == "_silhouette" and base.endswith("_8dir")):
         raise ValueError(f"{config!r}: no such cut; '_own' (candidates keep their own outlines) is Missing Piece "
                          "Selection's, an outline cannot tell a whole-picture turn or a diagonal neighbour, so '_rot' "
-                         "and '_8dir' have no silhouette control, and '_rot' no content control (no interlocking "
-                         "outline is the same for every piece under every quarter turn)")
+                         "and '_8dir' have no silhouette control, and '_rot' no content control (with one tab a side "
+                         "no outline is the same for every piece and under every quarter turn)")
     word, short = {"_silhouette": ("tab silhouettes", " sil"), "_content": ("tabs, content only", " tabs con"),
                    None: ("tabs, own outlines", " tabs own") if own else ("tabs", " tabs")}[cut]
     return _GRID_SPECS.setdefault(config, replace(straight, name=config, title=f"{straight.title} [{word}]",

@@ -173,8 +173,9 @@ def tabs_section(configs: list[str]) -> str:
             "| puzzle | content only (straight) | shape and content | shape only | content only, jigsaw cut |\n"
             "|---|---|---|---|---|\n" + "\n".join(rows) +
             ("\n\n`-`: no such control (an outline cannot tell a turn of the whole picture or a diagonal neighbour, "
-             "and no interlocking outline stays one shape under every quarter turn, so `_rot` has neither a "
-             "silhouette nor a content control, `_8dir` no silhouette)." if any("| - |" in r for r in rows) else ""))
+             "and with one tab a side no outline is one for every piece under every quarter turn, so `_rot` has "
+             "neither a silhouette nor a content control, `_8dir` no silhouette)." if any("| - |" in r for r in rows)
+             else ""))
 
 
 def render_card(configs: list[str], counts: dict, sizes: dict, report: dict, seed: int, repo: str,
