@@ -11,7 +11,8 @@ is 0 for true neighbours in the right direction and grows with every pixel of ga
 tab, a tab in the wrong blank). The band spans the side's middle (a tab never reaches the corners: see
 ``generation/tabs/cut.py``) and ``depth`` pixels either way (the tab's reach). A ``flat`` side (the picture's
 border: alpha 255 up to the cell's edge, 0 beyond) never fits inside the picture: its misfit is infinite.
-The content of the two pieces breaks ties (:func:`seams`).
+The content of the two pieces breaks ties (:func:`seams`). :func:`possible` says which relations of two pieces
+their flat sides allow on the grid.
 """
 
 from __future__ import annotations
@@ -148,3 +149,42 @@ def costs(pieces: Sequence, content: bool = True, between_tabs: bool = False) ->
         sh, sv = seams(pieces, geo, between_tabs)
         H, V = H + 1e-3 * sh, V + 1e-3 * sv
     return H, V
+
+
+# ------------------------------------------------------------------------- where two pieces may lie
+#: Connection Verification's 8 directions (spec.DIRECTIONS, in order): the (row, column) step to <image 2>.
+STEPS = {"right": (0, 1), "left": (0, -1), "above": (-1, 0), "below": (1, 0), "upper right": (-1, 1),
+         "upper left": (-1, -1), "lower right": (1, 1), "lower left": (1, -1)}
+
+
+def flat_sides(alpha: np.ndarray) -> frozenset:
+    """The sides of a piece (its alpha on its canvas) with no tab and no blank."""
+    geo = geometry_of(alpha.shape[::-1])
+    return frozenset(s for s in SIDES if is_flat(band(alpha, s, geo)))
+
+
+def border_sides(k: int, rows: int, cols: int) -> frozenset:
+    """The sides of cell ``k`` on the picture's border."""
+    r, c = divmod(k, cols)
+    return frozenset(s for s, on in zip(SIDES, (r == 0, c == cols - 1, r == rows - 1, c == 0)) if on)
+
+
+def possible(spec, alphas: Sequence[np.ndarray]):
+    """``(dr, dc) -> bool``: whether two cells of the grid lie that way apart with the pieces' flat sides on their
+    border sides (a content cut has no flat side, so any two cells do)."""
+    rows, cols = spec.grid
+    cells = range(rows * cols)
+    if spec.cut == "content":
+        fits = [list(cells), list(cells)]
+    else:
+        flats = [flat_sides(a) for a in alphas[:2]]
+        fits = [[k for k in cells if border_sides(k, rows, cols) == f] for f in flats]
+
+    def way(dr: int, dc: int, far: bool = False) -> bool:  # far: any two cells not sharing an edge
+        for p in fits[0]:
+            for q in fits[1]:
+                (r1, c1), (r2, c2) = divmod(p, cols), divmod(q, cols)
+                if p != q and ((abs(r2 - r1) + abs(c2 - c1) > 1) if far else (r2 - r1, c2 - c1) == (dr, dc)):
+                    return True
+        return False
+    return way

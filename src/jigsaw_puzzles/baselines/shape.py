@@ -39,7 +39,7 @@ import numpy as np
 from ..rng import ItemRNG
 from ..spec import (ANOMALY, CHOICE, LETTERS, ConfigSpec, format_anomaly, format_order, format_oriented,
                     get as get_spec, parse_oriented)
-from .outline import alpha_of, band, geometry_of, is_flat, misfits
+from .outline import STEPS, alpha_of, geometry_of, misfits, possible
 from .placer import _decoded, _greedy, _layout_cost, _turned
 from .random_baseline import random_answer
 from .solver import SolverAnswer, _cv_relation
@@ -50,12 +50,8 @@ TIE_PX = 1.0
 TIE = 1e-4
 #: Layouts scored one by one up to this many pieces (``_rot``: :data:`EXHAUSTIVE_ROTATED`).
 EXHAUSTIVE, EXHAUSTIVE_ROTATED = 6, 4
-_SIDES = ("top", "right", "bottom", "left")
 #: What a scorer returns when the outlines leave every answer.
 ALL = None
-#: Connection Verification's 8 directions (spec.DIRECTIONS, in order): the (row, column) step to <image 2>.
-STEPS = {"right": (0, 1), "left": (0, -1), "above": (-1, 0), "below": (1, 0), "upper right": (-1, 1),
-         "upper left": (-1, -1), "lower right": (1, 1), "lower left": (1, -1)}
 
 
 def shape_answer(row: dict, config: str, seed: int = 0) -> SolverAnswer:
@@ -174,54 +170,23 @@ def _rotated(row, alphas, rows: int, cols: int, area: int, rng: ItemRNG):
 
 
 # ------------------------------------------------------------------------------------------ two pieces
-def _flats(alpha: np.ndarray) -> frozenset:
-    geo = geometry_of(alpha.shape[::-1])
-    return frozenset(s for s in _SIDES if is_flat(band(alpha, s, geo)))
-
-
-def _border(k: int, rows: int, cols: int) -> frozenset:
-    r, c = divmod(k, cols)
-    return frozenset(s for s, on in zip(_SIDES, (r == 0, c == cols - 1, r == rows - 1, c == 0)) if on)
-
-
-def _possible(spec: ConfigSpec, alphas: Sequence[np.ndarray]):
-    """``(dr, dc) -> bool``: whether two cells of the grid lie that way apart with the pieces' flat sides on their
-    border sides (a content cut has no flat side, so any two cells do)."""
-    rows, cols = spec.grid
-    cells = range(rows * cols)
-    if spec.cut == "content":
-        fits = [list(cells), list(cells)]
-    else:
-        flats = [_flats(a) for a in alphas[:2]]
-        fits = [[k for k in cells if _border(k, rows, cols) == f] for f in flats]
-
-    def possible(dr: int, dc: int, far: bool = False) -> bool:
-        for p in fits[0]:
-            for q in fits[1]:
-                (r1, c1), (r2, c2) = divmod(p, cols), divmod(q, cols)
-                if p != q and ((abs(r2 - r1) + abs(c2 - c1) > 1) if far else (r2 - r1, c2 - c1) == (dr, dc)):
-                    return True
-        return False
-    return possible
-
-
 def _connection(row, spec: ConfigSpec):
     from ..prompts import direction_options
     from .shaped import FIT_PX, _fits
 
     alphas = _alphas(row)[:2]
     fit = _fits(alphas, geometry_of(alphas[0].shape[::-1]))
-    possible = _possible(spec, alphas)
+    possible_way = possible(spec, alphas)
     steps = STEPS
     apart = 0.0 if max(fit.values()) < FIT_PX else FIT_PX  # fitting every way, a fit tells nothing (content)
-    way = {d: (fit[d] if d in fit else apart) if possible(*steps[d]) else np.inf for d in steps}
+    way = {d: (fit[d] if d in fit else apart) if possible_way(*steps[d]) else np.inf for d in steps}
     options = list(row.get("options") or [])
     if spec.family.endswith("_8dir"):
         texts = direction_options(tuple(steps))
         return {LETTERS[j]: way[list(steps)[texts.index(o)]] if o in texts else np.inf
                 for j, o in enumerate(options)}, TIE_PX
     relation = {"h": min(way["right"], way["left"]), "v": min(way["above"], way["below"]),
-                "none": apart if possible(0, 0, far=True) else np.inf}
+                "none": apart if possible_way(0, 0, far=True) else np.inf}
     options = options or ["horizontal", "vertical", "not adjacent"]
     return {LETTERS[j]: relation[_cv_relation(o, j)] for j, o in enumerate(options)}, TIE_PX
 

@@ -59,9 +59,9 @@ def _connection(row) -> SolverAnswer:
 def _direction(row, spec: ConfigSpec) -> SolverAnswer:
     """Connection Verification with 8 directions: an edge neighbour fits exactly; a pair that fits no way is a
     corner neighbour: of the diagonals where two cells of the grid have the pieces' flat sides on their border
-    (:func:`.shape._possible`), the one whose cells' touching corners differ least."""
+    (:func:`.outline.possible`), the one whose cells' touching corners differ least."""
     from ..prompts import direction_options
-    from .shape import STEPS, _possible
+    from .outline import STEPS, possible
     from .solver import _corner_costs
 
     pieces, geo = _pair(row)
@@ -71,8 +71,8 @@ def _direction(row, spec: ConfigSpec) -> SolverAnswer:
     if fit[best] >= FIT_PX:
         cw, ch, m, _ = geo
         cells = [np.asarray(p)[m:m + ch, m:m + cw, :3] for p in pieces]
-        possible = _possible(spec, [np.asarray(p)[..., 3] for p in pieces])
-        corners = {d: v if possible(*STEPS[d]) else np.inf for d, v in _corner_costs(*cells).items()}
+        allowed = possible(spec, [np.asarray(p)[..., 3] for p in pieces])
+        corners = {d: v if allowed(*STEPS[d]) else np.inf for d, v in _corner_costs(*cells).items()}
         best, scores["corners"] = min(corners, key=corners.get), corners
     names = tuple(STEPS)
     texts = direction_options(names)
