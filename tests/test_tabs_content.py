@@ -26,7 +26,7 @@ from fixtures.photos import make_photo
 from jigsaw_puzzles import spec
 from jigsaw_puzzles.baselines import random_answer, shape_answer, solve
 from jigsaw_puzzles.geometry import MIN_TAB_CELL, MIRRORS, ROTATIONS, shape_preserving
-from jigsaw_puzzles.generation.tabs import Edge, RegularCut, board, piece, transformed
+from jigsaw_puzzles.generation.tabs import Edge, RegularCut, piece, transformed
 from jigsaw_puzzles.generation.tabs.cut import _HI, _LO, SUPERSAMPLE
 from jigsaw_puzzles.generation.tabs.regular import TAB, content_cells
 from jigsaw_puzzles.generation.tasks import Context, TaskError, get_task

@@ -32,7 +32,6 @@ not. ``confidence`` is ``1 / (answers left)``, 0 when every answer is left.
 from __future__ import annotations
 
 import itertools
-from typing import Sequence
 
 import numpy as np
 
