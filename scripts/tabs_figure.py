@@ -18,8 +18,9 @@ import json
 from PIL import Image, ImageDraw, ImageFont
 
 from jigsaw_puzzles.geometry import tab_cell
+from jigsaw_puzzles.generation.curation import curate
 from jigsaw_puzzles.generation.sheet import on_checker
-from jigsaw_puzzles.generation.sources import curate, load_normalised
+from jigsaw_puzzles.generation.sources import load_normalised
 from jigsaw_puzzles.generation.tasks import Context, get_task
 from jigsaw_puzzles.rng import item_rng
 

@@ -13,9 +13,11 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from jigsaw_puzzles.publishing.export import build
 
-CONFIGS = ["order_restoration", "anomaly_detection", "order_restoration_tabs", "order_restoration_tabs_silhouette"]
-#: The puzzle the export holds three ways (#34.4): content only, shape and content, shape only.
-THREE_WAYS = CONFIGS[0], CONFIGS[2], CONFIGS[3]
+CONFIGS = ["order_restoration", "anomaly_detection", "order_restoration_tabs", "order_restoration_tabs_silhouette",
+           "order_restoration_tabs_content"]
+#: The puzzle the export holds four ways (#34.4, #45): content only (straight), shape and content, shape only,
+#: content only under a jigsaw cut.
+FOUR_WAYS = CONFIGS[0], CONFIGS[2], CONFIGS[3], CONFIGS[4]
 
 
 @pytest.fixture(scope="module")
@@ -59,13 +61,22 @@ def test_results_are_measured_on_this_export(export):
     rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| ")}
     report = json.loads((export / "curation_report.json").read_text())
     assert [int(c) for c in rows["n (test items)"].split("|")[2:-1]] == [report["configs"][c]["test"] for c in CONFIGS]
+    shape = "Shape only (alpha and masks, no colour)"
     for name in ("chance", "↑ chance, p < 0.05", "constant answer (best)", "Random (seed 0)",
-                 "Classical solver (no weights)", "Random (seed 0), strict", "Classical solver (no weights), strict"):
+                 "Classical solver (no weights)", "Random (seed 0), strict", "Classical solver (no weights), strict",
+                 shape):
         cells = [c.strip() for c in rows[name].split("|")[2:-1]]
         assert len(cells) == len(CONFIGS) and all(re.fullmatch(r"\d+\.\d\d", c) for c in cells), rows[name]
     solver = [float(c) for c in rows["Classical solver (no weights)"].split("|")[2:-1]]
     bound = [float(c) for c in rows["↑ chance, p < 0.05"].split("|")[2:-1]]
     assert all(s > b for s, b in zip(solver, bound))  # the weight-free solver beats chance on these items
+    # the shape row: every answer the outlines give away on _tabs, nothing on the straight and content cuts, where
+    # it gives the random baseline's very answers (#45)
+    by_config = {name: dict(zip(CONFIGS, (float(c) for c in rows[name].split("|")[2:-1])))
+                 for name in (shape, "Random (seed 0)")}
+    assert by_config[shape]["order_restoration_tabs"] == by_config[shape]["order_restoration_tabs_silhouette"] == 100
+    for config in ("order_restoration", "anomaly_detection", "order_restoration_tabs_content"):
+        assert by_config[shape][config] == by_config["Random (seed 0)"][config]
 
 
 def test_stock_datasets_loads_it_including_streaming(export):
@@ -168,18 +179,20 @@ def test_the_results_table_shows_strict_beside_flexible():
 
 
 def test_the_card_lists_the_tab_configs_beside_their_controls(export):
-    """#34.4: one compact section, one row per puzzle: the export's ``order_restoration_tabs`` beside its two
-    controls, which are the same puzzle (stock ``datasets`` reads all three: the same photos, the same answers)."""
+    """#34.4, #45: one compact section, one row per puzzle: the export's ``order_restoration_tabs`` beside its three
+    controls, which are the same puzzle (stock ``datasets`` reads all four: the same photos, the same answers)."""
     text = (export / "README.md").read_text()
     section = text.split("### Interlocking pieces\n", 1)[1].split("\n## ", 1)[0]
     assert len(section.strip().splitlines()) <= 8
+    assert "Shape and content" in section and "Content only" in section and "Shape only" in section
     rows = [line for line in section.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    assert rows == ["| Order Restoration | " + " | ".join(f"`{c}`" for c in THREE_WAYS) + " |"]
+    assert rows == ["| Order Restoration | " + " | ".join(f"`{c}`" for c in FOUR_WAYS) + " |"]
     answers = [{r["source_id"]: r["answer"] for r in datasets.load_dataset(str(export), c, split="test")}
-               for c in THREE_WAYS]
-    assert len(answers[0]) >= 8 and answers[0] == answers[1] == answers[2]
-    images = datasets.load_dataset(str(export), THREE_WAYS[1], split="test")[0]["images"]
-    assert all(im.mode == "RGBA" for im in images)
+               for c in FOUR_WAYS]
+    assert len(answers[0]) >= 8 and answers[0] == answers[1] == answers[2] == answers[3]
+    for config in FOUR_WAYS[1:]:
+        images = datasets.load_dataset(str(export), config, split="test")[0]["images"]
+        assert all(im.mode == "RGBA" for im in images)
 
 
 def test_the_tab_section_names_missing_and_impossible_controls():
@@ -193,8 +206,14 @@ def test_the_tab_section_names_missing_and_impossible_controls():
     assert rows["Missing Piece Selection (easy)"] == [
         "`missing_piece_selection_easy` (not in this export)",
         "`missing_piece_selection_easy_tabs`, `missing_piece_selection_easy_tabs_own`",
-        "`missing_piece_selection_easy_tabs_silhouette` (not in this export)"]
-    assert rows["Connection Verification, 8 directions (3x3)"][1:] == ["`connection_verification_3x3_8dir_tabs`", "-"]
+        "`missing_piece_selection_easy_tabs_silhouette` (not in this export)",
+        "`missing_piece_selection_easy_tabs_content` (not in this export)"]
+    assert rows["Connection Verification, 8 directions (3x3)"][1:] == [
+        "`connection_verification_3x3_8dir_tabs`", "-", "`connection_verification_3x3_8dir_tabs_content` (not in this "
+        "export)"]
     assert rows["Order Generation (3x3)"][1:] == ["`order_generation_3x3_tabs` (not in this export)",
-                                                  "`order_generation_3x3_tabs_silhouette`"]
+                                                  "`order_generation_3x3_tabs_silhouette`",
+                                                  "`order_generation_3x3_tabs_content` (not in this export)"]
     assert "`-`: no such control" in text
+    rot = tabs_section(["order_generation_3x3_rot_tabs"])
+    assert "| `order_generation_3x3_rot_tabs` | - | - |" in rot  # neither a silhouette nor a content control

@@ -187,7 +187,10 @@ PROPERTY_CONFIGS = ("missing_piece_selection_easy", "piece_localization_easy", "
                     "order_generation_1x3_rot",
                     # interlocking pieces (#34): the answers of their straight configs
                     "order_generation_3x3_tabs", "order_generation_2x2_rot_tabs", "order_restoration_tabs_silhouette",
-                    "connection_verification_tabs", "anomaly_detection_tabs", "missing_piece_selection_easy_tabs_own")
+                    "connection_verification_tabs", "anomaly_detection_tabs", "missing_piece_selection_easy_tabs_own",
+                    # and the content controls (#45)
+                    "order_generation_3x3_tabs_content", "anomaly_detection_tabs_content",
+                    "connection_verification_3x3_8dir_tabs_content")
 
 
 @st.composite

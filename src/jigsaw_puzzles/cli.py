@@ -73,8 +73,10 @@ def _add_configs(p: argparse.ArgumentParser) -> None:
                         f"piece_localization_RxC[_kK] (K masks), anomaly_detection_RxC, "
                         f"missing_piece_selection_<easy|hard>_RxC[_kK] (K candidates) (e.g. order_generation_3x3, "
                         f"piece_localization_4x4_k8, connection_verification_2x2_8dir); any of them cut into "
-                        f"interlocking pieces: <config>_tabs, its shape-only control <config>_tabs_silhouette, and "
-                        f"missing_piece_selection_*_tabs_own (candidates keep their own outlines)")
+                        f"interlocking pieces: <config>_tabs (shape and content), its shape-only control "
+                        f"<config>_tabs_silhouette, its content-only control <config>_tabs_content (outlines that say "
+                        f"nothing of the answer), and missing_piece_selection_*_tabs_own (candidates keep their own "
+                        f"outlines)")
     p.add_argument("--grid", type=_grid, default=None, metavar="RxC",
                    help="cut the grid-capable tasks on this grid (e.g. 3x3, 4x4, 2x3; 1-8 a side): --configs "
                         "order_generation --grid 3x3 is order_generation_3x3; without --configs, Order "

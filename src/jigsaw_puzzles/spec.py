@@ -87,7 +87,7 @@ class ConfigSpec:
     in_overall: bool = True
     #: pieces shown turned by a multiple of 90 degrees, the answer naming each one's rotation (``_rot``)
     rotated: bool = False
-    #: how the pieces are cut, one of :data:`CUTS`: ``straight`` (the paper), ``tabs`` or ``silhouette``
+    #: how the pieces are cut, one of :data:`CUTS`: ``straight`` (the paper), ``tabs``, ``silhouette`` or ``content``
     cut: str = "straight"
 
     @property
@@ -264,34 +264,34 @@ def get(config: str) -> ConfigSpec:
     spec = _grid_spec(config) or _cut_spec(config)
     if spec is None:
         raise ValueError(f"unknown config {config!r}; choose from {', '.join(CONFIGS)}, or a grid config "
-                         f"<{'|'.join(GRID_BASES)}>_<R>x<C>[_rot], each also as <config>_tabs[_silhouette]")
+                         f"<{'|'.join(GRID_BASES)}>_<R>x<C>[_rot], each also as <config>_tabs[_silhouette|_content]")
     return spec
 
 
-#: The cuts (:attr:`ConfigSpec.cut`): ``<config>_tabs`` cuts any config into interlocking pieces (one family with
-#: ``<config>``: the same randomness), ``<config>_tabs_silhouette`` draws those shapes flat grey (shape only), and
-#: ``missing_piece_selection_*_tabs_own`` lets each candidate keep its own outline (docs/tasks.md). Never in Table 2.
-CUTS = ("straight", "tabs", "silhouette")
-_CUT_NAME = re.compile(r"(.+?)_tabs(_own)?(_silhouette)?")
+#: The cuts (:attr:`ConfigSpec.cut`), one family with ``<config>``: ``_tabs`` (shape + content), ``_tabs_silhouette``
+#: (shape only), ``_tabs_content`` (content only); MPS's ``_tabs_own``. Never in Table 2 (docs/tasks.md, Interlocking).
+CUTS = ("straight", "tabs", "silhouette", "content")
+_CUT_NAME = re.compile(r"(.+?)_tabs(_own)?(_silhouette|_content)?")
 
 
 def _cut_spec(config: str) -> ConfigSpec | None:
     m = _CUT_NAME.fullmatch(config) if type(config) is str else None
     if m is None or not is_config(m.group(1)) or get(m.group(1)).cut != "straight":
         return None
-    (base, own, silhouette), straight = m.groups(), get(m.group(1))
+    (base, own, cut), straight = m.groups(), get(m.group(1))
     if straight.name != base:  # an alias: order_generation_2x2_tabs
         return get(straight.name + config[len(base):])
-    if (own and (silhouette or not base.startswith("missing_piece_selection"))) or \
-            (silhouette and (straight.rotated or base.endswith("_8dir"))):
+    if (own and (cut or not base.startswith("missing_piece_selection"))) or (cut and straight.rotated) or \
+            (cut == "_silhouette" and base.endswith("_8dir")):
         raise ValueError(f"{config!r}: no such cut; '_own' (candidates keep their own outlines) is Missing Piece "
-                         "Selection's, whose silhouettes always keep them, and an outline cannot tell a whole-picture "
-                         "turn or a diagonal neighbour, so '_rot' and '_8dir' have no silhouette control")
-    word = "tab silhouettes" if silhouette else "tabs, own outlines" if own else "tabs"
-    short = straight.short + (" sil" if silhouette else " tabs own" if own else " tabs")
+                         "Selection's, an outline cannot tell a whole-picture turn or a diagonal neighbour, so '_rot' "
+                         "and '_8dir' have no silhouette control, and '_rot' no content control (with one tab a side "
+                         "no outline is the same for every piece and under every quarter turn)")
+    word, short = {"_silhouette": ("tab silhouettes", " sil"), "_content": ("tabs, content only", " tabs con"),
+                   None: ("tabs, own outlines", " tabs own") if own else ("tabs", " tabs")}[cut]
     return _GRID_SPECS.setdefault(config, replace(straight, name=config, title=f"{straight.title} [{word}]",
-                                                  short=short, in_overall=False,
-                                                  cut="silhouette" if silhouette else "tabs"))
+                                                  short=straight.short + short, in_overall=False,
+                                                  cut=cut[1:] if cut else "tabs"))
 
 
 def canonical(config: str) -> str:

@@ -1,16 +1,20 @@
-"""Weight-free baselines: ``random`` (uniform guessing) and ``solver`` (classical jigsaw solver, shaped pieces too).
+"""Weight-free baselines: ``random`` (guessing), ``solver`` (classical jigsaw solver), ``shape`` (outlines alone).
 May import: the root foundations only.
 
->>> from jigsaw_puzzles.baselines import random_answer, solve
+``shape`` reads alpha channels and mask geometry only, never a photo's colour.
+
+>>> from jigsaw_puzzles.baselines import random_answer, shape_answer, solve
 >>> random_answer(row, "order_generation", seed=0)      # e.g. "[3, 1, 4, 2]"
 >>> ans = solve(row, "anomaly_detection")                # SolverAnswer(text, confidence, scores)
+>>> shape_answer(row, "order_generation_tabs").text      # what the outlines alone decide
 
-Both are pure functions of a dataset row (dict with ``id``, ``images``, ``options``; the
-solver never reads ``answer`` or ``metadata``).
+All are pure functions of a dataset row (dict with ``id``, ``images``, ``options``; none reads ``answer`` or
+``metadata``).
 """
 from ..spec import get as _get
 from .placer import solve_grid
 from .random_baseline import CHANCE, answer_rng, random_answer
+from .shape import shape_answer
 from .solver import CONFIGS as _PAPER, THRESHOLDS, SolverAnswer, solve as _solve_paper
 
 
@@ -43,6 +47,6 @@ def solve(row: dict, config: str) -> SolverAnswer:
     return solve_grid(row, *spec.grid, rotated=spec.rotated)
 
 
-BASELINES = ("random", "solver")
+BASELINES = ("random", "solver", "shape")
 
-__all__ = ["random_answer", "answer_rng", "CHANCE", "solve", "SolverAnswer", "THRESHOLDS", "BASELINES"]
+__all__ = ["random_answer", "answer_rng", "CHANCE", "solve", "shape_answer", "SolverAnswer", "THRESHOLDS", "BASELINES"]

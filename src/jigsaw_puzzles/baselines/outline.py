@@ -11,7 +11,8 @@ is 0 for true neighbours in the right direction and grows with every pixel of ga
 tab, a tab in the wrong blank). The band spans the side's middle (a tab never reaches the corners: see
 ``generation/tabs/cut.py``) and ``depth`` pixels either way (the tab's reach). A ``flat`` side (the picture's
 border: alpha 255 up to the cell's edge, 0 beyond) never fits inside the picture: its misfit is infinite.
-The content of the two pieces breaks ties (:func:`seams`).
+The content of the two pieces breaks ties (:func:`seams`). :func:`possible` says which relations of two pieces
+their flat sides allow on the grid.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from ..geometry import TAB_REACH, tab_cell
-from .continuity import seam_dissimilarity
+from .continuity import rho, seam_dissimilarity
 
 SIDES = ("top", "right", "bottom", "left")
 
@@ -92,10 +93,12 @@ def _rgb(image) -> np.ndarray:
     return arr[..., :3].astype(np.float32)
 
 
-def seams(pieces: Sequence, geo=None) -> tuple[np.ndarray, np.ndarray]:
+def seams(pieces: Sequence, geo=None, between_tabs: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(H, V)``: the content seam of piece ``j`` right of (below) piece ``i``, scaled to [0, 1): the two
     pieces' pixels composited by their alphas across the straight cell line, read as the solver reads a seam
-    (:func:`~.continuity.seam_dissimilarity`), ``d / (d + 1)``."""
+    (:func:`~.continuity.seam_dissimilarity`), ``d / (d + 1)``. ``between_tabs``: read only along the stretches
+    of the line where each piece holds its own side of it (not across a tab's neck, where one piece holds both
+    sides and any pair looks continuous): the pieces of a congruent cut, which fit every way."""
     alphas = [alpha_of(p).astype(np.float32) / 255 for p in pieces]
     rgbs = [_rgb(p) for p in pieces]
     geo = geo or geometry_of(alphas[0].shape[::-1])
@@ -103,30 +106,85 @@ def seams(pieces: Sequence, geo=None) -> tuple[np.ndarray, np.ndarray]:
     n = len(pieces)
     out = []
     for vertical in (True, False):
-        def strip(k, inner):  # 4 lines across the cell line: 2 of k's cell, 2 beyond (inner: k is on the far side)
-            if vertical:
+        def strip(k, inner, arrays=None):  # 4 lines across the cell line: 2 of k's cell, 2 beyond (inner: k is on
+            if vertical:                   # the far side); the alpha itself when ``arrays`` is given
                 cols = slice(m - 2, m + 2) if inner else slice(m + cw - 2, m + cw + 2)
+                if arrays is not None:
+                    return arrays[k][m:m + ch, cols]
                 return rgbs[k][m:m + ch, cols] * alphas[k][m:m + ch, cols, None]
             rows = slice(m - 2, m + 2) if inner else slice(m + ch - 2, m + ch + 2)
+            if arrays is not None:
+                return arrays[k][rows, m:m + cw].T
             return (rgbs[k][rows, m:m + cw] * alphas[k][rows, m:m + cw, None]).transpose(1, 0, 2)
         near = np.stack([strip(k, False) for k in range(n)])
         far = np.stack([strip(k, True) for k in range(n)])
+        if between_tabs:  # along the line: the near piece covers its two lines only, the far piece its own two
+            own = np.array([1, 1, 0, 0], np.float32)
+            near_ok = np.stack([(strip(k, False, alphas) == own).all(-1) for k in range(n)])
+            far_ok = np.stack([(strip(k, True, alphas) == own[::-1]).all(-1) for k in range(n)])
         mat = np.full((n, n), np.inf)
         for i in range(n):
             both = np.clip(near[i][None] + far, 0, 255)  # (n, along, 4, 3)
-            d = seam_dissimilarity(both[:, :, [1, 0]], both[:, :, [2, 3]])
+            if between_tabs:
+                a, b = both[:, :, [1, 0]], both[:, :, [2, 3]]
+                per_line = (rho(b[..., 0, :] - (2 * a[..., 0, :] - a[..., 1, :])).mean(-1)
+                            + rho(a[..., 0, :] - (2 * b[..., 0, :] - b[..., 1, :])).mean(-1))
+                use = near_ok[i][None] & far_ok
+                d = (per_line * use).sum(1) / np.maximum(use.sum(1), 1)
+            else:
+                d = seam_dissimilarity(both[:, :, [1, 0]], both[:, :, [2, 3]])
             mat[i] = d / (d + 1)
         np.fill_diagonal(mat, np.inf)
         out.append(mat)
     return out[0], out[1]
 
 
-def costs(pieces: Sequence, content: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def costs(pieces: Sequence, content: bool = True, between_tabs: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Pairwise costs for placing shaped pieces: the misfit, the content seam (in [0, 1)) breaking ties by
-    ``1e-3`` of it, so the outline decides wherever two fits differ by more than a thousandth of a cell."""
+    ``1e-3`` of it, so the outline decides wherever two fits differ by more than a thousandth of a cell
+    (``between_tabs``: :func:`seams`'s, for a congruent cut)."""
     geo = geometry_of(alpha_of(pieces[0]).shape[::-1])
     H, V = misfits(pieces, geo)
     if content:
-        sh, sv = seams(pieces, geo)
+        sh, sv = seams(pieces, geo, between_tabs)
         H, V = H + 1e-3 * sh, V + 1e-3 * sv
     return H, V
+
+
+# ------------------------------------------------------------------------- where two pieces may lie
+#: Connection Verification's 8 directions (spec.DIRECTIONS, in order): the (row, column) step to <image 2>.
+STEPS = {"right": (0, 1), "left": (0, -1), "above": (-1, 0), "below": (1, 0), "upper right": (-1, 1),
+         "upper left": (-1, -1), "lower right": (1, 1), "lower left": (1, -1)}
+
+
+def flat_sides(alpha: np.ndarray) -> frozenset:
+    """The sides of a piece (its alpha on its canvas) with no tab and no blank."""
+    geo = geometry_of(alpha.shape[::-1])
+    return frozenset(s for s in SIDES if is_flat(band(alpha, s, geo)))
+
+
+def border_sides(k: int, rows: int, cols: int) -> frozenset:
+    """The sides of cell ``k`` on the picture's border."""
+    r, c = divmod(k, cols)
+    return frozenset(s for s, on in zip(SIDES, (r == 0, c == cols - 1, r == rows - 1, c == 0)) if on)
+
+
+def possible(spec, alphas: Sequence[np.ndarray]):
+    """``(dr, dc) -> bool``: whether two cells of the grid lie that way apart with the pieces' flat sides on their
+    border sides (a content cut has no flat side, so any two cells do)."""
+    rows, cols = spec.grid
+    cells = range(rows * cols)
+    if spec.cut == "content":
+        fits = [list(cells), list(cells)]
+    else:
+        flats = [flat_sides(a) for a in alphas[:2]]
+        fits = [[k for k in cells if border_sides(k, rows, cols) == f] for f in flats]
+
+    def way(dr: int, dc: int, far: bool = False) -> bool:  # far: any two cells not sharing an edge
+        for p in fits[0]:
+            for q in fits[1]:
+                (r1, c1), (r2, c2) = divmod(p, cols), divmod(q, cols)
+                if p != q and ((abs(r2 - r1) + abs(c2 - c1) > 1) if far else (r2 - r1, c2 - c1) == (dr, dc)):
+                    return True
+        return False
+    return way

@@ -134,25 +134,26 @@ def _greedy(H, V, rows, cols, group=None) -> Placement:
                      _layout_cost(H, V, layout, rows, cols))
 
 
-def _costs(pieces: Sequence, shaped: bool):
+def _costs(pieces: Sequence, shaped: bool, between_tabs: bool = False):
     """Pairwise seam costs ``(H, V)``: content seams, or for shaped pieces (``_tabs``) the outlines' misfit with
-    the content breaking ties (:mod:`.outline`)."""
+    the content breaking ties (:mod:`.outline`; ``between_tabs``: pieces of one outline, ``_tabs_content``)."""
     if shaped:
         from .outline import costs
 
-        return costs(pieces)
+        return costs(pieces, between_tabs=between_tabs)
     return _pairwise([_Piece(_image(p)) for p in pieces])
 
 
-def place(pieces: Sequence, rows: int, cols: int, rotated: bool = False, shaped: bool = False) -> Placement:
+def place(pieces: Sequence, rows: int, cols: int, rotated: bool = False, shaped: bool = False,
+          between_tabs: bool = False) -> Placement:
     """Place ``pieces`` (PIL images or arrays, shuffled, all of one cell size) on a ``rows x cols`` grid;
     ``rotated``: the pieces are turned too (see :func:`place_rotated`); ``shaped``: interlocking pieces, placed
-    by their outlines (:mod:`.outline`)."""
+    by their outlines (:mod:`.outline`; ``between_tabs``: of one outline, by the seams between their tabs)."""
     if len(pieces) != rows * cols:
         raise ValueError(f"{len(pieces)} pieces do not fill a {rows}x{cols} grid")
     if rotated:
         return place_rotated(pieces, rows, cols, shaped)
-    H, V = _costs(pieces, shaped)
+    H, V = _costs(pieces, shaped, between_tabs)
     if rows * cols <= EXHAUSTIVE_MAX:
         return _exhaustive(H, V, rows, cols)
     return _greedy(H, V, rows, cols)
@@ -253,10 +254,11 @@ def place_rotated(pieces: Sequence, rows: int, cols: int, shaped: bool = False) 
     return RotatedPlacement([m // 4 + 1 for m in turned], margin, float(cost), [90 * (m % 4) for m in turned])
 
 
-def solve_grid(row: dict, rows: int, cols: int, rotated: bool = False, shaped: bool = False):
+def solve_grid(row: dict, rows: int, cols: int, rotated: bool = False, shaped: bool = False,
+               between_tabs: bool = False):
     """The solver's answer to a grid order item (``order_generation_3x3``, ``order_restoration_4x4``, ...):
     the placed order, or for a choice item the option whose layout has the lowest seam cost; ``shaped``:
-    interlocking pieces (``_tabs``)."""
+    interlocking pieces (``_tabs``; ``between_tabs``: of one outline, ``_tabs_content``)."""
     import re
 
     from ..spec import LETTERS, format_order
@@ -266,9 +268,9 @@ def solve_grid(row: dict, rows: int, cols: int, rotated: bool = False, shaped: b
     if rotated:
         return _solve_rotated(row, pieces, rows, cols, shaped)
     if not row.get("options"):
-        placed = place(pieces, rows, cols, shaped=shaped)
+        placed = place(pieces, rows, cols, shaped=shaped, between_tabs=between_tabs)
         return SolverAnswer(format_order(placed.order), placed.margin, {"cost": placed.cost})
-    H, V = _costs(pieces, shaped)
+    H, V = _costs(pieces, shaped, between_tabs)
     costs = {}
     for j, option in enumerate(row["options"]):
         order = [int(x) for x in re.findall(r"\d+", str(option))]

@@ -1,4 +1,4 @@
-"""The solver on interlocking pieces (the ``_tabs`` and ``_tabs_silhouette`` configs).
+"""The solver on interlocking pieces (``_tabs``, ``_tabs_silhouette``; ``_tabs_content`` with :mod:`.content`).
 
 Outlines first, content to break ties: two sides fit when their alphas sum to 255 across the band between them
 (:mod:`.outline`), which holds exactly for true neighbours; a silhouette has no content, so its answer rests on
@@ -18,12 +18,15 @@ from ..geometry import tab_margin
 from ..spec import LETTERS, ConfigSpec, format_anomaly
 from .outline import costs, geometry_of, misfits
 from .placer import _decoded, solve_grid
-from .solver import SolverAnswer, _confidence, _cv_relation
+from .solver import THRESHOLDS, SolverAnswer, _confidence, _cv_relation
 
 #: Two sides fit when they misfit by less than this many pixels of area (true neighbours: exactly 0).
 FIT_PX = 2.0
 #: The generator's silhouette cut lines and mask outlines (generation/tabs/render.py's ``LINE``).
 LINE = (40, 40, 40)
+#: A mask with no unmasked neighbour has no seam: it costs the straight solver's ``pl_isolated``, on the seam's
+#: ``nd / (nd + 1)`` scale (it wins only when every other mask fits worse).
+ISOLATED = THRESHOLDS["pl_isolated"] / (1 + THRESHOLDS["pl_isolated"])
 
 
 def _pair(row) -> tuple[list, tuple[int, int, int, int]]:
@@ -53,26 +56,30 @@ def _connection(row) -> SolverAnswer:
     return SolverAnswer(best, _confidence(np.array(list(scores.values())) + 1e-9), {"costs": scores, "misfit_px": fit})
 
 
-def _direction(row) -> SolverAnswer:
+def _direction(row, spec: ConfigSpec) -> SolverAnswer:
     """Connection Verification with 8 directions: an edge neighbour fits exactly; a pair that fits no way is a
-    corner neighbour, whose direction the straight solver reads from the cells' touching corners."""
+    corner neighbour: of the diagonals where two cells of the grid have the pieces' flat sides on their border
+    (:func:`.outline.possible`), the one whose cells' touching corners differ least."""
     from ..prompts import direction_options
-    from .solver import _direction as straight_direction
+    from .outline import STEPS, possible
+    from .solver import _corner_costs
 
     pieces, geo = _pair(row)
     fit = _fits(pieces, geo)
     best = min(fit, key=fit.get)
+    scores = {"misfit_px": fit}
     if fit[best] >= FIT_PX:
         cw, ch, m, _ = geo
         cells = [np.asarray(p)[m:m + ch, m:m + cw, :3] for p in pieces]
-        answer = straight_direction({**row, "images": cells})
-        return SolverAnswer(answer.text, answer.confidence, {**answer.scores, "misfit_px": fit})
-    names = ("right", "left", "above", "below", "upper right", "upper left", "lower right", "lower left")
+        allowed = possible(spec, [np.asarray(p)[..., 3] for p in pieces])
+        corners = {d: v if allowed(*STEPS[d]) else np.inf for d, v in _corner_costs(*cells).items()}
+        best, scores["corners"] = min(corners, key=corners.get), corners
+    names = tuple(STEPS)
     texts = direction_options(names)
     options = list(row.get("options") or texts)
     text = texts[names.index(best)]
     letter = LETTERS[options.index(text)] if text in options else LETTERS[names.index(best)]
-    return SolverAnswer(letter, 1.0, {"misfit_px": fit})
+    return SolverAnswer(letter, 1.0 if "corners" not in scores else _confidence(scores["corners"].values()), scores)
 
 
 # ----------------------------------------------------------------------------------------- boards
@@ -82,16 +89,24 @@ def _board(image) -> np.ndarray:
     return arr
 
 
-def _frame(board: np.ndarray, rows: int, cols: int):
-    """``(cell width, cell height, margin, canvas box of cell k)`` of a board cut on a rows x cols grid."""
+def _frame(board: np.ndarray, rows: int, cols: int, ring: bool = False):
+    """``(cell width, cell height, margin, canvas box of cell k, origin)`` of a board cut on a rows x cols grid:
+    the grid is the board (``_tabs``), or with ``ring`` lies inside it, ``origin`` px in from its left and top
+    (a content board, :func:`.content.ring_frame`)."""
     height, width = board.shape[:2]
-    cw, ch = width // cols, height // rows
-    m = tab_margin(min(cw, ch))
+    if ring:
+        from .content import ring_frame
+
+        cw, ch, m = ring_frame((width, height), rows, cols)
+    else:
+        cw, ch = width // cols, height // rows
+        m = tab_margin(min(cw, ch))
+    o = m if ring else 0
 
     def box(k: int) -> tuple[int, int, int, int]:
         r, c = divmod(k, cols)
-        return c * cw - m, r * ch - m, (c + 1) * cw + m, (r + 1) * ch + m
-    return cw, ch, m, box
+        return c * cw - m + o, r * ch - m + o, (c + 1) * cw + m + o, (r + 1) * ch + m + o
+    return cw, ch, m, box, o
 
 
 def _over_white(board: np.ndarray) -> np.ndarray:
@@ -111,7 +126,7 @@ def _anomaly(row, spec: ConfigSpec) -> SolverAnswer:
     gaps = board[..., 3] < 255
     if not gaps.any():
         return SolverAnswer(format_anomaly(), 1.0, {"gap_px": 0})
-    cw, ch, m, box = _frame(board, rows, cols)
+    cw, ch, m, box, _ = _frame(board, rows, cols)
     ys, xs = np.nonzero(gaps)
     inside = {}
     for k in range(rows * cols):
@@ -224,15 +239,16 @@ def _across(picture: np.ndarray, inside: np.ndarray, valid: np.ndarray) -> float
     return total / count if count else float("nan")
 
 
-def _outline_seam(picture: np.ndarray, inside: np.ndarray, valid: np.ndarray) -> float:
+def _outline_seam(picture: np.ndarray, inside: np.ndarray, valid: np.ndarray, missing: float = 1.0) -> float:
     """How well a shape sits in a picture by its content, scaled to [0, 1): the seam across its outline over the
-    same measure 2-4 px inside and outside it (the picture's own texture), ``nd / (nd + 1)``; 1 with no seam."""
+    same measure 2-4 px inside and outside it (the picture's own texture), ``nd / (nd + 1)``; ``missing`` with no
+    seam."""
     seam = _across(picture, inside, valid)
     scale = [_across(picture, _erode(inside, k), valid) for k in (2, 3, 4)] + \
         [_across(picture, ~_erode(~inside, k), valid) for k in (2, 3, 4)]
     scale = [v for v in scale if np.isfinite(v)]
     if not np.isfinite(seam) or not scale:
-        return 1.0
+        return missing
     nd = seam / (float(np.mean(scale)) + 0.05)
     return nd / (nd + 1)
 
@@ -261,17 +277,17 @@ def _laid_in(below: np.ndarray, above: np.ndarray, picture: np.ndarray):
     return filled, above[..., 3] >= 128, picture & (total[..., 0] > 0.5)
 
 
-def _missing_piece(row, spec: ConfigSpec) -> SolverAnswer:
+def _missing_piece(row, spec: ConfigSpec, seam: bool = True) -> SolverAnswer:
     """Missing Piece Selection on shaped pieces: the hole is the board's transparent region; a candidate misfits
     it by the pixels where its alpha and the board's do not sum to 255 (0 for the true piece and, under the
-    ``same outline`` policy, for every candidate), its content breaking ties: the seam across the hole's
-    outline once the candidate is laid in."""
+    ``same outline`` policy, for every candidate), its content breaking ties (``seam``): the seam across the
+    hole's outline once the candidate is laid in."""
     rows, cols = spec.grid
     board = _board(row["images"][0])
-    cw, ch, m, box = _frame(board, rows, cols)
+    cw, ch, m, box, o = _frame(board, rows, cols, spec.cut == "content")
     deficit = 255 - board[..., 3].astype(np.int64)
-    hole = int(np.argmax([deficit[(k // cols) * ch:(k // cols + 1) * ch, (k % cols) * cw:(k % cols + 1) * cw].sum()
-                          for k in range(rows * cols)]))
+    hole = int(np.argmax([deficit[o + (k // cols) * ch:o + (k // cols + 1) * ch,
+                                  o + (k % cols) * cw:o + (k % cols + 1) * cw].sum() for k in range(rows * cols)]))
     below = _crop(board, box(hole))
     picture = _crop(np.ones(board.shape[:2], bool), box(hole), False)
     n = len(row.get("options") or []) or len(row["images"]) - 1
@@ -280,7 +296,7 @@ def _missing_piece(row, spec: ConfigSpec) -> SolverAnswer:
         above = _canvas(image, below.shape[1::-1])
         gap = np.abs(below[..., 3].astype(np.int64) + above[..., 3] - 255)[picture].sum() / 255 / (cw * ch)
         misfit[LETTERS[j]] = float(gap)
-        costs[LETTERS[j]] = float(gap + 1e-3 * _outline_seam(*_laid_in(below, above, picture)))
+        costs[LETTERS[j]] = float(gap + (1e-3 * _outline_seam(*_laid_in(below, above, picture)) if seam else 0))
     best = min(costs, key=costs.get)
     return SolverAnswer(best, _confidence(costs.values()), {"costs": costs, "misfit": misfit, "hole_cell": hole})
 
@@ -296,20 +312,21 @@ def _ring(alpha: np.ndarray) -> np.ndarray:
     return (alpha > 0) & ~inner
 
 
-def _piece_localization(row, spec: ConfigSpec) -> SolverAnswer:
+def _piece_localization(row, spec: ConfigSpec, seam: bool = True) -> SolverAnswer:
     """Piece Localization on shaped pieces: the masks are the cells most covered by the mask grey, read by their
     letters as for straight pieces. The piece misfits a mask by its flat sides off the picture's border (or a tab
-    or blank on it), by its alpha against the mask's grey across each side whose neighbour is not masked too,
-    and by the share of its outline off the mask's drawn outline; its content breaks ties: the seam across its
-    outline once laid into the mask."""
+    or blank on it; a content board has no flat side), by its alpha against the mask's grey across each side
+    whose neighbour is not masked too, and by the share of its outline off the mask's drawn outline; its content
+    breaks ties (``seam``): the seam across its outline once laid into the mask."""
     from ..geometry import MASK_GREY
     from .outline import band, is_flat
     from .solver import _by_label, _fraction_equal, _neighbours
 
     rows, cols = spec.grid
     board = _board(row["images"][0])
-    cw, ch, m, box = _frame(board, rows, cols)
-    rgb = _over_white(board)[:ch * rows, :cw * cols]
+    ring = spec.cut == "content"
+    cw, ch, m, box, o = _frame(board, rows, cols, ring)
+    rgb = _over_white(board)[o:o + ch * rows, o:o + cw * cols]
     cells = [rgb[r * ch:(r + 1) * ch, c * cw:(c + 1) * cw] for r in range(rows) for c in range(cols)]
     k_masks = len(row.get("options") or []) or spec.num_options
     grey = np.array([_fraction_equal(c, np.array(MASK_GREY, np.float32)) for c in cells])
@@ -319,46 +336,58 @@ def _piece_localization(row, spec: ConfigSpec) -> SolverAnswer:
     facing = {"top": (-1, 0), "bottom": (1, 0), "left": (0, -1), "right": (0, 1)}
     flat = {side: is_flat(band(above[..., 3], side, geo)) for side in facing}
     edge = _ring(above[..., 3])
+    within = (above[..., 3] > 0) & ~edge  # the piece less its outline ring: what a mask's line encloses
     costs = {}
     for j, k in enumerate(masked):
         below = _crop(board, box(k))
         ink = below[..., :3]
         line = (ink == LINE).all(-1) & (below[..., 3] > 0)
         maskish = ((ink == MASK_GREY).all(-1) | line) & (below[..., 3] > 0)
+        # the mask within its drawn cut line (the line is the piece's outline ring): what the line encloses around
+        # the cell's centre, against the piece less its own ring; a photo pixel of the mask's grey is never in it
+        inner = _fill(~(line | (below[..., 3] == 0)), (below.shape[0] // 2, below.shape[1] // 2))
         r, c = divmod(k, cols)
         gap = 0.0
         for side, (dr, dc) in facing.items():
             nr, nc = r + dr, c + dc
             inside = 0 <= nr < rows and 0 <= nc < cols
-            if flat[side] == inside:  # a flat side lies on the picture's border, a tab or blank inside it
+            if flat[side] == inside and not ring:  # a flat side lies on the picture's border, a tab or blank inside
                 gap += 1.0
             elif inside and nr * cols + nc not in masked:  # masks side by side: only their cut line tells them
-                gap += np.abs(band(maskish.astype(np.int64) * 255, side, geo)
-                              - band(above[..., 3], side, geo)).sum() / 255 / (cw * ch)
+                gap += np.abs(band(inner.astype(np.int64), side, geo)
+                              - band(within.astype(np.int64), side, geo)).sum() / (cw * ch)
         near = line.copy()  # the mask's cut line, give or take a pixel
         near[1:] |= line[:-1]
         near[:-1] |= line[1:]
         near[:, 1:] |= line[:, :-1]
         near[:, :-1] |= line[:, 1:]
         gap += 0.1 * (1 - near[edge].mean())  # the piece's outline lies on the mask's drawn outline
+        if ring and seam:  # a content board: every mask has the piece's outline, only the seam tells them apart
+            gap = 0.0
         picture = _crop(np.ones(board.shape[:2], bool), box(k), False)
         other_masks = maskish & ~(above[..., 3] > 0)
         below_clear = below.copy()
         below_clear[maskish, 3] = 0  # the mask is what the piece replaces
         filled, inside, valid = _laid_in(below_clear, above, picture)
-        seam = _outline_seam(filled, inside, valid & ~other_masks)
-        costs[LETTERS[j]] = float(gap + 1e-3 * seam)
+        fit = _outline_seam(filled, inside, valid & ~other_masks, ISOLATED) if seam else 0.0
+        costs[LETTERS[j]] = float(gap + 1e-3 * fit)
     best = min(costs, key=costs.get)
     return SolverAnswer(best, _confidence(costs.values()), {"costs": costs, "masked_cells": masked})
 
 
 def solve_shaped(row: dict, spec: ConfigSpec) -> SolverAnswer:
-    """The solver's answer to a row of a tab config (``spec.cut`` is ``tabs`` or ``silhouette``)."""
+    """The solver's answer to a row of a tab config (``spec.cut`` is ``tabs``, ``silhouette`` or ``content``)."""
     family = spec.family
     if family.startswith("order"):
-        return solve_grid(row, *spec.grid, rotated=spec.rotated, shaped=True)
+        return solve_grid(row, *spec.grid, rotated=spec.rotated, shaped=True, between_tabs=spec.cut == "content")
+    if spec.cut == "content" and not family.startswith(("missing_piece_selection", "piece_localization")):
+        from . import content  # outlines that fit everywhere: the seams of the pieces laid together
+
+        if family.startswith("connection_verification"):
+            return content.direction(row) if family.endswith("_8dir") else content.connection(row)
+        return content.anomaly(row, spec)
     if family.startswith("connection_verification"):
-        return _direction(row) if family.endswith("_8dir") else _connection(row)
+        return _direction(row, spec) if family.endswith("_8dir") else _connection(row)
     if family.startswith("anomaly_detection"):
         return _anomaly(row, spec)
     if family.startswith("missing_piece_selection"):

@@ -241,14 +241,15 @@ def _direction(row) -> SolverAnswer:
     a, b = (_Piece(_image(im)) for im in row["images"][:2])
     edges = {"right": _nd(a, "right", b), "left": _nd(b, "right", a),
              "below": _nd(a, "bottom", b), "above": _nd(b, "bottom", a)}
+    return _direction_answer(edges, a.arr, b.arr, row.get("options"))
+
+
+def _direction_answer(edges: dict, a: np.ndarray, b: np.ndarray, options) -> SolverAnswer:
+    """The 8-direction answer from the four edge seams (normalised) and the two cells' pixels (their corners)."""
     h, v = min(edges["right"], edges["left"]), min(edges["below"], edges["above"])
     m, M = min(h, v), max(h, v)
     adjacency = m * np.sqrt((m + 0.05) / (M + 0.05))
-    k = 4
-    patch = {0: slice(0, k), -1: slice(-k, None)}
-    diagonals = {name: float(np.abs(a.arr[patch[ra], patch[ca]].astype(np.float32)
-                                    - b.arr[patch[rb], patch[cb]].astype(np.float32)).mean())
-                 for name, ((ra, ca), (rb, cb)) in _CORNERS.items()}
+    diagonals = _corner_costs(a, b)
     edge = adjacency <= THRESHOLDS["cv_not_adjacent"]
     pool = edges if edge else diagonals
     best = min(pool, key=pool.get)
@@ -256,11 +257,19 @@ def _direction(row) -> SolverAnswer:
     from ..prompts import direction_options
 
     texts = direction_options(names)  # the option that says it, wherever the row lists it (rotated options)
-    options = list(row.get("options") or texts)
+    options = list(options or texts)
     letter = LETTERS[options.index(texts[names.index(best)])] if texts[names.index(best)] in options \
         else LETTERS[names.index(best)]
     return SolverAnswer(letter, _confidence(pool.values()),
                         {"edges": edges, "corners": diagonals, "adjacency_score": float(adjacency)})
+
+
+def _corner_costs(a: np.ndarray, b: np.ndarray, k: int = 4) -> dict[str, float]:
+    """For each diagonal direction, how much the two cells' touching ``k`` x ``k`` corners differ."""
+    patch = {0: slice(0, k), -1: slice(-k, None)}
+    return {name: float(np.abs(a[patch[ra], patch[ca]].astype(np.float32)
+                               - b[patch[rb], patch[cb]].astype(np.float32)).mean())
+            for name, ((ra, ca), (rb, cb)) in _CORNERS.items()}
 
 
 def _cv_relation(option: str, j: int) -> str:
@@ -280,13 +289,18 @@ def _connection(row) -> SolverAnswer:
     v = min(_nd(a, "bottom", b), _nd(b, "bottom", a)) if a.arr.shape[1] == b.arr.shape[1] else np.inf
     if a.arr.shape[0] != b.arr.shape[0]:
         h = np.inf
+    return _cv_answer(h, v, row["options"])
+
+
+def _cv_answer(h: float, v: float, options) -> SolverAnswer:
+    """Connection Verification from the best horizontal and vertical seams ``h``, ``v`` (normalised)."""
     # a true neighbour both fits well (m ~ 1) and fits clearly better in its orientation than
     # in the other one (M >> m); diagonal pairs fit moderately in both.  The winning
     # orientation's cost is shrunk by sqrt((m + .05) / (M + .05)).
     m, M = min(h, v), max(h, v)
     s = m * np.sqrt((m + 0.05) / (M + 0.05)) if np.isfinite(M) else m
     rel_cost = {"h": s if h <= v else h, "v": s if v < h else v, "none": THRESHOLDS["cv_not_adjacent"]}
-    options = row["options"] or ["horizontal", "vertical", "not adjacent"]
+    options = options or ["horizontal", "vertical", "not adjacent"]
     costs = {LETTERS[j]: float(rel_cost[_cv_relation(o, j)]) for j, o in enumerate(options)}
     best = min(costs, key=costs.get)
     return SolverAnswer(best, _confidence(costs.values()),

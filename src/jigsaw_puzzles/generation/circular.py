@@ -129,7 +129,8 @@ def rotate(row: Mapping, config: str, r: int) -> dict:
             from .tasks.piece_localization import relabel_tab_masks
 
             board = _pil(images[0]).copy()  # a copy, as below
-            relabel_tab_masks(board, rows, cols, cells, LETTERS[:k])
+            ring = int(meta.get("tab_margin") or 0) if meta.get("cut") == "content" else 0  # the grid's ring
+            relabel_tab_masks(board, rows, cols, cells, LETTERS[:k], ring)
         else:
             board = _pil(images[0]).convert("RGB")  # a copy: the row's own image is never drawn on
             draw_masks(board, grid_boxes(board.size, rows, cols), cells, LETTERS[:k])

@@ -7,7 +7,7 @@ without them.
 
 Backends
 --------
-``builtin``       the weight-free baselines ``--model random`` / ``--model solver`` (``jigsaw_puzzles.baselines``).
+``builtin``       the weight-free baselines ``--model random`` / ``solver`` / ``shape`` (``jigsaw_puzzles.baselines``).
 ``transformers``  ``AutoModelForImageTextToText`` + the processor's chat template, batched, left padding,
                   ``device_map="auto"`` (one process) or one GPU per process under ``accelerate launch``.
 ``vllm``          ``vllm.LLM.chat`` with OpenAI-style multi-image messages, ``limit_mm_per_prompt`` from the task,
@@ -31,7 +31,7 @@ from typing import Any, Iterator, Sequence
 from ..errors import UserError
 from .settings import GenerationSettings
 
-BUILTIN_MODELS = ("random", "solver")
+BUILTIN_MODELS = ("random", "solver", "shape")
 
 
 @dataclass
@@ -178,7 +178,7 @@ def _solve_one(args):
     elif not row.get("images"):  # blind: nothing to read, so the solver can only guess (uniformly, seeded)
         text, extra = baselines.random_answer(row, config, seed), {"blind_guess": True}
     else:
-        ans = baselines.solve(row, config)
+        ans = baselines.shape_answer(row, config, seed) if model == "shape" else baselines.solve(row, config)
         text = ans.text
         extra = {}
         conf = getattr(ans, "confidence", None)
@@ -191,7 +191,7 @@ def _solve_one(args):
 
 
 class BuiltinBackend(Backend):
-    """``--model random`` / ``--model solver``: the weight-free baselines (optionally over a process pool)."""
+    """``--model random`` / ``solver`` / ``shape``: the weight-free baselines (optionally over a process pool)."""
 
     name = "builtin"
 

@@ -24,7 +24,7 @@ def add_parser(subparsers, helpers: Mapping[str, Callable]) -> argparse.Argument
                     "answered items are kept, items that ended in an error are tried again. Exit code 0: the run "
                     "is complete; 1: some items ended in an error (re-run to retry them); 2: a user error.")
     p.add_argument("--model", required=True,
-                   help="'random' or 'solver' (built-in baselines), a HF model id / local checkpoint "
+                   help="'random', 'solver' or 'shape' (built-in baselines), a HF model id / local checkpoint "
                         "(transformers, vllm) or the model name served at --api-base (openai)")
     p.add_argument("--backend", choices=list(BACKENDS), default=None,
                    help="; ".join(f"{name}: {entry.summary}" for name, entry in BACKENDS.items())

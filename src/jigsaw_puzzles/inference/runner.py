@@ -111,7 +111,7 @@ def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides
     override); every value is validated before anything is locked, loaded or built.
 
     Args:
-        model: ``"random"`` / ``"solver"`` (built-in baselines), a HF model id or local checkpoint
+        model: ``"random"`` / ``"solver"`` / ``"shape"`` (built-in baselines), a HF model id or local checkpoint
             (transformers / vllm), or the model name served by an OpenAI-compatible endpoint.
         backend: a name in ``jigsaw_puzzles.inference.BACKENDS`` (builtin, transformers, vllm, openai); default:
             builtin for the baselines, openai when ``api_base`` is given, else transformers.

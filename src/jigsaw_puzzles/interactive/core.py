@@ -49,7 +49,7 @@ _INT = re.compile(r"\s*\+?(\d{1,6})\s*")
 class Puzzle:
     """``pieces[k]``: image ``k + 1`` of the item; ``order[j]``: the image (1-based) that belongs at position
     ``j``; ``rotations[j]``: the clockwise degrees that turn it upright (``None``: an unrotated puzzle); ``cut``:
-    ``straight``, or ``tabs`` / ``silhouette`` for interlocking pieces (RGBA canvases, :mod:`.render`)."""
+    ``straight``, or ``tabs`` / ``silhouette`` / ``content`` for interlocking pieces (RGBA canvases, :mod:`.render`)."""
 
     pieces: tuple
     rows: int
@@ -287,12 +287,16 @@ class Game:
                     f"the pieces at two positions.{turn} Call submit() when the board shows the whole photograph "
                     f"restored. Every call costs a turn; you have {self.budget}.")
         grey = " and shown as flat grey shapes" if p.cut == "silhouette" else ""
+        fit, done = ("The pieces lie edge to edge: where a piece does not fit its neighbours, a gap shows the white "
+                     "paper or two pieces overlap, darker.", "every piece fits and the board shows")
+        if p.cut == "content":
+            fit, done = ("The pieces lie edge to edge; every piece has the same outline, so any piece fits anywhere "
+                         "and only the picture tells where it belongs.", "the board shows")
         return (f"A photograph was cut into a {p.rows}x{p.cols} grid of interlocking pieces, with tabs and blanks like "
                 f"real jigsaw pieces{grey}, and shuffled. The image shows the board: positions 1-{p.n}, row by row, "
-                "each number at the centre of its cell. The pieces lie edge to edge: where a piece does not "
-                "fit its neighbours, a gap shows the white paper or two pieces overlap, darker. swap(first, second) "
-                f"exchanges the pieces at two positions.{turn} Call submit() when every piece fits and the board "
-                f"shows the whole picture restored. Every call costs a turn; you have {self.budget}.")
+                f"each number at the centre of its cell. {fit} swap(first, second) exchanges the pieces at two "
+                f"positions.{turn} Call submit() when {done} the whole picture restored. Every call costs a turn; you "
+                f"have {self.budget}.")
 
     def observe(self, text: str | None = None, valid: bool = True) -> Observation:
         return Observation(self.render() if self._draw else None, text if text is not None else self.intro(), valid, self.over)

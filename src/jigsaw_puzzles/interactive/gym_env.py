@@ -143,7 +143,8 @@ def _short(value: Any) -> str:
 
 
 def _kind(rows: int, cols: int, rotated: bool, cut: str = "straight") -> str:
-    shape = {"tabs": ", interlocking pieces", "silhouette": ", interlocking silhouettes"}.get(cut, "")
+    shape = {"tabs": ", interlocking pieces", "silhouette": ", interlocking silhouettes",
+             "content": ", interlocking pieces of one outline"}.get(cut, "")
     return f"{rows}x{cols}, " + ("turned pieces" if rotated else "no turned pieces") + shape
 
 

@@ -76,17 +76,23 @@ def write_assets(out: Path, datasets_: dict) -> dict[str, str]:
     return written
 
 
-def _solved(job: tuple) -> list[str]:
-    """The classical solver's answers to rows ``start:stop`` of one config's dataset (a worker's chunk)."""
-    from ..baselines import solve
+def _solved(job: tuple) -> list[tuple[str, str]]:
+    """The classical solver's and the shape baseline's answers to rows ``start:stop`` of one config's dataset (a
+    worker's chunk)."""
+    from ..baselines import shape_answer, solve
 
     config, ds, start, stop = job
-    return [solve(row, config).text for row in ds.select(range(start, stop))]
+    return [(solve(row, config).text, shape_answer(row, config, 0).text) for row in ds.select(range(start, stop))]
+
+
+#: The card's baseline rows, in order.
+BASELINE_ROWS = ("Random (seed 0)", "Classical solver (no weights)", "Shape only (alpha and masks, no colour)")
 
 
 def baseline_results(datasets_: dict, num_proc: int | None = None) -> dict:
-    """The built-in baselines scored on the export's test items: ``{name: score() result}``; the solver reads
-    the images, in ``num_proc`` worker processes (the same answers), the random baseline only ids and options."""
+    """The built-in baselines scored on the export's test items: ``{name: score() result}``; the solver and the
+    shape baseline read the images, in ``num_proc`` worker processes (the same answers), the random baseline only
+    ids and options."""
     from ..baselines import random_answer
     from ..generation.workers import chunks, ordered_map
     from ..scoring.score import score
@@ -99,9 +105,9 @@ def baseline_results(datasets_: dict, num_proc: int | None = None) -> dict:
             cfgs.append(config)
             opts.append(row["options"] or None)
         jobs += [(config, ds, part.start, part.stop) for part in chunks(range(len(ds)), num_proc)]
-    solved = [answer for part in ordered_map(_solved, jobs, num_proc, what="the card's baselines") for answer in part]
-    return {name: score(preds, refs, cfgs, opts) if preds else {}
-            for name, preds in (("Random (seed 0)", random), ("Classical solver (no weights)", solved))}
+    both = [pair for part in ordered_map(_solved, jobs, num_proc, what="the card's baselines") for pair in part]
+    answers = (random, [s for s, _ in both], [h for _, h in both])
+    return {name: score(preds, refs, cfgs, opts) if preds else {} for name, preds in zip(BASELINE_ROWS, answers)}
 
 
 def _results_table(configs: list[str], results: dict) -> str:
@@ -128,18 +134,20 @@ def _results_table(configs: list[str], results: dict) -> str:
 
 
 def tabs_section(configs: list[str]) -> str:
-    """The export's interlocking-piece configs beside their controls, one row per puzzle: content only (the straight
-    cut), shape and content (``_tabs``, and Missing Piece Selection's ``_tabs_own``), shape only
-    (``_tabs_silhouette``); a control not in the export is named as such, one that does not exist is a dash. Without
-    tab configs, one sentence saying they exist."""
+    """The export's interlocking-piece configs beside their controls, one row per puzzle, in its four conditions:
+    content only (the straight cut), shape and content (``_tabs``, and Missing Piece Selection's ``_tabs_own``),
+    shape only (``_tabs_silhouette``) and content under a jigsaw cut (``_tabs_content``); a control not in the
+    export is named as such, one that does not exist is a dash. Without tab configs, one sentence saying they
+    exist."""
     from ..generation.tasks.shaped import straight
     from ..spec import is_config
 
     shaped = [c for c in configs if get_spec(c).cut != "straight"]
     if not shaped:
-        return ("Every config also exists cut into interlocking pieces, `<config>_tabs`, with its shape-only control "
-                "`<config>_tabs_silhouette` (`jigsaw-puzzles build --configs order_generation_3x3_tabs "
-                "order_generation_3x3_tabs_silhouette`); none is in this export.")
+        return ("Every config also exists cut into interlocking pieces in three conditions: `<config>_tabs` (shape and "
+                "content), `<config>_tabs_silhouette` (shape only) and `<config>_tabs_content` (content only, under a "
+                "jigsaw cut whose outlines say nothing of the answer), e.g. `jigsaw-puzzles build --configs "
+                "order_generation_3x3_tabs order_generation_3x3_tabs_content`; none is in this export.")
 
     def cell(*names: str) -> str:
         names = [n for n in names if is_config(n)]
@@ -148,16 +156,26 @@ def tabs_section(configs: list[str]) -> str:
 
     puzzles = list(dict.fromkeys(straight(c) for c in shaped))
     rows = [f"| {get_spec(p).title} | {cell(p)} | {cell(p + '_tabs', p + '_tabs_own')} | "
-            f"{cell(p + '_tabs_silhouette')} |" for p in puzzles]
+            f"{cell(p + '_tabs_silhouette')} | {cell(p + '_tabs_content')} |" for p in puzzles]
     return ("### Interlocking pieces\n\n"
-            "A `_tabs` config cuts its puzzle into pieces with tabs and blanks (RGBA images, transparent outside each "
-            "piece's outline). Its two controls are the same puzzle (same photo, same answer) with content only (the "
-            "straight cut) and with shape only (`_tabs_silhouette`: flat grey pieces), so a model's three scores tell "
-            "whether it reads the shape, the content or both. Missing Piece Selection's `_tabs` candidates all have "
-            "the hole's outline (content decides), its `_tabs_own` candidates keep their own (shape can decide).\n\n"
-            "| puzzle | content only | shape and content | shape only |\n|---|---|---|---|\n" + "\n".join(rows) +
-            ("\n\n`-`: no such control (an outline cannot tell a turn of the whole picture or a diagonal "
-             "neighbour, so `_rot` and `_8dir` have no silhouette)." if any(r.endswith("| - |") for r in rows) else ""))
+            "A tab config cuts its puzzle into pieces with tabs and blanks (RGBA images, transparent outside each "
+            "piece's outline), in three conditions beside the straight cut, all the same puzzle (same photo, same "
+            "answer). **Shape and content** (`_tabs`): a real die-cut jigsaw, whose outlines alone answer most "
+            "tasks (flat border sides, tabs that fit only their neighbour; Anomaly Detection's turned piece leaves a "
+            "gap), so a model can score there without reading the photo. **Shape only** (`_tabs_silhouette`): the "
+            "same outlines, flat grey. **Content only** (`_tabs_content`): every piece cut with one outline (a "
+            "congruent cut; Anomaly Detection: a checkerboard cut whose pieces are their own images turned or "
+            "mirrored), so the outlines say nothing of the answer and only the photo's content decides. The row "
+            "*Shape only* of the results reads only alpha channels and mask geometry: at chance on `_tabs_content`, "
+            "it shows how much of each other config the outlines give away. Missing Piece Selection's `_tabs` "
+            "candidates all have the hole's outline (content decides), its `_tabs_own` candidates keep their own "
+            "(shape can decide).\n\n"
+            "| puzzle | content only (straight) | shape and content | shape only | content only, jigsaw cut |\n"
+            "|---|---|---|---|---|\n" + "\n".join(rows) +
+            ("\n\n`-`: no such control (an outline cannot tell a turn of the whole picture or a diagonal neighbour, "
+             "and with one tab a side no outline is one for every piece under every quarter turn, so `_rot` has "
+             "neither a silhouette nor a content control, `_8dir` no silhouette)." if any("| - |" in r for r in rows)
+             else ""))
 
 
 DEFAULT_REPO = "<exported folder or repo>"

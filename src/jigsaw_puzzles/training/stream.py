@@ -34,7 +34,8 @@ Curriculum (:class:`Curriculum`): the mixture can change with the number of item
 ``(from_item, mixture)`` stages) or advance when the recent reward of the current stage passes a threshold
 (:meth:`Curriculum.update`, fed by the trainer, e.g. from a reward function). In-process only: with
 DataLoader worker processes each worker keeps its own copy of a reward-driven curriculum. :meth:`Curriculum.grids`
-grows the grid one stage at a time (2x2, 3x3, ... up to 8x8), straight or cut into interlocking pieces (``_tabs``).
+grows the grid one stage at a time (2x2, 3x3, ... up to 8x8), straight or cut into interlocking pieces (``_tabs``,
+``_tabs_content``).
 """
 
 from __future__ import annotations
@@ -114,13 +115,15 @@ class Curriculum:
               window: int = 256) -> "Curriculum":
         """One stage per square grid, ``sides`` in order (``range(2, 9)``: 2x2 up to 8x8), each the config of
         ``base`` on that grid: cut straight, into interlocking pieces (``cut="tabs"``: ``order_generation_3x3_tabs``,
-        ...) or their silhouettes (``"silhouette"``), ``rotated`` for turned pieces. ``schedule`` or ``threshold`` /
+        ...), their silhouettes (``"silhouette"``) or pieces of one outline (``"content"``: ``..._tabs_content``),
+        ``rotated`` for turned pieces. ``schedule`` or ``threshold`` /
         ``window`` as for any curriculum. A grid whose cells a photo is too small for is that photo's skip (a
         ``_tabs`` cell needs :data:`~jigsaw_puzzles.geometry.MIN_TAB_CELL` px: an 8x8 grid needs a photo of 384 px
         or more each way); a stage no photo can carry is a ``UsageError`` with the reasons."""
-        suffix = {"straight": "", "tabs": "_tabs", "silhouette": "_tabs_silhouette"}.get(cut)
+        suffix = {"straight": "", "tabs": "_tabs", "silhouette": "_tabs_silhouette",
+                  "content": "_tabs_content"}.get(cut)
         if suffix is None:
-            raise UsageError(f"cut is 'straight', 'tabs' or 'silhouette', not {cut!r}")
+            raise UsageError(f"cut is 'straight', 'tabs', 'silhouette' or 'content', not {cut!r}")
         sides = list(sides)
         if not sides or any(isinstance(n, bool) or not isinstance(n, numbers.Integral) or not 2 <= n <= MAX_GRID_SIDE
                             for n in sides):

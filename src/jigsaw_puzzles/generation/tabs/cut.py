@@ -116,6 +116,16 @@ def _uniform(rng: ItemRNG, low: float, high: float) -> float:
 def coverage(polygon: np.ndarray) -> tuple[tuple[int, int], np.ndarray]:
     """``((left, top), counts)``: for the pixels of the polygon's bounding box, how many of their 4 x 4 samples
     (at ``(i + 0.5) / 4``) lie inside the closed polygon by the even-odd rule (a scanline fill in float64)."""
+    (left, top), inside = inside_samples(polygon)
+    height, width = inside.shape[0] // SUPERSAMPLE, inside.shape[1] // SUPERSAMPLE
+    counts = inside.reshape(height, SUPERSAMPLE, width, SUPERSAMPLE).sum(axis=(1, 3))
+    return (left, top), counts.astype(np.int64)
+
+
+def inside_samples(polygon: np.ndarray) -> tuple[tuple[int, int], np.ndarray]:
+    """``((left, top), inside)``: for every 4 x 4 sample of the pixels of the polygon's bounding box (row ``i``
+    at ``top + (i + 0.5) / 4``, column ``j`` at ``left + (j + 0.5) / 4``), 1 when it lies inside the closed
+    polygon by the even-odd rule (a scanline fill in float64)."""
     left, top = int(np.floor(polygon[:, 0].min())), int(np.floor(polygon[:, 1].min()))
     width = int(np.ceil(polygon[:, 0].max())) - left + 1
     height = int(np.ceil(polygon[:, 1].max())) - top + 1
@@ -132,9 +142,7 @@ def coverage(polygon: np.ndarray) -> tuple[tuple[int, int], np.ndarray]:
     column = np.clip(np.floor((x - left) * SUPERSAMPLE - 0.5).astype(np.int64) + 1, 0, width * SUPERSAMPLE)
     toggles = np.zeros((height * SUPERSAMPLE, width * SUPERSAMPLE + 1), dtype=np.int64)
     np.add.at(toggles, (rows, column), 1)
-    inside = np.cumsum(toggles, axis=1)[:, :-1] & 1
-    counts = inside.reshape(height, SUPERSAMPLE, width, SUPERSAMPLE).sum(axis=(1, 3))
-    return (left, top), counts.astype(np.int64)
+    return (left, top), np.cumsum(toggles, axis=1)[:, :-1] & 1
 
 
 class Cut:
@@ -252,6 +260,14 @@ class Cut:
 
     def alphas(self) -> list[np.ndarray]:
         return [self.alpha(k) for k in range(self.rows * self.cols)]
+
+    def board_alpha(self) -> np.ndarray:
+        """The pieces laid in place: opaque over the whole picture (they tile it)."""
+        return np.full(self.size[::-1], 255, np.uint8)
+
+    def cell_boxes(self) -> list[tuple[int, int, int, int]]:
+        """Every cell's box in the picture, row by row."""
+        return geometry.grid_boxes(self.size, self.rows, self.cols)
 
     def sides(self, k: int) -> dict[str, str]:
         """Piece ``k``'s four sides: ``flat`` (the picture's border), ``tab`` or ``blank``."""

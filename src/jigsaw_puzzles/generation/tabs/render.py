@@ -74,11 +74,12 @@ def cut_lines(cut: Cut) -> np.ndarray:
 
 
 def board(photo: np.ndarray, cut: Cut, silhouette: bool = False) -> np.ndarray:
-    """The assembled picture (RGBA): the photo itself (every pixel's alphas sum to 255), or for a silhouette the
-    flat grey pieces with the cut lines drawn."""
+    """The assembled picture (RGBA): the photo itself where the pieces lie (their alphas sum to 255 over the
+    picture; a :class:`~.regular.RegularCut`'s board adds the ring its outer tabs reach into), or for a silhouette
+    the flat grey pieces with the cut lines drawn."""
     height, width = cut.size[1], cut.size[0]
     if not silhouette:
-        return rgba(photo[:height, :width], np.full((height, width), 255, np.uint8))
+        return rgba(photo[:height, :width], cut.board_alpha())
     rgb = np.empty((height, width, 3), np.uint8)
     rgb[:] = SILHOUETTE_GREY
     rgb[cut_lines(cut)] = LINE
@@ -114,6 +115,21 @@ def remove(board_array: np.ndarray, alpha: np.ndarray, box) -> None:
     a = board_array[dst][..., 3].astype(np.int64) - alpha[src]
     board_array[dst + (3,)] = np.clip(a, 0, 255).astype(np.uint8)
     board_array[dst][board_array[dst][..., 3] == 0] = (255, 255, 255, 0)
+
+
+def add(board_array: np.ndarray, layer: np.ndarray, box) -> None:
+    """Lay an RGBA canvas ``layer`` at ``box`` into the board where it fits, in place: the alphas add up (a piece
+    laid back into its own hole, or one of the same outline), the colour their alpha-weighted mean (integer
+    arithmetic, rounded to nearest); ``ValueError`` where they would pass 255 (an overlap)."""
+    dst, src = _region(board_array, box)
+    target, above = board_array[dst], layer[src].astype(np.int32)
+    below = target.astype(np.int32)
+    total = below[..., 3:] + above[..., 3:]
+    if total.max(initial=0) > 255:
+        raise ValueError("the layer overlaps the board: it does not fit its hole")
+    mixed = (below[..., :3] * below[..., 3:] + above[..., :3] * above[..., 3:] + total // 2) // np.maximum(total, 1)
+    target[..., :3] = np.where(total > 0, mixed, 255)
+    target[..., 3:] = total
 
 
 def over(board_array: np.ndarray, top_layer: np.ndarray, box) -> None:

@@ -19,7 +19,10 @@ visible rotation and a visible mirroring. Chance: 1/2 * 1/2 + 1/2 * 1/2 * 1/n * 
 
 Interlocking pieces (``<config>_tabs``, ``_tabs_silhouette``): the shaped pieces laid out as the picture, the altered
 one turned or mirrored with its outline and drawn over the others (a transparent gap where it was); the cut is
-re-drawn until every piece's outline changes visibly under a transform of each kind.
+re-drawn until every piece's outline changes visibly under a transform of each kind: there the outlines alone tell
+whether and where a piece was changed. ``_tabs_content`` uses the checkerboard cut, whose every piece is its own
+image turned or mirrored: the changed piece fills its place exactly, the board's alpha is the same for every
+answer, and only the content tells.
 """
 
 from __future__ import annotations
@@ -210,9 +213,38 @@ def tab_task(config: str) -> Task:
         return Item(images=[image(picture)], question=shaped.question(item.question, silhouette),
                     options=item.options, answer=format_anomaly(position, kind), metadata=metadata)
 
+    if spec.cut == "content":
+        return Task(config, base.num_slots, shaped.content_check(base.check, rows, cols),
+                    content_build(rows, cols, base), f"{base.summary}, as {shaped.words(spec.cut)}", __name__,
+                    slot_cycle=base.slot_cycle)
     return Task(config, base.num_slots, shaped.check(base.check, rows, cols), build_tabs,
-                f"{base.summary}, as {'silhouettes of ' if silhouette else ''}interlocking pieces", __name__,
-                slot_cycle=base.slot_cycle)
+                f"{base.summary}, as {shaped.words(spec.cut)}", __name__, slot_cycle=base.slot_cycle)
+
+
+def content_build(rows: int, cols: int, base: Task):
+    """The item function of ``anomaly_detection[_<R>x<C>]_tabs_content``: the checkerboard cut laid out as the grid
+    and its ring, the altered piece turned or mirrored in its own place: its outline is its own image under every
+    transform, so it fills its place exactly and the board's alpha is the same for every answer; only its
+    content shows the change. The transform is drawn as for straight cells (:func:`alter`'s rules, on the grid's
+    cells)."""
+    from ..tabs import add, board, image, piece, remove, transformed
+    from . import shaped
+
+    def build_content(image_in: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        photo, grid, cut, meta = shaped.content(image_in, rows, cols, "checkerboard")
+        cells = grid_cells(grid, rows, cols)
+        position, kind, metadata = alter(list(cells), rng, slot, (rows, cols))
+        picture = board(photo, cut)
+        if position is not None:
+            index, box = metadata["cell"], cut.canvas_box(metadata["cell"])
+            alpha = cut.alpha(index)
+            remove(picture, alpha, box)
+            add(picture, transformed(piece(photo, cut, index, alpha), metadata["transform"]), box)
+        item = base.build(grid, rng, 0, ctx)  # the straight item's question and options (slot 0: unaltered)
+        metadata.update(meta)
+        return Item(images=[image(picture)], question=shaped.question(item.question, False), options=item.options,
+                    answer=format_anomaly(position, kind), metadata=metadata)
+    return build_content
 
 
 def grid_task(config: str) -> Task:

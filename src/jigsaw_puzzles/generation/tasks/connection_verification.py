@@ -15,7 +15,8 @@ left (A-H; the slot is the direction, the pair is drawn among the grid's pairs i
 
 Interlocking pieces (``<config>_tabs``): the same pair as shaped pieces; a tab meets a blank only for true
 neighbours in the right direction. ``_tabs_silhouette`` (not with ``_8dir``) shows them flat grey, its cut re-drawn
-until no two sides that are not neighbours fit.
+until no two sides that are not neighbours fit. ``_tabs_content`` cuts every piece with one outline (the congruent
+cut): any two pieces fit either way, so the outlines say nothing of the relation.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def eight_task(config: str) -> Task:
 
 
 def tab_task(config: str) -> Task:
-    """The task record of ``connection_verification[_<R>x<C>][_8dir]_tabs`` and its ``_tabs_silhouette``: the
+    """The task record of ``connection_verification[_<R>x<C>][_8dir]_tabs`` (``_silhouette``, ``_content``): the
     straight config's item (pair, order, answer) with the two pieces cut interlocking: a tab meets a blank only
     for true neighbours in the right direction. A silhouette's cut is re-drawn until no two sides that are not
     neighbours fit (:func:`.shaped.unique_layout`), so the outlines alone tell the relation."""
@@ -121,19 +122,23 @@ def tab_task(config: str) -> Task:
     rows, cols = spec.grid
     straight = shaped.straight(config)
     base = TASKS[0] if straight == TASKS[0].config else grid_task(straight)
-    silhouette = spec.cut == "silhouette"
+    silhouette, content = spec.cut == "silhouette", spec.cut == "content"
 
     def build_tabs(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
-        photo, cell = shaped.cut_cells(image, rows, cols)
-        item = base.build(image, rng, slot, ctx)
-        cut, meta = shaped.layout_cut(rng, rows, cols, cell, silhouette)
+        if content:  # every piece one outline: any two fit either way
+            photo, image, cut, meta = shaped.content(image, rows, cols)
+            item = base.build(image, rng, slot, ctx)
+        else:
+            photo, cell = shaped.cut_cells(image, rows, cols)
+            item = base.build(image, rng, slot, ctx)
+            cut, meta = shaped.layout_cut(rng, rows, cols, cell, silhouette)
         item.images = shaped.images([piece(photo, cut, k, silhouette=silhouette) for k in item.metadata["cells"]])
         item.question = shaped.question(item.question, silhouette)
         item.metadata.update(meta)
         return item
 
-    return Task(config, base.num_slots, shaped.check(base.check, rows, cols), build_tabs,
-                f"{base.summary}, as {'silhouettes of ' if silhouette else ''}interlocking pieces", __name__)
+    check = shaped.content_check(base.check, rows, cols) if content else shaped.check(base.check, rows, cols)
+    return Task(config, base.num_slots, check, build_tabs, f"{base.summary}, as {shaped.words(spec.cut)}", __name__)
 
 
 def grid_task(config: str) -> Task:

@@ -23,7 +23,8 @@ pixel rule).
 
 Interlocking pieces (``<config>_tabs``): the hole has the true piece's exact outline, and every candidate has that
 outline too (``same outline``: content alone decides); ``<config>_tabs_own`` and the silhouettes let each candidate
-keep the outline of where it came from (``own outline``: shape alone can decide).
+keep the outline of where it came from (``own outline``: shape alone can decide); ``<config>_tabs_content`` cuts
+every piece with one outline (the congruent cut, ``same outline``), on a board of the grid and its ring.
 """
 
 from __future__ import annotations
@@ -348,11 +349,14 @@ def tab_task(config: str) -> Task:
     rows, cols = spec.grid
     straight = shaped.straight(config)
     base = next((t for t in TASKS if t.config == straight), None) or grid_task(straight)
-    silhouette = spec.cut == "silhouette"
+    silhouette, content = spec.cut == "silhouette", spec.cut == "content"
     own = silhouette or config.endswith("_own")
 
     def build_tabs(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
-        photo, cell = shaped.cut_cells(image, rows, cols)
+        if content:  # the congruent cut: the hole and every candidate have every piece's outline
+            photo, image, cut, meta = shaped.content(image, rows, cols)
+        else:
+            photo, cell = shaped.cut_cells(image, rows, cols)
         item = base.build(image, rng, slot, ctx)
         region, others = item.metadata["region"], item.metadata["distractors"]
         owns: dict = {}
@@ -368,29 +372,30 @@ def tab_task(config: str) -> Task:
                 owns[d["source_id"], d["cell"]] = alpha
             return None
 
-        cut, redraws = shaped.draw_cut(rng, rows, cols, cell, own_outlines if own else None, attempts=True)
-        truth = cut.alpha(region)
+        if not content:
+            cut, redraws = shaped.draw_cut(rng, rows, cols, cell, own_outlines if own else None, attempts=True)
+            meta = shaped.metadata(cut, silhouette, redraws)
+        truth, cell = cut.alpha(region), cut.cell
         like = (cell[0], cell[1], cut.margin)
         candidates = []
         for d in others:
             alpha = owns[d["source_id"], d["cell"]] if own else truth
-            content = np.broadcast_to(np.array(SILHOUETTE_GREY, np.uint8), alpha.shape + (3,)) if silhouette else \
+            pixels = np.broadcast_to(np.array(SILHOUETTE_GREY, np.uint8), alpha.shape + (3,)) if silhouette else \
                 _window(ctx.load(d["source_id"]), rows, cols, d["cell"], like, clamp=not own)
-            candidates.append(rgba(content, alpha))
+            candidates.append(rgba(pixels, alpha))
         candidates.insert(slot, piece(photo, cut, region, truth, silhouette))
         holed = board(photo, cut, silhouette)
         remove(holed, truth, cut.canvas_box(region))
         item.images = shaped.images([holed] + candidates)
         item.question = shaped.question(item.question, silhouette)
-        item.metadata.update(shaped.metadata(cut, silhouette, redraws,
-                                             distractor_policy="own outline" if own else "same outline"))
-        item.metadata["box"] = list(geometry.grid_boxes(cut.size, rows, cols)[region])
+        item.metadata.update(meta, distractor_policy="own outline" if own else "same outline")
+        item.metadata["box"] = list(cut.cell_boxes()[region])
         return item
 
-    return Task(config, base.num_slots, shaped.check(base.check, rows, cols), build_tabs,
-                f"{base.summary}, as {'silhouettes of ' if silhouette else ''}interlocking pieces"
-                f"{' keeping their own outlines' if own else ''}", __name__, options=base.options,
-                settings=base.settings, preparer=base.preparer, configure=base.configure, min_sources=base.min_sources)
+    return Task(config, base.num_slots, (shaped.content_check if content else shaped.check)(base.check, rows, cols),
+                build_tabs, f"{base.summary}, as {shaped.words(spec.cut)}" + (" keeping their own outlines" * own),
+                __name__, options=base.options, settings=base.settings, preparer=base.preparer,
+                configure=base.configure, min_sources=base.min_sources)
 
 
 def _resized(patch: Image.Image, size) -> Image.Image:

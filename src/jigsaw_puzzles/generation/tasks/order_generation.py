@@ -5,8 +5,8 @@ key) with no options, so the two configs differ only in the answer format.
 ``order_generation_<R>x<C>`` does the same on an R x C grid, sharing the shuffle of
 ``order_restoration_<R>x<C>`` (the grid rules are Order Restoration's). ``order_generation_<R>x<C>_rot``
 writes each piece's rotation too (``[(2, 90), (3, 0), (1, 270), (4, 180)]``; see Order Restoration's rules).
-``order_generation[_<R>x<C>][_rot]_tabs`` and ``..._tabs_silhouette`` cut them into interlocking pieces, as Order
-Restoration's tab configs do.
+``order_generation[_<R>x<C>][_rot]_tabs``, ``..._tabs_silhouette`` and ``..._tabs_content`` cut them into
+interlocking pieces, as Order Restoration's tab configs do.
 """
 
 from __future__ import annotations

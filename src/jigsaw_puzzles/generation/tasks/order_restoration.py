@@ -24,7 +24,8 @@ oriented order (each distinct).
 
 Interlocking pieces (``<config>_tabs``, any grid, ``_rot`` too): the same shuffle (and turns) of shaped pieces, each
 its cell plus its tabs minus its blanks on one RGBA canvas (:mod:`.shaped`); ``_tabs_silhouette`` shows them flat
-grey, its cut re-drawn until the outlines alone fix the layout.
+grey, its cut re-drawn until the outlines alone fix the layout; ``_tabs_content`` (not ``_rot``) cuts every piece
+with one outline (the congruent cut), so the outlines say nothing of the order.
 """
 
 from __future__ import annotations
@@ -232,24 +233,30 @@ def build(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
     return make_item(image, rng, slot)
 
 
-def solver_margin(rows: int, cols: int, rotated: bool = False, shaped: bool = False):
+def solver_margin(rows: int, cols: int, rotated: bool = False, shaped: bool = False, between_tabs: bool = False):
     """``item -> {"solver_margin": m}``: the any-grid placer's margin on the item's pieces, in [0, 1] (how
     clearly the best layout beats the next; a per-item difficulty signal). Recorded by the builder."""
     def annotate(item: Item) -> dict:
         from ...baselines.placer import place
 
-        return {"solver_margin": round(place(item.images, rows, cols, rotated=rotated, shaped=shaped).margin, 4)}
+        return {"solver_margin": round(place(item.images, rows, cols, rotated=rotated, shaped=shaped,
+                                             between_tabs=between_tabs).margin, 4)}
     return annotate
 
 
-def tab_shuffle(image: Image.Image, rng: ItemRNG, rows: int, cols: int, silhouette: bool, rotated: bool = False):
+def tab_shuffle(image: Image.Image, rng: ItemRNG, rows: int, cols: int, silhouette: bool, rotated: bool = False,
+                content: bool = False):
     """``(order, rotations, pieces, metadata)`` of the interlocking cut: the straight config's shuffle (and turns)
     of shaped pieces (``rotations`` None unless ``rotated``). A silhouette's cut is re-drawn until the outlines
-    alone fix the layout. Shared by the order tab configs (same rng key)."""
+    alone fix the layout; ``content``: the congruent cut (every piece one outline). Shared by the order tab configs
+    (same rng key)."""
     from . import shaped
 
-    photo, cell = shaped.cut_cells(image, rows, cols, square=rotated)
-    cut, meta = shaped.layout_cut(rng, rows, cols, cell, silhouette)
+    if content:
+        photo, _, cut, meta = shaped.content(image, rows, cols)
+    else:
+        photo, cell = shaped.cut_cells(image, rows, cols, square=rotated)
+        cut, meta = shaped.layout_cut(rng, rows, cols, cell, silhouette)
     canvases = shaped.pieces(photo, cut, silhouette)
     n = rows * cols
     shown = list(range(n))
@@ -265,18 +272,18 @@ def tab_shuffle(image: Image.Image, rng: ItemRNG, rows: int, cols: int, silhouet
 
 def tab_task(config: str, make=None, base: Task | None = None) -> Task:
     """The task record of an order config's interlocking cut (``order_restoration[_<R>x<C>][_rot]_tabs``,
-    ``..._tabs_silhouette``); Order Generation's passes its item maker ``make`` (the same shuffle, no options) and
-    its straight task ``base``."""
+    ``..._tabs_silhouette``, ``..._tabs_content``); Order Generation's passes its item maker ``make`` (the same
+    shuffle, no options) and its straight task ``base``."""
     from . import shaped
 
     spec = get_spec(config)
     rows, cols = spec.grid
     straight = shaped.straight(config)
     base = base or (TASKS[0] if straight == TASKS[0].config else grid_task(straight))
-    silhouette = spec.cut == "silhouette"
+    silhouette, content = spec.cut == "silhouette", spec.cut == "content"
 
     def build_tabs(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
-        order, rotations, pieces, meta = tab_shuffle(image, rng, rows, cols, silhouette, spec.rotated)
+        order, rotations, pieces, meta = tab_shuffle(image, rng, rows, cols, silhouette, spec.rotated, content)
         if spec.rotated:
             item = rotated_item(image, rng, slot, rows, cols, spec.num_options, shuffled=(order, rotations, pieces))
         elif make is not None:
@@ -287,9 +294,10 @@ def tab_task(config: str, make=None, base: Task | None = None) -> Task:
         item.metadata.update(meta)
         return item
 
-    return Task(config, base.num_slots, shaped.check(base.check, rows, cols, spec.rotated), build_tabs,
-                f"{base.summary}, as {'silhouettes of ' if silhouette else ''}interlocking pieces", __name__,
-                annotate=solver_margin(rows, cols, spec.rotated, shaped=True))
+    check = shaped.content_check(base.check, rows, cols) if content else \
+        shaped.check(base.check, rows, cols, spec.rotated)
+    return Task(config, base.num_slots, check, build_tabs, f"{base.summary}, as {shaped.words(spec.cut)}", __name__,
+                annotate=solver_margin(rows, cols, spec.rotated, shaped=True, between_tabs=content))
 
 
 def rotated_task(config: str) -> Task:

@@ -15,7 +15,8 @@ of the grid (a photo without K pairwise-distinct cells that way is refused), lab
 order; the question names the grid and the labels.
 
 Interlocking pieces (``<config>_tabs``, ``_tabs_silhouette``): each mask is its piece's exact outline (grey, with
-its cut line) and the piece keeps its tabs, so its outline fits exactly one mask.
+its cut line) and the piece keeps its tabs, so its outline fits exactly one mask. ``_tabs_content`` cuts every
+piece with one outline (the congruent cut) on a board of the grid and its ring: the piece fits every mask.
 """
 
 from __future__ import annotations
@@ -103,39 +104,52 @@ def distinct_pick(cells: list[Image.Image], k: int, order: list[int]) -> list[in
     return None
 
 
-def draw_tab_masks(board_array, cut, masked, labels, alphas=None) -> Image.Image:
+def draw_tab_masks(board_array, cut, masked, labels, alphas=None, content: bool = False) -> Image.Image:
     """Mask the pieces ``masked`` of an assembled board (an RGBA array, :func:`..tabs.board`) by their outlines:
     each painted uniform grey with its cut line drawn (two masks side by side stay apart), labelled ``labels[j]``
-    at its cell's centre. Returns the board as an RGB image: it is opaque everywhere (the pieces tile it)."""
-    from ..tabs import paint
+    at its cell's centre. Returns the board as an RGB image: it is opaque everywhere (the pieces tile it); a
+    ``content`` board (the grid and its ring) as an RGBA one, each mask laid in its piece's place (its alpha the
+    piece's: the board's alpha is the same whichever pieces are masked)."""
+    from ..tabs import add, paint, remove, ring
     from ..tabs.render import LINE
 
+    board_alpha = board_array[..., 3].copy()
     for k in masked:
-        paint(board_array, cut.alpha(k) if alphas is None else alphas[k], cut.canvas_box(k), geometry.MASK_GREY,
-              outline=LINE)
-    if not (board_array[..., 3] == 255).all():
+        alpha, box = cut.alpha(k) if alphas is None else alphas[k], cut.canvas_box(k)
+        if content:  # grey in the piece's place, its cut line drawn in LINE: the board's alpha unchanged
+            layer = np.empty(alpha.shape + (4,), np.uint8)
+            layer[..., :3], layer[..., 3] = geometry.MASK_GREY, alpha
+            remove(board_array, alpha, box)
+            add(board_array, layer, box)
+            paint(board_array, np.where(ring(alpha), 255, 0).astype(np.uint8), box, LINE)
+            board_array[..., 3][...] = board_alpha
+        else:
+            paint(board_array, alpha, box, geometry.MASK_GREY, outline=LINE)
+    if not content and not (board_array[..., 3] == 255).all():
         raise AssertionError("a Piece Localization board is opaque: its pieces tile it")
-    out = Image.fromarray(np.ascontiguousarray(board_array[..., :3]))
-    boxes = geometry.grid_boxes(cut.size, cut.rows, cut.cols)
+    out = Image.fromarray(np.ascontiguousarray(board_array if content else board_array[..., :3]))
+    boxes = cut.cell_boxes()
     for letter, k in zip(labels, masked):
         geometry.draw_label(out, boxes[k], letter)
     return out
 
 
-def relabel_tab_masks(board: Image.Image, rows: int, cols: int, masked, labels) -> None:
+def relabel_tab_masks(board: Image.Image, rows: int, cols: int, masked, labels, ring: int = 0) -> None:
     """Redraw the letters of shaped masks in place (circular evaluation): each masked cell's middle, clear of
     every tab and blank (they reach at most ``TAB_REACH`` of the cell in from its edges), painted grey again and
-    its new letter drawn, as :func:`draw_tab_masks` draws it."""
-    boxes = geometry.grid_boxes(board.size, rows, cols)
+    its new letter drawn, as :func:`draw_tab_masks` draws it. ``ring``: the margin around the grid of a content
+    board (its ``tab_margin``)."""
+    boxes = geometry.grid_boxes((board.width - 2 * ring, board.height - 2 * ring), rows, cols)
     for letter, k in zip(labels, masked):
-        left, top, right, bottom = boxes[k]
+        left, top, right, bottom = (v + ring for v in boxes[k])
         d = int(np.ceil(geometry.TAB_REACH * min(right - left, bottom - top))) + 1
         geometry.fill(board, (left + d, top + d, right - d, bottom - d), geometry.MASK_GREY)
-        geometry.draw_label(board, boxes[k], letter)
+        geometry.draw_label(board, (left, top, right, bottom), letter)
 
 
 def tab_task(config: str) -> Task:
-    """The task record of ``piece_localization_<easy|hard|R>x<C>[_k<K>]>_tabs`` and ``..._tabs_silhouette``: the
+    """The task record of ``piece_localization_<easy|hard|R>x<C>[_k<K>]>_tabs`` and ``..._tabs_silhouette`` (and
+    ``..._tabs_content``, the congruent cut, every mask and the piece one outline): the
     straight config's masked cells and answer, each mask the exact outline of its piece (grey, its cut line drawn),
     the piece cut with its tabs: its outline fits exactly one mask. A silhouette's cut is re-drawn until the
     masked pieces' outlines differ pairwise (:data:`.shaped.MIN_MISFIT_PX`), so the shape alone tells the mask."""
@@ -146,7 +160,17 @@ def tab_task(config: str) -> Task:
     rows, cols = spec.grid
     straight = shaped.straight(config)
     base = next((t for t in TASKS if t.config == straight), None) or grid_task(straight)
-    silhouette = spec.cut == "silhouette"
+    silhouette, content = spec.cut == "silhouette", spec.cut == "content"
+
+    def build_content(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
+        photo, grid, cut, meta = shaped.content(image, rows, cols)
+        item = base.build(grid, rng, slot, ctx)
+        masked, k = list(item.metadata["masked_cells"]), item.metadata["piece_cell"]
+        item.images = [draw_tab_masks(board(photo, cut), cut, masked, item.options, content=True),
+                       shaped.images([piece(photo, cut, k)])[0]]
+        item.question = shaped.question(item.question, False)
+        item.metadata.update(meta)
+        return item
 
     def build_tabs(image: Image.Image, rng: ItemRNG, slot: int, ctx: Context) -> Item:
         photo, cell = shaped.cut_cells(image, rows, cols)
@@ -171,8 +195,11 @@ def tab_task(config: str) -> Task:
         item.metadata.update(shaped.metadata(cut, silhouette, redraws))
         return item
 
+    if content:
+        return Task(config, base.num_slots, shaped.content_check(base.check, rows, cols), build_content,
+                    f"{base.summary}, as {shaped.words(spec.cut)}", __name__)
     return Task(config, base.num_slots, shaped.check(base.check, rows, cols), build_tabs,
-                f"{base.summary}, as {'silhouettes of ' if silhouette else ''}interlocking pieces", __name__)
+                f"{base.summary}, as {shaped.words(spec.cut)}", __name__)
 
 
 def grid_task(config: str) -> Task:

@@ -1,4 +1,4 @@
-"""What every task's interlocking-piece configs share (``<config>_tabs``, ``<config>_tabs_silhouette``).
+"""What every task's interlocking-piece configs share (``<config>_tabs``, ``_tabs_silhouette``, ``_tabs_content``).
 
 A tab config makes the items of its straight config (one family: the same shuffle, region, masks, pair or
 transform, the same answer plan) with shaped pieces: each piece is its cell plus its tabs minus its blanks, an
@@ -9,6 +9,10 @@ where a rule on the outline fails (a silhouette whose outline alone does not mak
 piece whose outline barely changes), the cut is re-drawn from ``rng.child("cut", 1)``, ... up to
 :data:`MAX_REDRAWS` times, and ``cut_redraws`` in the metadata says how many draws were refused. The rules
 depend on the cut alone, never on the answer slot, so the builder's probe item stands for every slot.
+
+A content config (``_tabs_content``) cuts the same puzzle with a :class:`~..tabs.RegularCut` (congruent; Anomaly
+Detection: checkerboard), drawn from nothing random: its grid lies inside the photo with a ring of the tab margin
+around it (:func:`content`), and the straight item is made from that grid (:func:`content_check` checks it).
 """
 
 from __future__ import annotations
@@ -20,10 +24,11 @@ import numpy as np
 from PIL import Image
 
 from ... import prompts
-from ...geometry import MIN_TAB_CELL
+from ...geometry import MIN_TAB_CELL, tab_margin
 from ...rng import ItemRNG
 from ...spec import get as get_spec
-from ..tabs import Cut, image, piece
+from ..tabs import Cut, RegularCut, image, piece
+from ..tabs.regular import content_cells
 from .base import TaskError
 
 #: Cuts drawn for one item before it is skipped.
@@ -39,7 +44,7 @@ MIN_OUTLINE_CHANGE = 0.005
 
 def straight(config: str) -> str:
     """The straight config a tab config cuts differently (``order_generation_3x3_tabs`` -> ``..._3x3``)."""
-    return re.sub(r"_tabs(_own)?(_silhouette)?$", "", get_spec(config).name)
+    return re.sub(r"_tabs(_own)?(_silhouette|_content)?$", "", get_spec(config).name)
 
 
 def cut_cells(image_in: Image.Image, rows: int, cols: int, square: bool = False) -> tuple[np.ndarray, tuple[int, int]]:
@@ -89,6 +94,12 @@ def images(arrays) -> list[Image.Image]:
     return [image(a) for a in arrays]
 
 
+def words(cut: str) -> str:
+    """How a task's summary names the cut's pieces."""
+    return {"silhouette": "silhouettes of interlocking pieces",
+            "content": "interlocking pieces whose outlines say nothing of the answer"}.get(cut, "interlocking pieces")
+
+
 def question(text: str, silhouette: bool) -> str:
     """The straight config's question with the one sentence on shaped pieces (:data:`prompts.TABS_NOTE`)."""
     return prompts.with_tabs(text, silhouette)
@@ -129,3 +140,36 @@ def layout_cut(rng: ItemRNG, rows: int, cols: int, cell: tuple[int, int], silhou
     cut, redraws = draw_cut(rng, rows, cols, cell, unique_layout if silhouette else None)
     extra = {"outline_margin": round(layout_margin(cut), 1)} if silhouette else {}
     return cut, metadata(cut, silhouette, redraws, **extra)
+
+
+# ------------------------------------------------------------------------------------ content under a jigsaw cut
+def content(image_in: Image.Image, rows: int, cols: int, pattern: str = "congruent"):
+    """``(photo, grid, cut, metadata)`` of a content config: the photo's region that the grid and its ring cover
+    (an RGB array, cropped at the right and bottom), the grid as an image (what the straight item is made from),
+    the :class:`~..tabs.RegularCut` and the item's cut metadata; ``TaskError`` for cells below
+    :data:`MIN_TAB_CELL`."""
+    grid, cell, margin = content_grid(image_in, rows, cols)
+    cut = RegularCut(rows, cols, cell, pattern)
+    photo = np.asarray(image_in.convert("RGB"))[:cut.size[1], :cut.size[0]]
+    return photo, grid, cut, {"cut": "content", "cut_redraws": 0, **cut.metadata()}
+
+
+def content_grid(image_in: Image.Image, rows: int, cols: int) -> tuple[Image.Image, tuple[int, int], int]:
+    """``(grid image, cell, margin)``: the grid a content config cuts inside ``image_in``."""
+    cell = content_cells(image_in.width, image_in.height, rows, cols)
+    if cell is None:
+        raise TaskError(f"a {rows}x{cols} grid with a ring for its outer tabs leaves this {image_in.width}x"
+                        f"{image_in.height} image cells below the {MIN_TAB_CELL} px an interlocking piece needs")
+    (cw, ch), m = cell, tab_margin(min(cell))
+    return image_in.crop((m, m, m + cols * cw, m + rows * ch)), cell, m
+
+
+def content_check(straight_check: Callable[[Image.Image], str | None], rows: int, cols: int):
+    """A content config's check: the cell size, then its straight config's check on the grid it cuts."""
+    def check_content(image_in: Image.Image) -> str | None:
+        try:
+            grid = content_grid(image_in, rows, cols)[0]
+        except TaskError as err:
+            return str(err)
+        return straight_check(grid)
+    return check_content

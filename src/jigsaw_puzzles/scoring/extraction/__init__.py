@@ -71,11 +71,12 @@ def classify_response(text: Any, config: str, options: Optional[Sequence[str]] =
 
 
 _STRAIGHT: dict[str, str] = {}
-_CUT = re.compile(r"(.+?)_tabs(?:_own)?(?:_silhouette)?")
+_CUT = re.compile(r"(.+?)_tabs(?:_own)?(?:_silhouette|_content)?")
 
 
 def _straight(config: str) -> str:
-    """The straight config whose answers a cut (``_tabs``, ``_tabs_own``, ``_tabs_silhouette``) has."""
+    """The straight config whose answers a cut (``_tabs``, ``_tabs_own``, ``_tabs_silhouette``, ``_tabs_content``)
+    has: ``connection_verification_tabs`` reads worded answers as ``connection_verification`` does."""
     out = _STRAIGHT.get(config)
     if out is None:
         m = _CUT.fullmatch(config)
