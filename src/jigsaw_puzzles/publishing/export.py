@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Iterable
 
 import pyarrow as pa
@@ -23,6 +23,7 @@ from ..generation.builder import CONFIGS, make_builder
 from ..errors import ConfigUnavailable, UsageError
 from ..inference.options import whole
 from .outdir import check_build_out, kept_sources, staged
+from ..generation.remote import is_url
 from ..generation.sources import folder_fingerprint
 from ..generation.versions import item_versions
 from ..spec import GENERATOR_VERSION, SPLITS, is_config
@@ -57,9 +58,13 @@ def write_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, path: Pa
     os.replace(tmp, path)
 
 
+ENGINES = ("local", "ray")
+
+
 def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
           configs: list[str] | None = None, num_proc: int | None = None,
-          cache_dir: str | None = None, repo: str = "<exported folder or repo>", **builder_kwargs) -> dict:
+          cache_dir: str | None = None, repo: str = "<exported folder or repo>", *, engine: str = "local",
+          ray_address: str | None = None, ray_options: dict | None = None, **builder_kwargs) -> dict:
     """Generate ``configs`` and write the Hub-ready folder ``out``; returns the curation report.
 
     ``builder_kwargs`` hold the tasks' options and settings (``clip_model``, ``clip_pretrained``,
@@ -67,9 +72,16 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     ``n``, whose parts :func:`.shards.merge` makes the whole export). When ``configs`` is not given and a config cannot run here
     (``ConfigUnavailable``: e.g. no torch/open_clip, or no CLIP weights offline), it is skipped with the
     reason and the way to enable it; when it is asked for explicitly, the error is raised before any work.
+    ``engine="ray"`` builds on a Ray cluster (:mod:`.ray_build`: the same folder, byte for byte, resumable):
+    the one at ``ray_address``, or Ray started here; ``num_proc`` then caps the jobs run at once (and the CPUs of a
+    Ray started here); ``ray_options``: ``rows_per_block``, ``runtime_env``, ``clip_num_gpus``.
     """
     out = Path(out)
     whole("--num-proc", num_proc)  # 0 or -1 is one line, not a silent single process
+    if engine not in ENGINES:
+        raise UsageError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
+    if engine != "ray" and (ray_address is not None or ray_options):
+        raise UsageError("--ray-address and ray_options are for --engine ray; add it, or leave them out")
     explicit = configs is not None
     configs = list(configs or CONFIGS)
     unknown = [c for c in configs if not is_config(c)]
@@ -79,12 +91,30 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     earlier = check_build_out(out, source)  # refuses any folder but an earlier export; nothing deleted yet
     if earlier is not None and "keep_sources" not in builder_kwargs:  # its sources win over new near-duplicates
         builder_kwargs["keep_sources"] = kept_sources(earlier)
-    builders, skipped = {}, {}
-    for config in list(configs):  # resolve every task's preparation (e.g. CLIP weights) before any work
-        builders[config] = make_builder(config, source, seed, cache_dir, **builder_kwargs)
+    if engine == "ray":
+        from .ray_build import build_on_ray
+
+        return build_on_ray(out, source, seed, configs, explicit, num_proc, cache_dir, repo, ray_address,
+                            dict(ray_options or {}), builder_kwargs, earlier is not None)
+    builders, configs, skipped = ready_builders(
+        configs, explicit, lambda config: make_builder(config, source, seed, cache_dir, **builder_kwargs),
+        lambda builder: builder.plan(num_proc))
+    with staged(out, f"cannot write the export {out}; " + ("the earlier export there is unchanged"
+                                                           if earlier is not None else "nothing was written")) as staging:
+        return _write(staging, builders, configs, skipped, source, seed, num_proc, repo)
+
+
+def ready_builders(configs: list[str], explicit: bool, make, plan) -> tuple[dict, list[str], dict]:
+    """Every config's builder (``make(config)``), its preparation (e.g. CLIP weights) resolved and ``plan(builder)``
+    made (curation and the answer plan: too few sources is known before writing) before any item; a config that
+    cannot be built here is skipped with its reason (raised when ``explicit``). Returns the builders, the configs
+    kept and the skipped ones' reasons."""
+    builders, skipped, configs = {}, {}, list(configs)
+    for config in list(configs):
+        builders[config] = make(config)
         try:
             builders[config].preparation()
-            builders[config].plan(num_proc)  # curation and the answer plan: too few sources is known before writing
+            plan(builders[config])
         except ConfigUnavailable as err:
             if explicit:
                 raise
@@ -92,9 +122,7 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
             skipped[config] = err.reason
     if not configs:
         raise ConfigUnavailable("every config", "; ".join(f"{c}: {r}" for c, r in skipped.items()))
-    with staged(out, f"cannot write the export {out}; " + ("the earlier export there is unchanged"
-                                                           if earlier is not None else "nothing was written")) as staging:
-        return _write(staging, builders, configs, skipped, source, seed, num_proc, repo)
+    return builders, configs, skipped
 
 
 def part_name(split: str, shard: tuple[int, int] | None) -> str:
@@ -104,7 +132,7 @@ def part_name(split: str, shard: tuple[int, int] | None) -> str:
 
 
 def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source, seed: int, num_proc, repo) -> dict:
-    counts, sizes, report, tests = {}, {}, {"configs": {}}, {}
+    counts, sizes, tests = {}, {}, {}
     shard = builders[configs[0]].config.shard
     for config in configs:
         builder = builders[config]
@@ -118,11 +146,21 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
             counts[config][split] = len(dataset)
             sizes[config][split] = path.stat().st_size if len(dataset) else 0
         tests[config] = builder.as_dataset(split="test")
-        builder_report = builder.report
+    return write_top(out, configs, counts, sizes, tests, build_report(builders, configs, skipped, source, seed, counts),
+                     num_proc, repo)
+
+
+def build_report(builders: dict, configs: list[str], skipped: dict, source, seed: int, counts: dict) -> dict:
+    """The export's ``curation_report.json``: the curation, each config's task skips and row counts, and what
+    ``verify`` and a training stream need (seed, answer plan, versions, the folder's fingerprint, CLIP weights)."""
+    report = {"configs": {}}
+    shard = builders[configs[0]].config.shard
+    for config in configs:
+        builder_report = builders[config].report
         report["curation"] = builder_report["curation"]
         report["configs"][config] = {"task_skips": builder_report["task_skips"], **counts[config]}
     # no path of the build machine in anything exported: the folder is named, never located
-    report["curation"]["folder"] = "<embedded photos>" if source is None else Path(str(source)).name
+    report["curation"]["folder"] = "<embedded photos>" if source is None else _folder_name(source)
     report["curation"]["embedded"] = source is None
     report["skipped_configs"] = skipped
     report["seed"] = seed
@@ -137,17 +175,23 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
         report["clip"] = clip
     if shard is not None:  # one machine's part: `jigsaw-puzzles merge` makes the whole export of the parts
         report["shard"] = {"index": shard[0], "count": shard[1], "configs": configs}
-    return write_top(out, configs, counts, sizes, tests, report, num_proc, repo)
+    return report
+
+
+def _folder_name(source) -> str:
+    """The source folder's own name (of a URL too: ``s3://bucket/photos`` is ``photos``)."""
+    return PurePosixPath(str(source).rstrip("/")).name if is_url(str(source)) else Path(str(source)).name
 
 
 def write_top(out: Path, configs: list[str], counts: dict, sizes: dict, tests: dict, report: dict, num_proc,
-              repo: str) -> dict:
+              repo: str, firsts: dict | None = None, solved: dict | None = None) -> dict:
     """The files beside the parquet folders: the report, the credits, the example sheets and the card (its
-    results measured on ``tests``, each config's test split)."""
+    results measured on ``tests``, each config's test split; ``firsts`` and ``solved``: each config's first test
+    row and the solver's answers, when the caller has them, :func:`.card.baseline_results`)."""
     (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     (out / card.LICENSE_FILE).write_text(card.credits_text(report["curation"]["embedded"]), encoding="utf-8")
-    assets = card.write_assets(out, tests)
-    results = card.baseline_results(tests, num_proc)
+    assets = card.write_assets(out, tests, firsts)
+    results = card.baseline_results(tests, num_proc, solved)
     (out / "README.md").write_text(card.render_card(configs, counts, sizes, report, report["seed"], repo, assets,
                                                     results), encoding="utf-8")
     return report
