@@ -4,7 +4,8 @@ The face, ``import jigsaw_puzzles as jp``:
 
 * data: ``jp.load_dataset``, ``jp.make_builder``, ``jp.JigsawPuzzles``, ``jp.JigsawPuzzlesConfig``, ``jp.CONFIGS``,
   ``jp.SPLITS``, ``jp.curate``, ``jp.CurationRules``, ``jp.config_from_id``, ``jp.spec`` (the contract: configs,
-  answer formats, row schema, citation);
+  answer formats, row schema, citation), ``jp.build`` (the Hub-ready export ``jigsaw-puzzles build`` writes, in
+  this machine's processes or on a Ray cluster: ``engine="ray"``);
 * scoring: ``jp.score``, ``jp.score_items``, ``jp.extract_answer``, ``jp.classify_response``, ``jp.Extraction``,
   ``jp.chance_table``, ``jp.PAPER_TABLE2``, ``jp.METRIC_PATH`` (``evaluate.load(jp.METRIC_PATH)``);
 * evaluation and reports: ``jp.evaluate_model``, ``jp.EvalSettings`` (its settings as one validated record),
@@ -44,7 +45,7 @@ __all__ = ["METRIC_PATH", "CONFIGS", "SPLITS", "JigsawPuzzles", "JigsawPuzzlesCo
            "CurationRules", "curate", "spec", "ConfigUnavailable", "UserError", "Extraction",
            "classify_response", "config_from_id", "extract_answer", "PAPER_TABLE2", "chance_table", "score",
            "score_items", "make_report", "EvalSettings", "jigsaw_reward", "make_compute_metrics", "make_jigsaw_reward", "evaluate_model",
-           "rewards", "training_stream", "to_messages", "with_prompt", "Curriculum", "holdout",
+           "rewards", "training_stream", "to_messages", "with_prompt", "Curriculum", "holdout", "build",
            "__version__"]
 
 
@@ -53,4 +54,8 @@ def __getattr__(name):
         from .reporting.report import make_report
 
         return make_report
+    if name == "build":  # the export's modules load only when one is written
+        from .publishing.export import build
+
+        return build
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

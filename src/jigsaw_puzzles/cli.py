@@ -67,6 +67,7 @@ EXAMPLES = {
   jigsaw-puzzles build --out grids --grid 4x4                      # the grid-capable tasks on 4x4
   jigsaw-puzzles build --out rot --rotated --grid 3x3              # 3x3 order tasks, pieces turned too
   jigsaw-puzzles build --out part0 --source ~/photos --shard 0/2  # machine 0 of 2 (1/2 on the other)
+  jigsaw-puzzles build --out my_export --source s3://bucket/photos --engine ray --ray-address auto   # a Ray cluster
   hf upload USER/jigsaw-puzzles my_export --repo-type dataset      # publish the folder""",
     "merge": """examples:
   jigsaw-puzzles merge part0 part1 --out my_export   # the export of `build --shard 0/2` and `--shard 1/2`""",
@@ -199,7 +200,7 @@ def cmd_build(args) -> int:
     _labelled_bars()
     report = build(args.out, source=args.source, seed=args.seed, configs=args.configs,
                    num_proc=args.num_proc, cache_dir=args.cache_dir, progress=True, shard=args.shard,
-                   **_clip_kwargs(args))
+                   engine=args.engine, ray_address=args.ray_address, **_clip_kwargs(args))
     curation = report["curation"]
     print(f"wrote {args.out}: {len(report['configs'])} configs from {curation['accepted']} source images "
           f"({curation['rejected']} rejected; see {args.out}/curation_report.json)")
@@ -338,6 +339,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="datasets cache (default: HF_DATASETS_CACHE)")
     p.add_argument("--shard", default=None, metavar="I/N", help="build only shard I of N (0/4 ... 3/4), one "
                    "machine's part of a build over N; `merge` makes the whole export of the N parts")
+    p.add_argument("--engine", choices=("local", "ray"), default="local", help="local: this machine's processes; "
+                   "ray: a Ray cluster (the `ray` extra; --num-proc then caps its jobs at once), the same bytes")
+    p.add_argument("--ray-address", default=None, metavar="ADDR",
+                   help="the Ray cluster: auto, HOST:6379 or ray://HOST:10001 (default: Ray started here)")
     _add_clip(p)
     p.set_defaults(func=cmd_build)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import pickle
+from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import UsageError
@@ -137,6 +138,25 @@ class RayEngine:
                              f"(--num-proc) if memory is short") from None
         if following != len(jobs):  # pragma: no cover  (Ray lost a block without an error)
             raise WorkerDied(f"{what}: {len(jobs) - following} of {len(jobs)} Ray jobs never came back; run it again")
+
+
+@contextmanager
+def engine_context(engine: str, address: str | None = None, num_proc: int | None = None):
+    """The whole-folder maps of the block on ``engine``: ``"local"`` (this machine's processes, as ``num_proc``
+    says) or ``"ray"`` (a :class:`RayEngine` at ``address``, or Ray started here with ``num_proc`` CPUs; at most
+    ``num_proc`` jobs at once). Yields the engine (``None`` for local)."""
+    from .workers import on_engine
+
+    if engine not in ("local", "ray"):
+        raise UsageError(f"unknown engine {engine!r}; choose from local, ray")
+    if engine == "local":
+        if address is not None:
+            raise UsageError("a Ray address is for engine='ray'; add it, or leave the address out")
+        yield None
+        return
+    with RayEngine(address, num_cpus=num_proc if address is None else None, max_tasks=num_proc) as ray_engine, \
+            on_engine(ray_engine):
+        yield ray_engine
 
 
 def _run_jobs(batch, state: list) -> "Any":
