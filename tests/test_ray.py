@@ -197,24 +197,28 @@ def _settled(log: Path, quiet: float = 3.0) -> None:
         time.sleep(0.1)
 
 
-def test_the_hard_config_embeds_its_cells_on_ray_into_the_same_cache(cluster, photos, tmp_path):
+def test_the_hard_config_embeds_its_cells_on_ray_into_the_same_cache(cluster, tmp_path):
     from jigsaw_puzzles.publishing.export import build
 
-    clip = {"clip_model": "ViT-S-32", "clip_pretrained": None}
+    clip = {"clip_model": "ViT-S-32", "clip_pretrained": None}  # random weights, made alike everywhere
     config = ["missing_piece_selection_hard"]
+    photos = tmp_path / "photos"
+    write_photos(photos, 7, start=30)
+    (photos / "broken.jpg").write_bytes(b"\xff\xd8 not a photo")
     reference = tmp_path / "one"
     build(reference, source=str(photos), seed=5, configs=config, cache_dir=str(tmp_path / "c1"),
           clip_cache_dir=str(tmp_path / "clip1"), **clip)
     out = tmp_path / "export"
-    _ray_build(out, photos, configs=config, clip_cache_dir=str(tmp_path / "clip2"), **clip)
+    _ray_build(out, photos, configs=config, num_proc=1, clip_cache_dir=str(tmp_path / "clip2"), **clip)
     assert _tree(out) == _tree(reference)
     report = json.loads((out / "curation_report.json").read_text())
     assert report["clip"]["missing_piece_selection_hard"]["clip_precision"] == "fp32"  # CPUs here: fp32
     embedded = sorted(p.name.split(".")[0] for p in (tmp_path / "clip2").rglob("*.npy"))
     assert embedded == sorted(r["source_id"] for r in report["curation"]["records"] if r["status"] == "accepted")
-    # a second Ray build reads them: the stage embeds nothing, the same bytes
+    # the same cache a one-process build reads: given the cells the Ray stage embedded, it embeds none itself
     before = {p: p.stat().st_mtime_ns for p in (tmp_path / "clip2").rglob("*.npy")}
-    _ray_build(tmp_path / "again", photos, configs=config, clip_cache_dir=str(tmp_path / "clip2"), **clip)
+    build(tmp_path / "again", source=str(photos), seed=5, configs=config, cache_dir=str(tmp_path / "c3"),
+          clip_cache_dir=str(tmp_path / "clip2"), **clip)
     assert _tree(tmp_path / "again") == _tree(reference)
     assert {p: p.stat().st_mtime_ns for p in (tmp_path / "clip2").rglob("*.npy")} == before
 
