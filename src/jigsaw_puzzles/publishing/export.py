@@ -3,60 +3,23 @@
 The folder loads with stock ``datasets.load_dataset(folder, config)``: the card's
 YAML ``configs`` maps every config to its parquet files, and the parquet schema
 carries the ``datasets`` features (``Image`` included).  We write parquet with
-pyarrow ourselves, one row group per 64 rows, so that the bytes do not depend on
-how many processes generated the rows (nor on how many machines: :mod:`.shards`), streamed a row group at a time.
+pyarrow ourselves (:mod:`.writer`), one row group per 64 rows, so that the bytes do not depend on
+how many processes generated the rows (nor on how many machines: :mod:`.shards`; nor on a Ray cluster:
+:mod:`.ray_build`), streamed a row group at a time.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path, PurePosixPath
-from typing import Iterable
+from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from . import card
-from .._version import __version__
 from ..generation.builder import CONFIGS, make_builder
-from ..errors import ConfigUnavailable, UsageError
+from ..errors import UsageError
 from ..inference.options import whole
 from .outdir import check_build_out, kept_sources, staged
-from ..generation.remote import is_url
-from ..generation.sources import folder_fingerprint
-from ..generation.versions import item_versions
-from ..spec import GENERATOR_VERSION, SPLITS, is_config
-
-ROW_GROUP_SIZE = 64
-
-
-def write_parquet(dataset, path: Path) -> None:
-    """``dataset``'s rows as one parquet file, one row group per 64 rows."""
-    write_batches(dataset.data.table.to_batches(), dataset.data.table.schema, path)
-
-
-def write_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, path: Path) -> None:
-    """Rows in ``batches`` (any sizes) as one parquet file of 64-row groups, written as they come: the bytes of
-    ``pq.write_table`` on all the rows at once (the same row groups; the same pages, each cut from one
-    contiguous array), without holding more than a row group of images in memory."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    pending: list[pa.RecordBatch] = []
-    with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
-        def flush(rows: int) -> None:
-            table = pa.Table.from_batches(pending, schema)
-            writer.write_table(table.slice(0, rows).combine_chunks(), row_group_size=ROW_GROUP_SIZE)
-            pending[:] = table.slice(rows).to_batches()
-
-        for batch in batches:
-            pending.append(batch)
-            while sum(len(b) for b in pending) >= ROW_GROUP_SIZE:
-                flush(ROW_GROUP_SIZE)
-        if sum(len(b) for b in pending):
-            flush(sum(len(b) for b in pending))
-    os.replace(tmp, path)
-
+from .writer import (ROW_GROUP_SIZE, build_report, part_name, ready_builders, write_batches,  # noqa: F401
+                     write_parquet, write_top)
+from ..spec import SPLITS, is_config
 
 ENGINES = ("local", "ray")
 
@@ -104,33 +67,6 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
         return _write(staging, builders, configs, skipped, source, seed, num_proc, repo)
 
 
-def ready_builders(configs: list[str], explicit: bool, make, plan) -> tuple[dict, list[str], dict]:
-    """Every config's builder (``make(config)``), its preparation (e.g. CLIP weights) resolved and ``plan(builder)``
-    made (curation and the answer plan: too few sources is known before writing) before any item; a config that
-    cannot be built here is skipped with its reason (raised when ``explicit``). Returns the builders, the configs
-    kept and the skipped ones' reasons."""
-    builders, skipped, configs = {}, {}, list(configs)
-    for config in list(configs):
-        builders[config] = make(config)
-        try:
-            builders[config].preparation()
-            plan(builders[config])
-        except ConfigUnavailable as err:
-            if explicit:
-                raise
-            configs.remove(config)
-            skipped[config] = err.reason
-    if not configs:
-        raise ConfigUnavailable("every config", "; ".join(f"{c}: {r}" for c, r in skipped.items()))
-    return builders, configs, skipped
-
-
-def part_name(split: str, shard: tuple[int, int] | None) -> str:
-    """The parquet file of ``split``: the whole split, or one shard's part of it (``test-00001-of-00004``)."""
-    i, n = shard or (0, 1)
-    return f"{split}-{i:05d}-of-{n:05d}.parquet"
-
-
 def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source, seed: int, num_proc, repo) -> dict:
     counts, sizes, tests = {}, {}, {}
     shard = builders[configs[0]].config.shard
@@ -150,48 +86,3 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
                      num_proc, repo)
 
 
-def build_report(builders: dict, configs: list[str], skipped: dict, source, seed: int, counts: dict) -> dict:
-    """The export's ``curation_report.json``: the curation, each config's task skips and row counts, and what
-    ``verify`` and a training stream need (seed, answer plan, versions, the folder's fingerprint, CLIP weights)."""
-    report = {"configs": {}}
-    shard = builders[configs[0]].config.shard
-    for config in configs:
-        builder_report = builders[config].report
-        report["curation"] = builder_report["curation"]
-        report["configs"][config] = {"task_skips": builder_report["task_skips"], **counts[config]}
-    # no path of the build machine in anything exported: the folder is named, never located
-    report["curation"]["folder"] = "<embedded photos>" if source is None else _folder_name(source)
-    report["curation"]["embedded"] = source is None
-    report["skipped_configs"] = skipped
-    report["seed"] = seed
-    report["answer_plan"] = builders[configs[0]].config.answer_plan  # what `verify` rebuilds the items with
-    report["version"] = __version__
-    report["generator_version"] = GENERATOR_VERSION
-    report["fingerprint"] = folder_fingerprint(source)  # what a training stream refuses to train on
-    report["item_versions"] = item_versions()  # the libraries that shaped the items: `verify` names a difference
-    clip = {c: getattr(builders[c].preparation(), "metadata", None) for c in configs}
-    clip = {c: m for c, m in clip.items() if isinstance(m, dict) and "clip_weights" in m}
-    if clip:  # model, tag or the weights file's name and SHA-256 (never its path): what `verify` needs to find them
-        report["clip"] = clip
-    if shard is not None:  # one machine's part: `jigsaw-puzzles merge` makes the whole export of the parts
-        report["shard"] = {"index": shard[0], "count": shard[1], "configs": configs}
-    return report
-
-
-def _folder_name(source) -> str:
-    """The source folder's own name (of a URL too: ``s3://bucket/photos`` is ``photos``)."""
-    return PurePosixPath(str(source).rstrip("/")).name if is_url(str(source)) else Path(str(source)).name
-
-
-def write_top(out: Path, configs: list[str], counts: dict, sizes: dict, tests: dict, report: dict, num_proc,
-              repo: str, firsts: dict | None = None, solved: dict | None = None) -> dict:
-    """The files beside the parquet folders: the report, the credits, the example sheets and the card (its
-    results measured on ``tests``, each config's test split; ``firsts`` and ``solved``: each config's first test
-    row and the solver's answers, when the caller has them, :func:`.card.baseline_results`)."""
-    (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
-    (out / card.LICENSE_FILE).write_text(card.credits_text(report["curation"]["embedded"]), encoding="utf-8")
-    assets = card.write_assets(out, tests, firsts)
-    results = card.baseline_results(tests, num_proc, solved)
-    (out / "README.md").write_text(card.render_card(configs, counts, sizes, report, report["seed"], repo, assets,
-                                                    results), encoding="utf-8")
-    return report

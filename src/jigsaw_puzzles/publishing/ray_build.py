@@ -15,7 +15,7 @@ How the build splits (docs/tasks.md#building-on-a-ray-cluster):
    answered by the card's classical solver in a worker (``item_row``, the function one process runs), and kept on
    the driver's disk as it comes back.
 5. **The writing, on the driver**: each split is one parquet file whose bytes are one sequence (64-row groups in
-   the build's order, :func:`.export.write_batches`), streamed from the kept blocks; then the report and the card,
+   the build's order, :func:`.writer.write_batches`), streamed from the kept blocks; then the report and the card,
    and the folder swapped into place whole (:func:`.outdir.staged`).
 
 Resumable: what the driver decides and receives is kept in ``.NAME.ray-work`` beside ``--out`` (the curation, each
@@ -48,7 +48,7 @@ from ..generation.sources import Curation, CurationRecord, CurationRules, Source
 from ..generation.versions import item_versions
 from ..generation.workers import on_engine
 from ..spec import SPLITS, features
-from .export import build_report, part_name, ready_builders, write_batches, write_top
+from .writer import build_report, part_name, ready_builders, write_batches, write_top
 from .outdir import staged
 
 logger = logging.getLogger(__name__)

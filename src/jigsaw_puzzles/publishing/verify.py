@@ -33,7 +33,7 @@ from ..generation.builder import make_builder
 from ..generation.versions import CLIP_DISTRIBUTIONS, item_versions
 from ..spec import GENERATOR_VERSION, SPLITS
 from .audit import Export, read_export
-from .export import write_parquet
+from .writer import write_parquet
 
 HARD_PREFIX = "missing_piece_selection_hard"
 RANDOM_INIT = "random-init"
