@@ -296,3 +296,69 @@ def test_ordered_map_on_ray_keeps_the_order_and_raises_what_a_job_raises(cluster
         with pytest.raises(ValueError, match="invalid literal"):
             list(ordered_map(int, ["1", "2", "x", "4"], None))
     assert ray.is_initialized()  # the module's Ray, used as it was, is left running
+
+
+def test_the_verl_example_checks_on_ray_and_its_dataset_streams_with_those_verdicts(cluster, guard_folders, tmp_path,
+                                                                                     monkeypatch, capsys):
+    """examples/verl_ray_stream.py: step 1 (the guard's check on Ray, over a file:// URL) and the data side of step 2
+    (``StreamDataset`` as verl makes it, on a stand-in for verl's ``RLHFDataset``: verl itself does not run here)."""
+    import importlib
+    import types
+
+    from jigsaw_puzzles.generation.sources import content_id
+    from jigsaw_puzzles.training import copies, exclusion
+
+    sys.path.insert(0, str(TESTS.parent / "examples"))
+    example = importlib.import_module("verl_ray_stream")
+    evaluation, train = guard_folders
+    write_photos(train, 10, start=720)  # enough photos of its own after the 20% hold-out
+    cache, url = tmp_path / "cache", f"file://{train}"
+    monkeypatch.setenv("JIGSAW_PUZZLES_CACHE", str(cache))  # (the example sets it from --cache too)
+    exclusion._CHECKED.clear()
+    assert example.main(["--train", url, "--exclude", str(evaluation), "--model", "m", "--cache", str(cache),
+                         "--size", "6", "--dry-run"]) == 0
+    command = capsys.readouterr().out
+    for part in ("-m verl.trainer.main_ppo", f"data.train_files={url}", "data.custom_cls.name=StreamDataset",
+                 "data.custom_cls.path=pkg://jigsaw_puzzles.integrations.verl", "+data.jigsaw.size=6",
+                 "reward.custom_reward_function.name=compute_score", f"JIGSAW_PUZZLES_CACHE={cache}"):
+        assert part in command, part
+    assert len(list(cache.glob("guard/verdicts-*/*-*.json"))) == 1
+
+    class RLHFDataset:  # verl 0.9's protocol: the constructor downloads, then reads the files into a dataframe
+        def __init__(self, data_files, tokenizer, config, processor=None, max_samples=-1):
+            self.original_data_files = list(data_files) if isinstance(data_files, list) else [data_files]
+            self.config = config
+            self._download()
+            self._read_files_and_tokenize()
+
+        def _download(self, use_origin_parquet=False):
+            raise AssertionError("a folder of photos is streamed, not downloaded")
+
+        def maybe_filter_out_long_prompts(self, dataframe):
+            return dataframe
+
+    stand_in = types.ModuleType("verl.utils.dataset.rl_dataset")
+    stand_in.RLHFDataset = RLHFDataset
+    for name in ("verl", "verl.utils", "verl.utils.dataset"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, "verl.utils.dataset.rl_dataset", stand_in)
+    verl = importlib.import_module("jigsaw_puzzles.integrations.verl")
+    verl._stream_dataset.cache_clear()
+    exclusion._CHECKED.clear()  # verl's TaskRunner: another process
+
+    def unchecked(self, *args, **kwargs):
+        raise AssertionError("a photo was checked again: the verdicts of step 1 were not read")
+
+    monkeypatch.setattr(copies.Evaluation, "copy_of", unchecked)
+    dataset = getattr(verl, "StreamDataset")(data_files=[url], tokenizer=None, processor=None,
+                                             config={"jigsaw": {"size": 6, "exclude": [str(evaluation)]}})
+    rows = list(dataset.dataframe)
+    assert len(rows) == 6
+    copies_ids = {content_id(p.read_bytes()) for p in train.glob("copy_*.jpg")}
+    for row in rows:
+        assert row["prompt"][0]["content"].count("<image>") == len(row["images"]) > 0
+        assert row["extra_info"]["id"].split("/")[1] not in copies_ids
+        assert verl.compute_score(row["data_source"], row["reward_model"]["ground_truth"],
+                                  row["reward_model"]["ground_truth"], row["extra_info"])["acc"] == 1.0
+    verl._stream_dataset.cache_clear()
+    exclusion._CHECKED.clear()

@@ -7,6 +7,7 @@ machine), :mod:`.ray_build` (a Ray cluster) and :mod:`.shards` (``merge``).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path, PurePosixPath
 from typing import Iterable
 

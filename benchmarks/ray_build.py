@@ -1,0 +1,215 @@
+"""A build on local Ray against one process and ``--num-proc 2`` on the same folder, in one run (#47 section 3).
+
+The folder: ``--photos`` distinct synthetic photos (``tests/fixtures/photos.py``), made once under ``--cache``. Every
+build is cold (no curation or guard cache, a fresh ``datasets`` cache) and writes the whole export of
+``--configs`` (``order_restoration`` and ``anomaly_detection``: a plain cut and a slot cycle):
+
+  one process      ``build(..., num_proc=None)``
+  --num-proc 2     ``build(..., num_proc=2)``: this machine's worker processes
+  ray, cold        ``build(..., engine="ray", num_proc=2)`` on a Ray just started with 2 CPUs (its workers start
+                   and import the package during the build; Ray's own start is timed apart)
+  ray, warm        the same build again on that Ray (its worker processes kept)
+  ray, 1 row/block the warm build with ``rows_per_block=1``: one Ray job per item
+
+Then, from these: Ray's overhead per photo (warm Ray against ``--num-proc 2``, both on the same 2 cores), its
+overhead per block (the 1-row-per-block build against the warm one, per extra block) and per stage (an empty Ray
+Data stage: ``RayEngine.map`` of a trivial function on 2 and on 400 jobs), the driver's phases of the warm build
+(plan: curation, checks, probes and answer plan; cut; write), the bytes each item sends the driver, and whether
+every export is the same bytes (every file compared). Last, the driver's whole-folder decisions alone on synthetic
+inputs as the folder grows (``--plan-sizes``): the duplicate rule on photo-shaped fingerprints
+(``benchmarks/neardup.py``'s) and the Lite subset and answer plan of one config (``lite_ids``, ``plan_slots``,
+4 letters), the part of a Ray build no node count shortens.
+
+    python benchmarks/ray_build.py [--photos 96] [--configs ...] [--plan-sizes 1000 10000 100000 1000000]
+                                   [--cache DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import logging
+import operator
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))  # the photo synthesizer of the tests
+sys.path.insert(0, str(HERE))  # benchmarks/neardup.py's synthetic fingerprints
+os.environ["JIGSAW_PUZZLES_CACHE"] = "off"  # every build cold (Ray's workers inherit it)
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _cold() -> None:
+    from jigsaw_puzzles.generation.curation import _curate_cached
+    from jigsaw_puzzles.generation.sources import load_normalised
+
+    _curate_cached.cache_clear()
+    load_normalised.cache_clear()
+
+
+def timed_build(out: Path, folder: Path, configs: list[str], **kwargs) -> float:
+    from jigsaw_puzzles import build
+
+    _cold()
+    shutil.rmtree(out, ignore_errors=True)
+    start = time.perf_counter()
+    build(out, source=str(folder), seed=0, configs=configs, cache_dir=str(out.parent / f"{out.name}-cache"), **kwargs)
+    return time.perf_counter() - start
+
+
+class Phases:
+    """Seconds the driver spends in each step of a Ray build (the module's functions wrapped while it runs)."""
+
+    NAMES = {"_plan": "plan", "_cut": "cut", "_write": "write"}
+
+    def __init__(self):
+        from jigsaw_puzzles.publishing import ray_build
+
+        self.module, self.seconds, self.real = ray_build, dict.fromkeys(self.NAMES.values(), 0.0), {}
+        self.block_bytes = 0
+
+    def __enter__(self):
+        for name, label in self.NAMES.items():
+            real = self.real[name] = getattr(self.module, name)
+
+            def timed(*args, _real=real, _label=label, **kwargs):
+                start = time.perf_counter()
+                try:
+                    return _real(*args, **kwargs)
+                finally:
+                    self.seconds[_label] += time.perf_counter() - start
+            setattr(self.module, name, timed)
+        real_save = self.real["save_block"] = self.module.Work.save_block
+
+        def save_block(work, key, k, data, _real=real_save):
+            self.block_bytes += len(data)
+            return _real(work, key, k, data)
+        self.module.Work.save_block = save_block
+        return self
+
+    def __exit__(self, *exc):
+        for name, real in self.real.items():
+            setattr(self.module.Work if name == "save_block" else self.module, name, real)
+
+
+def stage_costs(engine) -> tuple[float, float]:
+    """``(seconds of an empty Ray Data stage, seconds per job)`` from ``engine.map`` on 2 and on 400 trivial jobs
+    (best of 3 each)."""
+    def run(jobs: int) -> float:
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            list(engine.map(operator.neg, list(range(jobs))))
+            best = min(best, time.perf_counter() - start)
+        return best
+    small, large = run(2), run(400)
+    return small, (large - small) / 398
+
+
+def plan_curve(sizes: list[int]) -> None:
+    """The driver's whole-folder decisions alone on synthetic inputs."""
+    import numpy as np
+    from neardup import synthetic
+
+    from jigsaw_puzzles.generation import neardup
+    from jigsaw_puzzles.generation.plan import lite_ids, plan_slots
+    from jigsaw_puzzles.generation.sources import CurationRecord, Source
+
+    print("\nthe driver's whole-folder decisions alone (synthetic inputs; one config's plan, 4 letters):")
+    print("| photos | duplicate rule s | Lite + answer plan s | ms per photo | x the first |")
+    print("|---:|---:|---:|---:|---:|")
+    first = None
+    for n in sizes:
+        fps = synthetic(n)
+        candidates = [(Source(f"{k:016x}", "", f"p{k}.jpg", 0, 0), fps[k],
+                       CurationRecord(f"p{k}.jpg", "rejected", source_id=f"{k:016x}")) for k in range(n)]
+        start = time.perf_counter()
+        kept = neardup.keep_originals(candidates, frozenset(), neardup.DEFAULT_BITS)
+        dup = time.perf_counter() - start
+        ids = sorted(s.source_id for s in kept)
+        start = time.perf_counter()
+        lite = lite_ids(ids, 0)
+        plan_slots(ids, lite, 0, "order_restoration", 4)
+        plan = time.perf_counter() - start
+        per = (dup + plan) / n * 1000
+        first = first or per
+        print(f"| {n:,} | {dup:.2f} | {plan:.2f} | {per:.3f} | {per / first:.2f} |", flush=True)
+        del fps, candidates, kept, ids, lite
+        np.random.default_rng(0)
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--photos", type=int, default=96)
+    p.add_argument("--configs", nargs="+", default=["order_restoration", "anomaly_detection"])
+    p.add_argument("--plan-sizes", nargs="*", type=int, default=[1000, 10000, 100000, 1000000])
+    p.add_argument("--cache", default=None, help="where the photos and the exports go (default: a temporary folder)")
+    args = p.parse_args(argv)
+    import ray
+
+    from fixtures.photos import write_photos
+    from jigsaw_puzzles.generation.cluster import RayEngine
+
+    root = Path(args.cache or tempfile.mkdtemp(prefix="ray_build_bench_"))
+    folder = root / f"photos-{args.photos}"
+    if not folder.is_dir() or len(list(folder.iterdir())) != args.photos:
+        shutil.rmtree(folder, ignore_errors=True)
+        write_photos(folder, args.photos)
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"ray {ray.__version__}; {args.photos} photos, configs {' '.join(args.configs)}; load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    build = functools.partial(timed_build, folder=folder, configs=args.configs)
+    seconds = {"one process": build(root / "one"), "--num-proc 2": build(root / "proc2", num_proc=2)}
+    start = time.perf_counter()
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
+    ray_start = time.perf_counter() - start
+    try:
+        seconds["ray, cold"] = build(root / "ray-cold", engine="ray", num_proc=2)
+        with Phases() as phases:
+            seconds["ray, warm"] = build(root / "ray", engine="ray", num_proc=2)
+        seconds["ray, 1 row/block"] = build(root / "ray-1", engine="ray", num_proc=2, ray_options={"rows_per_block": 1})
+        with RayEngine() as engine:
+            stage, per_job = stage_costs(engine)
+    finally:
+        ray.shutdown()
+    items = sum(pq_rows(root / "one", c) for c in args.configs)
+    reference = _tree(root / "one")
+    same = {name: _tree(root / out) == reference for name, out in (
+        ("--num-proc 2", "proc2"), ("ray, cold", "ray-cold"), ("ray, warm", "ray"), ("ray, 1 row/block", "ray-1"))}
+    blocks_default = sum(-(-pq_rows(root / "one", c) // 64) for c in args.configs)
+    print(f"\nRay started in {ray_start:.2f} s (not in the builds below); {items} items (test split) in all\n")
+    print("| build | s | ms per photo | x one process | same bytes as one process |")
+    print("|---|---:|---:|---:|---|")
+    for name, s in seconds.items():
+        print(f"| {name} | {s:.2f} | {s / args.photos * 1000:.1f} | {s / seconds['one process']:.2f} | "
+              f"{same.get(name, 'reference')} |")
+    warm, proc2 = seconds["ray, warm"], seconds["--num-proc 2"]
+    per_block = (seconds["ray, 1 row/block"] - warm) / (items - blocks_default)
+    print(f"\nRay's overhead per photo (warm Ray against --num-proc 2, both 2 workers): "
+          f"{(warm - proc2) / args.photos * 1000:+.1f} ms ({warm / proc2:.2f}x)")
+    print(f"Ray's overhead per block (1 row/block against 64: {items - blocks_default} more blocks): "
+          f"{per_block * 1000:.1f} ms")
+    print(f"an empty Ray Data stage: {stage:.3f} s; per job in a stage: {per_job * 1000:.2f} ms")
+    print(f"the warm build's driver phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in phases.seconds.items())
+          + f"; {phases.block_bytes / items / 1024:.0f} KiB per item sent to the driver")
+    if args.plan_sizes:
+        plan_curve(args.plan_sizes)
+
+
+def pq_rows(export: Path, config: str) -> int:
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(export / config / "test-00000-of-00001.parquet").metadata.num_rows
+
+
+if __name__ == "__main__":
+    main()
