@@ -296,6 +296,24 @@ def test_ordered_map_on_ray_keeps_the_order_and_raises_what_a_job_raises(cluster
         with pytest.raises(ValueError, match="invalid literal"):
             list(ordered_map(int, ["1", "2", "x", "4"], None))
     assert ray.is_initialized()  # the module's Ray, used as it was, is left running
+    from jigsaw_puzzles.errors import UsageError
+
+    for kwargs in ({"address": "auto"}, {"runtime_env": {"env_vars": {"A": "1"}}}):  # refused, not ignored
+        with pytest.raises(UsageError, match="already started"):
+            RayEngine(**kwargs).start()
+
+
+def test_an_address_nothing_answers_at_is_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.run([sys.executable, "-m", "jigsaw_puzzles.cli", "build", "--out", str(tmp_path / "x"),
+                           "--configs", CONFIGS[0], "--engine", "ray", "--ray-address", f"127.0.0.1:{port}"],
+                          capture_output=True, text=True, timeout=300)  # (Ray itself would wait without end)
+    assert proc.returncode == 2 and "cannot reach the Ray cluster" in proc.stderr, proc.stderr[-2000:]
+    assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "x").exists()
 
 
 def test_the_verl_example_checks_on_ray_and_its_dataset_streams_with_those_verdicts(cluster, guard_folders, tmp_path,

@@ -78,6 +78,7 @@ class RayEngine:
     def start(self) -> "RayEngine":
         ray = self.ray = import_ray()
         if not ray.is_initialized():
+            _reachable(self.address)
             try:
                 ray.init(address=self.address, num_cpus=self.num_cpus, runtime_env=self.runtime_env,
                          include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
@@ -157,6 +158,21 @@ def engine_context(engine: str, address: str | None = None, num_proc: int | None
     with RayEngine(address, num_cpus=num_proc if address is None else None, max_tasks=num_proc) as ray_engine, \
             on_engine(ray_engine):
         yield ray_engine
+
+
+def _reachable(address: str | None, timeout: float = 5.0) -> None:
+    """A ``HOST:PORT`` address nothing answers at is one line now (Ray itself would wait for it without end)."""
+    import socket
+
+    if address is None or address == "auto" or "://" in address or ":" not in address:
+        return
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except (OSError, ValueError) as err:
+        raise UsageError(f"cannot reach the Ray cluster at {address} ({err}): check the address (its head's "
+                         f"HOST:6379), or leave --ray-address out to start Ray here") from None
 
 
 def _run_jobs(batch, state: list) -> "Any":

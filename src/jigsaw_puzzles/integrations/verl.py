@@ -104,6 +104,22 @@ def _options(value: Any) -> Optional[list]:
     return options or None
 
 
+def features():
+    """verl rows' ``datasets.Features`` (imported lazily): ``images`` as an image list, everything else plain."""
+    import datasets
+
+    text = datasets.Value("string")
+    return datasets.Features({
+        "data_source": text,
+        "prompt": datasets.List({"role": text, "content": text}),
+        "images": datasets.List(datasets.Image()),
+        "ability": text,
+        "reward_model": {"style": text, "ground_truth": text},
+        "extra_info": {"split": text, "index": datasets.Value("int64"), "id": text, "config": text,
+                       "options": datasets.List(text), "metadata": text},
+    })
+
+
 def stream_rows(source, size: int, seed: int = 0, exclude: Any = None, mixture: Optional[Mapping[str, float]] = None,
                 eval_fraction: float = 0.2):
     """The first ``size`` items of ``jp.training_stream(source, ...)`` (one shard: the whole folder's ``train``
@@ -112,7 +128,6 @@ def stream_rows(source, size: int, seed: int = 0, exclude: Any = None, mixture: 
     before (``training_stream(..., engine="ray")`` on the cluster)."""
     import datasets
 
-    from jigsaw_puzzles.integrations.verl_export import features
     from jigsaw_puzzles.training.stream import training_stream
 
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
