@@ -27,7 +27,6 @@ inputs as the folder grows (``--plan-sizes``): the duplicate rule on photo-shape
 from __future__ import annotations
 
 import argparse
-import functools
 import logging
 import operator
 import os
@@ -56,14 +55,51 @@ def _cold() -> None:
     load_normalised.cache_clear()
 
 
-def timed_build(out: Path, folder: Path, configs: list[str], **kwargs) -> float:
+class CPU:
+    """CPU seconds (user + system) of this process and every process it started, the ones that ended included:
+    worker pools, and Ray's own processes and workers (a Ray started here is this process's child; a worker that
+    ended is in its parent's children times). Robust to a shared machine's load, which wall-clock times are not."""
+
+    def __init__(self):
+        import psutil
+
+        self.me = psutil.Process()
+
+    def snapshot(self) -> dict:
+        import resource
+
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        ended = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = {0: (own.ru_utime + own.ru_stime, ended.ru_utime + ended.ru_stime)}
+        for proc in self.me.children(recursive=True):
+            try:
+                t = proc.cpu_times()
+                out[proc.pid] = (t.user + t.system, t.children_user + t.children_system)
+            except Exception:  # ended meanwhile: its parent's children times hold it
+                pass
+        return out
+
+    @staticmethod
+    def spent(before: dict, after: dict) -> float:
+        total = 0.0
+        for pid, (own, ended) in after.items():
+            was = before.get(pid, (0.0, 0.0))
+            total += own - was[0] + ended - was[1]
+        for pid, (own, ended) in before.items():  # ended since: counted again in its parent's children times
+            if pid not in after:
+                total -= own + ended
+        return total
+
+
+def timed_build(out: Path, folder: Path, configs: list[str], cpu: CPU, **kwargs) -> tuple[float, float]:
+    """``(wall seconds, CPU seconds)`` of one cold build into ``out``."""
     from jigsaw_puzzles import build
 
     _cold()
     shutil.rmtree(out, ignore_errors=True)
-    start = time.perf_counter()
+    before, start = cpu.snapshot(), time.perf_counter()
     build(out, source=str(folder), seed=0, configs=configs, cache_dir=str(out.parent / f"{out.name}-cache"), **kwargs)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, CPU.spent(before, cpu.snapshot())
 
 
 class Phases:
@@ -75,6 +111,7 @@ class Phases:
         from jigsaw_puzzles.publishing import ray_build
 
         self.module, self.seconds, self.real = ray_build, dict.fromkeys(self.NAMES.values(), 0.0), {}
+        self.cpu = dict.fromkeys(self.NAMES.values(), 0.0)  # the driver's own CPU seconds in each
         self.block_bytes = 0
         self.kept = {"curation": 0, "plan": 0}  # bytes of the decisions the driver keeps to resume
 
@@ -83,11 +120,12 @@ class Phases:
             real = self.real[name] = getattr(self.module, name)
 
             def timed(*args, _real=real, _label=label, **kwargs):
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 try:
                     return _real(*args, **kwargs)
                 finally:
                     self.seconds[_label] += time.perf_counter() - start
+                    self.cpu[_label] += time.process_time() - cpu
             setattr(self.module, name, timed)
         real_save = self.real["save_block"] = self.module.Work.save_block
 
@@ -137,7 +175,7 @@ def plan_curve(sizes: list[int]) -> dict[int, tuple[float, float]]:
     from jigsaw_puzzles.generation.sources import CurationRecord, Source
 
     out = {}
-    print("\nthe driver's whole-folder decisions alone (synthetic inputs; one config's plan, 4 letters):")
+    print("\nthe driver's whole-folder decisions alone (synthetic inputs; one config's plan, 4 letters; CPU time):")
     print("| photos | duplicate rule s | Lite + answer plan s | ms per photo | x the first |")
     print("|---:|---:|---:|---:|---:|")
     first = None
@@ -145,14 +183,14 @@ def plan_curve(sizes: list[int]) -> dict[int, tuple[float, float]]:
         fps = synthetic(n)
         candidates = [(Source(f"{k:016x}", "", f"p{k}.jpg", 0, 0), fps[k],
                        CurationRecord(f"p{k}.jpg", "rejected", source_id=f"{k:016x}")) for k in range(n)]
-        start = time.perf_counter()
+        start = time.process_time()
         kept = neardup.keep_originals(candidates, frozenset(), neardup.DEFAULT_BITS)
-        dup = time.perf_counter() - start
+        dup = time.process_time() - start
         ids = sorted(s.source_id for s in kept)
-        start = time.perf_counter()
+        start = time.process_time()
         lite = lite_ids(ids, 0)
         plan_slots(ids, lite, 0, "order_restoration", 4)
-        plan = time.perf_counter() - start
+        plan = time.process_time() - start
         per = (dup + plan) / n * 1000
         first = first or per
         print(f"| {n:,} | {dup:.2f} | {plan:.2f} | {per:.3f} | {per / first:.2f} |", flush=True)
@@ -175,71 +213,92 @@ def main(argv=None) -> None:
     from jigsaw_puzzles.generation.cluster import RayEngine
 
     root = Path(args.cache or tempfile.mkdtemp(prefix="ray_build_bench_"))
-    folder = root / f"photos-{args.photos}"
+    folder, half = root / f"photos-{args.photos}", root / f"photos-{args.photos}-half"
     if not folder.is_dir() or len(list(folder.iterdir())) != args.photos:
         shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(half, ignore_errors=True)
         write_photos(folder, args.photos)
+    if not half.is_dir():  # the first half of the photos: what a build costs per item, fixed costs taken out
+        half.mkdir()
+        for path in sorted(folder.iterdir())[:args.photos // 2]:
+            os.link(path, half / path.name)
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"ray {ray.__version__}; {args.photos} photos, configs {' '.join(args.configs)}, best of {args.repeat}; "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    build = functools.partial(timed_build, folder=folder, configs=args.configs)
+    cpu = CPU()
     seconds: dict[str, float] = {}
+    cpus: dict[str, float] = {}
+    phases: dict[str, Phases] = {}
 
-    def best(name: str, *a, **k) -> None:
-        seconds[name] = min(seconds.get(name, float("inf")), build(*a, **k))
+    def best(name: str, out: str, source: Path = folder, **kwargs) -> None:
+        with Phases() as measured:
+            wall, spent = timed_build(root / out, source, args.configs, cpu, **kwargs)
+        if spent < cpus.get(name, float("inf")):
+            cpus[name], phases[name] = spent, measured
+        seconds[name] = min(seconds.get(name, float("inf")), wall)
 
     for _ in range(args.repeat):
-        best("one process", root / "one")
-        best("--num-proc 2", root / "proc2", num_proc=2)
+        best("one process", "one")
+        best("--num-proc 2", "proc2", num_proc=2)
     start = time.perf_counter()
     ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
     ray_start = time.perf_counter() - start
     try:
-        seconds["ray, cold"] = build(root / "ray-cold", engine="ray", num_proc=2)
-        phases = None
+        best("ray, cold", "ray-cold", engine="ray", num_proc=2)
         for _ in range(args.repeat):
-            with Phases() as measured:
-                best("ray, warm", root / "ray", engine="ray", num_proc=2)
-            if phases is None or sum(measured.seconds.values()) < sum(phases.seconds.values()):
-                phases = measured
-            best("ray, 1 row/block", root / "ray-1", engine="ray", num_proc=2, ray_options={"rows_per_block": 1})
+            best("ray, warm", "ray", engine="ray", num_proc=2)
+            best("ray, 1 row/block", "ray-1", engine="ray", num_proc=2, ray_options={"rows_per_block": 1})
+            best("ray, warm, half the photos", "ray-half", half, engine="ray", num_proc=2)
         with RayEngine() as engine:
+            before = cpu.snapshot()
             stage, per_job = stage_costs(engine)
+            stage_cpu = CPU.spent(before, cpu.snapshot()) / (3 * (2 + 400))  # CPU per job, in the 6 stages run
     finally:
         ray.shutdown()
     items = sum(pq_rows(root / "one", c) for c in args.configs)
+    items_half = sum(pq_rows(root / "ray-half", c) for c in args.configs)
     reference = _tree(root / "one")
     same = {name: _tree(root / out) == reference for name, out in (
         ("--num-proc 2", "proc2"), ("ray, cold", "ray-cold"), ("ray, warm", "ray"), ("ray, 1 row/block", "ray-1"))}
     blocks_default = sum(-(-pq_rows(root / "one", c) // 64) for c in args.configs)
-    print(f"\nRay started in {ray_start:.2f} s (not in the builds below); {items} items (test split) in all\n")
-    print("| build | s | ms per photo | x one process | same bytes as one process |")
-    print("|---|---:|---:|---:|---|")
+    print(f"\nRay started in {ray_start:.2f} s (not in the builds below); {items} items (test split) in all, "
+          f"{items_half} from half the photos\n")
+    print("| build | wall s | x one process | CPU s | CPU ms per photo | x one process | same bytes as one process |")
+    print("|---|---:|---:|---:|---:|---:|---|")
     for name, s in seconds.items():
-        print(f"| {name} | {s:.2f} | {s / args.photos * 1000:.1f} | {s / seconds['one process']:.2f} | "
-              f"{same.get(name, 'reference')} |")
-    warm, proc2 = seconds["ray, warm"], seconds["--num-proc 2"]
-    per_block = (seconds["ray, 1 row/block"] - warm) / (items - blocks_default)
-    print(f"\nRay's overhead per photo (warm Ray against --num-proc 2, both 2 workers): "
+        photos = args.photos // 2 if "half" in name else args.photos
+        print(f"| {name} | {s:.2f} | {s / seconds['one process']:.2f} | {cpus[name]:.2f} | "
+              f"{cpus[name] / photos * 1000:.1f} | {cpus[name] / cpus['one process']:.2f} | "
+              f"{same.get(name, 'reference' if name == 'one process' else '-')} |")
+    warm, proc2 = cpus["ray, warm"], cpus["--num-proc 2"]
+    per_block = (cpus["ray, 1 row/block"] - warm) / (items - blocks_default)
+    print(f"\nRay's overhead per photo (CPU: warm Ray against --num-proc 2, both 2 workers): "
           f"{(warm - proc2) / args.photos * 1000:+.1f} ms ({warm / proc2:.2f}x)")
-    print(f"Ray's overhead per block (1 row/block against 64: {items - blocks_default} more blocks): "
+    print(f"Ray's overhead per block (CPU: 1 row/block against 64, {items - blocks_default} more blocks): "
           f"{per_block * 1000:.1f} ms")
-    print(f"an empty Ray Data stage: {stage:.3f} s; per job in a stage: {per_job * 1000:.2f} ms")
-    print("the warm build's driver phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in phases.seconds.items())
-          + f"; {phases.block_bytes / items / 1024:.0f} KiB per item sent to the driver; kept to resume: curation "
-          f"{phases.kept['curation'] / args.photos:.0f} B per photo, plans {phases.kept['plan'] / args.photos:.0f} B "
+    print(f"an empty Ray Data stage: {stage:.3f} s wall; per job in a stage: {per_job * 1000:.2f} ms wall, "
+          f"{stage_cpu * 1000:.2f} ms CPU")
+    full, part = phases["ray, warm"], phases["ray, warm, half the photos"]
+    print("the warm build's driver phases: " + ", ".join(f"{k} {v:.2f} s ({full.cpu[k]:.2f} s CPU)"
+                                                      for k, v in full.seconds.items())
+          + f"; {full.block_bytes / items / 1024:.0f} KiB per item sent to the driver; kept to resume: curation "
+          f"{full.kept['curation'] / args.photos:.0f} B per photo, plans {full.kept['plan'] / args.photos:.0f} B "
           f"per photo ({len(args.configs)} configs)")
     print(f"load average after the builds: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    driver = {"full": sum(full.cpu.values()), "half": sum(part.cpu.values())}
+    extra = items - items_half
+    costs = {"stage": stage, "per_block": per_block, "ray_start": ray_start, "bytes_per_item": full.block_bytes / items,
+             # per item more, all but the driver (workers, Ray's processes): curation, checks, probes and the cut
+             # (curation, once a photo, spread over the configs: an upper bound for more configs)
+             "worker_s_per_item": ((warm - driver["full"]) - (cpus["ray, warm, half the photos"] - driver["half"]))
+             / extra,
+             # per item more, the driver: the plan's share, receiving and keeping blocks, writing the files
+             "driver_s_per_item": (driver["full"] - driver["half"]) / extra,
+             # what the build costs the driver whatever its size (a warm Ray: its workers' start aside)
+             "fixed": driver["half"] - items_half * (driver["full"] - driver["half"]) / extra}
+    print("marginal costs, CPU: workers {:.1f} ms per item, the driver {:.2f} ms per item; the driver's fixed cost "
+          "{:.2f} s".format(costs["worker_s_per_item"] * 1000, costs["driver_s_per_item"] * 1000, costs["fixed"]))
     curve = plan_curve(args.plan_sizes) if args.plan_sizes else {}
-    costs = {"items": items, "photos": args.photos, "configs": len(args.configs), "stage": stage,
-             "per_block": per_block, "ray_start": ray_start,
-             "worker_s_per_item": phases.seconds["cut"] * 2 / items,  # 2 workers busy for the cut phase
-             # curation, checks and probes, per photo and config (the stages' fixed cost taken out; curation, once
-             # per photo, spread over the configs: an upper bound for more configs)
-             "worker_s_per_photo_plan": max(0.0, phases.seconds["plan"] - (1 + len(args.configs)) * stage) * 2
-             / args.photos / len(args.configs),
-             "driver_s_per_item_write": phases.seconds["write"] / items, "bytes_per_item": phases.block_bytes / items,
-             "kept_bytes_per_photo": (phases.kept["curation"] + phases.kept["plan"] / len(args.configs)) / args.photos}
     cost_model(costs, curve)
 
 
@@ -269,17 +328,17 @@ def cost_model(c: dict, curve: dict) -> None:
         return float(np.exp(y[-1] + slope * (np.log(n) - x[-1])))
 
     print(f"\na cost model ({CONFIGS} configs, {NODE_CORES} cores a node, the driver's network {NETWORK / 1e9:.2f} GB/s "
-          f"and disk {DISK / 1e9:.1f} GB/s assumed; everything else measured above), hours:")
+          f"and disk {DISK / 1e9:.1f} GB/s assumed; every other cost measured above, as CPU time), hours:")
     print("| photos | driver: decisions | driver: receive + write | workers, 1 node | 4 | 16 | 64 nodes |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for n in (1_000, 10_000, 100_000, 1_000_000):
         items = n * CONFIGS
         decisions = n * (per_photo(n, 0) + CONFIGS * per_photo(n, 1)) / 1000  # the dup rule once, a plan per config
-        # each item's bytes come over the network and are kept on disk; the write phase (the blocks read back into
-        # the parquet files, the report, the card) as measured here
-        receive = items * (c["bytes_per_item"] / NETWORK + c["bytes_per_item"] / DISK + c["driver_s_per_item_write"])
-        work = n * CONFIGS * c["worker_s_per_photo_plan"] + items * c["worker_s_per_item"] + items / 64 * c["per_block"]
-        stages = (1 + 2 * CONFIGS) * c["stage"] + c["ray_start"]
+        # each item's bytes come over the network and are kept on disk, and the driver's CPU per item as measured
+        # (receiving and keeping blocks; the blocks read back into the parquet files, the report, the card)
+        receive = items * (c["bytes_per_item"] / NETWORK + c["bytes_per_item"] / DISK + c["driver_s_per_item"])
+        work = items * c["worker_s_per_item"] + items / 64 * c["per_block"]
+        stages = (1 + 2 * CONFIGS) * c["stage"] + c["ray_start"] + c["fixed"]
         cells = [(stages + decisions + receive + work / (nodes * NODE_CORES)) / 3600 for nodes in (1, 4, 16, 64)]
         print(f"| {n:,} | {decisions / 3600:.3f} | {receive / 3600:.3f} | " + " | ".join(f"{h:.2f}" for h in cells) + " |")
 

@@ -282,9 +282,10 @@ def test_the_guards_first_check_on_ray_writes_the_verdicts_the_stream_reads(clus
     exclusion._CHECKED.clear()
 
 
-def test_ordered_map_on_ray_keeps_the_order_and_raises_what_a_job_raises(cluster):
+def test_ordered_map_on_ray_keeps_the_order_and_raises_what_a_job_raises(cluster, monkeypatch):
     import operator
 
+    from jigsaw_puzzles.generation import cluster as engines
     from jigsaw_puzzles.generation.cluster import RayEngine
     from jigsaw_puzzles.generation.workers import on_engine, ordered_map
 
@@ -293,6 +294,8 @@ def test_ordered_map_on_ray_keeps_the_order_and_raises_what_a_job_raises(cluster
         assert list(ordered_map(operator.neg, list(range(40)), None, done=lambda j, r: done.append(j))) == \
             [-j for j in range(40)]
         assert sorted(done) == list(range(40))
+        monkeypatch.setattr(engines, "MIN_WINDOW", 7)  # 40 jobs in 6 consecutive stages: the same order
+        assert list(ordered_map(operator.neg, list(range(40)), None)) == [-j for j in range(40)]
         with pytest.raises(ValueError, match="invalid literal"):
             list(ordered_map(int, ["1", "2", "x", "4"], None))
     assert ray.is_initialized()  # the module's Ray, used as it was, is left running

@@ -29,6 +29,9 @@ from .workers import WorkerDied
 
 #: times Ray runs a job again whose worker died (Ray's own default for a task's ``max_retries``)
 RETRIES = 3
+#: jobs in one Ray Data stage, per worker and at least: a map of more runs as consecutive stages, so a million
+#: photos' jobs are never all in memory at once (the last jobs of a stage leave workers idle: about 1/32 of a stage)
+WINDOW, MIN_WINDOW = 16, 4096
 RAY_HINT = "pip install 'jigsaw-puzzles[ray]' (ray[data] 2.60 or later)"
 
 #: in a worker process: the key of the map whose initializer ran here last, and that map's function
@@ -111,10 +114,15 @@ class RayEngine:
             done: Callable | None = None, what: str = "the build") -> Iterator:
         """``fn(job)`` of every job as a Ray Data stage, yielded in the jobs' order; ``done(job, result)`` as each
         comes (in any order)."""
+        state = self.ray.put((fn, initializer, initargs))
+        window = max(MIN_WINDOW, self.workers * WINDOW)
+        for start in range(0, len(jobs), window):
+            yield from self._window(state, jobs[start:start + window], done, what)
+
+    def _window(self, state, jobs: Sequence, done: Callable | None, what: str) -> Iterator:
         ray = self.ray
         from ray.data import TaskPoolStrategy
 
-        state = ray.put((fn, initializer, initargs))
         rows = [{"index": i, "job": pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)} for i, job in enumerate(jobs)]
         stage = ray.data.from_items(rows, override_num_blocks=len(rows)).map_batches(
             _run_jobs, fn_kwargs={"state": [state]}, batch_format="pyarrow", batch_size=None,
