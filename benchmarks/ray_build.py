@@ -96,9 +96,11 @@ def timed_build(out: Path, folder: Path, configs: list[str], cpu: CPU, **kwargs)
     from jigsaw_puzzles import build
 
     _cold()
-    shutil.rmtree(out, ignore_errors=True)
+    cache = out.parent / f"{out.name}-cache"
+    for old in (out, cache):  # a fresh datasets cache: a one-process build would reload the last one's
+        shutil.rmtree(old, ignore_errors=True)
     before, start = cpu.snapshot(), time.perf_counter()
-    build(out, source=str(folder), seed=0, configs=configs, cache_dir=str(out.parent / f"{out.name}-cache"), **kwargs)
+    build(out, source=str(folder), seed=0, configs=configs, cache_dir=str(cache), **kwargs)
     return time.perf_counter() - start, CPU.spent(before, cpu.snapshot())
 
 
@@ -207,7 +209,11 @@ def main(argv=None) -> None:
     p.add_argument("--cache", default=None, help="where the photos and the exports go (default: a temporary folder)")
     p.add_argument("--repeat", type=int, default=1, help="each build this many times, alternated; the best kept")
     args = p.parse_args(argv)
+    import datasets
     import ray
+
+    datasets.disable_progress_bars()
+    datasets.logging.set_verbosity_error()  # the builder's "N of M files accepted" lines
 
     from fixtures.photos import write_photos
     from jigsaw_puzzles.generation.cluster import RayEngine
@@ -296,8 +302,9 @@ def main(argv=None) -> None:
              "driver_s_per_item": (driver["full"] - driver["half"]) / extra,
              # what the build costs the driver whatever its size (a warm Ray: its workers' start aside)
              "fixed": driver["half"] - items_half * (driver["full"] - driver["half"]) / extra}
-    print("marginal costs, CPU: workers {:.1f} ms per item, the driver {:.2f} ms per item; the driver's fixed cost "
-          "{:.2f} s".format(costs["worker_s_per_item"] * 1000, costs["driver_s_per_item"] * 1000, costs["fixed"]))
+    print("marginal costs, CPU: workers {:.1f} ms per item, the driver {:.2f} ms per item ({}); the driver's fixed "
+          "cost {:.2f} s".format(costs["worker_s_per_item"] * 1000, costs["driver_s_per_item"] * 1000, ", ".join(
+              f"{k} {(full.cpu[k] - part.cpu[k]) / extra * 1000:.2f}" for k in full.cpu), costs["fixed"]))
     curve = plan_curve(args.plan_sizes) if args.plan_sizes else {}
     cost_model(costs, curve)
 
@@ -329,7 +336,7 @@ def cost_model(c: dict, curve: dict) -> None:
 
     print(f"\na cost model ({CONFIGS} configs, {NODE_CORES} cores a node, the driver's network {NETWORK / 1e9:.2f} GB/s "
           f"and disk {DISK / 1e9:.1f} GB/s assumed; every other cost measured above, as CPU time), hours:")
-    print("| photos | driver: decisions | driver: receive + write | workers, 1 node | 4 | 16 | 64 nodes |")
+    print("| photos | driver: decisions | driver: receive + write | the build, 1 node | 4 nodes | 16 nodes | 64 nodes |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for n in (1_000, 10_000, 100_000, 1_000_000):
         items = n * CONFIGS
