@@ -1,6 +1,6 @@
 """verl GRPO on a Ray cluster, fed by the Jigsaw-Puzzles training stream over a folder of photos in object storage.
 
-    pip install -e ".[ray,guard]" verl            # in verl's environment (docs/integrations.md#verl)
+    pip install -e ".[ray,guard]"     # in verl's own environment, from your clone (docs/integrations.md#verl)
     jigsaw-puzzles export verl --out verl_data --dataset my_export --train-size 0     # val.parquet: the evaluation
     python examples/verl_ray_stream.py --train s3://bucket/train_photos --exclude my_export \\
         --val verl_data/val.parquet --model Qwen/Qwen2.5-VL-3B-Instruct --ray-address auto \\

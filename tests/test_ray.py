@@ -329,7 +329,7 @@ def test_the_verl_example_checks_on_ray_and_its_dataset_streams_with_those_verdi
     from jigsaw_puzzles.generation.sources import content_id
     from jigsaw_puzzles.training import copies, exclusion
 
-    sys.path.insert(0, str(TESTS.parent / "examples"))
+    monkeypatch.syspath_prepend(str(TESTS.parent / "examples"))
     example = importlib.import_module("verl_ray_stream")
     evaluation, train = guard_folders
     write_photos(train, 10, start=720)  # enough photos of its own after the 20% hold-out

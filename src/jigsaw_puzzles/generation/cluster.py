@@ -14,7 +14,7 @@ file stays what curation records, a skip with its reason. A worker that dies (ki
 Ray (``max_retries``, :data:`RETRIES` times): its job is a pure function of its inputs, so a retry gives the same
 result. Only when every retry died is the map one :class:`~.workers.WorkerDied` line.
 
-Ray is imported only here, and only when an engine starts (the ``ray`` extra: ``pip install 'jigsaw-puzzles[ray]'``).
+Ray is imported only here, and only when an engine starts (the ``ray`` extra, :func:`~..errors.install_hint`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pickle
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
-from ..errors import UsageError
+from ..errors import UsageError, install_hint
 from .workers import WorkerDied
 
 #: times Ray runs a job again whose worker died (Ray's own default for a task's ``max_retries``)
@@ -32,7 +32,7 @@ RETRIES = 3
 #: jobs in one Ray Data stage, per worker and at least: a map of more runs as consecutive stages, so a million
 #: photos' jobs are never all in memory at once (the last jobs of a stage leave workers idle: about 1/32 of a stage)
 WINDOW, MIN_WINDOW = 16, 4096
-RAY_HINT = "pip install 'jigsaw-puzzles[ray]' (ray[data] 2.60 or later)"
+RAY_HINT = f"{install_hint('ray')} (ray[data] 2.60 or later)"
 
 #: in a worker process: the key of the map whose initializer ran here last, and that map's function
 _STATE: dict[str, Any] = {"key": None, "fn": None}
