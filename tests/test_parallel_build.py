@@ -97,7 +97,7 @@ from pathlib import Path
 # SIGINT ignored, and an ignored signal stays ignored across exec, so Ctrl-C would not reach the build at all.
 signal.signal(signal.SIGINT, signal.default_int_handler)
 marker, stage, argv = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
-import jigsaw_puzzles.generation.builder as builder, jigsaw_puzzles.generation.curation as curation
+import jigsaw_puzzles.generation.items as items, jigsaw_puzzles.generation.curation as curation
 
 def slowed(fn):  # each worker says it is at work (its pid), then takes its time
     def slow(*args, **kwargs):
@@ -108,7 +108,7 @@ def slowed(fn):  # each worker says it is at work (its pid), then takes its time
     return slow
 
 if stage == "generation":
-    builder.encode_png = slowed(builder.encode_png)
+    items.encode_png = slowed(items.encode_png)
 else:
     curation.quality_checks = slowed(curation.quality_checks)
 from jigsaw_puzzles.cli import main

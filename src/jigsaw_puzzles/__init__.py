@@ -4,7 +4,8 @@ The face, ``import jigsaw_puzzles as jp``:
 
 * data: ``jp.load_dataset``, ``jp.make_builder``, ``jp.JigsawPuzzles``, ``jp.JigsawPuzzlesConfig``, ``jp.CONFIGS``,
   ``jp.SPLITS``, ``jp.curate``, ``jp.CurationRules``, ``jp.config_from_id``, ``jp.spec`` (the contract: configs,
-  answer formats, row schema, citation);
+  answer formats, row schema, citation), ``jp.build`` (the Hub-ready export ``jigsaw-puzzles build`` writes, in
+  this machine's processes or on a Ray cluster: ``engine="ray"``);
 * scoring: ``jp.score``, ``jp.score_items``, ``jp.extract_answer``, ``jp.classify_response``, ``jp.Extraction``,
   ``jp.chance_table``, ``jp.PAPER_TABLE2``, ``jp.METRIC_PATH`` (``evaluate.load(jp.METRIC_PATH)``);
 * evaluation and reports: ``jp.evaluate_model``, ``jp.EvalSettings`` (its settings as one validated record),
@@ -45,13 +46,14 @@ _LAZY = {
     **{name: ("training.stream", name) for name in ("Curriculum", "holdout", "training_stream")},
     "EvalSettings": ("inference", "EvalSettings"), "evaluate_model": ("inference", "evaluate_model"),
     "make_report": ("reporting.report", "make_report"),  # matplotlib and the report's modules: when a report is made
+    "build": ("publishing.export", "build"),  # the export's modules load only when one is written
 }
 
 __all__ = ["METRIC_PATH", "CONFIGS", "SPLITS", "JigsawPuzzles", "JigsawPuzzlesConfig", "load_dataset", "make_builder",
            "CurationRules", "curate", "spec", "ConfigUnavailable", "UserError", "Extraction",
            "classify_response", "config_from_id", "extract_answer", "PAPER_TABLE2", "chance_table", "score",
            "score_items", "make_report", "EvalSettings", "jigsaw_reward", "make_compute_metrics", "make_jigsaw_reward", "evaluate_model",
-           "rewards", "training_stream", "to_messages", "with_prompt", "Curriculum", "holdout",
+           "rewards", "training_stream", "to_messages", "with_prompt", "Curriculum", "holdout", "build",
            "__version__"]
 
 

@@ -140,7 +140,7 @@ def cmd_build(args) -> int:
     _labelled_bars()
     report = build(args.out, source=args.source, seed=args.seed, configs=args.configs,
                    num_proc=args.num_proc, cache_dir=args.cache_dir, progress=True, shard=args.shard,
-                   **_clip_kwargs(args))
+                   engine=args.engine, ray_address=args.ray_address, **_clip_kwargs(args))
     curation = report["curation"]
     print(f"wrote {args.out}: {len(report['configs'])} configs from {curation['accepted']} source images "
           f"({curation['rejected']} rejected; see {args.out}/curation_report.json)")
@@ -302,6 +302,10 @@ def _add_build(sub) -> None:
     p.add_argument("--cache-dir", default=None, metavar="DIR", help="datasets cache (default: HF_DATASETS_CACHE)")
     p.add_argument("--shard", default=None, metavar="I/N", help="build only shard I of N (0/4 ... 3/4), one "
                    "machine's part of a build over N; `merge` makes the whole export of the N parts")
+    p.add_argument("--engine", choices=("local", "ray"), default="local", help="local: this machine's processes; "
+                   "ray: a Ray cluster (the `ray` extra; --num-proc then caps its jobs at once), the same bytes")
+    p.add_argument("--ray-address", default=None, metavar="ADDR",
+                   help="the Ray cluster: auto, HOST:6379 or ray://HOST:10001 (default: Ray started here)")
     _add_clip(p)
     p.set_defaults(func=cmd_build)
 

@@ -91,6 +91,7 @@ EXAMPLES = {
   jigsaw-puzzles build --out grids --grid 4x4                      # the grid-capable tasks on 4x4
   jigsaw-puzzles build --out rot --rotated --grid 3x3              # 3x3 order tasks, pieces turned too
   jigsaw-puzzles build --out part0 --source ~/photos --shard 0/2  # machine 0 of 2 (1/2 on the other)
+  jigsaw-puzzles build --out my_export --source s3://bucket/photos --engine ray --ray-address auto   # a Ray cluster
   hf upload USER/jigsaw-puzzles my_export --repo-type dataset      # publish the folder (after hf auth login)""",
     "merge": """examples:
   jigsaw-puzzles merge part0 part1 --out my_export   # the export of `build --shard 0/2` and `--shard 1/2`""",

@@ -1,3 +1,4 @@
-"""Item generation: source photos, curation, answer plan, `datasets` builder, one module per task, CLIP distractors,
-the interlocking cut (tabs/), prompt variants, circular rotations. May import: the root foundations, baselines, scoring.
+"""Item generation: source photos (a folder or a URL), curation, answer plan, `datasets` builder, one module per task,
+CLIP distractors, tabs/, prompt variants, circular rotations, the Ray engine. May import: the root foundations,
+baselines, scoring.
 """

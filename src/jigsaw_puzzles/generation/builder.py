@@ -24,16 +24,15 @@ from tqdm.auto import tqdm
 
 from .._version import __version__
 from ..errors import ConfigUnavailable, UsageError, count_value, path_value, python_face, seed_value
-from ..geometry import encode_png
 from .plan import ANSWER_PLANS, DEFAULT_ANSWER_PLAN, in_shard, lite_ids, plan_slots, shard_value
-from ..rng import item_rng
 from .licences import source_terms
 from .curation import curate
+from .items import item_row
 from .sources import DEFAULT_RULES, CurationRules, embedded_folder, folder_fingerprint, load_normalised, resolve_folder
-from ..spec import CITATION, GENERATOR_VERSION, GRID_BASES, HOMEPAGE, LITE_FRACTION, ROTATION_BASES, SPLITS, features, \
+from ..spec import CITATION, GRID_BASES, HOMEPAGE, LITE_FRACTION, ROTATION_BASES, SPLITS, features, \
     get as get_spec, grid_config, is_config
 from .probe import verdicts
-from .tasks import TASKS, Context, TaskError, get_task
+from .tasks import TASKS, get_task
 from .workers import InWorkers
 
 logger = datasets.logging.get_logger(__name__)
@@ -138,6 +137,7 @@ class JigsawPuzzles(InWorkers, datasets.GeneratorBasedBuilder):
             kwargs["fingerprint"] = folder_fingerprint(kwargs.get("source"))
         super().__init__(*args, **kwargs)
         self._plan: dict | None = None
+        self._curation = None  # the folder's curation when the caller has it already (a resumed Ray build)
         self._preparation = None
         self._num_proc: int | None = None
 
@@ -177,8 +177,8 @@ class JigsawPuzzles(InWorkers, datasets.GeneratorBasedBuilder):
         num_proc = num_proc if num_proc is not None else self._num_proc
         task, seed = self.task, self.config.seed
         preparation = self.preparation()  # fails before any work
-        curation = curate(self.config.source, self.rules, keep=self.config.keep_sources, progress=self.progress,
-                          num_proc=num_proc)
+        curation = self._curation or curate(self.config.source, self.rules, keep=self.config.keep_sources,
+                                            progress=self.progress, num_proc=num_proc)
         if len(curation.accepted) < max(1, task.min_sources):
             raise ConfigUnavailable(self.config.name, (
                 f"needs at least {max(1, task.min_sources)} usable source images, {len(curation.accepted)} of "
@@ -300,31 +300,8 @@ class JigsawPuzzles(InWorkers, datasets.GeneratorBasedBuilder):
 
         bar = tqdm(items, desc=f"{self.config.name} [{split}]", unit="item", disable=not self.progress)
         for source_id, path, slot, prepared, terms in bar:
-            image = load(source_id)
-            rng = item_rng(self.config.seed, task.family, source_id)
-            context = Context(source_id=source_id, pool_ids=pool_ids, load=load,
-                              prepared=json.loads(prepared) if prepared else None)
-            try:
-                item = task.build(image, rng, slot, context)
-            except TaskError as err:  # the plan built this item once already: a failure here is a bug
-                raise RuntimeError(f"{self.config.name}: {source_id} ({Path(path).name}) passed the plan's probe "
-                                   f"but failed with slot {slot}: {err} (a task's failures must not depend on "
-                                   f"the slot; please report this)") from err
-            metadata = {"config": self.config.name, "seed": self.config.seed, "slot": slot,
-                         "generator_version": GENERATOR_VERSION,
-                        "source_size": list(image.size), **item.metadata,
-                        **(task.annotate(item) if task.annotate is not None else {})}
-            key = f"{self.config.name}/{source_id}"
-            yield key, {
-                "id": key,
-                "source_id": source_id,
-                "images": [{"bytes": encode_png(im), "path": None} for im in item.images],
-                "question": item.question,
-                "options": item.options,
-                "answer": item.answer,
-                "metadata": json.dumps(metadata, sort_keys=True),
-                **{f"source_{k}": v for k, v in json.loads(terms).items()},
-            }
+            yield f"{self.config.name}/{source_id}", item_row(task, self.config.name, self.config.seed, source_id, path,
+                                                               slot, prepared, terms, load, pool_ids)
 
 
 #: Every option any task takes, so a caller may pass e.g. CLIP options to every config alike.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import posixpath
 from functools import lru_cache
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import numpy as np
 from ..errors import python_face
 from . import neardup
 from .cachefiles import atomic_write_bytes, code_key, kept_dir, record_key
+from .remote import is_url
 from .sources import (DEFAULT_RULES, IMAGE_SUFFIXES, Curation, CurationRecord, CurationRules, Source, SourceError,
                       _load_normalised, content_id, display_path, folder_fingerprint, quality_checks, read_bytes,
                       resolve_folder, source_files)
@@ -116,7 +118,7 @@ _ROOT: list = [None, DEFAULT_RULES, None]
 
 
 def _set_root(root: str, rules: CurationRules, decisions: Decisions | None = None) -> None:
-    _ROOT[:] = [Path(root), rules, decisions]
+    _ROOT[:] = [root if is_url(root) else Path(root), rules, decisions]
 
 
 def _examine(paths: list[str]) -> list[tuple[CurationRecord, Source | None, np.ndarray | None]]:
@@ -124,14 +126,15 @@ def _examine(paths: list[str]) -> list[tuple[CurationRecord, Source | None, np.n
     root, rules, decisions = _ROOT
     out = []
     for name in paths:
-        path = Path(name)
-        record = CurationRecord(path=display_path(path.relative_to(root).as_posix()), status="rejected")
+        rel = name[len(str(root)):].lstrip("/") if is_url(name) else Path(name).relative_to(root).as_posix()
+        suffix = posixpath.splitext(rel)[1]
+        record = CurationRecord(path=display_path(rel), status="rejected")
         out.append((record, None, None))
-        if path.suffix.lower() not in IMAGE_SUFFIXES:
-            record.reason = f"unsupported file type {display_path(path.suffix) or '(none)'!r} (JPEG, PNG, WebP only)"
+        if suffix.lower() not in IMAGE_SUFFIXES:
+            record.reason = f"unsupported file type {display_path(suffix) or '(none)'!r} (JPEG, PNG, WebP only)"
             continue
         try:
-            data = read_bytes(path)
+            data = read_bytes(name)
         except SourceError as err:
             record.reason = str(err)
             continue
@@ -148,7 +151,7 @@ def _examine(paths: list[str]) -> list[tuple[CurationRecord, Source | None, np.n
             continue
         record.stats, record.phash = kept["stats"], list(kept["phash"])
         width, height = kept["size"]
-        out[-1] = (record, Source(source_id, str(path), record.path, width, height), neardup.from_hex(record.phash))
+        out[-1] = (record, Source(source_id, name, record.path, width, height), neardup.from_hex(record.phash))
     return out
 
 
@@ -178,7 +181,7 @@ def _curate_cached(folder: str, fingerprint: str, rules: CurationRules, progress
 
     from .workers import chunks, ordered_map, rank_start
 
-    files, skipped_folders = source_files(Path(folder))
+    files, skipped_folders = source_files(folder if is_url(folder) else Path(folder))
     records = [CurationRecord(path=rel, status="rejected", reason=reason) for rel, reason in skipped_folders]
     candidates: list[tuple[Source, np.ndarray, CurationRecord]] = []
     root = kept_dir("curation")

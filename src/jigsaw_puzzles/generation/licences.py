@@ -10,10 +10,13 @@
 from __future__ import annotations
 
 import csv
+import io
 import re
 from importlib import resources
 from pathlib import Path
 from typing import Iterable
+
+from .remote import is_url, read_text
 
 UNKNOWN = {"license": "unknown", "attribution": "", "url": ""}
 SIDECAR = "CREDITS.csv"
@@ -35,16 +38,19 @@ def embedded_credits() -> dict[str, dict[str, str]]:
 
 def folder_credits(folder: str | Path) -> dict[str, dict[str, str]]:
     """Relative path -> terms, from the folder's ``CREDITS.csv`` (empty without one)."""
-    path = Path(folder) / SIDECAR
-    if not path.is_file():
+    if is_url(str(folder)):  # a folder in object storage: its CREDITS.csv read there
+        text = read_text(f"{folder}/{SIDECAR}")
+    else:
+        path = Path(folder) / SIDECAR
+        text = path.read_bytes().decode("utf-8") if path.is_file() else None  # line ends kept, as csv wants
+    if text is None:
         return {}
     out = {}
-    with open(path, newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            name = (row.get("file") or "").strip()
-            if name:
-                out[name] = {"license": (row.get("license") or "").strip() or "unknown",
-                             "attribution": (row.get("attribution") or "").strip(), "url": (row.get("url") or "").strip()}
+    for row in csv.DictReader(io.StringIO(text, newline="")):
+        name = (row.get("file") or "").strip()
+        if name:
+            out[name] = {"license": (row.get("license") or "").strip() or "unknown",
+                         "attribution": (row.get("attribution") or "").strip(), "url": (row.get("url") or "").strip()}
     return out
 
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..rng import item_rng
 from .sources import CurationRules, SourceError, load_normalised
 from .tasks import Context, Task, TaskError, get_task
-from .workers import chunks, ordered_map, parallel
+from .workers import chunks, current_engine, ordered_map, parallel
 
 _STATE: dict[str, Any] = {}
 
@@ -58,8 +58,9 @@ def verdicts(task: Task, seed: int, paths: Mapping[str, str], pool_ids: tuple[st
     where it yields an item; ``paths``: every accepted source (the distractor pool, ``pool_ids`` its ids sorted);
     ``done(n)`` after each ``n`` sources (a progress bar)."""
     # the task itself where workers are forked (they inherit it as it is here), else its name (a task's functions
-    # may be closures, which do not pickle)
-    forked = not parallel(num_proc, len(entries)) or multiprocessing.get_start_method() == "fork"
+    # may be closures, which do not pickle; an engine's workers are never forked from here)
+    forked = not parallel(num_proc, len(entries)) or (multiprocessing.get_start_method() == "fork"
+                                                      and current_engine() is None)
     out: list[str | None] = []
     for result in ordered_map(_verdicts, chunks(list(entries), num_proc), num_proc, initializer=_set_state,
                               initargs=(task if forked else task.config, seed, paths, pool_ids, rules),

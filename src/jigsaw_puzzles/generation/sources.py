@@ -29,6 +29,7 @@ from .. import geometry
 from ..errors import SourceFolderError, UserError
 from . import neardup
 from .imagestats import difference_hash, sharpness, structure  # noqa: F401  (part of this module's face)
+from .remote import is_url, listing, read_url, resolve_url, url_fingerprint
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 GRID_MULTIPLE = 6  # least common multiple of the 2x2 and 3x3 grids
@@ -114,9 +115,11 @@ def embedded_folder() -> Path:
     return Path(str(resources.files("jigsaw_puzzles") / "data" / "images"))
 
 
-def resolve_folder(source: str | os.PathLike | None) -> Path:
+def resolve_folder(source: str | os.PathLike | None) -> Path | str:
     """The source folder, resolved; :class:`SourceFolderError` (a one-line user error) when it is missing, a
-    file, unreachable or unreadable."""
+    file, unreachable or unreadable. A URL (``s3://bucket/photos``, :mod:`.remote`) stays a URL (a ``str``)."""
+    if is_url(source):
+        return resolve_url(source)
     folder = embedded_folder() if source is None else Path(source).expanduser()
     try:
         st = folder.stat()
@@ -169,9 +172,10 @@ def list_files(folder: Path) -> list[Path]:
     return walk(folder)[0]
 
 
-def source_files(folder: Path) -> tuple[list[Path], list[tuple[str, str]]]:
-    """:func:`walk`, or :class:`SourceFolderError` when nothing in ``folder`` can be read at all."""
-    files, skipped = walk(folder)
+def source_files(folder: Path | str) -> tuple[list[Path] | list[str], list[tuple[str, str]]]:
+    """:func:`walk` (of a URL: its files' URLs, :func:`.remote.listing`), or :class:`SourceFolderError` when
+    nothing in ``folder`` can be read at all."""
+    files, skipped = ([url for _, url, _ in listing(folder)], []) if is_url(folder) else walk(folder)
     if not files:
         why = (f"it has no readable files ({'; '.join(f'{rel} {reason}' for rel, reason in skipped)})" if skipped
                else "it is empty (hidden files are ignored)")
@@ -192,8 +196,11 @@ def _stat_key(path: Path) -> str:
 
 
 def folder_fingerprint(source: str | os.PathLike | None) -> str:
-    """Cheap cache key of a folder: names, sizes, modification and change times of its files."""
+    """Cheap cache key of a folder: names, sizes, modification and change times of its files (of a URL: names,
+    sizes and change stamps, :func:`.remote.url_fingerprint`)."""
     folder = resolve_folder(source)
+    if is_url(folder):
+        return url_fingerprint(folder)
     h = hashlib.sha256()
     files, skipped = source_files(folder)
     for path in files:  # fsencode: a name that is not valid UTF-8 is hashed by its bytes
@@ -299,7 +306,15 @@ _KINDS = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
 
 def read_bytes(path: str | os.PathLike) -> bytes:
     """The bytes of a regular file, or :class:`SourceError`: a pipe, device or socket is never opened for a
-    blocking read (it could hang the build or never end), nor is a file over :data:`MAX_FILE_BYTES` read."""
+    blocking read (it could hang the build or never end), nor is a file over :data:`MAX_FILE_BYTES` read. A URL
+    is read with fsspec (:func:`.remote.read_url`)."""
+    if is_url(path):
+        try:
+            return read_url(path, MAX_FILE_BYTES)
+        except ValueError as err:
+            raise SourceError(str(err)) from None
+        except OSError as err:
+            raise SourceError(f"unreadable file: {err.strerror or err}") from None
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as err:

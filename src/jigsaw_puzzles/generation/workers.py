@@ -7,6 +7,11 @@ function never raises for a bad photo (it records the reason); an exception it d
 during the build) is raised here, as in one process. A worker that dies (killed, out of memory) is one
 :class:`WorkerDied` line, never a hang; Ctrl-C in the terminal stops the workers with the build (they ignore
 SIGINT themselves: the main process cancels what is queued and waits only for the chunks in hand).
+
+An engine (:func:`on_engine`: a Ray cluster, :mod:`.cluster`) takes the same maps off this machine while it is
+set: every :func:`ordered_map` of more than one job is its ``map`` of the same function, initializer and jobs,
+whose results come back in the jobs' order, so curation, the plan's checks and the guard's check give the same
+results on a cluster as here.
 """
 
 from __future__ import annotations
@@ -33,15 +38,37 @@ class WorkerDied(UserError):
     """A worker process of a build ended abruptly (killed by a signal, or by the system for memory)."""
 
 
+#: the engine this process's whole-folder maps run on while one is set (:func:`on_engine`), else ``None``
+_ENGINE: list = [None]
+
+
+@contextmanager
+def on_engine(engine):
+    """While the block runs, every :func:`ordered_map` of more than one job runs on ``engine``: an object with
+    ``workers`` (how many jobs it runs at once) and ``map(fn, jobs, initializer=, initargs=, done=, what=)``, an
+    iterator of ``fn(job)`` in the jobs' order, each job in a process where ``initializer(*initargs)`` has run."""
+    previous, _ENGINE[0] = _ENGINE[0], engine
+    try:
+        yield engine
+    finally:
+        _ENGINE[0] = previous
+
+
+def current_engine():
+    """The engine set by :func:`on_engine`, or ``None``: the maps run in this machine's processes."""
+    return _ENGINE[0]
+
+
 def parallel(num_proc: int | None, jobs: int) -> bool:
-    """Whether ``jobs`` items are worth spreading over ``num_proc`` processes."""
-    return bool(num_proc) and num_proc > 1 and jobs > 1
+    """Whether ``jobs`` items are worth spreading over ``num_proc`` processes (or over the engine, when one is set)."""
+    return jobs > 1 and (_ENGINE[0] is not None or bool(num_proc) and num_proc > 1)
 
 
 def chunks(items: Sequence[J], num_proc: int | None) -> list[Sequence[J]]:
-    """``items`` cut into consecutive chunks for ``num_proc`` workers (in one process: chunks of 8, for a progress
-    bar that moves)."""
-    size = max(1, min(MAX_CHUNK, math.ceil(len(items) / (num_proc * CHUNKS_PER_WORKER)))) \
+    """``items`` cut into consecutive chunks for ``num_proc`` workers (the engine's, when one is set; in one process:
+    chunks of 8, for a progress bar that moves)."""
+    workers = _ENGINE[0].workers if _ENGINE[0] is not None else num_proc
+    size = max(1, min(MAX_CHUNK, math.ceil(len(items) / (workers * CHUNKS_PER_WORKER)))) \
         if parallel(num_proc, len(items)) else 8
     return [items[k:k + size] for k in range(0, len(items), size)]
 
@@ -81,6 +108,9 @@ def ordered_map(fn: Callable[[J], R], jobs: Sequence[J], num_proc: int | None, *
         results = list(ordered_map(fn, [*jobs[k:], *jobs[:k]], num_proc, initializer=initializer,
                                    initargs=initargs, done=done, what=what, threads=threads))
         yield from results[len(jobs) - k:] + results[:len(jobs) - k]
+        return
+    if _ENGINE[0] is not None and len(jobs) > 1:
+        yield from _ENGINE[0].map(fn, jobs, initializer=initializer, initargs=initargs, done=done, what=what)
         return
     if not parallel(num_proc, len(jobs)):
         if initializer is not None:
@@ -196,4 +226,4 @@ class InWorkers:
             raise
 
     def __getstate__(self):
-        return {**self.__dict__, "_plan": None, "_preparation": None}
+        return {**self.__dict__, "_plan": None, "_curation": None, "_preparation": None}

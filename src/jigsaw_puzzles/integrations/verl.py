@@ -11,13 +11,22 @@ solution_str=..., ground_truth=..., extra_info=...)`` plus ``reward.custom_rewar
 returns verl's dict: ``score`` (the chosen reward, plus ``format_weight`` times the format reward) and every reward
 beside it (``acc`` = exact, ``position``, ``adjacency``, ``format``), which verl logs per data source.
 
+:func:`stream_rows` is the first N items of ``jp.training_stream`` as verl rows, and ``StreamDataset`` verl's
+``RLHFDataset`` holding them (``data.custom_cls.path=pkg://jigsaw_puzzles.integrations.verl``,
+``data.custom_cls.name=StreamDataset``): ``data.train_files`` is then the folder of training photos (local or an
+fsspec URL) and ``data.jigsaw`` says ``size``, ``seed``, ``exclude`` and ``mixture``; a ``.parquet`` file (the
+``val.parquet`` of ``jigsaw-puzzles export verl``) is read as verl reads it. The class is made when verl asks for
+it (it subclasses verl's), so nothing here imports verl before.
+
 This file imports the package absolutely (never relatively), so verl can load it by its file path
 (``reward.custom_reward_function.path=$(python -c 'import jigsaw_puzzles.integrations.verl as v;
 print(v.__file__)')``) as well as by ``pkg://jigsaw_puzzles.integrations.verl``; it needs neither verl nor torch.
 """
 from __future__ import annotations
 
+import functools
 import json
+from itertools import islice
 from typing import Any, Mapping, Optional
 
 from jigsaw_puzzles.errors import UsageError
@@ -97,3 +106,76 @@ def _options(value: Any) -> Optional[list]:
         return None
     options = [str(o) for o in value]
     return options or None
+
+
+def features():
+    """verl rows' ``datasets.Features`` (imported lazily): ``images`` as an image list, everything else plain."""
+    import datasets
+
+    text = datasets.Value("string")
+    return datasets.Features({
+        "data_source": text,
+        "prompt": datasets.List({"role": text, "content": text}),
+        "images": datasets.List(datasets.Image()),
+        "ability": text,
+        "reward_model": {"style": text, "ground_truth": text},
+        "extra_info": {"split": text, "index": datasets.Value("int64"), "id": text, "config": text,
+                       "options": datasets.List(text), "metadata": text},
+    })
+
+
+def stream_rows(source, size: int, seed: int = 0, exclude: Any = None, mixture: Optional[Mapping[str, float]] = None,
+                eval_fraction: float = 0.2):
+    """The first ``size`` items of ``jp.training_stream(source, ...)`` (one shard: the whole folder's ``train``
+    photos, never one of ``exclude`` or a copy of one) as verl rows, a ``datasets.Dataset`` with the images as PNG.
+    The same arguments give the same rows; the guard's verdicts are read from its store when a check made them
+    before (``training_stream(..., engine="ray")`` on the cluster)."""
+    import datasets
+
+    from jigsaw_puzzles.training.stream import training_stream
+
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"stream_rows: size must be a whole number of rows, at least 1, not {size!r}")
+    stream = training_stream(source, mixture=dict(mixture) if mixture else None, seed=seed, exclude=exclude,
+                             eval_fraction=eval_fraction, num_shards=1)
+    rows = [verl_row(item, index, "train") for index, item in enumerate(islice(stream, size))]
+    return datasets.Dataset.from_list(rows, features=features())
+
+
+def __getattr__(name: str):
+    if name == "StreamDataset":  # verl's load_extern_object: getattr(module, name)
+        return _stream_dataset()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.lru_cache(maxsize=1)
+def _stream_dataset():
+    from verl.utils.dataset.rl_dataset import RLHFDataset
+
+    class StreamDataset(RLHFDataset):
+        """verl's ``RLHFDataset`` whose rows are :func:`stream_rows` of the photo folder in ``data_files`` (what
+        verl's ``data.train_files`` names), with ``data.jigsaw.{size, seed, exclude, mixture, eval_fraction}``; a
+        parquet file is read as verl reads it (its validation file)."""
+
+        def _streams(self) -> bool:
+            return not all(str(f).endswith((".parquet", ".json")) for f in self.original_data_files)
+
+        def _download(self, use_origin_parquet=False):
+            if not self._streams():
+                super()._download(use_origin_parquet)
+
+        def _read_files_and_tokenize(self):
+            if not self._streams():
+                return super()._read_files_and_tokenize()
+            if len(self.original_data_files) != 1:
+                raise ValueError(f"StreamDataset streams one folder of training photos, not {self.original_data_files}")
+            jigsaw = dict(self.config.get("jigsaw") or {})
+            exclude = jigsaw.get("exclude")  # hydra hands a list as a ListConfig
+            exclude = exclude if exclude is None or isinstance(exclude, str) else [str(x) for x in exclude]
+            self.dataframe = stream_rows(str(self.original_data_files[0]), size=int(jigsaw.get("size", 1024)),
+                                         seed=int(jigsaw.get("seed", 0)), exclude=exclude,
+                                         mixture=jigsaw.get("mixture"),
+                                         eval_fraction=float(jigsaw.get("eval_fraction", 0.2)))
+            self.dataframe = self.maybe_filter_out_long_prompts(self.dataframe)
+
+    return StreamDataset

@@ -14,26 +14,10 @@ from typing import Iterable, Mapping
 
 from tqdm.auto import tqdm
 
-from .verl import verl_row
+from .verl import features, verl_row  # noqa: F401  (features: the rows' schema, here too)
 
 #: Rows per parquet row group (each holds its images: keep the memory small).
 BATCH = 64
-
-
-def features():
-    """The rows' ``datasets.Features`` (imported lazily): ``images`` as an image list, everything else plain."""
-    import datasets
-
-    text = datasets.Value("string")
-    return datasets.Features({
-        "data_source": text,
-        "prompt": datasets.List({"role": text, "content": text}),
-        "images": datasets.List(datasets.Image()),
-        "ability": text,
-        "reward_model": {"style": text, "ground_truth": text},
-        "extra_info": {"split": text, "index": datasets.Value("int64"), "id": text, "config": text,
-                       "options": datasets.List(text), "metadata": text},
-    })
 
 
 def write_parquet(items: Iterable[Mapping], path: Path, split: str, total: int | None = None) -> int:

@@ -1,3 +1,3 @@
-"""Publishing: the Hub-ready export, its dataset card, safe replacement of output folders, `verify` of an export.
+"""Publishing: the Hub-ready export (one machine's processes or a Ray cluster), its card, safe output folders, `verify`.
 May import: the root foundations, baselines, scoring, generation, inference.
 """

@@ -60,9 +60,9 @@ def credits_text(embedded: bool) -> str:
             "attributions are the publisher's to state here. Puzzles cut from an image are derived works of it.\n")
 
 
-def write_assets(out: Path, datasets_: dict) -> dict[str, str]:
-    """One example sheet per config (its first Lite item, else its first test item), answer shown:
-    ``assets/<config>.png``; returns ``{config: relative path}``."""
+def write_assets(out: Path, datasets_: dict, firsts: dict | None = None) -> dict[str, str]:
+    """One example sheet per config (its first test item: ``firsts[config]`` when given, else the dataset's first
+    row), answer shown: ``assets/<config>.png``; returns ``{config: relative path}``."""
     from ..generation.sheet import draw_item
 
     (out / ASSETS).mkdir(exist_ok=True)
@@ -71,7 +71,7 @@ def write_assets(out: Path, datasets_: dict) -> dict[str, str]:
         if not len(ds):
             continue
         rel = f"{ASSETS}/{config}.png"
-        draw_item(ds[0], str(out / rel), show_answer=True)
+        draw_item(firsts[config] if firsts is not None else ds[0], str(out / rel), show_answer=True)
         written[config] = rel
     return written
 
@@ -89,10 +89,12 @@ def _solved(job: tuple) -> list[tuple[str, str]]:
 BASELINE_ROWS = ("Random (seed 0)", "Classical solver (no weights)", "Shape only (alpha and masks, no colour)")
 
 
-def baseline_results(datasets_: dict, num_proc: int | None = None) -> dict:
+def baseline_results(datasets_: dict, num_proc: int | None = None, solved: dict | None = None) -> dict:
     """The built-in baselines scored on the export's test items: ``{name: score() result}``; the solver and the
     shape baseline read the images, in ``num_proc`` worker processes (the same answers), the random baseline only
-    ids and options."""
+    ids and options. ``solved``: ``{config: [(the solver's answer, the shape baseline's), ...] in row order}`` when
+    they were found where the items were cut (a Ray build's workers); the datasets then need only ``id``,
+    ``options`` and ``answer``."""
     from ..baselines import random_answer
     from ..generation.workers import chunks, ordered_map
     from ..scoring.score import score
@@ -105,7 +107,10 @@ def baseline_results(datasets_: dict, num_proc: int | None = None) -> dict:
             cfgs.append(config)
             opts.append(row["options"] or None)
         jobs += [(config, ds, part.start, part.stop) for part in chunks(range(len(ds)), num_proc)]
-    both = [pair for part in ordered_map(_solved, jobs, num_proc, what="the card's baselines") for pair in part]
+    if solved is not None:
+        both = [tuple(pair) for config in datasets_ for pair in solved[config]]
+    else:
+        both = [pair for part in ordered_map(_solved, jobs, num_proc, what="the card's baselines") for pair in part]
     answers = (random, [s for s, _ in both], [h for _, h in both])
     return {name: score(preds, refs, cfgs, opts) if preds else {} for name, preds in zip(BASELINE_ROWS, answers)}
 

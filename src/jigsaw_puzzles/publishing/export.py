@@ -3,64 +3,33 @@
 The folder loads with stock ``datasets.load_dataset(folder, config)``: the card's
 YAML ``configs`` maps every config to its parquet files, and the parquet schema
 carries the ``datasets`` features (``Image`` included).  We write parquet with
-pyarrow ourselves, one row group per 64 rows, so that the bytes do not depend on
-how many processes generated the rows (nor on how many machines: :mod:`.shards`), streamed a row group at a time.
+pyarrow ourselves (:mod:`.writer`), one row group per 64 rows, so that the bytes do not depend on
+how many processes generated the rows (nor on how many machines: :mod:`.shards`; nor on a Ray cluster:
+:mod:`.ray_build`), streamed a row group at a time.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Iterable
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from . import card, guard_index
-from .._version import __version__
+from . import card
 from ..generation.builder import CONFIGS, make_builder
-from ..errors import ConfigUnavailable, UsageError, python_face
+from ..errors import UsageError, python_face
 from ..inference.options import whole
 from .outdir import check_build_out, kept_sources, staged
-from ..generation.sources import accepted_ids, photos_fingerprint
-from ..generation.versions import item_versions
-from ..spec import GENERATOR_VERSION, SPLITS, is_config
+from .writer import (ROW_GROUP_SIZE, build_report, part_name, ready_builders, write_batches,  # noqa: F401
+                     write_parquet, write_top)
+from ..spec import SPLITS, is_config
 
-ROW_GROUP_SIZE = 64
-
-
-def write_parquet(dataset, path: Path) -> None:
-    """``dataset``'s rows as one parquet file, one row group per 64 rows."""
-    write_batches(dataset.data.table.to_batches(), dataset.data.table.schema, path)
-
-
-def write_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, path: Path) -> None:
-    """Rows in ``batches`` (any sizes) as one parquet file of 64-row groups, written as they come: the bytes of
-    ``pq.write_table`` on all the rows at once (the same row groups; the same pages, each cut from one
-    contiguous array), without holding more than a row group of images in memory."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    pending: list[pa.RecordBatch] = []
-    with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
-        def flush(rows: int) -> None:
-            table = pa.Table.from_batches(pending, schema)
-            writer.write_table(table.slice(0, rows).combine_chunks(), row_group_size=ROW_GROUP_SIZE)
-            pending[:] = table.slice(rows).to_batches()
-
-        for batch in batches:
-            pending.append(batch)
-            while sum(len(b) for b in pending) >= ROW_GROUP_SIZE:
-                flush(ROW_GROUP_SIZE)
-        if sum(len(b) for b in pending):
-            flush(sum(len(b) for b in pending))
-    os.replace(tmp, path)
+ENGINES = ("local", "ray")
 
 
 @python_face
 def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
           configs: list[str] | None = None, num_proc: int | None = None,
-          cache_dir: str | None = None, repo: str = card.DEFAULT_REPO, **builder_kwargs) -> dict:
+          cache_dir: str | None = None, repo: str = card.DEFAULT_REPO, *, engine: str = "local",
+          ray_address: str | None = None, ray_options: dict | None = None, **builder_kwargs) -> dict:
     """Generate ``configs`` and write the Hub-ready folder ``out``; returns the curation report.
 
     ``builder_kwargs`` hold the tasks' options and settings (``clip_model``, ``clip_pretrained``,
@@ -68,9 +37,16 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     ``n``, whose parts :func:`.shards.merge` makes the whole export). When ``configs`` is not given and a config cannot run here
     (``ConfigUnavailable``: e.g. no torch/open_clip, or no CLIP weights offline), it is skipped with the
     reason and the way to enable it; when it is asked for explicitly, the error is raised before any work.
+    ``engine="ray"`` builds on a Ray cluster (:mod:`.ray_build`: the same folder, byte for byte, resumable):
+    the one at ``ray_address``, or Ray started here; ``num_proc`` then caps the jobs run at once (and the CPUs of a
+    Ray started here); ``ray_options``: ``rows_per_block``, ``runtime_env``, ``clip_num_gpus``.
     """
     out = Path(out)
     whole("--num-proc", num_proc)  # 0 or -1 is one line, not a silent single process
+    if engine not in ENGINES:
+        raise UsageError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
+    if engine != "ray" and (ray_address is not None or ray_options):
+        raise UsageError("--ray-address and ray_options are for --engine ray; add it, or leave them out")
     explicit = configs is not None
     configs = list(configs or CONFIGS)
     unknown = [c for c in configs if not is_config(c)]
@@ -80,32 +56,21 @@ def build(out: str | os.PathLike, source: str | None = None, seed: int = 0,
     earlier = check_build_out(out, source)  # refuses any folder but an earlier export; nothing deleted yet
     if earlier is not None and "keep_sources" not in builder_kwargs:  # its sources win over new near-duplicates
         builder_kwargs["keep_sources"] = kept_sources(earlier)
-    builders, skipped = {}, {}
-    for config in list(configs):  # resolve every task's preparation (e.g. CLIP weights) before any work
-        builders[config] = make_builder(config, source, seed, cache_dir, **builder_kwargs)
-        try:
-            builders[config].preparation()
-            builders[config].plan(num_proc)  # curation and the answer plan: too few sources is known before writing
-        except ConfigUnavailable as err:
-            if explicit:
-                raise
-            configs.remove(config)
-            skipped[config] = err.reason
-    if not configs:
-        raise ConfigUnavailable("every config", "; ".join(f"{c}: {r}" for c, r in skipped.items()))
+    if engine == "ray":
+        from .ray_build import build_on_ray
+
+        return build_on_ray(out, source, seed, configs, explicit, num_proc, cache_dir, repo, ray_address,
+                            dict(ray_options or {}), builder_kwargs, earlier is not None)
+    builders, configs, skipped = ready_builders(
+        configs, explicit, lambda config: make_builder(config, source, seed, cache_dir, **builder_kwargs),
+        lambda builder: builder.plan(num_proc))
     with staged(out, f"cannot write the export {out}; " + ("the earlier export there is unchanged"
                                                            if earlier is not None else "nothing was written")) as staging:
         return _write(staging, builders, configs, skipped, source, seed, num_proc, repo)
 
 
-def part_name(split: str, shard: tuple[int, int] | None) -> str:
-    """The parquet file of ``split``: the whole split, or one shard's part of it (``test-00001-of-00004``)."""
-    i, n = shard or (0, 1)
-    return f"{split}-{i:05d}-of-{n:05d}.parquet"
-
-
 def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source, seed: int, num_proc, repo) -> dict:
-    counts, sizes, report, tests = {}, {}, {"configs": {}}, {}
+    counts, sizes, tests = {}, {}, {}
     shard = builders[configs[0]].config.shard
     for config in configs:
         builder = builders[config]
@@ -119,39 +84,7 @@ def _write(out: Path, builders: dict, configs: list[str], skipped: dict, source,
             counts[config][split] = len(dataset)
             sizes[config][split] = path.stat().st_size if len(dataset) else 0
         tests[config] = builder.as_dataset(split="test")
-        builder_report = builder.report
-        report["curation"] = builder_report["curation"]
-        report["configs"][config] = {"task_skips": builder_report["task_skips"], **counts[config]}
-    # no path of the build machine in anything exported: the folder is named, never located
-    report["curation"]["folder"] = "<embedded photos>" if source is None else Path(str(source)).name
-    report["curation"]["embedded"] = source is None
-    report["skipped_configs"] = skipped
-    report["seed"] = seed
-    report["answer_plan"] = builders[configs[0]].config.answer_plan  # what `verify` rebuilds the items with
-    report["version"] = __version__
-    report["generator_version"] = GENERATOR_VERSION
-    report["fingerprint"] = photos_fingerprint(accepted_ids(report["curation"]))  # a stream refuses these photos
-    report["item_versions"] = item_versions()  # the libraries that shaped the items: `verify` names a difference
-    # the guard's evaluation index: exclude=EXPORT recognises every copy kind a folder of the photos would
-    report[guard_index.REPORT_KEY] = guard_index.write(out, guard_index.photo_greys(
-        builders[configs[0]].plan(num_proc)["curation"].accepted))
-    clip = {c: getattr(builders[c].preparation(), "metadata", None) for c in configs}
-    clip = {c: m for c, m in clip.items() if isinstance(m, dict) and "clip_weights" in m}
-    if clip:  # model, tag or the weights file's name and SHA-256 (never its path): what `verify` needs to find them
-        report["clip"] = clip
-    if shard is not None:  # one machine's part: `jigsaw-puzzles merge` makes the whole export of the parts
-        report["shard"] = {"index": shard[0], "count": shard[1], "configs": configs}
-    return write_top(out, configs, counts, sizes, tests, report, num_proc, repo)
+    return write_top(out, configs, counts, sizes, tests,
+                     build_report(builders, configs, skipped, source, seed, counts, out), num_proc, repo)
 
 
-def write_top(out: Path, configs: list[str], counts: dict, sizes: dict, tests: dict, report: dict, num_proc,
-              repo: str) -> dict:
-    """The files beside the parquet folders: the report, the credits, the example sheets and the card (its
-    results measured on ``tests``, each config's test split)."""
-    (out / "curation_report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
-    (out / card.LICENSE_FILE).write_text(card.credits_text(report["curation"]["embedded"]), encoding="utf-8")
-    assets = card.write_assets(out, tests)
-    results = card.baseline_results(tests, num_proc)
-    (out / "README.md").write_text(card.render_card(configs, counts, sizes, report, report["seed"], repo, assets,
-                                                    results), encoding="utf-8")
-    return report

@@ -112,9 +112,9 @@ def check_build_out(out: Path, source) -> dict | None:
         raise UsageError(f"--out {out} is a file; give a folder for the export")
     if (out / f"{out.name}.py").exists():
         raise UsageError(f"{out}/{out.name}.py exists: datasets >= 4 refuses such a folder; choose another --out")
-    folder = resolve_folder(source)
+    folder = resolve_folder(source)  # (a URL: in object storage, never around a local --out)
     real_out = Path(os.path.realpath(out))
-    if _inside(real_out, folder) or _inside(folder, real_out):
+    if isinstance(folder, Path) and (_inside(real_out, folder) or _inside(folder, real_out)):
         raise UsageError(f"--out {out} is {'inside' if _inside(real_out, folder) else 'around'} the source folder "
                          f"{folder}: the export would be read back as photographs; write it elsewhere")
     _probe_writable(out)

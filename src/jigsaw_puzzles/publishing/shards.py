@@ -25,7 +25,7 @@ from ..errors import UsageError
 from ..inference.options import whole
 from ..spec import SPLITS
 from . import guard_index
-from .export import ROW_GROUP_SIZE, part_name, write_batches, write_top
+from .writer import ROW_GROUP_SIZE, part_name, write_batches, write_top
 from .outdir import check_build_out, read_report, staged
 
 #: what every shard's report must hold alike (the shard and its counts aside; the folder's name: see the module doc)

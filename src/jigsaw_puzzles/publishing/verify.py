@@ -275,7 +275,7 @@ def verify(export: str, source: str | None = None, clip_cache_dir: str | None = 
     from . import guard_index
     from .audit import read_export
     from .card_check import card_problems, fingerprint_problems
-    from .export import write_parquet
+    from .writer import write_parquet
 
     with tempfile.TemporaryDirectory(prefix="jp-verify-") as tmp:
         tmp = Path(tmp)

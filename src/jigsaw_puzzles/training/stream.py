@@ -52,6 +52,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from ..errors import UsageError, path_value, seed_value
 from ..rng import ItemRNG, stable_hash
 from ..generation.sources import accepted_ids, load_normalised, photos_fingerprint
+from ..generation.cluster import engine_context
 from ..generation.curation import curate
 from ..spec import CONFIGS, MAX_GRID_SIDE, canonical, grid_config, is_config
 from .exclusion import Known, copies_among, evaluation_photos, package_photos
@@ -317,7 +318,8 @@ def _training_source(source: Any) -> str | os.PathLike | None:
 def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[str, float] | None = None,
                     seed: int = 0, *, curriculum: Curriculum | None = None, exclude: Any = None,
                     eval_fraction: float = 0.2, num_shards: int | None = None, cache_size: int = 512,
-                    passes: int | None = None, num_proc: int | None = None):
+                    passes: int | None = None, num_proc: int | None = None, engine: str = "local",
+                    ray_address: str | None = None):
     """An endless ``datasets.IterableDataset`` of freshly cut items from the ``train`` photos of ``source``.
 
     Args:
@@ -340,6 +342,11 @@ def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[st
         passes: stop after this many passes (default: never).
         num_proc: making the stream, a new folder is curated and its photos checked against ``exclude=`` in this
             many worker processes (the same stream; the items are cut in the consumer, as ``num_shards`` deals).
+        engine: ``"ray"`` curates the folder and makes the guard's first check against ``exclude=`` as Ray Data
+            stages (the cluster at ``ray_address``, or Ray started here; ``num_proc``: jobs at once), into the
+            verdict store every later stream over the same folder and set reads, on this machine or, with
+            ``JIGSAW_PUZZLES_CACHE`` on shared storage, on every node (docs/training_stream.md#on-a-ray-cluster).
+            The items are cut in the consumer, as always.
     """
     import datasets
 
@@ -355,16 +362,18 @@ def training_stream(source: str | os.PathLike | None = None, mixture: Mapping[st
         raise UsageError("give either a mixture or a curriculum, not both")
     curriculum = curriculum or Curriculum([{c: 1.0 for c in STREAM_CONFIGS} if mixture is None else mixture])
     source = _training_source(source)
-    curation = curate(source, num_proc=num_proc)
-    fingerprint = photos_fingerprint(accepted_ids(curation))  # an export of these photos records the same
-    given = evaluation_photos(exclude, fingerprint)
-    # the embedded photos are the default benchmark's evaluation photos: always excluded, with their copies
-    # (unless they are what was asked for, source="embedded": a smoke test, warned above)
-    package = package_photos() if source is not None else {}
-    evaluation = {sid: given.get(sid, Known()) | package.get(sid, Known()) for sid in {**package, **given}}
-    train = [s for s in curation.accepted if holdout(s.source_id, eval_fraction) == "train"]
-    banned = set(evaluation) | (copies_among(train, curation, evaluation, num_proc, quiet=set(package) - set(given))
-                                if evaluation else set())
+    with engine_context(engine, ray_address, num_proc):  # curation and the guard's first check: here or on Ray
+        curation = curate(source, num_proc=num_proc)
+        fingerprint = photos_fingerprint(accepted_ids(curation))  # an export of these photos records the same
+        given = evaluation_photos(exclude, fingerprint)
+        # the embedded photos are the default benchmark's evaluation photos: always excluded, with their copies
+        # (unless they are what was asked for, source="embedded": a smoke test, warned above)
+        package = package_photos() if source is not None else {}
+        evaluation = {sid: given.get(sid, Known()) | package.get(sid, Known()) for sid in {**package, **given}}
+        train = [s for s in curation.accepted if holdout(s.source_id, eval_fraction) == "train"]
+        banned = set(evaluation) | (copies_among(train, curation, evaluation, num_proc,
+                                                 quiet=set(package) - set(given))
+                                    if evaluation else set())
     paths = {s.source_id: s.path for s in train if s.source_id not in banned}
     if len(paths) < 4 * num_shards:
         out = sum(s.source_id in banned for s in train)
