@@ -399,10 +399,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_integration_parsers(sub, {"source": _add_source, "configs": _add_configs, "clip": _add_clip,
                                   "clip_kwargs": _clip_kwargs, "bars": _labelled_bars})
-    from .human.commands import add_parser as add_human_parser
+    from .human.commands import add_adjudicate_parser, add_parser as add_human_parser
 
     add_human_parser(sub, {"source": _add_source, "configs": _add_configs, "clip": _add_clip,
                            "clip_kwargs": _clip_kwargs, "bars": _labelled_bars})
+    add_adjudicate_parser(sub, {"bars": _labelled_bars})
     parser.epilog = EXAMPLES[None]
     for name, command in sub.choices.items():
         command.epilog = command.epilog or EXAMPLES.get(name)  # integration commands bring their own
