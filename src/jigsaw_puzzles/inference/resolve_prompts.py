@@ -84,7 +84,7 @@ def _options_text(config: str, options: Optional[Sequence[str]]) -> str:
     spec = get_spec(config)
     if spec.kind != CHOICE:
         return ""
-    if options:
+    if options and list(options) != list(spec.letters)[:len(options)]:  # option texts, not the letters themselves
         return "\nThe options:\n" + "\n".join(f"{LETTERS[i]}. {text}" for i, text in enumerate(options))
     return f"\nThe options are the letters {', '.join(spec.letters)}."
 
