@@ -32,7 +32,7 @@ def options_md(config: str, options) -> str:
     spec = get_spec(config)
     if spec.kind != CHOICE:
         return ""
-    if options:
+    if options and list(options) != list(spec.letters)[:len(options)]:  # option texts, not the letters themselves
         return "**Options**\n\n" + "\n".join(f"- {LETTERS[i]}. {html.escape(str(o))}" for i, o in enumerate(options))
     return f"**Options:** {', '.join(spec.letters)}"
 

@@ -141,9 +141,10 @@ def judge(path, entries: Mapping[str, Mapping], settings: JudgeSettings, circula
                     status, answer, span, reason = read_judge_reply(g.text, output, config, options)
                     rec.update(status=status, answer=answer, span=span, reason=reason)
                     read += status == "read"
-                out.write(rec)
-                out.sync()
+                out.write(rec)  # flushed at once; synced to disk per 32 lines and at the end
                 bar.update(1)
+                if bar.n % 32 == 0:
+                    out.sync()
         info = engine.info()
     finally:
         bar.close()
