@@ -238,7 +238,7 @@ def test_restate_and_judge_together_give_combined_figures_and_agreement(tmp_path
     assert decided["judge"] + decided["restate"] <= resolved["combined"]["overall"]["unread"]
 
 
-def test_judge_and_restate_flags_are_checked_before_anything_is_written(tmp_path, data, capsys):
+def test_judge_and_restate_flags_are_checked_before_anything_is_written(tmp_path, data, capsys, monkeypatch):
     from jigsaw_puzzles.cli import main
     from jigsaw_puzzles.errors import UserError
 
@@ -249,6 +249,10 @@ def test_judge_and_restate_flags_are_checked_before_anything_is_written(tmp_path
     with pytest.raises(UserError, match="nothing answers"):  # a dead judge endpoint: seconds, not after the run
         evaluate_model("solver", data=data, out=tmp_path / "a", judge="j",
                        judge_kwargs={"api_base": "http://127.0.0.1:9/v1"})
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(UserError, match="no endpoint to ask it at"):  # never a guess at an endpoint either
+        evaluate_model("solver", data=data, out=tmp_path / "a", judge="gpt-judge")
     assert not (tmp_path / "a").exists()
     assert main(["eval", "--model", "solver", "--judge-api-base", "http://127.0.0.1:9/v1", "--out",
                  str(tmp_path / "b")]) == 2

@@ -9,6 +9,7 @@ that refuses the judge outright (a wrong key, model or URL: 401/403/404) stops w
 """
 from __future__ import annotations
 
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -91,6 +92,10 @@ class JudgeSettings:
         """Before anything is built: the judge can be reached (a refused endpoint, a missing folder, a missing
         transformers: one line now, not after the first pass)."""
         if self.kind == "openai":
+            if self.api_base is None and not any(os.environ.get(n) for n in ("OPENAI_BASE_URL", "OPENAI_API_BASE")):
+                raise UsageError(f"--judge {self.model}: no endpoint to ask it at and no such folder; give the "
+                                 "judge's endpoint with --judge-api-base URL (or $OPENAI_BASE_URL), or a local "
+                                 "checkpoint folder")
             probe(self.endpoint())
             return
         from .registry import check_installed
