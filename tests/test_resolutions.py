@@ -247,3 +247,18 @@ def test_verify_and_report_name_a_resolution_that_does_not_belong_to_its_output(
     md = (tmp_path / "report" / "report.md").read_text()
     assert "resolutions of unread outputs made for another output" in md and hedged in md
     assert "· restated:" in md and "### Unread answers resolved" in md
+
+
+def test_the_cost_benchmark_runs_as_performance_md_says():
+    """benchmarks/resolve.py (its figures: docs/performance.md#unread-answers) on a few items: a restatement sends
+    the images again, a judge request none."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "resolve.py"), "--items", "4", "--repeat", "1",
+                          "--size", "192x144", "--json"], capture_output=True, text=True, timeout=600,
+                         env={**__import__("os").environ, "PYTHONPATH": str(ROOT / "src")})
+    assert out.returncode == 0, out.stderr[-2000:]
+    passes = json.loads(out.stdout)["passes"]
+    assert [passes[p]["requests"] for p in ("first pass", "--restate", "--judge")] == [4, 4, 4]
+    assert passes["--restate"]["bytes_vs_first"] > 0.99 and passes["--judge"]["bytes_vs_first"] < 0.2
+    assert passes["--restate"]["text_chars_per_output"] > passes["first pass"]["text_chars_per_output"]

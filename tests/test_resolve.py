@@ -266,12 +266,14 @@ def test_the_builtin_baselines_leave_nothing_to_resolve(tmp_path, data):
 
 
 # ============================================================================================== other backends
-def test_the_local_judge_runs_a_transformers_causal_lm(tmp_path, data, model_server):
+@pytest.mark.slow
+def test_the_local_judge_runs_a_transformers_causal_lm(tmp_path, model_server):
     pytest.importorskip("transformers")
     from _tiny_vlm import build_tiny_lm
 
     judge = build_tiny_lm(tmp_path / "tiny-judge")
     url, _ = model_server
+    data = {CONFIG: make_dataset(CONFIG, 5, size=(72, 72))}
     res = _run(url, data, tmp_path / "run", judge=str(judge), judge_kwargs={"max_new_tokens": 12, "concurrency": 3})
     recs = {r["id"]: r for r in read_predictions(tmp_path / "run" / "predictions.jsonl")}
     lines = _lines(tmp_path / "run", "judge")
