@@ -5,7 +5,6 @@ belong; the card and the report show each way beside the headline, labelled; rew
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import sys
@@ -21,7 +20,6 @@ from jigsaw_puzzles.inference.resolutions import output_digest  # noqa: E402
 from jigsaw_puzzles.inference.resolve_prompts import (JUDGE_PROMPT, RESTATE_PROMPT, read_judge_reply,  # noqa: E402
                                                       read_restatement)
 from jigsaw_puzzles.scoring.extraction import classify_response  # noqa: E402
-from jigsaw_puzzles.spec import LETTERS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = "piece_localization_hard"
@@ -224,7 +222,9 @@ def test_verify_and_report_name_a_resolution_that_does_not_belong_to_its_output(
                              progress=False, restate=True, judge="j", judge_kwargs={"api_base": jurl})
     assert res["resolved"]["judge"][CONFIG]["read"] == 1 and res["resolved"]["restate"][CONFIG]["read"] == 2
     assert main(["verify", str(run)]) == 0
-    assert "every item, verdict and number of the run is reproduced here" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "every item, verdict and number of the run is reproduced here" in out
+    assert re.search(r"\b4 resolutions of unread outputs \(resolutions.jsonl\) read again", out)
 
     preds = run / "predictions.jsonl"  # the hedge edited (still unread): its restatement and judging are void
     recs = [json.loads(x) for x in preds.read_text().splitlines()]

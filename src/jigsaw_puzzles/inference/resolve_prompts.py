@@ -24,7 +24,7 @@ import re
 from typing import Optional, Sequence
 
 from ..scoring.extraction import PARSED, classify_response
-from ..spec import ANOMALY, CHOICE, ORDER, ORIENTED, LETTERS, get as get_spec
+from ..spec import CHOICE, ORDER, ORIENTED, LETTERS, get as get_spec
 
 RESTATE_VERSION = 1
 JUDGE_VERSION = 1
