@@ -259,6 +259,16 @@ def test_judge_and_restate_flags_are_checked_before_anything_is_written(tmp_path
     assert "without --judge MODEL" in capsys.readouterr().err and not (tmp_path / "b").exists()
 
 
+def test_an_empty_output_is_never_asked_again(tmp_path, data):
+    """An empty output states nothing: a "restatement" would be a first answer, a judge would read nothing."""
+    handler = chat_handler(lambda body: "" if len(body["messages"]) == 1 else "B")
+    with local_server(handler) as url, local_server(chat_handler(honest)) as jurl:
+        res = _run(url, data, tmp_path / "run", restate=True, judge="j", judge_kwargs={"api_base": jurl})
+    assert len(handler.bodies) == len(data[CONFIG]) and "resolved" not in res
+    session = json.loads((tmp_path / "run" / "run.json").read_text())["sessions"][-1]
+    assert session["restate"]["asked"] == session["judge"]["asked"] == 0
+
+
 def test_the_builtin_baselines_leave_nothing_to_resolve(tmp_path, data):
     res = evaluate_model("solver", data=data, out=tmp_path / "run", progress=False, restate=True)
     assert "resolved" not in res and not (tmp_path / "run" / "resolutions.jsonl").exists()

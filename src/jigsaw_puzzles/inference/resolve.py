@@ -4,7 +4,8 @@ Both passes run in the session that ``eval`` runs, after every item has its firs
 on rank 0 after the shards are merged), over the outputs the reader leaves unread (``status != "parsed"``) that the
 way has not resolved yet for that very output: re-running the command resumes them, as it resumes the first pass
 (an output whose resolution ended in an error is asked again; one resolved is never asked twice). A circular run's
-rotations are not asked about (its figures are rotation 0's).
+rotations are not asked about (its figures are rotation 0's), nor is an empty output: it states nothing to restate
+or read, and asking the model again would be asking for a first answer (it stays unread, counted ``not_asked``).
 
 * ``--restate`` sends, on the run's own backend and decoding settings, the item's conversation (its images and
   question as first sent), the output as the assistant's turn, and :data:`~.resolve_prompts.RESTATE_PROMPT` as a
@@ -46,7 +47,8 @@ def pending(path, entries: Mapping[str, Mapping], way: str, circular: bool = Fal
     standing, _ = current(rd.ids, rd.configs, outputs, options, records.resolutions)
     mine = standing.get(way, {})
     return [(i, rd.configs[k], outputs[k], options[k]) for k, i in enumerate(rd.ids)
-            if not is_rotation(i) and rd.items[k][0].status != PARSED and mine.get(i, ("error",))[0] == "error"]
+            if not is_rotation(i) and rd.items[k][0].status != PARSED and mine.get(i, ("error",))[0] == "error"
+            and isinstance(outputs[k], str) and outputs[k].strip()]  # an empty output states nothing to restate
 
 
 def _bar(total: int, desc: str, progress: bool):
