@@ -24,26 +24,36 @@ from jigsaw_puzzles.scoring.extraction import classify_response  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = "piece_localization_hard"
 WORDS = ["The answer is", "I choose", "Either", "or", "maybe", "not", "A", "B", "C", "D", "E", "Answer:", ".", ",",
-         "\n", "looking at the seams", "wait", "actually", "the masked area", "(C)", "**B**", "[1, 2, 3, 4]"]
+         "\n", "looking at the seams", "wait", "actually", "the masked area", "(C)", "**B**", "[1, 2, 3, 4]",
+         "The answer is B.", "I choose C", "Final answer: D", "the answer is A"]
 text = st.lists(st.sampled_from(WORDS), max_size=14).map(" ".join)
+outputs = st.lists(st.sampled_from(WORDS), min_size=1, max_size=14).map(" ".join)
 
 
 @st.composite
 def replies(draw, output: str):
     """A judge's reply about ``output``: a quote (a piece of the output, or other words, or none) and an answer."""
-    if output and draw(st.booleans()):
+    words = output.split(" ")
+    how = draw(st.integers(0, 3))
+    if output and how == 0:  # any piece of the output
         i = draw(st.integers(0, len(output) - 1))
         quote = output[i:draw(st.integers(i, len(output)))]
+    elif output and how in (1, 2):  # a run of its words, as a judge quotes
+        i = draw(st.integers(0, len(words) - 1))
+        quote = " ".join(words[i:draw(st.integers(i + 1, len(words)))])
     else:
         quote = draw(st.one_of(text, st.just("")))
-    answer = draw(st.one_of(st.sampled_from(list("ABCDE") + ["NONE", "Answer: B", "[2, 1, 3, 4]", "b", ""]), text))
-    form = draw(st.sampled_from(["{q}\n{a}", "<quote>{q}</quote>\n{a}", "<quote>{q}</quote>{a}",
+    named = [w for w in re.findall(r"[A-E]", quote)]
+    answer = draw(st.one_of(st.sampled_from(named or ["A"]), st.sampled_from(named or ["A"]),
+                            st.sampled_from(list("ABCDE") + ["NONE", "Answer: B", "[2, 1, 3, 4]", "b", ""]), text))
+    form = draw(st.sampled_from(["{q}\n{a}", "<quote>{q}</quote>\n{a}", "<quote>{q}</quote>\n{a}",
+                                 "<quote>{q}</quote>\n{a}", "<quote>{q}</quote>{a}",
                                  "<quote>{q}</quote>\n<quote>{q}</quote>\n{a}", "<think>x</think><quote>{q}</quote> {a}"]))
     return form.replace("{q}", quote).replace("{a}", answer) if "<quote>" in form else f"{quote}\n{answer}"
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
-@given(data=st.data(), output=text)
+@given(data=st.data(), output=outputs)
 def test_a_judge_reading_stands_only_on_a_span_of_the_output_that_reads_as_its_answer(data, output):
     reply = data.draw(replies(output))
     status, answer, span, reason = read_judge_reply(reply, output, CONFIG)
