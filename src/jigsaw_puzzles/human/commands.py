@@ -103,7 +103,7 @@ def run(args, helpers) -> int:
 ADJUDICATE_EXAMPLES = """examples:
   jigsaw-puzzles adjudicate runs/qwen2-vl-7b-lite                 # then open http://127.0.0.1:7860
   jigsaw-puzzles adjudicate runs/my-run --source ~/photos         # a run built from your photos
-  jigsaw-puzzles report runs/qwen2-vl-7b-lite                     # a row "· decided by a person" beside the reader's"""
+  jigsaw-puzzles report runs/qwen2-vl-7b-lite                     # "· decided by a person" beside the reader"""
 
 
 def add_adjudicate_parser(subparsers, helpers: Mapping[str, Callable]) -> None:

@@ -221,8 +221,8 @@ def _session(rundir: RunDir, identity: RunIdentity, datasets_: Mapping, selected
     """One session of the (locked) run in ``rundir``: check the identity, load the backend if anything is
     pending (before run.json is written: a model that cannot be loaded leaves no run behind), record the run's items
     (``items``: the prior run, this session's manifest entries, what made them), answer what is pending, resolve
-    what stays unread (``resolving``: restate, the judge's settings; :mod:`.resolve`), write results.  Any exception after that (Ctrl-C, SIGTERM via the CLI, a fatal endpoint error) marks the run
-    ``interrupted``."""
+    what stays unread (``resolving``: restate, the judge's settings; :mod:`.resolve`), write results.  Any exception
+    after that (Ctrl-C, SIGTERM via the CLI, a fatal endpoint error) marks the run ``interrupted``."""
     t_start, lead = time.time(), rank == 0
     if overwrite and lead:
         rundir.clear()

@@ -104,7 +104,7 @@ RESOLVED_NOTE = ("A row '· restated', '· judged', '· decided by a person' is 
 def resolved_ways(run) -> list[tuple[str, dict]]:
     """``(way, figures)`` of every way that resolved some of the run's unread outputs (``combined`` last)."""
     resolved = getattr(run, "resolved", None) or {}
-    return [(w, resolved[w]) for w in (*WAY_LABELS,) if isinstance(resolved.get(w), dict)]
+    return [(w, resolved[w]) for w in WAY_LABELS if isinstance(resolved.get(w), dict)]
 
 
 def resolved_tag(way: str, figures: dict) -> str:
