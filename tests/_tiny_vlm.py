@@ -142,6 +142,31 @@ def build_tiny_vlm(path: str | os.PathLike, *, seed: int = 0, max_pixels: int = 
     return path
 
 
+def build_tiny_lm(path: str | os.PathLike, *, seed: int = 0, hidden: int = 32, layers: int = 2) -> Path:
+    """Write a tiny random-init text-only Qwen2 causal LM (``AutoModelForCausalLM``) with this file's tokenizer and
+    chat template to ``path`` and return it: the local judge's plumbing (``eval --judge FOLDER``) in the tests."""
+    import torch
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    tokenizer = build_tokenizer()
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
+    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden,
+                         num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=2,
+                         max_position_embeddings=8192, bos_token_id=ids["<|endoftext|>"],
+                         eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"], tie_word_embeddings=True,
+                         initializer_range=0.5)
+    torch.manual_seed(seed)
+    model = Qwen2ForCausalLM(config).eval()
+    model.generation_config.eos_token_id = ids["<|im_end|>"]
+    model.generation_config.pad_token_id = ids["<|endoftext|>"]
+    model.generation_config.do_sample = False
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
 if __name__ == "__main__":  # pragma: no cover
     import sys
 

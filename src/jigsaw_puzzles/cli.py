@@ -402,9 +402,16 @@ def _add_human(sub) -> None:
     add_parser(sub, _helpers())
 
 
+def _add_adjudicate(sub) -> None:
+    from .human.commands import add_adjudicate_parser
+
+    add_adjudicate_parser(sub, _helpers())
+
+
 _ADDERS = {"build": _add_build, "merge": _add_merge, "show": _add_show, "curate": _add_curate, "cache": _add_cache,
            "verify": _add_verify, "eval": _add_eval, "report": add_report_parser, "analyze": _add_analyze,
-           "export": _add_integrations, "lmms-eval": _add_integrations, "human": _add_human}
+           "export": _add_integrations, "lmms-eval": _add_integrations, "human": _add_human,
+           "adjudicate": _add_adjudicate}
 
 
 def _terminate(signum, frame):  # SIGTERM ends a run like Ctrl-C: recorded as interrupted, resumable

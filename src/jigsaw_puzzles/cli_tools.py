@@ -76,6 +76,7 @@ COMMANDS = {
     "export": "write the benchmark in another harness's format (VLMEvalKit, verl)",
     "lmms-eval": "write an lmms-eval task folder for a built export or a Hub repo",
     "human": "take the benchmark in a browser (a human row for the report), or --browse the items",
+    "adjudicate": "a person decides what each unread output of a run answers (a browser page)",
 }
 
 #: ``--help`` examples per command (shown verbatim after the options).

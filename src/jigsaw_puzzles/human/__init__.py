@@ -3,7 +3,8 @@ May import: the root foundations, baselines, scoring, generation, inference.
 
 :mod:`.session` (no Gradio): the test folder, each participant's seeded order, answers and response times written
 as a run directory of ``eval``'s format. :mod:`.pool`: the report's per-participant and pooled "Human" rows and
-the agreement between participants. :mod:`.app`: the Gradio pages (the ``[app]`` extra).
+the agreement between participants. :mod:`.app`: the Gradio pages (the ``[app]`` extra). :mod:`.adjudicate` and
+:mod:`.adjudicate_app`: ``jigsaw-puzzles adjudicate RUN_DIR``, a person deciding a run's unread outputs.
 """
 from .session import HumanTest, Participant, answer_text, participant_order
 

@@ -98,3 +98,52 @@ def run(args, helpers) -> int:
         if test is not None:
             test.close()
     return 0
+
+
+ADJUDICATE_EXAMPLES = """examples:
+  jigsaw-puzzles adjudicate runs/qwen2-vl-7b-lite                 # then open http://127.0.0.1:7860
+  jigsaw-puzzles adjudicate runs/my-run --source ~/photos         # a run built from your photos
+  jigsaw-puzzles report runs/qwen2-vl-7b-lite                     # "· decided by a person" beside the reader"""
+
+
+def add_adjudicate_parser(subparsers, helpers: Mapping[str, Callable]) -> None:
+    p = subparsers.add_parser(
+        "adjudicate", help="a person decides what each unread output of a run answers (a browser page)",
+        epilog=ADJUDICATE_EXAMPLES,
+        description="A local web app (Gradio; pip install -e '.[app]' in the clone) over the outputs of RUN_DIR that "
+                    "the reader could not read: each beside its item as the model received it (question, options, "
+                    "images) and the output itself; the person picks the answer it gives, or 'no answer given'. "
+                    "Each decision is written at once to RUN_DIR/resolutions.jsonl with the person's name, the time "
+                    "and the output's sha256; `report` shows the accuracy after them beside the reader's, which "
+                    "stays the headline. The items are rebuilt from run.json (--source: the run's photos when they "
+                    "are elsewhere now).")
+    p.add_argument("run", metavar="RUN_DIR", help="a run directory `jigsaw-puzzles eval --out` wrote")
+    p.add_argument("--source", default=None, metavar="DIR",
+                   help="the run's source photos (default: the folder run.json records, or the embedded photos)")
+    p.add_argument("--clip-cache-dir", default=None, metavar="DIR", help="the hard config's embedding cache")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=7860, help="port (default 7860)")
+    p.add_argument("--share", action="store_true", help="also open a public gradio.live link (explicit opt-in)")
+    p.set_defaults(func=lambda args: run_adjudicate(args, helpers))
+
+
+def run_adjudicate(args, helpers) -> int:
+    if not 1 <= args.port <= 65535:
+        raise UsageError(f"--port must be between 1 and 65535, got {args.port}")
+    if not Path(args.run).is_dir():
+        raise UsageError(f"{args.run} is not a folder; give a run directory `jigsaw-puzzles eval --out` wrote")
+    from .adjudicate import Adjudication
+    from .adjudicate_app import OUTPUT_CSS, adjudicate_app
+    from .app import CSS, HEAD
+
+    helpers["bars"]()
+    adj = Adjudication(args.run, source=args.source, clip_cache_dir=args.clip_cache_dir)
+    if not adj.unread:
+        print(f"[jigsaw-puzzles] {args.run}: the reader reads every output; nothing to adjudicate", file=sys.stderr)
+        return 0
+    demo = adjudicate_app(adj)
+    print(f"[jigsaw-puzzles] adjudicate {len(adj.unread)} unread outputs: http://{args.host}:{args.port}  (decisions: "
+          f"{Path(args.run) / 'resolutions.jsonl'})", file=sys.stderr, flush=True)
+    demo.launch(server_name=args.host, server_port=args.port, share=args.share, head=HEAD, css=CSS + OUTPUT_CSS,
+                quiet=True, footer_links=[])
+    return 0

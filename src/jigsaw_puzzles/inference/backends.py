@@ -43,6 +43,9 @@ class Request:
     question: str
     images: list  # PIL images, in the order the prompt numbers them
     row: dict = field(default_factory=dict, repr=False)  # the full dataset row (builtin baselines use it)
+    #: turns after the first user turn, ``(role, text)`` pairs: ``eval --restate`` sends the first output as the
+    #: assistant's turn and its request to restate as the next user turn (one conversation, on every backend)
+    turns: tuple = ()
 
 
 @dataclass
@@ -86,8 +89,10 @@ class Backend:
 
 
 # ----------------------------------------------------------------------------------------------- helpers
-def build_messages(question: str, n_images: int, system_prompt: str | None = None, image_parts=None) -> list[dict]:
-    """Chat messages: one user turn = all images (in prompt order) followed by the question text.
+def build_messages(question: str, n_images: int, system_prompt: str | None = None, image_parts=None,
+                   turns=()) -> list[dict]:
+    """Chat messages: one user turn = all images (in prompt order) followed by the question text, then ``turns``
+    (``(role, text)`` pairs: a follow-up of the same conversation, :attr:`Request.turns`).
 
     ``image_parts`` gives the content part of each image (defaults to HF processor style ``{"type": "image"}``).
     """
@@ -96,6 +101,7 @@ def build_messages(question: str, n_images: int, system_prompt: str | None = Non
     if system_prompt:
         messages.append({"role": "system", "content": [{"type": "text", "text": system_prompt}]})
     messages.append({"role": "user", "content": parts + [{"type": "text", "text": question}]})
+    messages += [{"role": role, "content": [{"type": "text", "text": text}]} for role, text in turns]
     return messages
 
 
@@ -288,7 +294,8 @@ class TransformersBackend(Backend):
 
     # prompt building (public so the benchmark's plain loop can share it)
     def prompt_text(self, request: Request) -> str:
-        messages = build_messages(request.question, len(request.images), self.settings.system_prompt)
+        messages = build_messages(request.question, len(request.images), self.settings.system_prompt,
+                                  turns=request.turns)
         return self.processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
 
     def _gen_kwargs(self) -> dict:
@@ -392,7 +399,8 @@ class VLLMBackend(Backend):
 
     def messages_for(self, request: Request) -> list[dict]:
         parts = [{"type": "image_url", "image_url": {"url": image_to_data_url(im)}} for im in request.images]
-        return build_messages(request.question, len(request.images), self.settings.system_prompt, parts)
+        return build_messages(request.question, len(request.images), self.settings.system_prompt, parts,
+                              request.turns)
 
     def generate(self, requests):
         reqs = list(requests)

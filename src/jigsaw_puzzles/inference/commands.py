@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Callable, Mapping
 
+from ..errors import UsageError
 from ..generation.variants import INPUT_FORMATS, PROMPT_STYLES
 from ..spec import SPLITS
 from .openai_backend import DEFAULT_CHECK_TIMEOUT, DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BUDGET, DEFAULT_TIMEOUT
@@ -63,6 +64,23 @@ def add_parser(subparsers, helpers: Mapping[str, Callable]) -> argparse.Argument
                         "spent, the run stops with its answers saved, to resume later (default: no limit)")
     g.add_argument("--check-timeout", type=float, default=DEFAULT_CHECK_TIMEOUT, metavar="SECONDS",
                    help="seconds the check before the run waits for the endpoint's first answer (GET /models)")
+    g = p.add_argument_group("unread answers (each opt-in, each recorded in resolutions.jsonl; the reader's accuracy "
+                             "stays the headline)")
+    g.add_argument("--restate", action="store_true",
+                   help="ask the model once more, in the same conversation, for the final answer of every output "
+                        "the reader leaves unread (read by the strict reader alone)")
+    g.add_argument("--judge", default=None, metavar="MODEL",
+                   help="a judge model (at --judge-api-base, or a local transformers checkpoint folder) reads every "
+                        "unread output; its reading counts only with a quote of the output that reads as its answer")
+    g.add_argument("--judge-backend", choices=("openai", "transformers"), default=None,
+                   help="default: transformers for a local folder, else openai")
+    g.add_argument("--judge-api-base", default=None, metavar="URL",
+                   help="the judge's OpenAI-compatible base URL (default: $OPENAI_BASE_URL)")
+    g.add_argument("--judge-api-key", default=None, help="the judge's API key (default: $OPENAI_API_KEY)")
+    g.add_argument("--judge-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="seconds to wait for one judge reply; one that never comes leaves the output unread (asked "
+                        "again on resume)")
+    g.add_argument("--judge-max-retries", type=int, default=2, metavar="N", help="retries of one judge request")
     g = p.add_argument_group("decoding (recorded in run.json; a resume must match)")
     g.add_argument("--max-new-tokens", type=int, default=256, metavar="N",
                    help="most tokens generated per item (raise it for reasoning models)")
@@ -85,6 +103,18 @@ def add_parser(subparsers, helpers: Mapping[str, Callable]) -> argparse.Argument
     helpers["clip"](p)
     p.set_defaults(func=run_eval, helpers=helpers)
     return p
+
+
+def _judge_kwargs(args) -> dict | None:
+    """The judge's settings from its flags (None without --judge; a --judge-* flag without it is an error)."""
+    given = {"backend": args.judge_backend, "api_base": args.judge_api_base, "api_key": args.judge_api_key}
+    if args.judge is None:
+        named = [f"--judge-{k.replace('_', '-')}" for k, v in given.items() if v is not None]
+        if named:
+            raise UsageError(f"{', '.join(named)} without --judge MODEL: name the judge model")
+        return None
+    return {**{k: v for k, v in given.items() if v is not None}, "timeout": args.judge_timeout,
+            "max_retries": args.judge_max_retries}
 
 
 def run_eval(args) -> int:
@@ -111,6 +141,7 @@ def run_eval(args) -> int:
         system_prompt=args.system_prompt, num_proc=args.num_proc, trust_remote_code=args.trust_remote_code,
         overwrite=args.overwrite, progress=not args.no_progress, backend_kwargs=backend_kwargs or None,
         prompt_style=args.prompt_style, input_format=args.input_format, blind=args.blind, circular=args.circular,
+        restate=args.restate, judge=args.judge, judge_kwargs=_judge_kwargs(args),
         dataset_kwargs={**args.helpers["clip_kwargs"](args), **({"cache_dir": args.cache_dir} if args.cache_dir else {}),
                         "progress": not args.no_progress})
     res = evaluate_model(args.model, settings)

@@ -10,6 +10,7 @@ from ..errors import UnknownArgument, UsageError, mapping_value, path_value, pyt
 from ..generation.builder import BUILDER_ARGUMENTS, KNOWN_OPTIONS, check_builder_kwargs
 from ..generation.variants import Variant
 from ..spec import SPLITS
+from .judge import JudgeSettings
 from .options import check_run
 from .registry import BACKENDS
 
@@ -49,6 +50,9 @@ class EvalSettings:
     input_format: str = "pieces"
     blind: bool = False
     circular: bool = False
+    restate: bool = False
+    judge: str | None = None
+    judge_kwargs: Mapping[str, Any] | None = field(default=None, repr=False)  # may hold the judge's api_key
 
     def __post_init__(self):  # a name or a list of names is a tuple; anything else is left for validate to name
         if isinstance(self.configs, str):
@@ -95,14 +99,24 @@ class EvalSettings:
                   tensor_parallel_size=self.tensor_parallel_size, max_new_tokens=self.max_new_tokens,
                   temperature=self.temperature, top_p=self.top_p, dtype=self.dtype, num_proc=self.num_proc,
                   api_base=self.api_base, backend_kwargs=backend_kwargs)
-        for name in ("trust_remote_code", "overwrite", "progress", "blind", "circular"):
+        for name in ("trust_remote_code", "overwrite", "progress", "blind", "circular", "restate"):
             if not isinstance(getattr(self, name), bool):
                 raise UsageError(f"{name} must be True or False, not {getattr(self, name)!r}")
         self.variant()  # an unknown prompt style or input format, or --blind with a composite
+        self.judge_settings()
         return self if type(self.seed) is int else replace(self, seed=seed)
 
     def variant(self) -> Variant:
         return Variant(self.prompt_style, self.input_format, self.blind, self.circular)
+
+    def judge_settings(self) -> JudgeSettings | None:
+        """The judge of ``judge`` and ``judge_kwargs``, checked (None without a judge)."""
+        kwargs = mapping_value(self.judge_kwargs, "judge_kwargs", "the judge's settings")
+        if self.judge is None:
+            if kwargs:
+                raise UsageError("judge_kwargs are given without a judge: name the judge model (--judge MODEL)")
+            return None
+        return JudgeSettings.of(self.judge, kwargs)
 
 
 def _known(given: Mapping[str, Any], who: str) -> None:

@@ -153,6 +153,10 @@ class EndpointError(UserError, RuntimeError):
     """The endpoint cannot answer this run: stop it with one line; nothing is recorded as an answer."""
 
 
+class GaveUp(EndpointError):
+    """One request kept failing (timeouts, 429, 5xx, malformed bodies) past its retries or its retry budget."""
+
+
 class OpenAIBackend(Backend):
     """OpenAI-compatible chat.completions over plain HTTP (stdlib ``urllib``), ``concurrency`` requests at once.
 
@@ -199,7 +203,8 @@ class OpenAIBackend(Backend):
     def payload(self, request: Request) -> dict:
         parts = [{"type": "image_url", "image_url": {"url": image_to_data_url(im)}} for im in request.images]
         body = {"model": self.model,
-                "messages": build_messages(request.question, len(request.images), self.settings.system_prompt, parts),
+                "messages": build_messages(request.question, len(request.images), self.settings.system_prompt, parts,
+                                           request.turns),
                 self._token_key: self.settings.max_new_tokens,
                 "temperature": max(0.0, self.settings.temperature),
                 "seed": self.settings.seed}
@@ -342,7 +347,7 @@ class OpenAIBackend(Backend):
                     self._spent()
                 if attempt >= self.max_retries or (self.retry_budget is not None
                                                    and spent + delay > self.retry_budget):
-                    raise EndpointError(self._give_up(attempt, spent, e)) from None
+                    raise GaveUp(self._give_up(attempt, spent, e)) from None
                 self._waiting(e, attempt, delay)
                 attempt += 1
                 with self._lock:
@@ -356,6 +361,11 @@ class OpenAIBackend(Backend):
         finish = "truncated" if resp["finish_reason"] == "length" else None
         return Generation(request.id, text, _count(usage.get("prompt_tokens")),
                           _count(usage.get("completion_tokens")), dt, extra=extra, finish=finish)
+
+    def complete(self, request: Request) -> Generation:
+        """One request, with the retries and their budget; :class:`GaveUp` when it keeps failing past them, an
+        :class:`EndpointError` when the endpoint refuses the run outright (401/403/404)."""
+        return self._complete(request)
 
     def _give_up(self, retries: int, spent: float, err: Exception) -> str:
         budget = "none" if self.retry_budget is None else f"{self.retry_budget:g} s"

@@ -13,6 +13,8 @@ record stores besides its output (``correct``, ``extracted``, ``status``, its co
 * ``twice``: an id answered by two records whose outputs differ (an answer put ahead of another, a second run
   appended to the file); refused: neither is counted, never one chosen by its position in the file. A record
   repeated with the same output (a rank's shard left beside its merged copy) is one answer.
+* ``void`` / ``resolution``: a resolution of an unread output (:mod:`.resolutions`) made for another output, or
+  whose stored reading its raw text does not give.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from typing import Mapping
 
 from ..generation.circular import circular_aggregate, is_rotation
 from ..scoring.score import aggregate, score_items
+from .resolutions import read_resolutions, resolve
 from .rundir import PREDICTIONS
 
 FINISHES = ("truncated", "empty")
@@ -32,7 +35,9 @@ KINDS = {"outside": "answers to items the run never selected (refused, not count
          "verdict": "stored verdicts that their raw outputs do not give (ignored: the outputs are read again)",
          "reference": "records whose reference is not their item's (the item's counts)",
          "config": "records whose config is not their item's (the item's counts)",
-         "twice": "items answered twice with different outputs (refused: neither counted)"}
+         "twice": "items answered twice with different outputs (refused: neither counted)",
+         "void": "resolutions of unread outputs made for another output (edited since) or for no answer: void",
+         "resolution": "resolutions whose stored reading their raw text does not give (read again: that counts)"}
 
 
 @dataclass
@@ -43,6 +48,7 @@ class Records:
     answered: dict[str, dict] = field(default_factory=dict)
     errored: set = field(default_factory=set)
     twice: dict[str, list] = field(default_factory=dict)
+    resolutions: list = field(default_factory=list)  # the lines of resolutions.jsonl (:mod:`.resolutions`)
 
 
 def read_records(path: str | os.PathLike) -> Records:
@@ -76,6 +82,7 @@ def read_records(path: str | os.PathLike) -> Records:
                 out.answered[rid] = rec
             elif rec.get("output") != out.answered[rid].get("output"):
                 out.twice.setdefault(rid, [out.answered[rid].get("output")]).append(rec.get("output"))
+    out.resolutions = read_resolutions(path)
     return out
 
 
@@ -106,6 +113,7 @@ class Rederived:
     findings: list = field(default_factory=list)
     unjudged: int = 0  # records written before verdicts were stored (read here; nothing to compare)
     circular: bool = False
+    resolved: dict = field(default_factory=dict)  # unread outputs restated, judged, decided (:mod:`.resolutions`)
 
     @property
     def n_missing(self) -> int:
@@ -129,7 +137,8 @@ class Rederived:
     def numbers(self) -> dict:
         """What results.json holds of these verdicts (every number of it)."""
         return {"complete": self.complete, "n_items": len(self.ids), "n_missing": self.n_missing,
-                "n_errors": self.n_errors, "missing": dict(self.missing), "metrics": self.metrics()}
+                "n_errors": self.n_errors, "missing": dict(self.missing), "metrics": self.metrics(),
+                **({"resolved": self.resolved} if self.resolved else {})}
 
     def of(self, kind: str) -> list:
         return [f for f in self.findings if f.kind == kind]
@@ -208,6 +217,8 @@ def rederive(entries: Mapping[str, Mapping], records: Records, circular: bool = 
         elif _verdict_disagrees(rec, ex, ok):
             out.findings.append(Finding("verdict", item_id, f"stored {_stored(rec)}; its output reads "
                                                             f"{_said(ex, ok, ref)}"))
+    out.resolved, found = resolve(out.ids, out.items, out.refs, out.configs, outputs, options, records.resolutions)
+    out.findings += [Finding(*f) for f in found]
     outside = [i for i in records.answered if i not in entries]
     out.findings += [Finding("outside", i, "not an item the run selected") for i in outside]
     return out

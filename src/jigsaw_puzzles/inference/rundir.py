@@ -6,6 +6,8 @@
 ``predictions.rank{r}.jsonl`` data-parallel shards, merged into ``predictions.jsonl`` by rank 0;
 ``items.jsonl``       the run's item manifest: every selected item's id, config, reference and options
                       (:mod:`.manifest`; its length and sha256 recorded in ``run.json``, ``items``);
+``resolutions.jsonl`` unread outputs restated (``eval --restate``), judged (``eval --judge``) or decided by a person
+                      (``adjudicate``), each keyed by its output's sha256 (:mod:`.resolutions`);
 ``results.json``      the metric's output for the run;
 ``.lock``             held (``flock``) by the process that writes the run, with its pid and host: a second run into
                       the directory is refused, naming that process.
@@ -34,6 +36,7 @@ RUN_JSON = "run.json"
 RESULTS_JSON = "results.json"
 LOCK = ".lock"
 MANIFEST = "items.jsonl"  # written by .manifest (which imports this module)
+RESOLUTIONS = "resolutions.jsonl"  # written by .resolutions: unread outputs restated, judged or decided by a person
 
 
 class RunMismatchError(UserError):
@@ -173,7 +176,8 @@ class RunDir:
 
     def clear(self) -> None:
         """Discard a previous run (``--overwrite``)."""
-        for p in [self.predictions, self.results_json, self.run_json, self.path / MANIFEST, *self.shards()]:
+        for p in [self.predictions, self.results_json, self.run_json, self.path / MANIFEST, self.path / RESOLUTIONS,
+                  *self.shards()]:
             if p.exists():
                 p.unlink()
 

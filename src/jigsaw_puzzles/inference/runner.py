@@ -37,6 +37,7 @@ from .registry import BACKENDS, check_backend_kwargs, check_installed, make_back
 from .extend import Prior
 from .manifest import Manifest, extend
 from .rederive import read_records, rederive
+from .resolve import judge, restate
 from .rundir import RunDir, now
 from .config import EvalSettings
 from .settings import GenerationSettings, RunIdentity
@@ -138,6 +139,12 @@ def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides
             results.json keeps the plain figures (rotation 0) and adds a ``circular`` block per such config.
         backend_kwargs: extra keyword arguments for the backend constructor (e.g. ``device_map``,
             ``max_model_len``, ``timeout``, ``max_retries``, ``retry_budget``, ``retry_base_delay``).
+        restate: ask once more, in the same conversation, for the final answer of every output the reader leaves
+            unread (read by the strict reader; stored in ``resolutions.jsonl`` beside the output: :mod:`.resolve`).
+        judge: a judge model (served at an OpenAI-compatible endpoint, or a local transformers checkpoint folder)
+            that reads every unread output and must quote the words it read the answer from (:mod:`.resolve`).
+        judge_kwargs: the judge's settings (``backend``, ``api_base``, ``api_key``, ``timeout``, ``max_retries``,
+            ``max_new_tokens``, ...: :class:`~jigsaw_puzzles.inference.judge.JudgeSettings`).
     """
     if settings is not None and not isinstance(settings, EvalSettings):
         raise UsageError(f"evaluate_model's second argument is an EvalSettings, not {type(settings).__name__}; "
@@ -155,6 +162,9 @@ def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides
         check_answers(api_base, s.api_key if s.api_key is not None else os.environ.get("OPENAI_API_KEY"),
                       (s.backend_kwargs or {}).get("check_timeout", DEFAULT_CHECK_TIMEOUT))  # a hung one too
     check_model(model, backend)  # a typo or an unreachable Hub: one line now, not after minutes of retries
+    judge_settings = s.judge_settings()
+    if judge_settings is not None:
+        judge_settings.check()  # a judge that cannot be reached: one line now, not after the first pass
     variant = s.variant()
     configs, explicit = select_configs(s.configs, s.data)
     rank, world, _ = dist_info()
@@ -203,7 +213,7 @@ def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides
                                 **(s.backend_kwargs or {}))
             items = (prior, prior.entries(datasets_, selected), extended["made"])
             return _session(rundir, identity, datasets_, selected, details, backend_args, s.overwrite, s.progress, rank,
-                            world, fingerprints, items)
+                            world, fingerprints, items, (s.restate, judge_settings))
     finally:
         if rank == 0:
             rundir.unlock()
@@ -211,12 +221,12 @@ def evaluate_model(model: str, settings: EvalSettings | None = None, **overrides
 
 def _session(rundir: RunDir, identity: RunIdentity, datasets_: Mapping, selected: Mapping, details: dict,
              backend_args: dict, overwrite: bool, progress: bool, rank: int, world: int,
-             fingerprints: Mapping[str, str], items: tuple) -> dict:
+             fingerprints: Mapping[str, str], items: tuple, resolving: tuple = (False, None)) -> dict:
     """One session of the (locked) run in ``rundir``: check the identity, load the backend if anything is
     pending (before run.json is written: a model that cannot be loaded leaves no run behind), record the run's items
-    (``items``: the prior run, this session's manifest entries, what made them), answer what is pending, write
-    results.  Any exception after that (Ctrl-C, SIGTERM via the CLI, a fatal endpoint error) marks the run
-    ``interrupted``."""
+    (``items``: the prior run, this session's manifest entries, what made them), answer what is pending, resolve
+    what stays unread (``resolving``: restate, the judge's settings; :mod:`.resolve`), write results.  Any exception
+    after that (Ctrl-C, SIGTERM via the CLI, a fatal endpoint error) marks the run ``interrupted``."""
     t_start, lead = time.time(), rank == 0
     if overwrite and lead:
         rundir.clear()
@@ -240,6 +250,9 @@ def _session(rundir: RunDir, identity: RunIdentity, datasets_: Mapping, selected
             _sync_barrier(world)
             if world > 1 and lead:
                 rundir.merge_shards()
+            if lead and (resolving[0] or resolving[1] is not None):
+                backend_obj = _resolve(rundir, manifest, identity, datasets_, backend_obj, backend_args, resolving,
+                                       progress, session)
             _sync_barrier(world)
             results = _results(rundir, manifest, identity, run)
         except BaseException as err:
@@ -265,6 +278,27 @@ def _backend(identity: RunIdentity, datasets_: Mapping, pending: Mapping, backen
     max_images = max((max(1, variant.images_sent(images_per_item(ds))) for c, ds in datasets_.items() if pending[c]),
                      default=1)
     return make_backend(identity.backend, identity.model, identity.generation, max_images=max_images, **backend_args)
+
+
+def _resolve(rundir: RunDir, manifest: Manifest, identity: RunIdentity, datasets_: Mapping, backend_obj,
+             backend_args: dict, resolving: tuple, progress: bool, session: dict):
+    """``eval --restate`` / ``--judge``: the passes of :mod:`.resolve` over the run's unread outputs, recorded in the
+    session; returns the run's backend (loaded here when the restate pass needs it and the first pass did not)."""
+    restating, judge_settings = resolving
+    variant = Variant.from_dict(identity.variant)
+    engine = [backend_obj]
+
+    def backend(pending):
+        if engine[0] is None:
+            engine[0] = _backend(identity, datasets_, {c: pending.get(c, []) for c in datasets_}, backend_args)
+        return engine[0]
+
+    if restating:
+        session["restate"] = restate(rundir.path, manifest.entries, datasets_, variant, identity.model, backend,
+                                     presented, progress)
+    if judge_settings is not None:
+        session["judge"] = judge(rundir.path, manifest.entries, judge_settings, variant.circular, progress)
+    return engine[0]
 
 
 def _generate(rundir, run, session, datasets_, pending, identity, backend_obj, backend_args, progress, rank,

@@ -135,7 +135,26 @@ def _results_table(configs: list[str], results: dict) -> str:
             lines.append(f"| {name}, strict | " + " | ".join(
                 f"{res[c]['strict_accuracy']:.2f}" if "strict_accuracy" in res.get(c, {}) else "-"
                 for c in configs) + " |")
+        lines += _resolved_rows(name, configs, res.get("resolved") or {})
     return "\n".join(lines)
+
+
+def _resolved_rows(name: str, configs: list[str], resolved: dict) -> list[str]:
+    """Beside a result, one row per way that resolved its unread outputs (never merged into its accuracy): the
+    accuracy after it, and per cell how many unread outputs it read and how many stayed unread."""
+    from ..inference.resolutions import WAY_LABELS
+
+    rows = []
+    for way, label in WAY_LABELS.items():
+        figures = resolved.get(way)
+        if not isinstance(figures, dict):
+            continue
+        o = figures.get("overall") or {}
+        cells = [f"{figures[c]['accuracy']:.2f} ({figures[c]['read']} read, {figures[c]['still_unread']} unread)"
+                 if isinstance(figures.get(c), dict) else "-" for c in configs]
+        rows.append(f"| {name}, {label} ({o.get('read', 0)} of {o.get('unread', 0)} unread read) | "
+                    + " | ".join(cells) + " |")
+    return rows
 
 
 def tabs_section(configs: list[str]) -> str:

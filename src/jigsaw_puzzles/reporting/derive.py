@@ -49,6 +49,7 @@ class Derived:
     legacy: int = 0  # records without a stored verdict (nothing to compare: read here)
     rederived: Rederived | None = None  # every verdict read again, and what the records store that disagrees
     versions: list = field(default_factory=list)  # item-shaping libraries whose version here is not the run's
+    resolved: dict = field(default_factory=dict)  # unread outputs restated, judged, decided (inference.resolutions)
 
     @property
     def findings(self) -> list:
@@ -81,7 +82,7 @@ def derive(path, run: dict | None = None) -> Derived:
     variant = run.get("variant") if isinstance(run.get("variant"), dict) else {}
     rd = rederive(manifest.entries, read_records(rundir.path), bool(variant.get("circular")))
     return Derived(rd.metrics(), len(rd.ids), rd.complete, rd.n_missing, rd.n_errors, dict(rd.missing),
-                   rd.circular, rd.unjudged, rd, versions_note(run))
+                   rd.circular, rd.unjudged, rd, versions_note(run), rd.resolved)
 
 
 # ------------------------------------------------------------------------------------------------ the check

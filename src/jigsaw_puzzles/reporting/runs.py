@@ -50,6 +50,7 @@ class RunSummary:
     pooled: bool = False  # the pooled "Human" row (no items of its own)
     circular: bool = False  # asked every multiple-choice item once per rotation of its options
     missing: dict | None = None  # config -> rows asked but unanswered (None: run.json does not say what was asked)
+    resolved: dict = field(default_factory=dict)  # unread outputs resolved, per way (inference.resolutions)
 
     def shown(self) -> dict:
         """The entries the table shows as figures: Overall averages exactly these (a config listed as skipped is
@@ -189,7 +190,7 @@ def load_run(path: str | os.PathLike) -> RunSummary:
                       split=said("split"), parameters=params or None, metrics=metrics,
                       skipped=skipped,
                       complete=derived.complete, n_missing=derived.n_missing, n_errors=derived.n_errors,
-                      circular=derived.circular, missing=derived.missing,
+                      circular=derived.circular, missing=derived.missing, resolved=derived.resolved,
                       fingerprints=dict(dataset.get("fingerprints") or {}), seed=run.get("seed"),
                       source=run.get("source"), selected=dict(dataset.get("selected") or {}), notes=notes)
 

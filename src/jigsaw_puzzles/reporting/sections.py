@@ -15,6 +15,7 @@ import math
 from typing import Sequence
 
 from ..generation.circular import is_circular
+from ..inference.resolutions import WAY_LABELS
 from ..spec import PAPER_CONFIGS
 
 PLAIN_TAG, CIRCULAR_TAG = " · plain (rotation 0)", " · circular (all rotations)"
@@ -90,3 +91,62 @@ def strict_section(runs: Sequence, label) -> str:
             "|---|---|---:|---:|---:|\n" + "\n".join(lines) + "\n\nFlexible = the reading rule (the table's "
             "headline); strict = only an answer given in the task's exact format (the whole response or its last "
             "line). The gap is how much the extraction decided.\n")
+
+
+RESOLVED_NOTE = ("A row '· restated', '· judged', '· decided by a person' is the run's accuracy after that way "
+                 "resolved the outputs the reader left unread (the reader's answers unchanged; an output it read is "
+                 "never re-decided); its name says how many unread outputs it read an answer from and how many stayed "
+                 "unread. The reader's row above it is the headline: resolved answers are never merged into it. "
+                 "'person, else judge, else restatement' takes, for each unread output, the first of those ways that "
+                 "decided it.")
+
+
+def resolved_ways(run) -> list[tuple[str, dict]]:
+    """``(way, figures)`` of every way that resolved some of the run's unread outputs (``combined`` last)."""
+    resolved = getattr(run, "resolved", None) or {}
+    return [(w, resolved[w]) for w in WAY_LABELS if isinstance(resolved.get(w), dict)]
+
+
+def resolved_tag(way: str, figures: dict) -> str:
+    o = figures.get("overall") or {}
+    return (f" · {WAY_LABELS[way]}: {o.get('read', 0)} of {o.get('unread', 0)} unread read, "
+            f"{o.get('still_unread', 0)} still unread")
+
+
+def resolved_value(figures: dict, col: str):
+    """A resolved row's cell: the accuracy after that way (Overall: the mean of the seven, as the headline's)."""
+    m = figures.get(col)
+    return m.get("accuracy") if isinstance(m, dict) else None
+
+
+def resolution_section(runs: Sequence, label) -> str:
+    """The "Unread answers resolved" table: per run, way and config with unread outputs, the reader's accuracy (the
+    headline), the accuracy after that way, and what the way did with the unread outputs; then the agreement
+    between the ways. "" when no run has a resolution."""
+    lines, agree = [], []
+    for run in runs:
+        for way, figures in resolved_ways(run):
+            for config, f in figures.items():
+                if not isinstance(f, dict) or (config != "overall" and not f.get("unread")):
+                    continue
+                head = run.acc(config) if config != "overall" else run.acc("overall")
+                name = "Overall" if config == "overall" else label(config)
+                lines.append(f"| {run.name} | {WAY_LABELS[way]} | {name} | {pct(head)} | {pct(f.get('accuracy'))} | "
+                             f"{f['unread']} | {f['read']} ({f['read_correct']}) | {f['no_answer']} | {f['refused']}"
+                             f"{' + ' + str(f['disputed']) + ' disputed' if f.get('disputed') else ''} | "
+                             f"{f['errors']} | {f['still_unread']} |")
+        for pair in (run.resolved or {}).get("agreement") or []:
+            a, b = pair["ways"]
+            share = f" ({100 * pair['agree'] / pair['both']:.0f}%)" if pair["both"] else ""
+            agree.append(f"{run.name}: {WAY_LABELS[a]} and {WAY_LABELS[b]} both decided {pair['both']} unread "
+                         f"outputs, alike on {pair['agree']}{share}.")
+    if not lines:
+        return ""
+    return ("\n### Unread answers resolved\n\n| run | way | config | reader (%) | after (%) | unread | read (right) | "
+            "no answer | refused | errors | still unread |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            + "\n".join(lines) + "\n\n" + ("Agreement: " + " ".join(agree) + "\n\n" if agree else "")
+            + "Reader = the headline (an unread output counts as wrong); after = the same answers with the unread "
+            "outputs this way read counted too. Read (right): unread outputs it read an answer from (of which right); "
+            "no answer: it decided the output gives none; refused: its reading was refused (a restatement not in the "
+            "exact format; a judge whose quote is not in the output or does not name its answer, or whose answer is "
+            "not an option); errors: the request failed (asked again on the next `eval`).\n")

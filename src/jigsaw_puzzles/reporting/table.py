@@ -14,7 +14,8 @@ import os
 from typing import Sequence
 
 from .runs import TABLE_CONFIGS, RunSummary
-from .sections import CIRCULAR_BASELINES, CIRCULAR_TAG, PLAIN_TAG, circular_value, has_circular
+from .sections import (CIRCULAR_BASELINES, CIRCULAR_TAG, PLAIN_TAG, RESOLVED_NOTE, circular_value, has_circular,
+                       resolved_tag, resolved_value, resolved_ways)
 from ..spec import ANOMALY_CHANCE_ALTERED, ANOMALY_CHANCE_UNCHANGED, CONFIGS, PAPER_CONFIGS, get as get_spec, is_config
 
 OPEN_ENDED = tuple(c for c in CONFIGS if c not in PAPER_CONFIGS)  # reported after "Overall"
@@ -174,6 +175,11 @@ def table_rows(runs: Sequence[RunSummary]) -> list[dict]:
             crow.update(name=r.name + tags[id(r)] + CIRCULAR_TAG, kind="circular",
                         **{c: "skipped" if c in r.skipped else circular_value(r.shown(), c) for c in cols})
             rows.append(crow)
+        for way, figures in resolved_ways(r):  # each way of resolving unread outputs: a row of its own, labelled
+            rrow = {k: v for k, v in row.items() if k not in cols and k != "counts"}
+            rrow.update(name=r.name + resolved_tag(way, figures), kind="resolved", way=way,
+                        **{c: "skipped" if c in r.skipped else resolved_value(figures, c) for c in cols})
+            rows.append(rrow)
     return rows
 
 
@@ -275,6 +281,8 @@ def format_markdown(runs: Sequence[RunSummary], rows: list[dict] | None = None, 
                      "rotation of its options was answered right (Anomaly Detection and Order Generation, not "
                      "multiple choice, are asked once and keep their plain figure). Read the circular row against "
                      "the 'circular' baseline rows (chance = the product of the rotations' chances).")
+    if any(r["kind"] == "resolved" for r in rows):
+        notes.append(RESOLVED_NOTE)
     notes += _skip_notes(runs)
     consts = [r for r in rows if r.get("answers")]
     for r in consts:

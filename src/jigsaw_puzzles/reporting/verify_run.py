@@ -9,7 +9,8 @@ directory holds but its settings and its raw outputs:
    fingerprint. The manifest's digest is checked too.
 2. **Verdicts.** Every raw output is read again (:func:`~jigsaw_puzzles.inference.rederive.rederive`) against the
    *rebuilt* items; each stored verdict, reference or config that disagrees is named, and each answer to an id
-   outside the selection.
+   outside the selection; so is each resolution of an unread output (``resolutions.jsonl``) made for another output
+   (void) or whose stored reading its raw text does not give (a judge's quote not in the output).
 3. **Numbers.** Every number of ``results.json`` (complete, counts, every metric of every config) is recomputed
    from those verdicts and compared.
 
@@ -33,7 +34,8 @@ from ..generation.versions import item_versions, version_differences
 from ..inference.data import build_dataset, dataset_fingerprint
 from ..inference.manifest import MANIFEST, ManifestError, encode, entries_of, parse, read_manifest, recorded
 from ..inference.rederive import read_records, rederive
-from ..inference.rundir import PREDICTIONS, RESULTS_JSON, RUN_JSON, RunDir
+from ..inference.resolutions import read_resolutions
+from ..inference.rundir import PREDICTIONS, RESOLUTIONS, RESULTS_JSON, RUN_JSON, RunDir
 from ..spec import GENERATOR_VERSION, is_config
 from .derive import _same
 
@@ -236,6 +238,9 @@ def run_verify_run(args) -> int:
         print(f"  note: the items were made under {phrase}: an item that differs below may be that")
     for config, n in check.identical.items():
         print(f"  {config:34s} {n} items identical to the manifest")
+    resolved = len(read_resolutions(target))
+    if resolved:
+        print(f"  {resolved} resolutions of unread outputs ({RESOLUTIONS}) read again against the outputs they name")
     for title, found in (("items", check.items), ("answers", check.answers), ("results.json", check.numbers)):
         if found:
             print(f"  {title}: {len(found)} difference(s)")
