@@ -256,3 +256,23 @@ def test_a_run_without_a_manifest_is_left_out_saying_why(tmp_path, base):
     (p / "run.json").write_text(json.dumps(run))
     rep = make_report([p, base], out=None, stream=None)
     assert "no item manifest recorded in run.json" in rep["left_out"][0][1]
+
+
+def test_the_report_lists_why_answers_went_unread(tmp_path, base, photo_dir, cache_dir):
+    """Issue #43 section 4: a run's most frequent reasons the reader left outputs unread, with their counts."""
+    run = tmp_path / "run"
+    shutil.copytree(base, run)
+    recs = lines(run)
+    said = ["I cannot see the images.", "Maybe A, or maybe B.", "I cannot see the images."]
+    for rec, text in zip(recs, said):
+        rec["output"] = text
+    save(run, recs)
+    evaluate_model("random", configs=CONFIGS, source=photo_dir, out=run, progress=False,
+                   dataset_kwargs={"cache_dir": cache_dir})  # results.json read again from the outputs
+    (summary,) = load_runs([run])
+    reasons = summary.unread
+    assert sum(reasons.values()) == 3 and max(reasons.values()) == 2, reasons
+    md = make_report([run], out=None, plots=False, stream=None)["markdown"]
+    section = md.split("### Why answers went unread", 1)[1]
+    top = max(reasons, key=reasons.get)
+    assert f"{run.name}: 3 unread; 2 × {top}; 1 × " in section.splitlines()[2], section

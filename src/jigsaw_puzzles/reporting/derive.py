@@ -23,13 +23,18 @@ predates the latest answers: the derived figures are shown and a note says so.
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ..generation.versions import item_versions, version_differences
 from ..inference.manifest import read_manifest
 from ..inference.rederive import Rederived, read_records, rederive
 from ..inference.rundir import RunDir
+from ..scoring.extraction import PARSED
 from ..spec import is_config
+
+_QUOTED = re.compile(r"\(.*\)|'.*'|\".*\"")
 
 #: per-config keys the report shows: a results.json holding one the records do not give is refused
 SHOWN = ("accuracy", "n", "correct", "chance", "critical_value", "p_value", "ci_low", "ci_high", "invalid_rate",
@@ -54,6 +59,12 @@ class Derived:
     @property
     def findings(self) -> list:
         return self.rederived.findings if self.rederived is not None else []
+
+    def unread_reasons(self) -> Counter:
+        """Why the reader left outputs unread: each reason (its quoted words and examples folded into "(...)", so
+        that alike reasons count together) -> how many outputs."""
+        items = self.rederived.items if self.rederived is not None else []
+        return Counter(_QUOTED.sub("(...)", ex.detail or ex.status) for ex, _ in items if ex.status != PARSED)
 
 
 def run_versions(run: dict) -> dict[str, dict]:

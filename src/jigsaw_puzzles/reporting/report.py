@@ -21,7 +21,7 @@ from typing import Sequence
 
 from ..errors import python_face
 from .out import ReportFolder
-from .sections import circular_section, resolution_section, strict_section
+from .sections import circular_section, resolution_section, strict_section, unread_section
 from .plots import (ORDER_GENERATION, _plt, plot_correlation, plot_params, plot_task_bars, task_correlation,
                            write_correlation_csv)
 from .runs import (TABLE_CONFIGS, RunSummary, load_run, load_runs, name_runs, overall_accuracy,
@@ -54,7 +54,7 @@ def make_report(run_dirs: Sequence[str | os.PathLike], out: str | os.PathLike | 
     runs = load_runs(run_dirs, params, left_out=left_out)
     rows = table_rows(runs)
     md = format_markdown(runs, rows, left_out) + circular_section(runs) + strict_section(runs, label) \
-        + resolution_section(runs, label)
+        + resolution_section(runs, label) + unread_section(runs)
     humans = {str(p): agreement(p) for p in run_dirs if is_human_test(p) and str(p) not in dict(left_out)}
     for where, agree in humans.items():
         md += (f"\n### Human agreement ({where})\n\n" + format_agreement(agree) + "\nHuman = the mean of the "

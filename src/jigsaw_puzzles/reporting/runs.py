@@ -51,6 +51,7 @@ class RunSummary:
     circular: bool = False  # asked every multiple-choice item once per rotation of its options
     missing: dict | None = None  # config -> rows asked but unanswered (None: run.json does not say what was asked)
     resolved: dict = field(default_factory=dict)  # unread outputs resolved, per way (inference.resolutions)
+    unread: dict = field(default_factory=dict)  # why the reader left outputs unread: reason -> outputs
 
     def shown(self) -> dict:
         """The entries the table shows as figures: Overall averages exactly these (a config listed as skipped is
@@ -191,6 +192,7 @@ def load_run(path: str | os.PathLike) -> RunSummary:
                       skipped=skipped,
                       complete=derived.complete, n_missing=derived.n_missing, n_errors=derived.n_errors,
                       circular=derived.circular, missing=derived.missing, resolved=derived.resolved,
+                      unread=dict(derived.unread_reasons()),
                       fingerprints=dict(dataset.get("fingerprints") or {}), seed=run.get("seed"),
                       source=run.get("source"), selected=dict(dataset.get("selected") or {}), notes=notes)
 

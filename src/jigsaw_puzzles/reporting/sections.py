@@ -150,3 +150,20 @@ def resolution_section(runs: Sequence, label) -> str:
             "no answer: it decided the output gives none; refused: its reading was refused (a restatement not in the "
             "exact format; a judge whose quote is not in the output or does not name its answer, or whose answer is "
             "not an option); errors: the request failed (asked again on the next `eval`).\n")
+
+
+def unread_section(runs: Sequence, top: int = 5) -> str:
+    """The "Why answers went unread" list: per run, its ``top`` most frequent reasons the reader gave for leaving an
+    output unread (each counted as wrong), with how many outputs; "" when every output was read."""
+    lines = []
+    for run in runs:
+        reasons = sorted((getattr(run, "unread", None) or {}).items(), key=lambda kv: (-kv[1], kv[0]))
+        if reasons:
+            total = sum(n for _, n in reasons)
+            lines.append(f"- {run.name}: {total} unread; " + "; ".join(f"{n} × {why}" for why, n in reasons[:top])
+                         + (f"; {total - sum(n for _, n in reasons[:top])} other" if len(reasons) > top else ""))
+    if not lines:
+        return ""
+    return ("\n### Why answers went unread\n\n" + "\n".join(lines) + "\n\nEach reason is the reader's (`Extraction.detail`"
+            ", quoted words folded into (...)); an unread answer counts as wrong. `eval --restate`, `eval --judge` and "
+            "`adjudicate` resolve them in the open, counted apart ([unread answers](docs/evaluation.md)).\n")
