@@ -275,4 +275,4 @@ def test_the_report_lists_why_answers_went_unread(tmp_path, base, photo_dir, cac
     md = make_report([run], out=None, plots=False, stream=None)["markdown"]
     section = md.split("### Why answers went unread", 1)[1]
     top = max(reasons, key=reasons.get)
-    assert f"{run.name}: 3 unread; 2 × {top}; 1 × " in section.splitlines()[2], section
+    assert f"{summary.name}: 3 unread; 2 × {top}; 1 × " in section.splitlines()[2], section
