@@ -336,3 +336,19 @@ def test_the_interval_of_the_mean_covers_the_true_mean_of_unequal_chances():
         lo, hi = mean_interval([(int(c), 40) for c in rng.binomial(40, p)])
         hits += lo <= p.mean() <= hi
     assert hits / 2000 >= 0.95
+
+
+@pytest.mark.parametrize("output", [b"B", bytearray(b"B"), memoryview(b"B"), 66, None, ["B"]])
+def test_an_output_that_is_not_text_is_invalid_everywhere(output):
+    """Issue #44 1.4: ``jp.score``, the rewards and verl's ``compute_score`` read one rule: an output that is not
+    text (bytes included) is invalid and earns nothing, where ``"B"`` is right."""
+    import jigsaw_puzzles as jp
+    from jigsaw_puzzles.integrations import verl
+    from jigsaw_puzzles.training import rewards
+
+    config = "piece_localization_easy"
+    assert jp.classify_response(output, config).status == "invalid"
+    for text, right in ((output, 0.0), ("B", 100.0)):
+        assert jp.score([text], ["B"], [config])[config]["accuracy"] == right
+        assert rewards.exact_reward(completions=[text], answer=["B"], config=[config]) == [right / 100]
+        assert verl.compute_score(config, text, "B")["score"] == right / 100
