@@ -120,6 +120,7 @@ import os, sys, json
 import tqdm.auto  # everything imported first: the interpreter's own files may not be readable by nobody
 import scipy.fftpack  # imagehash.phash (the near-duplicate rule) imports it lazily
 from jigsaw_puzzles.generation.curation import curate
+import jigsaw_puzzles.generation.workers, concurrent.futures.process  # imported lazily by curate
 os.setgid(65534); os.setuid(65534)
 c = curate(sys.argv[1])
 print(json.dumps([[r.path, r.status, r.reason] for r in c.records]))

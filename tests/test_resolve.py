@@ -31,8 +31,7 @@ SPANNED = [("The answer is C. Wait, re-checking the seams, the answer is B.", "t
            ("After comparing all four candidates, I choose C.", "I choose C", "C"),
            ("Looking at the edges, the answer is C.", "the answer is C", "C"),
            ("The patch matches masked area C.", "masked area C", "C"),
-           ("Gut feeling says C, the texture is a match.", "C", "C"),
-           ("The roof line carries on into C, which makes it the match.", "C", "C")]
+           ("My vote goes to C, the texture is a match.", "My vote goes to C", "C")]
 
 
 def _spanned():

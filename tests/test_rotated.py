@@ -138,11 +138,11 @@ def test_extraction_of_oriented_orders():
         ref: "short",
         "[(2,90),(1,0),(4,270),(3,180)].": "short",
         "[[<image 2>, 90], [<image 1>, 0°], [<image 4>, 270 degrees], [<image 3>, 180]]": "short",
-        "The pieces go like this.\nThe answer is [(2, 90), (1, 0), (4, 270), (3, 180)]": "marker",
-        "Not [(1, 0), (2, 0), (3, 0), (4, 0)]. Final answer: [(2, 90), (1, 0), (4, 270), (3, 180)]": "marker",
-        "\\boxed{[(2, 90), (1, 0), (4, 270), (3, 180)]}": "boxed",
+        "The pieces go like this.\nThe answer is [(2, 90), (1, 0), (4, 270), (3, 180)]": "form",
+        "Not [(1, 0), (2, 0), (3, 0), (4, 0)]. Final answer: [(2, 90), (1, 0), (4, 270), (3, 180)]": "form",
+        "\\boxed{[(2, 90), (1, 0), (4, 270), (3, 180)]}": "form",
         "<think>maybe [(1, 0), (2, 0), (3, 0), (4, 0)]</think>\n(2, 90), (1, 0), (4, 270), (3, 180)": "short",
-        "Thinking about seams...\n(2, 90), (1, 0), (4, 270), (3, 180)": "last_line",
+        "Thinking about seams...\n(2, 90), (1, 0), (4, 270), (3, 180)": "bare",
     }
     for text, rule in parsed.items():
         ex = classify_response(text, cfg)

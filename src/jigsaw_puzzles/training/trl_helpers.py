@@ -62,6 +62,8 @@ def with_prompt(dataset, completion: bool = False, num_proc: Optional[int] = Non
     :func:`~jigsaw_puzzles.training_stream` rows."""
     import datasets
 
+    who = "with_prompt"
+    refuse_evaluation(dataset, who, smoke_test)  # an evaluation split, of any shape, is refused first
     if not isinstance(dataset, (datasets.Dataset, datasets.IterableDataset)):
         raise UsageError(f"with_prompt takes a datasets.Dataset of benchmark rows (jp.load_dataset gives one), not "
                          f"{type(dataset).__name__}")
@@ -70,8 +72,6 @@ def with_prompt(dataset, completion: bool = False, num_proc: Optional[int] = Non
     if missing:
         raise UsageError(f"with_prompt: the dataset has no {', '.join(missing)} column (a benchmark row's columns: "
                          "jp.load_dataset gives them)")
-    who = "with_prompt"
-    refuse_evaluation(dataset, who, smoke_test)
     streamed = isinstance(dataset, datasets.IterableDataset)
 
     def add(ids, questions, answers):

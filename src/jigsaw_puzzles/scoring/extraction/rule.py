@@ -365,7 +365,8 @@ class _Reading(Scope):
         t = self.m
         hedged = [Commit(x.start, x.start, x.end, x.answer) for x in self.mentions if x.answer is not None and
                    x.end <= final.start and _HEDGED.search(t, max(0, x.start - 16), x.start) and
-                   not negated(t, x.start, x.end) and x.form in ("list", "rows", "pairs", "block")]
+                   not negated(t, x.start, x.end) and x.form in ("list", "rows", "pairs", "block")
+                   and not re.match(r"[ \t]*[?\uff1f]", t[x.end:])]  # "maybe [3, 1, 2, 4]?" is asked, not given
         for c in commits:  # an answer made conditional or rejected before: a later "So: B" does not free it
             if c is not final and c.end <= final.start and c.why.startswith(_BINDING):
                 between = t[c.end:final.pos]
