@@ -111,6 +111,7 @@ def test_features_see_blur_duplicates_and_answer_position(or_items, or_features)
 
 
 # ------------------------------------------------------------------------------------------------ (a) answer bias
+@pytest.mark.slow
 def test_always_a_is_flagged_and_uniform_guessing_is_not(or_items, tmp_path):
     refs = [or_items[i]["answer"] for i in range(N_ITEMS)]
     assert {r: refs.count(r) for r in "ABCD"} == {r: N_ITEMS // 4 for r in "ABCD"}
@@ -149,6 +150,7 @@ def test_anomaly_bias_counts_the_judgment():
 
 
 # ------------------------------------------------------------------------------------------------ (b) error model
+@pytest.mark.slow
 def test_errors_on_blurry_items_are_predicted_by_sharpness(or_items, or_features, tmp_path):
     sharp = np.array([f["sharpness"] for f in or_features])
     wrong = sharp < np.median(sharp)  # exactly the less sharp half
@@ -177,6 +179,7 @@ def test_errors_on_blurry_items_are_predicted_by_sharpness(or_items, or_features
     assert again["models"] == res["models"]  # seeded folds, permutations and label shuffles
 
 
+@pytest.mark.slow
 def test_errors_independent_of_the_features_give_chance_auc_and_no_finding(or_items, or_features, tmp_path):
     wrong = np.random.default_rng(7).permutation(np.arange(N_ITEMS) % 2).astype(bool)
     outputs = [wrong_letter(or_items[i]["answer"]) if wrong[i] else or_items[i]["answer"] for i in range(N_ITEMS)]

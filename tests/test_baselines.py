@@ -71,6 +71,7 @@ def well_formed(text: str, config: str, options) -> bool:
 
 
 # ------------------------------------------------------------------ contract of the rows
+@pytest.mark.slow
 @pytest.mark.parametrize("config", CONFIGS)
 def test_synthetic_rows_follow_contract(config):
     for row in rows_for(config)[:5]:

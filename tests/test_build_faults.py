@@ -31,6 +31,7 @@ def build(folder, tmp_path, config="order_generation"):
     return load_dataset(config, source=folder, cache_dir=str(tmp_path / "cache"))
 
 
+@pytest.mark.slow
 def test_broken_symlinks_loops_and_a_panorama_are_rejected_with_reasons(tmp_path):
     folder = tmp_path / "photos"
     write_photos(folder, 3)
@@ -450,6 +451,7 @@ def no_clip_weights(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HOME", str(tmp_path / "empty_hf_home"))
 
 
+@pytest.mark.slow
 def test_a_config_that_yields_no_item_is_skipped_and_the_export_is_whole(tmp_path, no_clip_weights, capsys):
     import json
 
@@ -483,6 +485,7 @@ def test_a_config_that_yields_no_item_is_skipped_and_the_export_is_whole(tmp_pat
     assert len(line) < 450 and "results.json" in line  # one line, its first sentence; the details stay in results.json (#21.10)
 
 
+@pytest.mark.slow
 def test_every_dropped_item_is_a_recorded_skip_and_the_plan_follows_the_skips(tmp_path):
     """Five near-identical photos: some Missing Piece items find no three distinct distractors. Each is a skip
     with its reason; the letters of the items that are made stay balanced; Lite is never an error."""

@@ -31,6 +31,7 @@ def reference_export(photo_dir, tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_byte_identical_across_num_proc_and_file_order(reference_export, photo_dir, tmp_path):
     # Same images, other names, other folder layout, other order on disk; two worker processes.
     shuffled = tmp_path / "shuffled"
@@ -253,6 +254,7 @@ def test_console_script_is_installed():
     assert set(CONFIGS) >= {"order_generation", "piece_localization_hard"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", ["order_restoration", "order_generation_3x3_rot", "anomaly_detection"])
 def test_load_dataset_lite_builds_only_lite_the_same_bytes(photo_dir, tmp_path, config):
     """``jp.load_dataset(cfg, split="lite")`` cuts only the Lite items (#28.4), as ``eval`` does, to the byte the

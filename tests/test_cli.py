@@ -99,6 +99,7 @@ def test_report_of_a_corrupt_run(tmp_path, capsys):
     assert "results.json is not valid JSON" in one_error_line(capsys)
 
 
+@pytest.mark.slow
 def test_report_with_a_bad_parameter_count(tmp_path, capsys):
     assert main(["eval", "--model", "random", "--configs", "piece_localization_easy", "--max-items", "2",
                  "--out", str(tmp_path / "run"), "--no-progress", "--json", "--cache-dir", str(tmp_path / "c")]) == 0
@@ -258,6 +259,7 @@ def test_version_names_the_package_and_the_generator(capsys):
     (["order_generation_3x3_rot"], "order_generation_3x3_rot"),
     (["piece_localization_4x4_k8"], "piece_localization_4x4_k8"),
 ])
+@pytest.mark.slow
 def test_show_takes_the_configs_build_takes(argv, config, tmp_path, capsys, photo_dir, cache_dir, monkeypatch):
     import datasets
 
@@ -351,6 +353,7 @@ def test_on_checker_shows_transparency_as_a_checkerboard():
     assert on_checker(photo) is photo
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("straight", TAB_TASKS)
 def test_the_sheet_draws_every_tasks_tab_items_on_a_checkerboard(straight, tmp_path, monkeypatch):
     """Every task's ``_tabs`` and ``_tabs_silhouette`` item as ``show`` draws it: each image handed to matplotlib

@@ -49,6 +49,7 @@ def test_blind_runs_clear_one_cell_by_chance_as_often_as_evaluation_md_says():
     assert float(_upper_tail(null_distribution([0.25] * 11))[6]) == pytest.approx(0.034, abs=5e-4)
 
 
+@pytest.mark.slow
 def test_the_embedded_photos_give_anomaly_detection_its_paper_chance_on_lite_and_test(cache_dir):
     """docs/evaluation.md (#44 4): it said the embedded photos give AD a chance of 42.71 on lite (stale); they give
     the paper's 28.12 on both splits (half the items unaltered), so the report adds no note for them."""

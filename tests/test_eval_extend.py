@@ -85,6 +85,7 @@ def check_run(out: Path, photos: Path, cache) -> None:
     (dict(configs=["order_generation"], grid="3x3"), dict()),
     (dict(configs=["order_restoration"]), dict(configs=["connection_verification"])),
 ])
+@pytest.mark.slow
 def test_the_issues_sequences_extend_the_run(tmp_path, capsys, photos, cache_dir, first, second):
     """#33.1: `--configs order_generation --grid 3x3` then every config (the hard one skipped here), and
     `--configs order_restoration` then `--configs connection_verification`, on one --out: results.json covers every
@@ -152,6 +153,7 @@ STEP = st.fixed_dictionaries({
 })
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(STEP, min_size=2, max_size=4))

@@ -393,6 +393,7 @@ def test_a_truncated_or_empty_answer_is_recorded_and_counted_as_such(stub, data,
     assert saved[finish] == 4 and saved[other] == 0 and saved["correct"] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["trickle_body", "trickle_headers"])
 def test_a_trickling_server_is_bounded_by_the_timeout_for_the_whole_request(stub, data, tmp_path, mode):
     url, handler = stub

@@ -58,6 +58,7 @@ def _copies(train, exclude) -> dict[str, bool]:
     return {name: sid not in streamed for sid, name in accepted.items()}
 
 
+@pytest.mark.slow
 def test_an_export_excludes_what_its_photo_folder_excludes(sets):
     photos, export, train = sets
     by_folder = _copies(train, photos)

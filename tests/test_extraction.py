@@ -387,6 +387,7 @@ ADVERSARIAL = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ADVERSARIAL))
 def test_work_per_answer_is_bounded_on_a_megabyte_of_garbage(name):
     # Quadratic behaviour would take minutes to hours on these inputs (it took 77 s on 140 KB of \boxed{);

@@ -205,6 +205,7 @@ def _check_compositions(n: int, per: int) -> int:
     return len(done)
 
 
+@pytest.mark.slow
 def test_an_unknown_token_next_to_a_composed_answer_is_never_read():
     assert _check_compositions(500, 8) > 400  # the sample moves with the source (derandomize): >= 50 compositions read
 

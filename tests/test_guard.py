@@ -71,6 +71,7 @@ def test_two_different_photos_in_one_frame_are_not_copies(a, b, seed):
     assert Evaluation([("a" * 16, lambda: image_a, fp_a)]).copy_of(image_b, fp_b) is None, kind
 
 
+@pytest.mark.slow
 @slow_examples(16)
 @given(a=st.sampled_from(EVAL), b=st.integers(300, 10_000), share=st.floats(0.26, 0.45),
        where=st.sampled_from(["top", "bottom", "left", "right"]), seed=st.integers(0, 2**32 - 1))
@@ -89,6 +90,7 @@ def test_two_screenshots_of_one_app_with_photos_at_its_edge_are_not_copies(a, b,
 PORTRAIT = [k for k in range(len(EMBEDDED)) if 0.74 <= photo(k).width / photo(k).height < 1]
 
 
+@pytest.mark.slow
 @slow_examples(8)
 @given(k=st.sampled_from(PORTRAIT), layout=st.integers(0, 2**30), seed=st.integers(0, 2**32 - 1))
 def test_a_portrait_photo_cropped_to_a_collage_cell_is_caught(k, layout, seed):
@@ -275,6 +277,7 @@ def crawl(tmp_path_factory):
     return originals, train, made
 
 
+@pytest.mark.slow
 def test_the_stream_serves_no_copy_and_every_other_photo(crawl):
     from jigsaw_puzzles.training.stream import training_stream
 
@@ -295,6 +298,7 @@ def test_the_stream_serves_no_copy_and_every_other_photo(crawl):
     assert served(originals) == everything - copies
 
 
+@pytest.mark.slow
 def test_a_training_photo_is_checked_once_per_evaluation_set(crawl, monkeypatch, tmp_path):
     """A Gym environment makes a stream at every seeded reset, the TRL and verl helpers one per call: each training
     photo is checked once per evaluation set and process, and again when the set changes (a photo added, a file
@@ -341,6 +345,7 @@ def test_a_phash_match_local_features_cannot_check_is_dropped_when_the_pixels_co
     assert found is not None and "too few local features" in found[1]
 
 
+@pytest.mark.slow
 def test_the_check_in_threads_gives_the_same_stream_and_restores_opencv(crawl, monkeypatch):
     """In one process the photos are checked in threads (as many as the cores, at most 8): the same rows with one
     thread or three as in worker processes, and OpenCV's thread count is its own again afterwards."""
@@ -397,6 +402,7 @@ def test_opencv_stays_single_threaded_until_the_last_check_of_the_process_ends()
     assert seen == [1, 1] and cv2.getNumThreads() == before
 
 
+@pytest.mark.slow
 def test_the_check_in_worker_processes_gives_the_same_stream(crawl):
     """``num_proc=2``: the folder curated and its photos checked in two worker processes; the same photos excluded
     and the same rows in the same order as in one process."""

@@ -79,6 +79,7 @@ def counted(monkeypatch, tmp_path):
     exclusion._CHECKED.clear()
 
 
+@pytest.mark.slow
 def test_a_new_process_reads_the_verdicts_and_a_new_set_reads_the_features(folders, counted, monkeypatch, tmp_path):
     from jigsaw_puzzles.generation import cachefiles
     from jigsaw_puzzles.training import exclusion
@@ -193,6 +194,7 @@ def test_the_evaluation_index_read_back_is_the_index_computed(folders, tmp_path,
     assert _index_arrays(again) == _index_arrays(plain)
 
 
+@pytest.mark.slow
 def test_unreadable_entries_are_recomputed_and_off_writes_nothing(folders, counted, monkeypatch, caplog):
     from jigsaw_puzzles.generation import cachefiles
     from jigsaw_puzzles.training import exclusion, guard_cache

@@ -48,6 +48,7 @@ def served_ids(rows, n: int) -> set[str]:
     return out
 
 
+@pytest.mark.slow
 def test_export_verl_never_sends_a_copy_of_a_validation_photo_to_train(folders, tmp_path, cache_dir):
     import jigsaw_puzzles as jp
     from jigsaw_puzzles.integrations.verl_export import export

@@ -52,6 +52,7 @@ def tiny_vlm(tmp_path_factory):
 
 
 # ============================================================================================== random baseline
+@pytest.mark.slow
 def test_random_baseline_within_binomial_interval(tmp_path):
     from jigsaw_puzzles.scoring.score import clopper_pearson
 

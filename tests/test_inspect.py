@@ -68,6 +68,7 @@ def test_samples_are_the_items_with_images_then_the_question_verbatim():
         assert sample.metadata["config"] == "connection_verification"
 
 
+@pytest.mark.slow
 def test_the_mock_models_log_equals_score_on_the_same_responses(tmp_path):
     task = ie.connection_verification(configs=CONFIGS)
     n = len(task.dataset)
@@ -98,6 +99,7 @@ def test_a_bad_task_argument_is_one_clear_error():
         ie.order_generation(split="dev")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["solver", "random"])
 def test_the_baselines_as_inspect_models_score_what_eval_scores(tmp_path, model):
     log = inspect_eval(ie.order_generation(configs="order_generation,order_restoration"), model=f"jigsaw/{model}",

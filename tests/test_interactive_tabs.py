@@ -73,6 +73,7 @@ def test_a_solved_board_is_the_photograph_to_the_byte_in_a_white_frame(config, s
         assert (board[frame] == 255).all()  # nothing pokes out of a solved picture
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", ["order_generation_tabs_silhouette", "order_generation_3x3_tabs_silhouette",
                                     "order_generation_4x4_tabs_silhouette"])
 def test_on_a_silhouette_every_swap_from_the_solved_board_shows_a_gap_or_an_overlap(config):

@@ -62,6 +62,7 @@ TRANSFORMS = {
 }
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(k=st.integers(0, len(PHOTOS) - 1), params=st.one_of(*TRANSFORMS.values()))
 def test_a_copy_within_the_guaranteed_ranges_is_a_near_duplicate(k, params):
@@ -162,6 +163,7 @@ def test_the_build_rule_and_curate_flag_each_copy_and_name_its_original(copies, 
     assert sorted(r.path for r in kept.records if r.status == "rejected") == sorted(names)
 
 
+@pytest.mark.slow
 def test_the_stream_never_yields_a_copy_of_an_excluded_photo(copies, tmp_path):
     from jigsaw_puzzles.publishing.export import build
     from jigsaw_puzzles.training.stream import training_stream
@@ -187,6 +189,7 @@ def test_the_stream_never_yields_a_copy_of_an_excluded_photo(copies, tmp_path):
         assert got == everything - copy_ids, exclude
 
 
+@pytest.mark.slow
 def test_ids_without_fingerprints_exclude_exact_copies_and_say_so(copies):
     """Bare ids of photos of the training folder are found there (fingerprint and pixels: no warning); an id found
     nowhere excludes its exact bytes only, and a warning says so."""

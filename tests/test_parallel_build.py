@@ -65,6 +65,7 @@ def test_curation_in_workers_is_the_same_curation_bad_files_included(tmp_path):
     assert f"near duplicate of {(pair - {dropped}).pop()}" in reasons[dropped]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", ["missing_piece_selection_easy", "anomaly_detection"])
 def test_the_plan_in_workers_is_the_same_plan(tmp_path, config):
     folder = _messy_folder(tmp_path / "photos")

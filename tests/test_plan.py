@@ -230,6 +230,7 @@ def _changes(before, after, keep):
     return {i for i in keep if slots0[i] != slots1[i]} | moved, moved
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n,ops", [(57, 57), (220, 40), (1100, 8)])
 @pytest.mark.parametrize("config", ["order_restoration", "connection_verification", "piece_localization_easy",
                                     "anomaly_detection"])

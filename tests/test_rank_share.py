@@ -67,6 +67,7 @@ def test_ordered_map_from_any_first_job_is_ordered_map(n, first, threads):
     assert sorted(seen) == jobs
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(jobs=st.integers(0, 10_000), world=st.integers(1, 512))
 def test_rank_start_spreads_the_ranks_over_the_jobs(jobs, world):

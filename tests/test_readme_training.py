@@ -34,6 +34,7 @@ def test_with_prompt_adds_trl_columns_without_touching_the_rows(photo_dir, cache
     assert jp.to_messages(ds[0])["prompt"] == row["prompt"]
 
 
+@pytest.mark.slow
 def test_with_prompt_takes_a_training_stream(photo_dir):
     """The README's SFT data: ``with_prompt`` over the stream (an ``IterableDataset``) adds the same columns, and
     the stream's own ``prompt`` is what it would write."""

@@ -144,6 +144,7 @@ def test_an_item_answered_twice_is_named_by_id_and_neither_answer_counts(tmp_pat
 CASES = [flipped, correct_no, unselected, edited_reference, edited_manifest, edited_output, answered_twice]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tamper", CASES, ids=[f.__name__ for f in CASES])
 def test_each_tampering_is_named_by_the_report_and_by_verify_with_a_nonzero_exit(tmp_path, capsys, base, photo_dir,
                                                                                  tamper):

@@ -76,6 +76,7 @@ def test_conversational_completions_and_the_config_from_the_row_id():
     assert out == [1.0, 1.0]
 
 
+@pytest.mark.slow
 def test_never_raise_on_any_completion_and_bounded_on_a_megabyte_of_garbage():
     rng = random.Random(0)
     garbage = "".join(chr(rng.randrange(1, 0x2FFF)) for _ in range(1 << 20))

@@ -226,6 +226,7 @@ def test_place_rotated_rebuilds_a_photo():
         assert share >= rows * cols - 2, (rows, cols, got, item.answer)
 
 
+@pytest.mark.slow
 def test_cli_eval_report_and_stream(tmp_path):
     out = tmp_path / "run"
     assert main(["eval", "--model", "random", "--split", "lite", "--configs", "order_generation_2x2_rot",

@@ -9,6 +9,8 @@ import importlib
 import sys
 from pathlib import Path
 
+import pytest
+
 from jigsaw_puzzles.generation.curation import curate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,6 +46,7 @@ def test_the_benchmark_prints_the_cost_per_photo_of_every_step(tmp_path, capsys)
     assert "rendezvous (4.0.0), ms/item" in out and next(line for line in out.splitlines() if line.startswith("| 250 |"))
 
 
+@pytest.mark.slow
 def test_the_guard_step_times_the_first_pass_every_stream_makes(tmp_path, capsys, monkeypatch):
     """#44.5: the guard's first pass over a new folder (against the embedded photos, an empty guard cache), wall and
     CPU time, none of the synthetic photos flagged."""

@@ -46,6 +46,7 @@ def whole(photos, tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3])
 def test_shard_builds_merged_are_the_one_machine_export(photos, whole, tmp_path, n):
     parts = []
@@ -61,6 +62,7 @@ def test_shard_builds_merged_are_the_one_machine_export(photos, whole, tmp_path,
     assert _tree(merged) == _tree(whole)
 
 
+@pytest.mark.slow
 def test_the_cli_builds_a_shard_and_merges(photos, whole, tmp_path, capsys):
     for i in range(2):
         assert main(["build", "--out", str(tmp_path / f"p{i}"), "--source", str(photos), "--seed", "5",
@@ -76,6 +78,7 @@ def test_the_cli_builds_a_shard_and_merges(photos, whole, tmp_path, capsys):
                  "--num-proc", "0"]) == 2 and not (tmp_path / "m3").exists()
 
 
+@pytest.mark.slow
 def test_parts_of_different_builds_are_refused(photos, tmp_path):
     build(tmp_path / "a", source=str(photos), seed=5, configs=CONFIGS[:1], shard=(0, 2),
           cache_dir=str(tmp_path / "c"))

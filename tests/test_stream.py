@@ -74,6 +74,7 @@ def test_datasets_operations_and_nodes_are_disjoint(folder):
     assert [r["n"] for r in mapped] == [2] * 5
 
 
+@pytest.mark.slow
 def test_an_evaluation_export_of_the_same_folder_is_refused_and_its_photos_excluded(folder, tmp_path):
     export = tmp_path / "export"
     build(export, source=folder, configs=["order_restoration"], cache_dir=str(tmp_path / "cache"))

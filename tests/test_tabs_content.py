@@ -112,6 +112,7 @@ def samples_inside(cut: RegularCut, k: int) -> np.ndarray:
     return inside.reshape(ch + 2 * m, s, cw + 2 * m, s).sum(axis=(1, 3))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=st.integers(1, 6), cols=st.integers(1, 6), cw=st.integers(MIN_TAB_CELL, 96),
        ch=st.integers(MIN_TAB_CELL, 96), square=st.booleans(), pattern=st.sampled_from(["congruent", "checkerboard"]))
@@ -167,6 +168,7 @@ def test_content_cells_leave_a_ring_for_the_outer_tabs_or_give_the_reason():
 
 
 # ----------------------------------------------------------------------------------------------- the items
+@pytest.mark.slow
 @pytest.mark.parametrize("straight", CONTENT)
 def test_what_the_outlines_show_is_the_same_for_every_answer(straight):
     """Every slot of the answer plan (every letter, every Anomaly Detection position and type) gives the same

@@ -129,6 +129,7 @@ def export_verl(tmp_path, photo_dir, cache_dir, train_size=8) -> tuple[Path, str
     return out, stdout.getvalue()
 
 
+@pytest.mark.slow
 def test_export_verl_writes_train_from_the_stream_and_val_from_the_evaluation(tmp_path, photo_dir, cache_dir, lite):
     out, printed = export_verl(tmp_path, photo_dir, cache_dir)
     train = pq.read_table(out / "train.parquet").to_pylist()
