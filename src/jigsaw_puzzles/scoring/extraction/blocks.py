@@ -70,8 +70,13 @@ def _field_value(t: str, start: int, end: int, what: str, grid: tuple[int, int])
 _BLANK_MARK = re.compile(r"[\s\-\u2013\u2014_./]*|\(?leave\s+(?:it\s+)?blank\)?|n/?a")
 
 
+@lru_cache(maxsize=None)
+def _phrase_rx(kind: str) -> re.Pattern:
+    return re.compile(alternation(forms(kind)))
+
+
 def _phrases(low: str, kind: str) -> bool:
-    return re.search(alternation(forms(kind)), low) is not None
+    return _phrase_rx(kind).search(low) is not None
 
 
 def blocks_in(t: str, spec) -> list[Mention]:
