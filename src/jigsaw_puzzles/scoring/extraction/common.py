@@ -6,6 +6,8 @@ found by the structure parsers, the answer finders and the rule means the same c
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -130,6 +132,7 @@ def _unknown(m: re.Match) -> str:  # a mark no vocabulary knows: next to an answ
 
 _MARKUP = re.compile(r"^[ \t]*```[\w+\-]*[ \t]*$|\*+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])|`+|\$+|^[ \t]*#{1,6}(?=[ \t])|^[ \t]*>+|[\u200e\u200f\u202a-\u202e"
                      r"\u2066-\u2069\u200b\ufeff]|\\\[|\\\]|\\\(|\\\)", re.M)
+_MARKUP_CHAR = re.compile(r"[*_`$#>\\\u200e\u200f\u202a-\u202e\u2066-\u2069\u200b\ufeff]")  # a cheap test first
 _STRIKE = re.compile(r"~~[^~\n]{1,200}~~")
 _LATEX_WRAP = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt|textit|operatorname|mathit|emph)\s*\{([^{}]*)\}")
 _LATEX_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
@@ -177,11 +180,13 @@ def clean(text: str, residue: re.Pattern) -> str:
         t = _LATEX_MISC.sub(_blank, t)
     if "~~" in t:
         t = _STRIKE.sub(_blank, t)
-    t = _MARKUP.sub(_blank, t)
-    if "[" in t or "^" in t:
+    if _MARKUP_CHAR.search(t):
+        t = _MARKUP.sub(_blank, t)
+    if "[" in t or "^" in t or "\u3010" in t:
         t = _FOOTNOTE_LINE.sub(_blank, t)
         t = _FOOTNOTE_MARK.sub(_blank, t)
-    t = _SPEAKER.sub(_blank, t)
+    if ":" in t or "[" in t:
+        t = _SPEAKER.sub(_blank, t)
     return residue.sub(_blank, t)
 
 
@@ -190,13 +195,20 @@ def clean(text: str, residue: re.Pattern) -> str:
 _BREAK = re.compile(r"\n|[;\u3002\uff01\uff1f\uff1b]|(?<!i\.e)(?<!e\.g)(?<!etc)(?<!\bvs)(?<!\bcf)(?<!approx)(?<!\bfig)(?<!\bno)[.!?](?=\s|$)", re.I)
 
 
+@functools.lru_cache(maxsize=16)
+def _break_ends(t: str) -> list[int]:
+    """Where each sentence or line of ``t`` ends (every break is one character), found once per text."""
+    return [m.end() for m in _BREAK.finditer(t)]
+
+
 def clause_start(t: str, pos: int, lo: int = 0) -> int:
-    """Where the sentence or line holding ``t[pos]`` starts (not before ``lo``)."""
-    start = lo
-    for m in _BREAK.finditer(t, max(lo, pos - 400), pos):
-        if m.end() <= pos:
-            start = m.end()
-    return start
+    """Where the sentence or line holding ``t[pos]`` starts (not before ``lo``, nor 400 characters before ``pos``)."""
+    floor = max(lo, pos - 400)
+    if pos > floor and t[pos - 1] in ".!?" and _BREAK.match(t, pos - 1, pos):
+        return pos  # a stop right before ``pos`` ends a sentence there, whatever follows it
+    ends = _break_ends(t)
+    i = bisect.bisect_right(ends, pos)
+    return ends[i - 1] if i and ends[i - 1] - 1 >= floor else lo
 
 
 def units(t: str, pos: int, end: Optional[int] = None):
@@ -219,9 +231,10 @@ _NEG_WORDS = ["not", "never", "no", "cannot", "can not", "rather than", "instead
               "except", "except for", "excluding", "exclude", "hardly", "barely", "tried", "first tried", "reject",
               "rejected", "rejecting", "discard", "discarded", "drop", "dropped", "eliminated", "against", "over",
               "not even", "nicht", "não", "pas", "не", "不是", "非", "ليست", "ليس", "niet", "nie", "không phải", "ไม่ใช่",
-              "아니라", "ではなく", "じゃなく", "nem", "no es", "no es la", "no es el", "não é", "não é a", "n'est pas",
+              "nem", "no es", "no es la", "no es el", "não é", "não é a", "n'est pas",
               "ce n'est pas", "ist nicht", "es ist nicht", "non è", "non è la", "het is niet", "это не", "bukan", "retract", "retracting",
-              "retracted", "withdraw", "withdrawing", "disregard", "ignore", "scratch", "discard", "strike"]
+              "retracted", "withdraw", "withdrawing", "disregard", "ignore", "scratch", "discard", "strike", "לא", "نه", "ولا",
+              "وليس", "وليست", "而不是", "并非", "並非", "không phải là", "non", "kein", "keine", "nicht die", "ne"]
 _NEG_BEFORE_REV = re.compile(
     r"!|[\s(\[\"'\u00a4]*(?::?(?:(?:noitpo|eciohc|etadidnac|rettel|rewsna|redro|tsil|aera|noiger)(?: eht)? |eht |a )?"
     r"(?:(?:eb|esoohc|kcip|tceles|yas|htiw og|si) )?(?:" + "|".join(re.escape(w[::-1]) for w in _NEG_WORDS) +
@@ -239,6 +252,10 @@ _NEG_AFTER = re.compile(
     r"| (?:doesn't|does not|don't|do not|can't|cannot|won't|wouldn't|didn't|did not|fails to|fail to)"
     r" (?:fit|match|work|line up|align|continue|do (?:that|this|it)|hold|be (?:it|right|correct|the answer)))(?![A-Za-z])",
     re.I)
+#: A negation after the letter, in the languages that put it there: "B değil", "C नहीं", "Bではなく", "A가 아니라", "B不对".
+_NEG_AFTER_ML = re.compile(r"[)\]\"']?\s?(?:değil|नहीं|نہیں|نیست|ではなく|ではない|じゃなく|じゃない|ではありません|は違|は不正解|は間違"
+                           r"|[가이는은] (?:아니(?:라|고|다|에요|요)?|아닙니다|아닌)|아님|不对|不對|不是|错|錯|不正确|不正確|не подходит|не подходить|неверн|"
+                           r"неправильн|ist falsch|passt nicht|לא נכון|שגוי|خاطئ|غير صحيح|sai|salah|si sahihi)")
 _LIST_TAIL = re.compile(r"(?:(?:,| and| or| nor| &|/) ?(?:and |or )?(?:option )?[(\[]?[A-Z][)\]]?(?![A-Za-z0-9])){1,7}")
 _NEG_LIST = re.compile(
     r"(?: (?:are|were) (?:(?:all|both|definitely|clearly|obviously|also) )?" + _NEG_WORD +
@@ -266,7 +283,7 @@ def negation_span(t: str, start: int, end: int) -> Optional[tuple[int, int]]:
 
 
 def _negation_span(t: str, start: int, end: int) -> Optional[tuple[int, int]]:
-    m = _NEG_AFTER.match(t, end)
+    m = _NEG_AFTER.match(t, end) or _NEG_AFTER_ML.match(t, end)
     if m is not None:
         return start, m.end()
     if end - start == 1 or (end - start <= 3 and t[start] in "([" and t[end - 1] in ")]"):

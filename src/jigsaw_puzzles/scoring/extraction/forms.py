@@ -75,15 +75,26 @@ def languages() -> list[str]:
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af\u3000-\u303f\uff00-\uffef]")
 
 
+# A word goes on through a combining mark (a Devanagari or Bengali vowel sign, a Hebrew or Arabic point), which
+# ``re`` does not count as a word character: "কারণে" is not the word "কারণ".
+_MARKS = "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0900-\u0dff"
+_BEFORE, _AFTER = rf"(?<![^\W_]|[{_MARKS}])", rf"(?![^\W_]|[{_MARKS}])"
+
+
 def _piece(form: str, reverse: bool) -> str:
     """A regex for ``form`` (``reverse``: for text read right to left), spaces matching any white space, whole
     words only where the script has spaces."""
     f = form[::-1] if reverse else form
     body = r"\s+".join(re.escape(w) for w in f.split(" "))
     head, tail = f[0], f[-1]
-    pre = r"(?<![^\W_])" if head.isalnum() and not _UNSPACED.match(head) else ""
-    post = r"(?![^\W_])" if tail.isalnum() and not _UNSPACED.match(tail) else ""
+    pre = _BEFORE if _worded(head) else ""
+    post = _AFTER if _worded(tail) else ""
     return pre + body + post
+
+
+def _worded(ch: str) -> bool:
+    """A form that starts or ends with ``ch`` matches only as a whole word (a letter of a spaced script, or a mark)."""
+    return (ch.isalnum() or "\u0900" <= ch <= "\u0dff") and not _UNSPACED.match(ch)
 
 
 def _trie(words: list[str]) -> str:
@@ -114,12 +125,12 @@ def alternation(fs, reverse: bool = False) -> str:
     for f in set(fs):
         g = f[::-1] if reverse else f
         head, tail = g[0], g[-1]
-        key = (head.isalnum() and not _UNSPACED.match(head), tail.isalnum() and not _UNSPACED.match(tail))
+        key = (_worded(head), _worded(tail))
         groups.setdefault(key, []).append(g)
     parts = []
     for (pre, post), words in groups.items():
         body = _trie(words)
-        parts.append(("(?<![^\\W_])" if pre else "") + "(?:" + body + ")" + ("(?![^\\W_])" if post else ""))
+        parts.append((_BEFORE if pre else "") + "(?:" + body + ")" + (_AFTER if post else ""))
     return "(?:" + "|".join(parts) + ")" if parts else "(?!)"
 
 

@@ -220,8 +220,12 @@ class _Reading(Scope):
                 continue
             same = next((x for x in self._within(pos, pos + 1) if x is not m), None)
             if same is not None:
-                if same.value == m.value and same.value is not None or negated(t, same.start, same.end):
+                if same.value == m.value and same.value is not None:
                     pos = same.end
+                    continue
+                span = _negation_span(t, same.start, same.end)
+                if span is not None:  # another answer ruled out: "C, not B", "Cevap C, B değil"
+                    pos = max(span[1], same.end)
                     continue
                 why = "letter and option text disagree" if same.form == "text" or m.form == "text" else \
                     f"another answer stands beside it ({t[same.start:same.end]!r})"
@@ -229,7 +233,7 @@ class _Reading(Scope):
             neg = _NOT_OTHER.match(t, pos)
             ruled = neg.end() if neg is not None else self._ruled_out_from(pos, stop)
             if ruled is not None:  # "B, not C" rules another out; "D pas (below)" rules out D's own words
-                if any(x.value == m.value for x in self._within(pos, ruled + 3) if x is not m):
+                if any(x.value == m.value for x in self._within(pos, min(ruled + 3, stop)) if x is not m):
                     why = f"the answer is ruled out beside itself ({t[pos:ruled].strip()!r})"
                     break
                 pos = ruled

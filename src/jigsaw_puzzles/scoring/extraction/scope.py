@@ -13,6 +13,9 @@ from .common import AMBIGUOUS, clause_start, negated
 from .forms import corrected, pattern
 from .prose import anomaly_prose, oriented_prose
 from .common import negation_span as _negation_span
+
+_BETWEEN_RULED = re.compile(r"(?<=\0)[ \t,]*(?:and|or|nor|и|і|та|y|e|und|et|và|dan|ve|oraz|i|en|och|și|و|ו|和|或)?"
+                            r"[ \t,]*(?=\0)", re.I)
 from .cues import (_ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT,
                    _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT,
                    _LINE_NEG, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING,
@@ -205,8 +208,9 @@ class Scope:
                     others = True
                     continue
                 for i in range(max(a, lo), min(b, hi)):
-                    s[i - lo] = " "
-        s, licensed = _strip_all("".join(s))
+                    s[i - lo] = "\0"
+        # "and" between two answers ruled out is understood too: "Not A and not C, but B", "Не A и не C, а B"
+        s, licensed = _strip_all(_BETWEEN_RULED.sub("\0", "".join(s)).replace("\0", " "))
         licensed = licensed or linked
         if _JOINS_ANOTHER.match(s):
             return "the answer is joined to another one"

@@ -123,7 +123,7 @@ class _Reader:
         j = {"correct": "A", "incorrect": "B"}.get(str(j).lower(), j) if j else j
         if j == "A" and not p and not t:
             return format_anomaly(), ""
-        if j == "B" and p in LETTERS[:self.spec.num_options] and t in ("A", "B"):
+        if j == "B" and p is not None and len(p) == 1 and p in LETTERS[:self.spec.num_options] and t in ("A", "B"):
             return format_anomaly(p, t), ""
         return None, "the anomaly fields do not make one answer"
 
@@ -218,10 +218,10 @@ _NEG = {"\u274c", "\u2717", "\u2718", "\u2716", "no", "n", "incorrect", "wrong",
 _MARK = r"\u2713|\u2717|\u2705|\u274c|\u2714\ufe0f?|\u2718|\u2611\ufe0f?|\u2b1c|\u2b1b|\U0001f7e2|\U0001f534|\u2716\ufe0f?"
 _VERDICT_WORD = (r"yes|no|correct|incorrect|wrong|right|true|false|matches|match|no match|does not match|doesn't match|"
                  r"fits|does not fit|doesn't fit|ok|okay|对|不对|正确|错误|是|否|o|x|" + _MARK)
-_VERDICT = re.compile(r"(?:^|(?<=[\n;,.\s]))[ \t]*(?:[-*\u2022][ \t]*)?(?:option[ \t]+|candidate[ \t]*(?=\d))?[(\[]?([A-Z1-9])[)\]]?[ \t]*"
+_VERDICT = re.compile(r"(?:^|(?<=[\n;,.\s]))[ \t]*(?:[-*\u2022][ \t]*)?(?:option[ \t]+|candidate[ \t]*(?=\d))?[(\[]?((?-i:[A-Z1-9]))[)\]]?[ \t]*"
                       r"(?:\[[\d,\s]+\][ \t]*)?(?:[:=\-\u2013\u2014]|->|\u2192)?[ \t]*(" + _VERDICT_WORD + r")"
                       r"(?=[ \t]*(?:[,.;:!\n(\u2014\-]|\s+[A-Z(\[]|\s+(?:" + _MARK + r")|$))"
-                      r"|(?:^|(?<=\s))(" + _MARK + r")[ \t]*(?:option[ \t]+)?[(\[]?([A-Z])[)\]]?(?![A-Za-z0-9])", re.I | re.M)
+                      r"|(?:^|(?<=\s))(" + _MARK + r")[ \t]*(?:option[ \t]+)?[(\[]?((?-i:[A-Z]))[)\]]?(?![A-Za-z0-9])", re.I | re.M)
 _VERDICT_POS = {"yes", "correct", "right", "true", "\u2713", "\u2705", "\u2714", "\u2714\ufe0f", "match", "matches",
                 "fits", "ok", "okay", "对", "正确", "是", "o", "\u2611", "\u2611\ufe0f", "\U0001f7e2"}
 
@@ -276,11 +276,11 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
     def free(i: int) -> bool:
         return not any(a <= i < b for a, b in taken)
 
-    for m in _TAG.finditer(t):
+    for m in _TAG.finditer(t) if "<" in t else ():
         body = m.group(2)
         if body.strip():
             add(m.start(), m.end(), [text(body)], [], "tag")
-    for m in _QWEN.finditer(t):
+    for m in _QWEN.finditer(t) if "<function=" in t else ():
         if free(m.start()):
             if _key(m.group(1)) in _SUBMIT:
                 params = {k: v for k, v in _QWEN_PARAM.findall(m.group(2))}
@@ -293,7 +293,7 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
                 add(m.start(), m.end(), *rd.obj({"name": m.group(1), "arguments": vals}), "call")
             else:
                 taken.append(m.span())
-    for m in _FENCE.finditer(t):
+    for m in _FENCE.finditer(t) if "```" in t else ():
         try:
             if m.group(1).lower() == "toml":
                 import tomllib
@@ -325,7 +325,7 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
                 i = t.find("{", end)
                 continue
         i = t.find("{", i + 1)
-    for m in _CALL.finditer(t):
+    for m in _CALL.finditer(t) if "(" in t else ():
         name = m.group(1).rsplit(".", 1)[-1]
         if not free(m.start()) or _key(name) not in _SUBMIT:
             continue
@@ -351,7 +351,7 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
         if len(args) > 1:
             unknown.append("a second argument")
         add(m.start(), end, found, unknown, "call")
-    for m in _ASSIGN.finditer(t):
+    for m in _ASSIGN.finditer(t) if "=" in t else ():
         if not free(m.start()) or _key(m.group(1)) not in _ANSWER_KEYS - {"value", "mask"}:
             continue
         try:
@@ -359,7 +359,7 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
         except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
             continue
         add(m.start(), m.end(2), [rd.value(v, m.group(1))], [], "code")
-    for m in _TABLE.finditer(t):
+    for m in _TABLE.finditer(t) if "|" in t else ():
         if free(m.start()):
             c = _table(t, m, spec, text)
             if c is not None:
