@@ -63,6 +63,36 @@ RULE = [
     # a one-row markdown order and another order joined to it (found by the generated suite on random seeds)
     ("I compare.\n\n| 2 | 1 | 3 | and 1 3 2", "order_generation_1x3", None),
     ("It cannot be [3, 1, 2]. | 2 | 1 | 3 | + [3 1 2]", "order_generation_1x3", None),
+    # another answer ruled out beside the answer, in the languages that say it so (#43, session 2026-11-29)
+    ("Cevap C, B değil.", PLH, "C"),
+    ("پاسخ A است، نه B.", PLH, "A"),
+    ("A가 아니라 C입니다.", PLH, "C"),
+    ("Không phải B mà là D.", PLH, "D"),
+    ("答案不是C，而是A。", PLH, "A"),
+    ("答案是C，不是B。C的天空颜色和空白区域上方一致。", PLH, "C"),
+    ("Not A and not C, but B.", PLH, "B"),
+    ("Не A и не C, а B.", PLH, "B"),
+    ("Cevap C değil, A.", PLH, "A"),
+    # ... and the other side: the answer itself ruled out, or what is left unsaid
+    ("Cevap C değil.", PLH, None),
+    ("정답은 C가 아닙니다.", PLH, None),
+    ("答案不是C。", PLH, None),
+    ("Not A and B.", PLH, None),
+    ("The answer is not B, C.", PLH, None),
+    ("The answer is C, B değil mi?", PLH, None),
+    ("C, B is correct.", PLH, None),
+    # a lower-case "a" after a commit form only where the text ends on it, closed
+    ("i choose a.", "connection_verification", "A"),
+    ("i choose a", "connection_verification", None),
+    ("I'd pick a good one.", "connection_verification", None),
+    ("D (certainty: 3/10)", PLH, "D"),
+    ("Answer: <del>B</del> <ins>D</ins>", PLH, "D"),
+    # a word goes on through a combining mark: "কারণে" is not the word "কারণ"
+    ("Option B কারণে \nReasoning: the texture continues and the edges line up.", "missing_piece_selection_easy_3x3_k6",
+     None),
+    # a structure's anomaly position of two letters is no answer (it crashed once)
+    ("```yaml\njudgment: B\nerror_position: AB\nerror_type: A\n```", "anomaly_detection", None),
+    ("```yaml\njudgment: B\nerror_type: A\n```", "anomaly_detection", None),
 ]
 
 

@@ -143,7 +143,7 @@ _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _PLAIN_TAG = re.compile(r"</?(?:b|strong|em|i|u|mark|br|p|div|h[1-6]|li|ul|ol|code|pre|details|summary|small|big"
                         r"|blockquote|center|font|tt|hr|table|tr|td|th|tbody|thead|tool_call|tool_calls|function_call|"
                         r"tool_response|note|notes|comment|explanation|reasoning|reason|rationale|analysis|"
-                        r"\|python_tag\||\|im_start\||\|im_end\||s|span|sup|sub)(?:\s+(?![^>]*(?:hidden|display\s*:"
+                        r"\|python_tag\||\|im_start\||\|im_end\||s|span|sup|sub|ins)(?:\s+(?![^>]*(?:hidden|display\s*:"
                         r"\s*none|visibility))[^<>]*)?/?>", re.I)
 _STRUCK = re.compile(r"<(del|strike|s)>.*?(?:</\1\s*>|\Z)|<(\w+)\b[^>]*(?:hidden|display\s*:\s*none|"
                      r"visibility\s*:\s*hidden)[^>]*>.*?(?:</\2\s*>|\Z)", re.I | re.S)
@@ -235,10 +235,14 @@ _NEG_WORDS = ["not", "never", "no", "cannot", "can not", "rather than", "instead
               "ce n'est pas", "ist nicht", "es ist nicht", "non è", "non è la", "het is niet", "это не", "bukan", "retract", "retracting",
               "retracted", "withdraw", "withdrawing", "disregard", "ignore", "scratch", "discard", "strike", "לא", "نه", "ولا",
               "وليس", "وليست", "而不是", "并非", "並非", "không phải là", "non", "kein", "keine", "nicht die", "ne"]
+def _CJK(w: str) -> bool:  # written without spaces: a negation there is a word wherever it stands ("答案不是C")
+    return bool(re.match(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", w[0]))
+
+
 _NEG_BEFORE_REV = re.compile(
     r"!|[\s(\[\"'\u00a4]*(?::?(?:(?:noitpo|eciohc|etadidnac|rettel|rewsna|redro|tsil|aera|noiger)(?: eht)? |eht |a )?"
-    r"(?:(?:eb|esoohc|kcip|tceles|yas|htiw og|si) )?(?:" + "|".join(re.escape(w[::-1]) for w in _NEG_WORDS) +
-    r")(?!\w)|\ufe0f?[\u274c\u2717\u2718\u2716\u00ac\u2260\U0001f6ab\u26d4]|=!|t'n)", re.I)
+    r"(?:(?:eb|esoohc|kcip|tceles|yas|htiw og|si) )?(?:(?:" + "|".join(re.escape(w[::-1]) for w in _NEG_WORDS if not _CJK(w)) +
+    r")(?!\w)|" + "|".join(re.escape(w[::-1]) for w in _NEG_WORDS if _CJK(w)) + r")|\ufe0f?[\u274c\u2717\u2718\u2716\u00ac\u2260\U0001f6ab\u26d4]|=!|t'n)", re.I)
 _NEG_WORD = (r"(?:wrong|incorrect|false|impossible|ruled out|eliminated|excluded|unlikely|least likely|doubtful|out"
              r"|not (?:correct|right|it|possible|likely|a (?:match|fit)|the (?:answer|correct|right|one|solution)\w*))")
 _NEG_AFTER = re.compile(

@@ -53,6 +53,7 @@ from .structure import claims
 MAX_CHARS = 16_384
 #: Only the last this many answer mentions are judged as commitments (bounded work on degenerate text).
 _MAX_MENTIONS = 400
+_CLOSED_END = re.compile(r"[ \t]*[.!][\s.!]*\Z")  # "i choose a." ends the text: no article, a letter
 _LONGEST_LEAD = 600
 #: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
 _BINDING = ("the answer depends", "the answer is introduced as one that is not")
@@ -157,7 +158,8 @@ class _Reading(Scope):
         if pred and rule == "bare":
             rule = "pred"
         if m.form == "lower" and (rule not in ("form", "label") or (t[m.start:m.end].lower() == "a" and not
-                                                                   _SEP_BEFORE.search(t, max(cs, start - 3), m.start))):
+                                                                   _SEP_BEFORE.search(t, max(cs, start - 3), m.start)
+                                                                   and not _CLOSED_END.match(t, m.end))):
             if not (rule == "bare" and not t[cs:start].strip(_BULLETS) and clean and not why):
                 return None
         lead, prev = t[cs:start], t[clause_start(t, cs - 1):cs].strip() if cs > 0 and t[cs - 1] != "\n" else ""

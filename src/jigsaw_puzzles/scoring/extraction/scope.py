@@ -4,15 +4,27 @@ that a commitment's scope reads (see :mod:`.rule`, steps 1-3)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional
 
 from ...spec import ANOMALY, ORDER, ORIENTED, format_order, format_oriented
 from .blocks import unlabelled_block
 from .common import Mention
 from .common import AMBIGUOUS, clause_start, negated
-from .forms import corrected, pattern
+from .forms import corrected, forms, pattern
 from .prose import anomaly_prose, oriented_prose
 from .common import negation_span as _negation_span
+
+@lru_cache(maxsize=1)
+def _labels() -> frozenset:
+    labels, copulas = forms("label"), forms("copula")
+    return frozenset(labels | {f"{a} {c}" for a in labels for c in copulas} | {a + c for a in labels for c in copulas})
+
+
+def _label_alone(core: str) -> bool:
+    """Only a label, with its copula ("The answer is", "Cevap", "答案")."""
+    return " ".join(core.lower().split()).rstrip(" :\uff1a") in _labels()
+
 
 _BETWEEN_RULED = re.compile(r"(?<=\0)[ \t,]*(?:and|or|nor|и|і|та|y|e|und|et|và|dan|ve|oraz|i|en|och|și|و|ו|和|或)?"
                             r"[ \t,]*(?=\0)", re.I)
@@ -188,13 +200,14 @@ class Scope:
         if rejecting is not None:
             return f"the answer is introduced as one that is not chosen ({rejecting.group(0)!r})"
         t, hi = self.m, lo + len(lead)
-        s, others = list(lead), False
+        s, others, ruled = list(lead), False, False
         for x in self._within(lo, hi):  # other answers ruled out, and the answer said again, are understood
             if x.end <= hi and x is not m:
                 if x.value == m.value and x.value is not None:
                     a, b = x.start, x.end
                 elif negated(t, x.start, x.end):
                     a, b = _negation_span(t, x.start, x.end)
+                    ruled = True
                     p = _PAREN_LETTER.match(t, b)
                     b = p.end() if p else b
                 elif any(y.start == x.start - 1 or 0 < x.start - y.end <= 2 for y in self._within(x.start - 60, x.start)
@@ -220,6 +233,8 @@ class Scope:
         if fixed != s and self._joined(_strip_all(fixed)[0], fixed, _strip_all(fixed)[1] or licensed, others):
             return ""
         core = s.strip(_BULLETS + ",:;()[]")
+        if ruled and _label_alone(core):  # "The answer is not B, but D", "Cevap C değil, A", "答案不是C，而是A"
+            return ""
         return f"the answer is joined to {core[-50:]!r} in a way the reader does not know"
 
     # ------------------------------------------------------------------------------------------ 3. after it
