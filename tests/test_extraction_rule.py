@@ -87,6 +87,23 @@ RULE = [
     ("I'd pick a good one.", "connection_verification", None),
     ("D (certainty: 3/10)", PLH, "D"),
     ("Answer: <del>B</del> <ins>D</ins>", PLH, "D"),
+    # a consequence drawn after the answer explains it; another answer drawn as one is a second answer
+    ("The answer is B, so C is ruled out.", PLH, "B"),
+    ("My choice is A, so the patch doesn't come from B.", PLH, "A"),
+    ("The answer is B, so C.", PLH, None),
+    ("The answer is B, so maybe C.", PLH, None),
+    ("The answer is B, so I have no idea.", PLH, None),
+    ("<image 2> is directly below <image 1>, so C.", CV8, None),
+    # another option granted a feature with "also"/"too", then rejected in its sentence; a word of fit keeps it open
+    ("C\n\nThe sky in C matches the gradient above the blank. B also has sky, but its clouds stop abruptly.", PLH, "C"),
+    ("C. D has sky too, but the roof is wrong.", PLH, "C"),
+    ("C. D also fits, but I'm not 100% sure.", PLH, None),
+    ("C. D has sky too, but maybe it fits.", PLH, None),
+    # an explanation after the answer in another language: a word of fit said of the answer
+    ("התשובה היא D. החלק מתאים לשקע באזור D.", PLH, "D"),
+    ("Resposta: C. A peça C encaixa no telhado.", PLH, "C"),
+    ("Resposta: C. A peça C encaixa, mas D também encaixa.", PLH, None),
+    ("Die Antwort ist B. B passt, aber C passt auch.", PLH, None),
     # a word goes on through a combining mark: "কারণে" is not the word "কারণ"
     ("Option B কারণে \nReasoning: the texture continues and the edges line up.", "missing_piece_selection_easy_3x3_k6",
      None),

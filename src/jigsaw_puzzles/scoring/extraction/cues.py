@@ -197,10 +197,31 @@ def _chosen_near(t: str, x: Mention) -> bool:
     c0, c1 = clause_start(t, x.start), _clause_end(t, x.end)
     lo, hi = max(c0, x.start - _CHOICE_WINDOW), min(c1, x.end + _CHOICE_WINDOW)
     if pattern("hedge").search(t, lo, hi) is not None or _OPEN_NEAR.search(t, lo, hi) is not None:
-        return True
+        return not _conceded(t, x, lo, c1)
     if _rejected(t, x):
         return False
     return pattern("choice").search(t, lo, hi) is not None
+
+
+_ALSO = re.compile(r"(?<![^\W_])(?:also|too|as well|también|também|auch|aussi|anche|тоже|также|ook|też|juga)(?![^\W_])",
+                   re.I)
+_BUT = re.compile(r"(?<![^\W_])(?:but|yet|though|although|however|pero|mas|aber|mais|ma|но|але|ale|maar|men|ama|tapi|"
+                  r"tetapi)(?![^\W_])", re.I)
+_BUT_REJECTS = re.compile(r"[^\n;.]*?(?:(?<![^\W_])(?:not|no|never|wrong|different|worse|off|mismatch\w*|lacks?|too|"
+                          r"otro|otra|outro|outra|anders|andere\w*|autre|другой|другая|другого|abruptly|thicker|thinner|"
+                          r"darker|lighter|brighter|wider|narrower|smaller|larger)(?![^\W_])|n't)", re.I)
+
+
+def _conceded(t: str, x: Mention, lo: int, c1: int) -> bool:
+    """Another option granted a shared feature, then rejected in its sentence: "B also has sky, but its clouds stop
+    abruptly", "D has the right colours too, but its knob is on the wrong side". Only "also"/"too" grant it, and
+    only a feature: a word of fit or choice before the "but" ("D also fits, but ...") keeps it open."""
+    but = _BUT.search(t, x.end, c1)
+    if but is None or _BUT_REJECTS.match(t, but.end()) is None:
+        return False
+    granted = _ALSO.sub(" ", t[lo:but.start()])
+    return pattern("hedge").search(granted) is None and _OPEN_NEAR.search(granted) is None and \
+        pattern("choice").search(_ALSO.sub(" ", t[x.end:but.start()])) is None
 
 
 def _rejected(t: str, x: Mention) -> bool:

@@ -53,6 +53,9 @@ from .structure import claims
 MAX_CHARS = 16_384
 #: Only the last this many answer mentions are judged as commitments (bounded work on degenerate text).
 _MAX_MENTIONS = 400
+#: A consequence drawn after the answer, in its sentence, explains it (a restating link, "i.e. C", does not).
+_THEREFORE = re.compile(r"(?:so|therefore|thus|hence|which is why|that's why|consequently|as a result|and so|"
+                        r"and therefore|and thus|所以|因此|donc|daher|deshalb|por eso|por isso|поэтому)(?![^\W_])", re.I)
 _CLOSED_END = re.compile(r"[ \t]*[.!][\s.!]*\Z")  # "i choose a." ends the text: no article, a letter
 _LONGEST_LEAD = 600
 #: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
@@ -243,9 +246,14 @@ class _Reading(Scope):
             if _REMARK_START.match(t, pos) and pos > m.end:
                 explain_at = pos
                 break
-            ex = _at(pattern("explain"), t, pos)
-            if ex is not None and _explains(t, ex, inline=True):
-                explain_at = pos
+            ex = _at(pattern("explain"), t, pos) or (_THEREFORE.match(t, pos) if t[:pos].rstrip()[-1:] in ",;" else None)
+            if ex is not None and (ex.re is _THEREFORE or _explains(t, ex, inline=True)):
+                drawn = next((x for x in self._within(ex.end(), ex.end() + 16) if x.value != m.value
+                              and not negated(t, x.start, x.end)), None)
+                if ex.re is _THEREFORE and drawn is not None:  # "D, so C": another answer drawn from it
+                    why = f"another answer follows the answer as its consequence ({t[drawn.start:drawn.end]!r})"
+                    break
+                explain_at = pos  # "The answer is B, so C is ruled out": what follows is read as its explanation
                 break
             if _at(pattern("withdraw"), t, pos) is not None:
                 stop = pos
