@@ -104,6 +104,27 @@ RULE = [
     ("Resposta: C. A peça C encaixa no telhado.", PLH, "C"),
     ("Resposta: C. A peça C encaixa, mas D também encaixa.", PLH, None),
     ("Die Antwort ist B. B passt, aber C passt auch.", PLH, None),
+    # a value ruled out in an anomaly field; regions named before an order, abbreviated or in prose
+    ("Judgment: not A.", "anomaly_detection", None),
+    ("Judgment: B\nError Position: not C\nError Type: A", "anomaly_detection", None),
+    ("TL: 2, TR: 1, BL: 3, BR: 4 → [2, 1, 4, 3]", OG, None),
+    ("TL: 2, TR: 1, BL: 4, BR: 3 → [2, 1, 4, 3]", OG, "[2, 1, 4, 3]"),
+    ("Image 2 has the top-left corner, image 1 is the lower-left part and image 3 the lower right.\n\n[2, 4, 3, 1]", OG,
+     None),
+    # "Looking at the options:" opens a walk through them; a place label alone is a place, not a commitment
+    ("Looking at the options:\nC", PLH, None),
+    ("Final answer:\nC", PLH, "C"),
+    ("Thought: Now mask D.", PLH, None),
+    ("The patch has a blue tint. Region C", PLH, None),
+    ("Region C", PLH, "C"),
+    ("Region: C", PLH, "C"),
+    # a note after an order that may renumber it must be in known words
+    ("Order: [2, 1, 3, 4]\nNote: each number is the position that image goes to.", OG, None),
+    ("Order: [2, 1, 3, 4]\nNote: each number is an image index.", OG, "[2, 1, 3, 4]"),
+    ("[3, 2, 4, 1]\n\nNote: the transparent edges were ignored when matching.", OG, "[3, 2, 4, 1]"),
+    # the relation said in the explanation must be the answer's
+    ("A, because image 2 continues directly below image 1.", "connection_verification", None),
+    ("B, because image 2 continues directly below image 1.", "connection_verification", "B"),
     # a word goes on through a combining mark: "কারণে" is not the word "কারণ"
     ("Option B কারণে \nReasoning: the texture continues and the edges line up.", "missing_piece_selection_easy_3x3_k6",
      None),

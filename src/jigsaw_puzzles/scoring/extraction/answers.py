@@ -66,10 +66,13 @@ _CV = (("C", re.compile(r"(?:\b(?:not|never)|(?<=[A-Za-z])n't)\s+(?:directly\s+)
                         r"|\bnonadjacent\b|\bdiagonal(?:ly)?\b(?:\s+(?:placed|positioned|apart|related|adjacent))?", re.I)),
        ("A", re.compile(r"\b(?:adjacent\s+)?horizontal(?:ly)?(?:\s+(?:adjacent|neighbou?rs))?\b|\bleft[\s-]*(?:and[\s-]*|/|"
                         r"-|to[\s-]*)?right\b(?:\s+(?:relationship|neighbou?rs|adjacent))?|\bside[\s-]by[\s-]side\b|\bnext\s+to\s+each\s+other\s+"
-                        r"horizontally\b", re.I)),
+                        r"horizontally\b|\bimage\s*[12]\s+(?:\w+\s+){0,2}(?:directly\s+|just\s+)?to\s+the\s+(?:left|right)\s+of\s+"
+                        r"image\s*[12]\b", re.I)),
        ("B", re.compile(r"\b(?:adjacent\s+)?vertical(?:ly)?(?:\s+(?:adjacent|neighbou?rs))?\b|\btop[\s-]*(?:and[\s-]*|/|"
                         r"-|to[\s-]*)?bottom\b(?:\s+(?:relationship|neighbou?rs|adjacent))?|\babove[\s-]*(?:and[\s-]*|/)?below\b|\bone\s+(?:is\s+)?"
-                        r"(?:directly\s+)?(?:above|below|on\s+top\s+of|under|beneath)\s+the\s+other\b|\bstacked\b", re.I)))
+                        r"(?:directly\s+)?(?:above|below|on\s+top\s+of|under|beneath)\s+the\s+other\b|\bstacked\b|"
+                        r"\bimage\s*[12]\s+(?:\w+\s+){0,2}(?:directly\s+|right\s+|just\s+)?(?:above|below|under|beneath|"
+                        r"on\s+top\s+of)\s+image\s*[12]\b", re.I)))
 _ADJACENT = re.compile(r"\b(?:adjacent|neighbou?rs|neighbou?ring|touching)\b", re.I)
 _DIRS = (("E", r"(?:upper|top)[\s-]*right|north[\s-]*east"), ("F", r"(?:upper|top)[\s-]*left|north[\s-]*west"),
          ("G", r"(?:lower|bottom)[\s-]*right|south[\s-]*east"), ("H", r"(?:lower|bottom)[\s-]*left|south[\s-]*west"),

@@ -58,6 +58,8 @@ def _field_value(t: str, start: int, end: int, what: str, grid: tuple[int, int])
         if why:
             return "?", why
         known = _POS_KNOWN
+    if _NEGATION.search(low) and (what != "j" or any(w in ("a", "b") for w in words)):
+        return "?", f"{v!r} rules a value out"  # "Judgment: not A", "Error Position: not C"
     unknown = [w for w in words if w not in known and not (len(w) == 1 and w.isalpha())]
     if unknown:
         label = {"j": "judgment", "t": "error type", "p": "error position"}[what]
@@ -67,6 +69,8 @@ def _field_value(t: str, start: int, end: int, what: str, grid: tuple[int, int])
     return next(iter(named)), ""
 
 
+_NEGATION = re.compile(r"(?<![^\W_])(?:not|no|never|non|nicht|kein|não|nem|не|ні|nie|niet|pas|değil|bukan|không)(?![^\W_])"
+                       r"|n't|不|非|ではな|아니", re.I)
 _BLANK_MARK = re.compile(r"[\s\-\u2013\u2014_./]*|\(?leave\s+(?:it\s+)?blank\)?|n/?a")
 
 

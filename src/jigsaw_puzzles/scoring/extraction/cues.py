@@ -241,12 +241,14 @@ _REGION_ASSERT = [
                        r"gets|has|holds)\s*(?:the\s+)?" + _IMG, re.I), "ri"),
     (re.compile(_IMG + r"\s*(?:is|goes|belongs|sits|fits|must go|should go|->|\u2192|:)?\s*(?:in|at|on|to)?\s*"
                        r"(?:the\s+)?" + _REG, re.I), "ir"),
+    (re.compile(r"(?<![A-Za-z])((?-i:TL|TR|BL|BR))\s*(?::|=|->|\u2192)\s*(?:image\s*)?([1-4])(?!\d)", re.I), "ri"),
 ]
 
 
 def _region_of(m: re.Match, k: str) -> tuple[Optional[int], int]:
     reg, img = (m.group(1), m.group(2)) if k == "ri" else (m.group(2), m.group(1))
-    r = reg.lower().replace("upper", "top").replace("lower", "bottom")
+    r = {"tl": "top-left", "tr": "top-right", "bl": "bottom-left", "br": "bottom-right"}.get(reg.lower(), reg.lower())
+    r = r.replace("upper", "top").replace("lower", "bottom")
     r = re.sub(r"[\s-]+", "-", r)
     idx = {"top-left": 0, "top-right": 1, "bottom-left": 2, "bottom-right": 3}.get(r)
     return idx, int(img)

@@ -56,6 +56,15 @@ _MAX_MENTIONS = 400
 #: A consequence drawn after the answer, in its sentence, explains it (a restating link, "i.e. C", does not).
 _THEREFORE = re.compile(r"(?:so|therefore|thus|hence|which is why|that's why|consequently|as a result|and so|"
                         r"and therefore|and thus|所以|因此|donc|daher|deshalb|por eso|por isso|поэтому)(?![^\W_])", re.I)
+#: What a note after an order may change: how it is numbered or read (then it must be in known words).
+_NUMBERING = re.compile(r"(?<![^\W_])(?:numbers?|numbered|numbering|index\w*|positions?|goes|go|placed?|read|reading|"
+                        r"columns?|rows?|order\w*|sequence|left|right|top|bottom|clockwise|counter\w*|flipped|reversed|"
+                        r"inverse|permutation|mapping|maps?|refers?|means?|zero|based|first|last)(?![^\W_])", re.I)
+#: Labels that also name a place in the puzzle: alone before a letter ("Now mask D.", "Region C is sky") they commit
+#: to nothing; with a separator or a copula they do ("Region: C", "The masked area is C").
+_PLACE_LABEL = re.compile(r"[ \t*(\[\"']*(?:ksam|noiger|aera|noitacol|noitisop|noitcerid|aera deksam|ksam eht|noiger eht|"
+                          r"aera eht|noitacol eht|noitisop eht|noitcerid eht|aera deksam eht)(?![^\W_])", re.I)
+_OWN_LINE = re.compile(r"[ \t.!*)\]]*(?:\n|\Z)")
 _CLOSED_END = re.compile(r"[ \t]*[.!][\s.!]*\Z")  # "i choose a." ends the text: no article, a letter
 _LONGEST_LEAD = 600
 #: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
@@ -151,8 +160,11 @@ class _Reading(Scope):
         fm = pattern("left").match(back) or self._typo_form(t, cs, m.start)
         if fm is not None:
             start, rule = m.start - fm.end(), "form"
-        elif (lm := pattern("label").match(back)) is not None:
-            start, rule = m.start - lm.end(), "label"
+        elif (lm := pattern("label").match(back)) is not None and (not _PLACE_LABEL.match(back, lm.start()) or
+                                                                    _OWN_LINE.match(t, m.end) and
+                                                                    not t[t.rfind("\n", 0, m.start) + 1:
+                                                                          m.start - lm.end()].strip(_BULLETS)):
+            start, rule = m.start - lm.end(), "label"  # "Answer B", "Option C"; not "mask D", "region C" alone
         elif m.form == "text" and (sm := _SUBJECT_BEFORE.match(back)) is not None:
             start, rule = m.start - sm.end(), "form"  # "They are not adjacent": the option's words said of the images
         else:
@@ -285,7 +297,12 @@ class _Reading(Scope):
                 section = False
             head = u0 + len(t[u0:u1]) - len(t[u0:u1].lstrip(_BULLETS.replace("[", "")))
             ex = _at(pattern("explain"), t, head) or _FOOTNOTE_DEF.match(t, head)
-            if (ex is not None and _explains(t, ex)) or _NOTE.match(t, head):
+            note = _NOTE.match(t, head)
+            if note is not None and self.spec.kind in (ORDER, ORIENTED) and _NUMBERING.search(t, note.end(), u1) \
+                    and not self._known(t[note.end():u1]):
+                return unread(AMBIGUOUS, f"a note after the order that the reader does not know: {body[:60]!r}",
+                              c.parts, c.rule)  # it may renumber the order ("each number is the position ...")
+            if (ex is not None and _explains(t, ex)) or note is not None:
                 section, para_end = True, _paragraph_end(t, u0)
             elif not section and self._known(body) and not any(x.value for x in self._within(u0, u1)):
                 continue
@@ -422,7 +439,8 @@ class _Reading(Scope):
         said: dict[int, int] = {}
         for rx, k in _REGION_ASSERT:
             for m in rx.finditer(t, lo, final.start):
-                if pattern("hedge").search(t, max(lo, m.start() - 20), min(final.start, m.end() + 20)) is None:
+                if not any(h.group(0).lower() != "of" for h in  # Dutch "of" (or) is English "of"
+                           pattern("hedge").finditer(t, max(lo, m.start() - 20), min(final.start, m.end() + 20))):
                     said[(m.start(), k)] = m
         last: dict[int, int] = {}
         for (_, k), m in sorted(said.items()):

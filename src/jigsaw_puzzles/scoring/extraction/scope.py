@@ -26,6 +26,11 @@ def _label_alone(core: str) -> bool:
     return " ".join(core.lower().split()).rstrip(" :\uff1a") in _labels()
 
 
+_OPTIONS_HEAD = re.compile(r"^[\s*#>\-]*(?:(?:let(?:'s| us)\s+|i'll\s+|now\s+)?(?:look(?:ing)?\s+at|go(?:ing)?\s+through|"
+                           r"check(?:ing)?|examin(?:e|ing)|consider(?:ing)?|review(?:ing)?|analy[sz](?:e|ing)|evaluat(?:e|ing))"
+                           r"\s+)?(?:each\s+of\s+)?(?:the\s+|all\s+|these\s+|all\s+the\s+|the\s+four\s+|the\s+given\s+)?"
+                           r"(?:options|candidates|choices|regions|areas|masks)(?:\s+(?:one\s+by\s+one|in\s+turn))?"
+                           r"[ \t*]*[:\uff1a]?[ \t*]*$", re.I)
 _BETWEEN_RULED = re.compile(r"(?<=\0)[ \t,]*(?:and|or|nor|и|і|та|y|e|und|et|và|dan|ve|oraz|i|en|och|și|و|ו|和|或)?"
                             r"[ \t,]*(?=\0)", re.I)
 from .cues import (_ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT,
@@ -145,6 +150,8 @@ class Scope:
             return cs, ""  # an answer above, on its own line (a repeated block)
         if self.spec.kind == ORIENTED and isinstance(oriented_prose(t[:hi], *self.spec.grid), list):
             return cs, ""  # the pieces said region by region above (they must agree: _contradicted)
+        if _OPTIONS_HEAD.search(above):  # "Looking at the options:" opens a walk through them, not the answer
+            return cs, f"the line above introduces the options, not an answer ({above[-60:]!r})"
         if above.rstrip(" *").endswith((":", "\uff1a")) and self._joins(above.rstrip(" *")[:-1]):
             return lo + 1, ""
         end = above.rstrip(" *")
