@@ -125,6 +125,20 @@ RULE = [
     # the relation said in the explanation must be the answer's
     ("A, because image 2 continues directly below image 1.", "connection_verification", None),
     ("B, because image 2 continues directly below image 1.", "connection_verification", "B"),
+    # an option list echoed, then the answer; a longer negation wins ("Ce n'est pas" whole)
+    ("A. Candidate 1 (the second input image)\nB. Candidate 2 (the third input image)\n"
+     "C. Candidate 3 (the fourth input image)\nD. Candidate 4 (the fifth input image)\n\nAnswer: C", PLH, "C"),
+    ("Ce n'est pas C, c'est B.", PLH, "B"),
+    # fillers of mild confidence and subjunctive copulas in other languages; confidence said in words
+    ("Я думаю, что ответ — С, потому что линия крыши продолжается.", PLH, "C"),
+    ("Penso che la risposta sia B.", PLH, "B"),
+    ("Fairly sure it's option B (≈80%).", PLH, "B"),
+    ("I'm fairly sure it's C — maybe 80%.", PLH, "C"),
+    ("I'm fairly sure it's C — maybe D.", PLH, None),
+    ("[4, 3, 2, 1] (low confidence, maybe 40%)", OG, "[4, 3, 2, 1]"),
+    # chat-UI residue pasted after the answer
+    ("D\n\nShare\nExport\nRewrite\n\nPerplexity Pro · 3 sources", PLH, "D"),
+    ("A\n\nSources: 1. wikipedia.org/wiki/Jigsaw_puzzle\nWas this helpful?", PLH, "A"),
     # a word goes on through a combining mark: "কারণে" is not the word "কারণ"
     ("Option B কারণে \nReasoning: the texture continues and the edges line up.", "missing_piece_selection_easy_3x3_k6",
      None),

@@ -173,7 +173,8 @@ def pattern(name: str) -> re.Pattern:
         return re.compile(a(forms("neutral") - forms("hedge") - forms("negation")), re.I)  # "of": Dutch "or"
     if name == "residue":
         r = a(forms("residue"))
-        return re.compile(rf"^[ \t]*{r}(?:[ \t:|\u00b7\u2022]*{r})*[ \t:]*$|^[ \t]*sources?[ \t]*:[ \t]*(?:none|n/a|-|\u2014)?[ \t]*$"
+        return re.compile(rf"^[ \t]*{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?))*[ \t:]*$|^[ \t]*sources?[ \t]*:[ \t]*(?:none|n/a|-|\u2014|"
+                          rf"\d{{1,2}}[.)][^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)\b|/wiki/)[^\n]*)?[ \t]*$"
                           rf"(?:\n[ \t]*(?:\d{{1,2}}[.)]|[-\u2022*]|\[\d{{1,2}}\]|https?:)[^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)"
                           rf"\b|\u2013|\u2014| - )[^\n]*)*|^[ \t]*(?:\u2192|->|\u2022|-)"
                           rf"[^\n]{{3,120}}\?[ \t]*$|^[ \t]*(?:thought|reasoned|thinking) for (?:a few |\d+ )?(?:seconds?|s|minutes?|m)[ \t]*$",

@@ -153,7 +153,7 @@ class _Reading(Scope):
 
     def _commit(self, m: Mention) -> Optional[Commit]:
         t = self.m
-        if negated(t, m.start, m.end):
+        if negated(t, m.start, m.end) or self._listed(m):  # ruled out, or on a line of an option list
             return None
         cs = max(clause_start(t, m.start), m.start - _LONGEST_LEAD)  # a longer sentence's start is reasoning
         back = t[max(cs, m.start - 240):m.start][::-1]

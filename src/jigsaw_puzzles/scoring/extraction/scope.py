@@ -289,8 +289,7 @@ class Scope:
 
     def _known(self, body: str) -> bool:
         """Only known words, numbers and marks (a mark the vocabulary does not list, "❌", "¬", "≠", is unknown)."""
-        rest = _CONFIDENCE.sub(" ", _CODE_ECHO.sub(" ", body))
-        rest = pattern("neutral").sub(" ", rest)
+        rest = _CONFIDENCE.sub(" ", pattern("neutral").sub(" ", _CODE_ECHO.sub(" ", body)))
         return not re.sub(r"[\s\d_]+", "", rest).strip(_KNOWN_PUNCT + "\u2026/|`#%&+<>\uff1f\uff01\uff1a\uff1b\u300c\u300d")
 
     def _refers(self, u0: int, u1: int, c: Commit) -> bool:
