@@ -139,6 +139,23 @@ RULE = [
     # chat-UI residue pasted after the answer
     ("D\n\nShare\nExport\nRewrite\n\nPerplexity Pro · 3 sources", PLH, "D"),
     ("A\n\nSources: 1. wikipedia.org/wiki/Jigsaw_puzzle\nWas this helpful?", PLH, "A"),
+    # agents: a ReAct submission is read, a tool's input never is; an action object that submits
+    ('Action: crop\nAction Input: {"image": 1, "mask": "A"}\nObservation: sky\nAction: submit\nAction Input: D', PLH, "D"),
+    ('Action: submit_answer\nAction Input: {"answer": "A"}\nObservation: Answer recorded.', PLH, "A"),
+    ('Action: crop\nAction Input: {"image": 1, "mask": "A"}\nObservation: sky', PLH, None),
+    ('{"action": "submit", "value": "A"}', PLH, "A"),
+    ('{"action": "zoom", "value": "A"}', PLH, None),
+    # code: a comment is not said, a name reassigned keeps its last value, an anomaly's fields combine
+    ("```python\n# answer = 'A'\nanswer = 'D'\n```", PLH, "D"),
+    ("```python\nanswer = 'B'\n# B's mask is too high\nanswer = 'D'\n```", PLH, "D"),
+    ("```python\nanswer = 'B'\nfinal = 'D'\n```", PLH, None),
+    ("```python\njudgment = 'B'\nerror_position = 'A'\nerror_type = 'B'\n```", "anomaly_detection",
+     "Judgment: B\nError Position: A\nError Type: B"),
+    # a ranking gives its best option when the text says which end is best
+    ("Ranking: C > A > B > D", PLH, "C"),
+    ("Ranking (worst to best): D < B < A < C", PLH, "C"),
+    ("Ranking: C, A, B, D", PLH, None),
+    ("Ranking (best to worst): C < A", PLH, None),
     # a word goes on through a combining mark: "কারণে" is not the word "কারণ"
     ("Option B কারণে \nReasoning: the texture continues and the edges line up.", "missing_piece_selection_easy_3x3_k6",
      None),

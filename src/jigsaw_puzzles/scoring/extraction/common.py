@@ -11,7 +11,7 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from ...spec import format_order
 
@@ -121,6 +121,22 @@ def region(text: str) -> tuple[str, bool, str]:
     return text, truncated, ""
 
 
+# --------------------------------------------------------------------------------------------------- structure
+@dataclass(slots=True)
+class Claim:
+    start: int
+    end: int
+    answer: Optional[str]
+    why: str = ""
+    form: str = "structure"
+    parts: Optional[dict] = None
+
+
+def key(k: Any) -> str:
+    """A structure's key, compared case- and separator-blind ("Final Answer" is final_answer)."""
+    return re.sub(r"[\s\-]+", "_", str(k).strip().lower())
+
+
 # --------------------------------------------------------------------------------------------------- cleaning
 def _blank(m: re.Match) -> str:
     return " " * len(m.group(0))
@@ -133,6 +149,8 @@ def _unknown(m: re.Match) -> str:  # a mark no vocabulary knows: next to an answ
 _MARKUP = re.compile(r"^[ \t]*```[\w+\-]*[ \t]*$|\*+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])|`+|\$+|^[ \t]*#{1,6}(?=[ \t])|^[ \t]*>+|[\u200e\u200f\u202a-\u202e"
                      r"\u2066-\u2069\u200b\ufeff]|\\\[|\\\]|\\\(|\\\)", re.M)
 _MARKUP_CHAR = re.compile(r"[*_`$#>\\\u200e\u200f\u202a-\u202e\u2066-\u2069\u200b\ufeff]")  # a cheap test first
+_FENCED = re.compile(r"```[^\n]*\n.*?(?:```|\Z)", re.S)
+_CODE_COMMENT = re.compile(r"^[ \t]*(?:#|//)[^\n]*$", re.M)
 _STRIKE = re.compile(r"~~[^~\n]{1,200}~~")
 _LATEX_WRAP = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt|textit|operatorname|mathit|emph)\s*\{([^{}]*)\}")
 _LATEX_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
@@ -180,6 +198,8 @@ def clean(text: str, residue: re.Pattern) -> str:
         t = _LATEX_MISC.sub(_blank, t)
     if "~~" in t:
         t = _STRIKE.sub(_blank, t)
+    if "```" in t:  # a comment in a code block is not said: "# answer = 'A'"
+        t = _FENCED.sub(lambda m: _CODE_COMMENT.sub(_blank, m.group(0)), t)
     if _MARKUP_CHAR.search(t):
         t = _MARKUP.sub(_blank, t)
     if "[" in t or "^" in t or "\u3010" in t:
@@ -313,5 +333,5 @@ def negated(t: str, start: int, end: int) -> bool:
     return negation_span(t, start, end) is not None
 
 
-__all__ = ["Extraction", "PARSED", "AMBIGUOUS", "INVALID", "region", "clean", "clause_start", "units", "negated",
+__all__ = ["Claim", "key", "Extraction", "PARSED", "AMBIGUOUS", "INVALID", "region", "clean", "clause_start", "units", "negated",
            "negation_span", "unread"]

@@ -114,7 +114,7 @@ class _Reading(Scope):
     def result(self) -> Extraction:
         t = self.m
         commits = [Commit(c.start, c.start, c.end, c.answer, c.why or self._lead_in(c.start), "structure",
-                          parts=c.parts) for c in self.claims]
+                          parts=c.parts) for c in self.claims if c.form != "void"]
         whole = self._whole()
         if whole is not None:
             commits.append(whole)

@@ -14,11 +14,11 @@ from __future__ import annotations
 import ast
 import json
 import re
-from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from ...spec import ANOMALY, CHOICE, LETTERS, ORDER, ORIENTED, ROTATIONS, format_anomaly, format_order, format_oriented
-from .positions import cells_named
+from .common import Claim, key as _key
+from .tables import TABLE as _TABLE, table as _table, verdicts as _verdicts
 
 _SUBMIT = frozenset("""submit submit_answer answer final_answer finalanswer provide_answer give_answer return_answer
     respond select select_option select_answer select_candidate choose choose_option pick pick_option set_answer
@@ -45,20 +45,6 @@ _NEUTRAL = frozenset("""reason reasoning explanation rationale justification con
     eval_duration context done_reason finishreason usagemetadata modelversion responseid avglogprobs safetyratings
     promptfeedback citationmetadata tokencount service_tier message_id logprobs_content system_fingerprint
     prompt_tokens completion_tokens total_tokens stop_sequence_id""".split())
-
-
-@dataclass(slots=True)
-class Claim:
-    start: int
-    end: int
-    answer: Optional[str]
-    why: str = ""
-    form: str = "structure"
-    parts: Optional[dict] = None
-
-
-def _key(k: Any) -> str:
-    return re.sub(r"[\s\-]+", "_", str(k).strip().lower())
 
 
 class _Reader:
@@ -146,6 +132,9 @@ class _Reader:
         name = keys.get("name") if isinstance(keys.get("name"), str) else None
         if name is None and isinstance(keys.get("action"), str) and "action_input" in keys:
             name = keys["action"]
+        elif name is None and isinstance(keys.get("action"), str) and "value" in keys:  # {"action": "submit", "value": "A"}
+            name, keys = keys["action"], dict(keys, input=keys["value"])
+            keys.pop("value")
         if name is not None and any(k in keys for k in ("arguments", "args", "parameters", "input", "action_input")):
             if _key(name) not in _SUBMIT:
                 return found, unknown  # an action, not a submission
@@ -209,21 +198,23 @@ _QWEN_PARAM = re.compile(r"<parameter=([\w.\-]+)>\s*(.*?)\s*(?:</parameter>|(?=<
 _CALL = re.compile(r"(?<![\w.#])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[ \t]*\(")
 _ASSIGN = re.compile(r"^[ \t]*(?:let |const |var )?([A-Za-z_]\w*)[ \t]*(?::[ \t]*\w+[ \t]*)?=[ \t]*([^\n=][^\n]*?)[ \t]*;?"
                      r"[ \t]*(?=#|//|$)", re.M)
-_TABLE = re.compile(r"(?:^[ \t]*\|[^\n]*\|[ \t]*(?:\n|$)){3,}", re.M)
-_POS = {"\u2705", "\u2713", "\u2714", "\u2714\ufe0f", "\u2611", "\u2611\ufe0f", "yes", "y", "selected", "chosen",
-        "correct", "answer", "<- answer", "\u2190 answer", "best", "x", "true", "match", "picked", "\u2b50",
-        "\u2705 selected", "\u2713 selected", "selected \u2705", "yes \u2705", "\u2705 yes", "\u2190"}
-_NEG = {"\u274c", "\u2717", "\u2718", "\u2716", "no", "n", "incorrect", "wrong", "-", "\u2014", "", "false", "no match",
-        "\u2716\ufe0f", "\u274c no", "no \u274c"}
-_MARK = r"\u2713|\u2717|\u2705|\u274c|\u2714\ufe0f?|\u2718|\u2611\ufe0f?|\u2b1c|\u2b1b|\U0001f7e2|\U0001f534|\u2716\ufe0f?"
-_VERDICT_WORD = (r"yes|no|correct|incorrect|wrong|right|true|false|matches|match|no match|does not match|doesn't match|"
-                 r"fits|does not fit|doesn't fit|ok|okay|对|不对|正确|错误|是|否|o|x|" + _MARK)
-_VERDICT = re.compile(r"(?:^|(?<=[\n;,.\s]))[ \t]*(?:[-*\u2022][ \t]*)?(?:option[ \t]+|candidate[ \t]*(?=\d))?[(\[]?((?-i:[A-Z1-9]))[)\]]?[ \t]*"
-                      r"(?:\[[\d,\s]+\][ \t]*)?(?:[:=\-\u2013\u2014]|->|\u2192)?[ \t]*(" + _VERDICT_WORD + r")"
-                      r"(?=[ \t]*(?:[,.;:!\n(\u2014\-]|\s+[A-Z(\[]|\s+(?:" + _MARK + r")|$))"
-                      r"|(?:^|(?<=\s))(" + _MARK + r")[ \t]*(?:option[ \t]+)?[(\[]?((?-i:[A-Z]))[)\]]?(?![A-Za-z0-9])", re.I | re.M)
-_VERDICT_POS = {"yes", "correct", "right", "true", "\u2713", "\u2705", "\u2714", "\u2714\ufe0f", "match", "matches",
-                "fits", "ok", "okay", "对", "正确", "是", "o", "\u2611", "\u2611\ufe0f", "\U0001f7e2"}
+_REACT = re.compile(r"^[ \t]*Action[ \t]*:[ \t]*`?([\w.\-]+)`?[ \t]*(?:\(\))?[ \t]*\n[ \t]*Action[ \t_]+Input[ \t]*:[ \t]*"
+                    r"([^\n]+)", re.M | re.I)
+#: "Ranking: C > A > B > D", "Ranking (worst to best): D < B < A < C": the best is the answer, if the text says which.
+_RANKING = re.compile(r"(?<![^\W_])(?:ranking|ranked|rank|order of (?:preference|likelihood))[ \t]*(\([^()\n]{0,40}\))?[ \t]*"
+                      r"[:=][ \t]*((?-i:[A-Z])(?:[ \t]*(?:>|<|,|>=|<=)[ \t]*(?-i:[A-Z])){1,8})(?![\w(\[])", re.I)
+_UP = re.compile(r"(?:worst|least|lowest)\W+(?:\w+\W+)?to\W+(?:the\W+)?(?:best|most|highest)", re.I)
+_DOWN = re.compile(r"(?:best|most|highest)\W+(?:\w+\W+)?to\W+(?:the\W+)?(?:worst|least|lowest)", re.I)
+
+
+def _ranked(m: re.Match, spec) -> tuple[Optional[str], str]:
+    letters, seps = re.findall(r"[A-Z]", m.group(2)), set(re.findall(r"[<>,]", m.group(2)))
+    way = {">": "down", "<": "up"}.get(next(iter(seps))) if len(seps) == 1 and "," not in seps else None
+    said = "up" if _UP.search(m.group(1) or "") else "down" if _DOWN.search(m.group(1) or "") else None
+    if way and said and way != said or not (way or said) or len(set(letters)) != len(letters):
+        return None, "a ranking whose best option is not said"
+    best = letters[0] if (way or said) == "down" else letters[-1]
+    return (best, "") if best in spec.letters else (None, f"letter {best} is not an option")
 
 
 def _literal(node: ast.AST) -> Any:
@@ -305,6 +296,18 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
             continue
         if isinstance(data, dict):
             add(m.start(), m.end(), *rd.obj(data), "yaml")
+    for m in _REACT.finditer(t) if "ction" in t else ():  # Action: submit / Action Input: D (ReAct)
+        if not free(m.start(2)):
+            continue
+        if _key(m.group(1)) not in _SUBMIT:
+            taken.append((m.start(), m.end()))  # a tool's input is no answer
+            continue
+        v = m.group(2).strip()
+        try:
+            found, unknown = rd.obj(json.loads(v)) if v[:1] in "{[" else ([text(v)], [])
+        except ValueError:
+            found, unknown = [text(v)], []
+        add(m.start(), m.end(), found, unknown, "call")
     attempts = 0
     i = t.find("{")
     while i >= 0 and attempts < 64:
@@ -351,6 +354,7 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
         if len(args) > 1:
             unknown.append("a second argument")
         add(m.start(), end, found, unknown, "call")
+    assigned: dict[str, tuple[re.Match, Any]] = {}
     for m in _ASSIGN.finditer(t) if "=" in t else ():
         if not free(m.start()) or _key(m.group(1)) not in _ANSWER_KEYS - {"value", "mask"}:
             continue
@@ -358,10 +362,24 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
             v = _literal(ast.parse(m.group(2), mode="eval").body)
         except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
             continue
-        add(m.start(), m.end(2), [rd.value(v, m.group(1))], [], "code")
+        if _key(m.group(1)) in assigned:  # reassigned: as in the code, the last value counts
+            was = assigned[_key(m.group(1))][0]
+            out.append(Claim(was.start(), was.end(2), None, "", "void"))
+        assigned[_key(m.group(1))] = (m, v)
+    fields = {k: mv for k, mv in assigned.items() if spec.kind == ANOMALY and k in _ANOMALY_KEYS}
+    if fields:  # judgment = 'B'; error_position = 'A'; error_type = 'B'
+        ms = [m for m, _ in fields.values()]
+        add(min(m.start() for m in ms), max(m.end(2) for m in ms), [rd.anomaly({k: v for k, (_, v) in fields.items()})],
+            [], "code")
+    for k, (m, v) in assigned.items():
+        if k not in fields:
+            add(m.start(), m.end(2), [rd.value(v, m.group(1))], [], "code")
+    for m in _RANKING.finditer(t) if ("<" in t or ">" in t or "ank" in t) else ():
+        if free(m.start()):
+            add(m.start(), m.end(), [_ranked(m, spec)], [], "ranking")
     for m in _TABLE.finditer(t) if "|" in t else ():
         if free(m.start()):
-            c = _table(t, m, spec, text)
+            c = _table(t, m, spec, text, rd.anomaly)
             if c is not None:
                 out.append(c)
                 taken.append((c.start, c.end))
@@ -370,91 +388,6 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
         if c is not None:
             out.append(c)
     return sorted(out, key=lambda c: c.end)
-
-
-def _cells(row: str) -> list[str]:
-    return [" ".join(c.replace("*", " ").split()) for c in row.strip().strip("|").split("|")]
-
-
-_POS_MARK = re.compile(r"^(?:\u2705|\u2713|\u2714\ufe0f?|\u2611\ufe0f?|\U0001f7e2)|(?:<-+|\u2190|\u2b05\ufe0f?)\s*(?:answer|"
-                       r"selected|chosen|pick|this)?$|^(?:yes|selected|chosen|correct|picked|answer|best|x)$|\b(?:selected|"
-                       r"chosen)\b", re.I)
-_NEG_MARK = re.compile(r"^(?:\u274c|\u2717|\u2718|\u2716\ufe0f?|\u2b1c|\U0001f534)|^(?:no|incorrect|wrong|-|\u2014)?$", re.I)
-
-
-def _table(t: str, m: re.Match, spec, text) -> Optional[Claim]:
-    """A markdown table: options with one row marked (✅, "selected", "← answer" in a cell), an anomaly's fields or
-    each cell's status, or an order's regions."""
-    rows = [_cells(r) for r in m.group(0).strip().split("\n")]
-    rows = [r for r in rows if not all(re.fullmatch(r"[\s:\-]*", c) for c in r)]
-    if len(rows) < 2:
-        return None
-    body = rows[1:] if not any(text(c)[0] for c in rows[0]) else rows
-    if spec.kind == ANOMALY:
-        fields = {_key(r[0]): r[1] for r in body if len(r) >= 2}
-        if {"judgment", "judgement"} & set(fields):
-            a, why = _Reader(spec, None, text).anomaly(fields)
-            return Claim(m.start(), m.end(), a, why, "table")
-        return None
-    if spec.kind == ORDER:  # | top-left | 3 |: the image each region holds
-        cells: dict[str, int] = {}
-        for r in body:
-            if len(r) >= 2 and r[-1].isdigit():
-                named, why = cells_named(r[0], *spec.grid)
-                if len(named) == 1 and not why:
-                    cells[next(iter(named))] = int(r[-1])
-        n = spec.order_length
-        if len(cells) == n:
-            order = [cells.get(LETTERS[i]) for i in range(n)]
-            ok = None not in order and sorted(order) == list(range(1, n + 1))
-            return Claim(m.start(), m.end(), format_order(order) if ok else None, "" if ok else
-                         "the table's regions do not make one order", "table", {"order": tuple(order)})
-        return None
-    if spec.kind == ORIENTED:
-        return None
-    if any(re.search(r"(?i)exclud|eliminat|reject|wrong|ruled|discard|not\b|no\b|worst|least", c) for c in rows[0]) and \
-            body is not rows:
-        return None  # the marks say what is ruled out
-    marked, seen = [], 0
-    for r in body:
-        opt = next((c for c in r if len(c) <= 40 and text(c)[0] is not None), None)
-        if opt is None:
-            continue
-        seen += 1
-        others = [c for c in r if c is not opt]
-        if any(_POS_MARK.search(c) for c in others) and not any(_NEG_MARK.search(c) and c for c in others
-                                                               if not _POS_MARK.search(c)):
-            marked.append(text(opt)[0])
-    if seen < 2 or not marked:
-        return None
-    if len(set(marked)) > 1:
-        return Claim(m.start(), m.end(), None, "several rows of the table are marked: " + "/".join(sorted(set(marked))),
-                     "table")
-    return Claim(m.start(), m.end(), marked[0], "", "table")
-
-
-def _verdicts(t: str, spec, free) -> Optional[Claim]:
-    """Per-option verdicts ("A: no\\nB: yes\\nC: no", "A ✗ B ✓ C ✗"): exactly one positive is the answer."""
-    last: dict[str, bool] = {}
-    spans = []
-    for m in _VERDICT.finditer(t):
-        letter, word = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-        if letter.isdigit():  # "Candidate 4: ✓" on Missing Piece Selection
-            if not re.match(r"[ \t\-*\u2022]*candidate", t[m.start():], re.I) or int(letter) > len(spec.letters):
-                continue
-            letter = spec.letters[int(letter) - 1]
-        if letter in spec.letters and free(m.start()):
-            last[letter] = word.lower() in _VERDICT_POS
-            spans.append(m.span())
-    if len(last) < 2:
-        return None
-    pos = sorted(k for k, v in last.items() if v)
-    start, end = spans[0][0], spans[-1][1]
-    if len(pos) == 1:
-        return Claim(start, end, pos[0], "", "verdicts")
-    if pos:
-        return Claim(start, end, None, "several options judged correct: " + "/".join(pos), "verdicts")
-    return None
 
 
 __all__ = ["Claim", "claims"]

@@ -1,0 +1,115 @@
+"""Answers given as a table: a markdown table of options with one row marked (✅, "selected", "← answer"), an anomaly's
+fields or an order's regions in a table, and per-option verdict lists ("A: no / B: yes", "A ✗ B ✓ C ✗")."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ...spec import ANOMALY, LETTERS, ORDER, ORIENTED, format_order
+from .common import Claim, key as _key
+from .positions import cells_named
+
+TABLE = re.compile(r"(?:^[ \t]*\|[^\n]*\|[ \t]*(?:\n|$)){3,}", re.M)
+_POS = {"\u2705", "\u2713", "\u2714", "\u2714\ufe0f", "\u2611", "\u2611\ufe0f", "yes", "y", "selected", "chosen",
+        "correct", "answer", "<- answer", "\u2190 answer", "best", "x", "true", "match", "picked", "\u2b50",
+        "\u2705 selected", "\u2713 selected", "selected \u2705", "yes \u2705", "\u2705 yes", "\u2190"}
+_NEG = {"\u274c", "\u2717", "\u2718", "\u2716", "no", "n", "incorrect", "wrong", "-", "\u2014", "", "false", "no match",
+        "\u2716\ufe0f", "\u274c no", "no \u274c"}
+_MARK = r"\u2713|\u2717|\u2705|\u274c|\u2714\ufe0f?|\u2718|\u2611\ufe0f?|\u2b1c|\u2b1b|\U0001f7e2|\U0001f534|\u2716\ufe0f?"
+_VERDICT_WORD = (r"yes|no|correct|incorrect|wrong|right|true|false|matches|match|no match|does not match|doesn't match|"
+                 r"fits|does not fit|doesn't fit|ok|okay|对|不对|正确|错误|是|否|o|x|" + _MARK)
+_VERDICT = re.compile(r"(?:^|(?<=[\n;,.\s]))[ \t]*(?:[-*\u2022][ \t]*)?(?:option[ \t]+|candidate[ \t]*(?=\d))?[(\[]?((?-i:[A-Z1-9]))[)\]]?[ \t]*"
+                      r"(?:\[[\d,\s]+\][ \t]*)?(?:[:=\-\u2013\u2014]|->|\u2192)?[ \t]*(" + _VERDICT_WORD + r")"
+                      r"(?=[ \t]*(?:[,.;:!\n(\u2014\-]|\s+[A-Z(\[]|\s+(?:" + _MARK + r")|$))"
+                      r"|(?:^|(?<=\s))(" + _MARK + r")[ \t]*(?:option[ \t]+)?[(\[]?((?-i:[A-Z]))[)\]]?(?![A-Za-z0-9])", re.I | re.M)
+_VERDICT_POS = {"yes", "correct", "right", "true", "\u2713", "\u2705", "\u2714", "\u2714\ufe0f", "match", "matches",
+                "fits", "ok", "okay", "对", "正确", "是", "o", "\u2611", "\u2611\ufe0f", "\U0001f7e2"}
+
+
+def _cells(row: str) -> list[str]:
+    return [" ".join(c.replace("*", " ").split()) for c in row.strip().strip("|").split("|")]
+
+
+_POS_MARK = re.compile(r"^(?:\u2705|\u2713|\u2714\ufe0f?|\u2611\ufe0f?|\U0001f7e2)|(?:<-+|\u2190|\u2b05\ufe0f?)\s*(?:answer|"
+                       r"selected|chosen|pick|this)?$|^(?:yes|selected|chosen|correct|picked|answer|best|x)$|\b(?:selected|"
+                       r"chosen)\b", re.I)
+_NEG_MARK = re.compile(r"^(?:\u274c|\u2717|\u2718|\u2716\ufe0f?|\u2b1c|\U0001f534)|^(?:no|incorrect|wrong|-|\u2014)?$", re.I)
+
+
+def table(t: str, m: re.Match, spec, text, anomaly) -> Optional[Claim]:
+    """A markdown table: options with one row marked (✅, "selected", "← answer" in a cell), an anomaly's fields or
+    each cell's status, or an order's regions."""
+    rows = [_cells(r) for r in m.group(0).strip().split("\n")]
+    rows = [r for r in rows if not all(re.fullmatch(r"[\s:\-]*", c) for c in r)]
+    if len(rows) < 2:
+        return None
+    body = rows[1:] if not any(text(c)[0] for c in rows[0]) else rows
+    if spec.kind == ANOMALY:
+        fields = {_key(r[0]): r[1] for r in body if len(r) >= 2}
+        if {"judgment", "judgement"} & set(fields):
+            a, why = anomaly(fields)
+            return Claim(m.start(), m.end(), a, why, "table")
+        return None
+    if spec.kind == ORDER:  # | top-left | 3 |: the image each region holds
+        cells: dict[str, int] = {}
+        for r in body:
+            if len(r) >= 2 and r[-1].isdigit():
+                named, why = cells_named(r[0], *spec.grid)
+                if len(named) == 1 and not why:
+                    cells[next(iter(named))] = int(r[-1])
+        n = spec.order_length
+        if len(cells) == n:
+            order = [cells.get(LETTERS[i]) for i in range(n)]
+            ok = None not in order and sorted(order) == list(range(1, n + 1))
+            return Claim(m.start(), m.end(), format_order(order) if ok else None, "" if ok else
+                         "the table's regions do not make one order", "table", {"order": tuple(order)})
+        return None
+    if spec.kind == ORIENTED:
+        return None
+    if any(re.search(r"(?i)exclud|eliminat|reject|wrong|ruled|discard|not\b|no\b|worst|least", c) for c in rows[0]) and \
+            body is not rows:
+        return None  # the marks say what is ruled out
+    marked, seen = [], 0
+    for r in body:
+        opt = next((c for c in r if len(c) <= 40 and text(c)[0] is not None), None)
+        if opt is None:
+            continue
+        seen += 1
+        others = [c for c in r if c is not opt]
+        if any(_POS_MARK.search(c) for c in others) and not any(_NEG_MARK.search(c) and c for c in others
+                                                               if not _POS_MARK.search(c)):
+            marked.append(text(opt)[0])
+    if seen < 2 or not marked:
+        return None
+    if len(set(marked)) > 1:
+        return Claim(m.start(), m.end(), None, "several rows of the table are marked: " + "/".join(sorted(set(marked))),
+                     "table")
+    return Claim(m.start(), m.end(), marked[0], "", "table")
+
+
+def verdicts(t: str, spec, free) -> Optional[Claim]:
+    """Per-option verdicts ("A: no\\nB: yes\\nC: no", "A ✗ B ✓ C ✗"): exactly one positive is the answer."""
+    last: dict[str, bool] = {}
+    spans = []
+    for m in _VERDICT.finditer(t):
+        letter, word = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        if letter.isdigit():  # "Candidate 4: ✓" on Missing Piece Selection
+            if not re.match(r"[ \t\-*\u2022]*candidate", t[m.start():], re.I) or int(letter) > len(spec.letters):
+                continue
+            letter = spec.letters[int(letter) - 1]
+        if letter in spec.letters and free(m.start()):
+            last[letter] = word.lower() in _VERDICT_POS
+            spans.append(m.span())
+    if len(last) < 2:
+        return None
+    pos = sorted(k for k, v in last.items() if v)
+    start, end = spans[0][0], spans[-1][1]
+    if len(pos) == 1:
+        return Claim(start, end, pos[0], "", "verdicts")
+    if pos:
+        return Claim(start, end, None, "several options judged correct: " + "/".join(pos), "verdicts")
+    return None
+
+
+__all__ = ["TABLE", "table", "verdicts"]
