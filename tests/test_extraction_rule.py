@@ -156,6 +156,10 @@ RULE = [
     ("Ranking (worst to best): D < B < A < C", PLH, "C"),
     ("Ranking: C, A, B, D", PLH, None),
     ("Ranking (best to worst): C < A", PLH, None),
+    # the prompt echoed back is not the model's words
+    ('Question: <image 1> has two masked areas labeled A and B. <image 2> shows the content from one masked area. '
+     'Determine if it corresponds to A or B. Answer only "A" or "B".\nB', "piece_localization_easy", "B"),
+    ('Determine if it corresponds to A or B. Answer only "A" or "B".', "piece_localization_easy", None),
     # a word goes on through a combining mark: "কারণে" is not the word "কারণ"
     ("Option B কারণে \nReasoning: the texture continues and the edges line up.", "missing_piece_selection_easy_3x3_k6",
      None),

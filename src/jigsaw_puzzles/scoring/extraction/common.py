@@ -178,10 +178,25 @@ _SPEAKER = re.compile(r"^[ \t]*\[(?:agent|assistant|ai|bot|model)\][ \t]*|^[ \t]
                       r"^[ \t]*(?i:model|latency|time|tokens|generated in|response time)[ \t]*:[^\n]*$", re.M)
 
 
+@functools.lru_cache(maxsize=1)
+def _echo() -> re.Pattern:
+    """The prompts' own sentences (Appendix B and ours), and their worked examples: echoed back, they are not said."""
+    from ... import prompts
+    out = set()
+    for name, v in vars(prompts).items():
+        if name.isupper() and isinstance(v, str):
+            out.update(m.group(0) for m in re.finditer(r"Example[^\n{]*:\n(?:[^\n{]+\n?){3}", v))
+            out.update(p.strip() for p in re.split(r"(?<=[.:?])[ \t]+|\n", v) if len(p.strip()) >= 30 and "{" not in p
+                       and "(the sub-image in" not in p)
+    return re.compile("|".join(r"\s+".join(map(re.escape, p.split())) for p in sorted(out, key=len, reverse=True)))
+
+
 def clean(text: str, residue: re.Pattern) -> str:
     """``text`` with markup, LaTeX wrappers, HTML, footnotes and chat-UI residue blanked, each character kept where it
     stands; struck-through or hidden text and comments holding words become a mark no vocabulary knows."""
     t = text.replace("\r", " ").replace("\t", " ")
+    if len(t) > 60:  # the prompt echoed back ("Answer only "A" or "B".")
+        t = _echo().sub(_blank, t)
     if "<" in t:
         if "<!--" in t:
             t = _COMMENT.sub(lambda m: _unknown(m) if re.search(r"[^\W_]", m.group(0)[4:]) else _blank(m), t)
