@@ -160,6 +160,12 @@ RULE = [
     ('Question: <image 1> has two masked areas labeled A and B. <image 2> shows the content from one masked area. '
      'Determine if it corresponds to A or B. Answer only "A" or "B".\nB', "piece_localization_easy", "B"),
     ('Determine if it corresponds to A or B. Answer only "A" or "B".', "piece_localization_easy", None),
+    # candidates by their words; an anomaly's type said in Japanese, with full-width brackets
+    ("it's the third one, C.", "missing_piece_selection_easy", "C"),
+    ("it's the third one, B.", "missing_piece_selection_easy", None),
+    ("The last candidate patch is the one.", "missing_piece_selection_easy", "D"),
+    ("判定：B\n誤り位置：D\n誤りの種類：B（鏡像反転）", "anomaly_detection", "Judgment: B\nError Position: D\nError Type: B"),
+    ("判定：B\n誤り位置：D\n誤りの種類：A（鏡像反転）", "anomaly_detection", None),
     # a word goes on through a combining mark: "কারণে" is not the word "কারণ"
     ("Option B কারণে \nReasoning: the texture continues and the edges line up.", "missing_piece_selection_easy_3x3_k6",
      None),

@@ -58,8 +58,8 @@ def letters(t: str, spec) -> list[Mention]:
 # ------------------------------------------------------------------------------------------------ option words
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
 _ORD = "|".join(_ORDINALS)
-_CANDIDATE = re.compile(rf"\bcandidate\s*(?:#|no\.?|number)?\s*([1-9])\b|\bthe\s+({_ORD})\s+(?:candidate(?:\s+(?:patch|"
-                        rf"image|piece))?|patch|option|choice)\b|\b(?:the\s+)?({_ORD}|last)\s+(?:input\s+|candidate\s+)?(?:image|candidate)\b|<\s*image\s*([1-9])\s*>"
+_CANDIDATE = re.compile(rf"\bcandidate\s*(?:#|no\.?|number)?\s*([1-9])\b|\bthe\s+({_ORD}|last)\s+(?:candidate(?:\s+(?:patch|"
+                        rf"image|piece))?|patch|option|choice|one)\b|\b(?:the\s+)?({_ORD}|last)\s+(?:input\s+|candidate\s+)?(?:image|candidate)\b|<\s*image\s*([1-9])\s*>"
                         rf"|\bimage\s*#?\s*([1-9])\b", re.I)
 _CV = (("C", re.compile(r"(?:\b(?:not|never)|(?<=[A-Za-z])n't)\s+(?:directly\s+)?(?:adjac(?:ent|net|nt|ant)|"
                         r"neighbou?ring|neighbou?rs|touching|touch|connected|share\s+an\s+edge)\b|\bnon[\s-]*adjacent\b"
@@ -127,8 +127,8 @@ def option_words(t: str, spec, config: str, options) -> list[Mention]:
             cand, nth, img, tag, bare = m.groups()
             if cand:
                 i = int(cand)
-            elif nth:
-                i = _ORDINALS.index(nth.lower()) + 1
+            elif nth:  # "the third candidate", "the third one", "the last candidate patch"
+                i = k if nth.lower() == "last" else _ORDINALS.index(nth.lower()) + 1
             elif img:  # the N-th input image is candidate N-1 (the first is the puzzle); "the last candidate" is k
                 if img.lower() == "last":
                     i = k

@@ -33,7 +33,7 @@ def _words_of(kind: str) -> frozenset:
 
 def _field_value(t: str, start: int, end: int, what: str, grid: tuple[int, int]):
     """(value, why): the one value a field states (None: left blank), else "?" and why it is unclear."""
-    v = t[start:end].strip(" \t*()[].,;:'\"")
+    v = t[start:end].replace("\uff08", "(").replace("\uff09", ")").strip(" \t*()[].,;:'\"")
     if "\u00a4" in v:
         return "?", "the field holds a comment or a hidden mark"
     low = " ".join(v.lower().replace("_", " ").split())
