@@ -166,6 +166,23 @@ RULE = [
     ("The last candidate patch is the one.", "missing_piece_selection_easy", "D"),
     ("判定：B\n誤り位置：D\n誤りの種類：B（鏡像反転）", "anomaly_detection", "Judgment: B\nError Position: D\nError Type: B"),
     ("判定：B\n誤り位置：D\n誤りの種類：A（鏡像反転）", "anomaly_detection", None),
+    # "If I had to pick, B" is an idiom, not a condition; withdrawals and new answers in more languages
+    ("If I had to pick, B.", PLH, "B"),
+    ("If the sky is on top, B.", PLH, None),
+    ("答案：D。等等，我看错了，应该是B。", PLH, "B"),
+    ("Odpowiedź: A. Chwila, jednak nie — to jest D.", PLH, "D"),
+    ("C. Actually, C is right after all.", PLH, "C"),
+    # alternatives joined after the answer; a call commented out; a YAML comment beside the answer; a sequence
+    ("a.\nCandidate 1 or 2", "missing_piece_selection_easy", None),
+    ("b.\ncandidate 1/2", "missing_piece_selection_easy", None),
+    ('# submit("B")', PLH, None),
+    ("# Answer: B", PLH, "B"),
+    ("```yaml\nanswer: C  # not sure, could be B\n```", PLH, None),
+    ("Region C is where I'd look first, then B — the brick pattern should be compared.", PLH, None),
+    ("Thought: water.\nAction: Final Answer\nAction Input: A", PLH, "A"),
+    ("A. The two images are adjacent horizontally (left-right relationship)\nB. The two images are adjacent "
+     "vertically (top-bottom relationship)\nC. The two images are not adjacent in the original image\n\nB", CV, "B"),
+    ("A. sky\nB. sand", PLH, None),
     # a word goes on through a combining mark: "কারণে" is not the word "কারণ"
     ("Option B কারণে \nReasoning: the texture continues and the edges line up.", "missing_piece_selection_easy_3x3_k6",
      None),

@@ -150,6 +150,7 @@ _MARKUP = re.compile(r"^[ \t]*```[\w+\-]*[ \t]*$|\*+|(?<![A-Za-z0-9])_+|_+(?![A-
                      r"\u2066-\u2069\u200b\ufeff]|\\\[|\\\]|\\\(|\\\)", re.M)
 _MARKUP_CHAR = re.compile(r"[*_`$#>\\\u200e\u200f\u202a-\u202e\u2066-\u2069\u200b\ufeff]")  # a cheap test first
 _FENCED = re.compile(r"```[^\n]*\n.*?(?:```|\Z)", re.S)
+_CALL_COMMENT = re.compile(r"^[ \t]*(?:#+|//)[ \t]*[A-Za-z_][\w.]*[ \t]*\([^\n]*\)[ \t;]*$", re.M)
 _CODE_COMMENT = re.compile(r"^[ \t]*(?:#|//)[^\n]*$", re.M)
 _STRIKE = re.compile(r"~~[^~\n]{1,200}~~")
 _LATEX_WRAP = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt|textit|operatorname|mathit|emph)\s*\{([^{}]*)\}")
@@ -197,6 +198,7 @@ def clean(text: str, residue: re.Pattern) -> str:
     t = text.replace("\r", " ").replace("\t", " ")
     if len(t) > 60:  # the prompt echoed back ("Answer only "A" or "B".")
         t = _echo().sub(_blank, t)
+
     if "<" in t:
         if "<!--" in t:
             t = _COMMENT.sub(lambda m: _unknown(m) if re.search(r"[^\W_]", m.group(0)[4:]) else _blank(m), t)
@@ -213,6 +215,8 @@ def clean(text: str, residue: re.Pattern) -> str:
         t = _LATEX_MISC.sub(_blank, t)
     if "~~" in t:
         t = _STRIKE.sub(_blank, t)
+    if "#" in t or "//" in t:  # a call commented out is not made: "# submit("B")"
+        t = _CALL_COMMENT.sub(_blank, t)
     if "```" in t:  # a comment in a code block is not said: "# answer = 'A'"
         t = _FENCED.sub(lambda m: _CODE_COMMENT.sub(_blank, m.group(0)), t)
     if _MARKUP_CHAR.search(t):

@@ -255,3 +255,19 @@ def _region_of(m: re.Match, k: str) -> tuple[Optional[int], int]:
     r = re.sub(r"[\s-]+", "-", r)
     idx = {"top-left": 0, "top-right": 1, "bottom-left": 2, "bottom-right": 3}.get(r)
     return idx, int(img)
+
+#: A consequence drawn after the answer, in its sentence, explains it (a restating link, "i.e. C", does not).
+_THEREFORE = re.compile(r"(?:so|therefore|thus|hence|which is why|that's why|consequently|as a result|and so|"
+                        r"and therefore|and thus|所以|因此|donc|daher|deshalb|por eso|por isso|поэтому)(?![^\W_])", re.I)
+#: What a note after an order may change: how it is numbered or read (then it must be in known words).
+_NUMBERING = re.compile(r"(?<![^\W_])(?:numbers?|numbered|numbering|index\w*|positions?|goes|go|placed?|read|reading|"
+                        r"columns?|rows?|order\w*|sequence|left|right|top|bottom|clockwise|counter\w*|flipped|reversed|"
+                        r"inverse|permutation|mapping|maps?|refers?|means?|zero|based|first|last)(?![^\W_])", re.I)
+#: Labels that also name a place in the puzzle: alone before a letter ("Now mask D.", "Region C is sky") they commit
+#: to nothing; with a separator or a copula they do ("Region: C", "The masked area is C").
+_PLACE_LABEL = re.compile(r"[ \t*(\[\"']*(?:ksam|noiger|aera|noitacol|noitisop|noitcerid|aera deksam|ksam eht|noiger eht|"
+                          r"aera eht|noitacol eht|noitisop eht|noitcerid eht|aera deksam eht)(?![^\W_])", re.I)
+_OWN_LINE = re.compile(r"[ \t.!*)\]]*(?:\n|\Z)")
+_OR_NEXT = re.compile(r"[ \t)\]]*(?:(?:or|and/or|vs\.?|versus)[ \t]+|/[ \t]*)[\w(\[<]", re.I)
+_CLOSED_END = re.compile(r"[ \t]*[.!][\s.!]*\Z")  # "i choose a." ends the text: no article, a letter
+

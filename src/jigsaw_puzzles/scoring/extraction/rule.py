@@ -39,7 +39,8 @@ from .answers import mentions
 from .common import Mention
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, clause_start, clean, negated, region, units, unread
 from .common import negation_span as _negation_span
-from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, Commit, _CONFIDENCE,
+from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit,
+                   _CONFIDENCE, _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE,
                    _DECOR, _ERROR_WORD, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, _OPEN, _paragraph_end,
                    _PLAIN_FIRST_PERSON, _REGION_ASSERT, _region_of, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE,
@@ -53,19 +54,6 @@ from .structure import claims
 MAX_CHARS = 16_384
 #: Only the last this many answer mentions are judged as commitments (bounded work on degenerate text).
 _MAX_MENTIONS = 400
-#: A consequence drawn after the answer, in its sentence, explains it (a restating link, "i.e. C", does not).
-_THEREFORE = re.compile(r"(?:so|therefore|thus|hence|which is why|that's why|consequently|as a result|and so|"
-                        r"and therefore|and thus|所以|因此|donc|daher|deshalb|por eso|por isso|поэтому)(?![^\W_])", re.I)
-#: What a note after an order may change: how it is numbered or read (then it must be in known words).
-_NUMBERING = re.compile(r"(?<![^\W_])(?:numbers?|numbered|numbering|index\w*|positions?|goes|go|placed?|read|reading|"
-                        r"columns?|rows?|order\w*|sequence|left|right|top|bottom|clockwise|counter\w*|flipped|reversed|"
-                        r"inverse|permutation|mapping|maps?|refers?|means?|zero|based|first|last)(?![^\W_])", re.I)
-#: Labels that also name a place in the puzzle: alone before a letter ("Now mask D.", "Region C is sky") they commit
-#: to nothing; with a separator or a copula they do ("Region: C", "The masked area is C").
-_PLACE_LABEL = re.compile(r"[ \t*(\[\"']*(?:ksam|noiger|aera|noitacol|noitisop|noitcerid|aera deksam|ksam eht|noiger eht|"
-                          r"aera eht|noitacol eht|noitisop eht|noitcerid eht|aera deksam eht)(?![^\W_])", re.I)
-_OWN_LINE = re.compile(r"[ \t.!*)\]]*(?:\n|\Z)")
-_CLOSED_END = re.compile(r"[ \t]*[.!][\s.!]*\Z")  # "i choose a." ends the text: no article, a letter
 _LONGEST_LEAD = 600
 #: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
 _BINDING = ("the answer depends", "the answer is introduced as one that is not")
@@ -358,6 +346,8 @@ class _Reading(Scope):
                 return f"the explanation names what is not the answer's option ({t[x.start:x.end]!r})"
             if x.answer is None or (x.form == "list" and self._enumerates(x)):
                 continue
+            if _OR_NEXT.match(t, x.end) and not negated(t, x.start, x.end):  # "Candidate 1 or 2", "candidate 1/2"
+                return "answers are joined as alternatives after the answer"
             if x.answer == c.answer:
                 if negated(t, x.start, x.end) or t[x.end:x.end + 2].strip().startswith("?"):
                     return "the answer is ruled out or doubted after it is given"

@@ -31,6 +31,7 @@ _OPTIONS_HEAD = re.compile(r"^[\s*#>\-]*(?:(?:let(?:'s| us)\s+|i'll\s+|now\s+)?(
                            r"\s+)?(?:each\s+of\s+)?(?:the\s+|all\s+|these\s+|all\s+the\s+|the\s+four\s+|the\s+given\s+)?"
                            r"(?:options|candidates|choices|regions|areas|masks)(?:\s+(?:one\s+by\s+one|in\s+turn))?"
                            r"[ \t*]*[:\uff1a]?[ \t*]*$", re.I)
+_THEN_END = re.compile(r"(?<![^\W_])(?:and\s+)?then[\s,:]*$", re.I)
 _BETWEEN_RULED = re.compile(r"(?<=\0)[ \t,]*(?:and|or|nor|и|і|та|y|e|und|et|và|dan|ve|oraz|i|en|och|și|و|ו|和|或)?"
                             r"[ \t,]*(?=\0)", re.I)
 from .cues import (_ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT,
@@ -145,6 +146,8 @@ class Scope:
             return cs, ""
         if pattern("label_line").fullmatch(above):
             return lo + 1, ""
+        if _LABELLED_LINE.fullmatch(above) and self._heads is not None and len(self._heads) >= 2:
+            return cs, ""  # the option list echoed above, then the answer alone
         if any(hi - 3 <= x.end <= hi and not t[x.end:hi].strip(_KNOWN_PUNCT + " ") for x in
                self._within(lo + 1, hi)):
             return cs, ""  # an answer above, on its own line (a repeated block)
@@ -199,7 +202,8 @@ class Scope:
     def _link(self, lead: str, m: Mention, lo: int, linked: bool = False, restates: bool = False) -> str:
         """Why the sentence's lead-in ``lead`` (at ``lo``) is not joined to the commitment in a known way ("" when
         it is)."""
-        cond = pattern("condition").search(_IDIOMS.sub(" ", lead)) or _LEAD_DOUBT.search(lead) or \
+        said = _IDIOMS.sub(lambda x: " " * len(x.group(0)), self.m[lo:m.start])[:len(lead)]  # "If I had to pick, B"
+        cond = pattern("condition").search(said) or _LEAD_DOUBT.search(lead) or \
             pattern("convention").search(lead)
         if cond is not None:
             return f"the answer depends on a condition ({cond.group(0)!r})"
@@ -230,6 +234,8 @@ class Scope:
                 for i in range(max(a, lo), min(b, hi)):
                     s[i - lo] = "\0"
         # "and" between two answers ruled out is understood too: "Not A and not C, but B", "Не A и не C, а B"
+        if others and _THEN_END.search(lead):  # "Region C is where I'd look first, then B": a sequence, not a choice
+            return "the answer follows another one in a sequence"
         s, licensed = _strip_all(_BETWEEN_RULED.sub("\0", "".join(s)).replace("\0", " "))
         licensed = licensed or linked
         if _JOINS_ANOTHER.match(s):

@@ -28,7 +28,8 @@ _ANSWER_KEYS = frozenset("""answer final_answer finalanswer final choice final_c
     selection selected_answer letter answer_letter prediction predicted pred result output response verdict pick
     chosen chosen_option correct_option correct_answer best_match best_option order final_order sequence permutation
     arrangement solution placement grid rows judgment judgement error_position position error_type answer_option
-    relationship selected_candidate candidate_index chosen_candidate best_candidate final_selection answer_choice""".split())
+    relationship selected_candidate candidate_index chosen_candidate best_candidate final_selection answer_choice pairs
+    placements""".split())
 _ANOMALY_KEYS = {"judgment": "j", "judgement": "j", "error_position": "p", "position": "p", "error_type": "t",
                  "type": "t"}
 #: Keys that hold the answer's carrier (read inside), and keys that say nothing about it (skipped).
@@ -198,7 +199,7 @@ _QWEN_PARAM = re.compile(r"<parameter=([\w.\-]+)>\s*(.*?)\s*(?:</parameter>|(?=<
 _CALL = re.compile(r"(?<![\w.#])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[ \t]*\(")
 _ASSIGN = re.compile(r"^[ \t]*(?:let |const |var )?([A-Za-z_]\w*)[ \t]*(?::[ \t]*\w+[ \t]*)?=[ \t]*([^\n=][^\n]*?)[ \t]*;?"
                      r"[ \t]*(?=#|//|$)", re.M)
-_REACT = re.compile(r"^[ \t]*Action[ \t]*:[ \t]*`?([\w.\-]+)`?[ \t]*(?:\(\))?[ \t]*\n[ \t]*Action[ \t_]+Input[ \t]*:[ \t]*"
+_REACT = re.compile(r"^[ \t]*Action[ \t]*:[ \t]*`?([\w.\-]+(?: [\w.\-]+)?)`?[ \t]*(?:\(\))?[ \t]*\n[ \t]*Action[ \t_]+Input[ \t]*:[ \t]*"
                     r"([^\n]+)", re.M | re.I)
 #: "Ranking: C > A > B > D", "Ranking (worst to best): D < B < A < C": the best is the answer, if the text says which.
 _RANKING = re.compile(r"(?<![^\W_])(?:ranking|ranked|rank|order of (?:preference|likelihood))[ \t]*(\([^()\n]{0,40}\))?[ \t]*"
@@ -295,7 +296,10 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
         except Exception:  # a malformed block is prose, read by the rule  # noqa: BLE001
             continue
         if isinstance(data, dict):
-            add(m.start(), m.end(), *rd.obj(data), "yaml")
+            found, unknown = rd.obj(data)
+            if re.search(r"^[ \t]*\w+[ \t]*[:=][^\n#]*[ \t]#", m.group(2), re.M):  # answer: C  # not sure, could be B
+                unknown = unknown + ["a comment beside a value"]
+            add(m.start(), m.end(), found, unknown, "yaml")
     for m in _REACT.finditer(t) if "ction" in t else ():  # Action: submit / Action Input: D (ReAct)
         if not free(m.start(2)):
             continue
