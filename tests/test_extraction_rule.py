@@ -183,6 +183,17 @@ RULE = [
     ("A. The two images are adjacent horizontally (left-right relationship)\nB. The two images are adjacent "
      "vertically (top-bottom relationship)\nC. The two images are not adjacent in the original image\n\nB", CV, "B"),
     ("A. sky\nB. sand", PLH, None),
+    # Anomaly Detection as one state per sub-image: every cell said, at most one changed, in known words
+    ("Top-left: OK\nTop-right: OK\nBottom-left: rotated 90°\nBottom-right: OK", "anomaly_detection",
+     "Judgment: B\nError Position: C\nError Type: A"),
+    ("| Position | Status |\n|---|---|\n| Top-left | normal |\n| Top-right | normal |\n| Bottom-left | normal |\n"
+     "| Bottom-right | normal |", "anomaly_detection", "Judgment: A\nError Position:\nError Type:"),
+    ("| Sub-image | Status |\n|---|---|\n| A | normal |\n| B | normal |\n| C | mirrored (?) |\n| D | normal |",
+     "anomaly_detection", None),
+    ("Top-left: OK\nTop-right: mirrored\nBottom-left: rotated 90°\nBottom-right: OK", "anomaly_detection", None),
+    ("Top-left: OK\nTop-right: OK\nBottom-left: rotated 90° counterclockwise\nBottom-right: OK", "anomaly_detection",
+     None),
+    ("Top-left: OK\nTop-right: OK\nBottom-left: rotated", "anomaly_detection", None),
     # a word goes on through a combining mark: "কারণে" is not the word "কারণ"
     ("Option B কারণে \nReasoning: the texture continues and the edges line up.", "missing_piece_selection_easy_3x3_k6",
      None),

@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 
 from ...spec import ANOMALY, CHOICE, LETTERS, ORDER, ORIENTED, ROTATIONS, format_anomaly, format_order, format_oriented
 from .common import Claim, key as _key
-from .tables import TABLE as _TABLE, table as _table, verdicts as _verdicts
+from .tables import TABLE as _TABLE, statuses as _statuses, table as _table, verdicts as _verdicts
 
 _SUBMIT = frozenset("""submit submit_answer answer final_answer finalanswer provide_answer give_answer return_answer
     respond select select_option select_answer select_candidate choose choose_option pick pick_option set_answer
@@ -387,6 +387,9 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
             if c is not None:
                 out.append(c)
                 taken.append((c.start, c.end))
+    c = _statuses(t, spec) if spec.kind == ANOMALY else None
+    if c is not None and free(c.start):
+        out.append(c)
     if spec.kind == CHOICE:
         c = _verdicts(t, spec, free)
         if c is not None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ...spec import ANOMALY, LETTERS, ORDER, ORIENTED, format_order
+from ...spec import ANOMALY, LETTERS, ORDER, ORIENTED, format_anomaly, format_order
+from .forms import alternation, forms
 from .common import Claim, key as _key
 from .positions import cells_named
 
@@ -112,4 +113,51 @@ def verdicts(t: str, spec, free) -> Optional[Claim]:
     return None
 
 
-__all__ = ["TABLE", "table", "verdicts"]
+#: One sub-image's state per line or row: "Top-left: OK", "| F | mirrored horizontally |", "C - rotated 90°".
+_STATUS_LINE = re.compile(r"^[ \t>*\-\u2022|]*([A-Za-z][A-Za-z \-]{0,24}?|\(?[A-I]\)?)[ \t*]*(?:[:|=]|[ \t][\-\u2013\u2014][ \t]|->)[ \t*]*"
+                          r"([^\n|]{1,40}?)[ \t*|]*$", re.M)
+_STATE_EXTRA = re.compile(r"(?<![^\W_])(?:horizontally|vertically|left-to-right|top-to-bottom|by|degrees|deg|clockwise|"
+                          r"upside|down|(?:90|180|270)\s*\u00b0?|\u00b0)(?![^\W_])|[\s.,;!\u00b0]", re.I)
+_NORMAL = re.compile(r"(?:normal|ok|okay|fine|correct|intact|upright|unchanged|no change|as expected|good|\u2713|\u2705|"
+                     r"\u2714\ufe0f?)[.!]?", re.I)
+
+
+def statuses(t: str, spec) -> Optional[Claim]:
+    """Anomaly Detection as one state per sub-image ("Top-left: OK / ... / Bottom-left: rotated 90°"): every cell
+    said once, at most one changed, its change one of rotation or mirroring."""
+    if spec.kind != ANOMALY:
+        return None
+    rows, cols = spec.grid
+    turned, flipped = re.compile(alternation(forms("rotation")), re.I), re.compile(alternation(forms("mirroring")), re.I)
+    said: dict[str, str] = {}
+    spans: list[tuple[int, int]] = []
+    for m in _STATUS_LINE.finditer(t):
+        cells, why = cells_named(m.group(1), rows, cols)
+        if why or len(cells) != 1:
+            continue
+        state = m.group(2).strip()
+        if _NORMAL.fullmatch(state):
+            v = "ok"
+        elif _STATE_EXTRA.sub("", flipped.sub("", turned.sub("", state))).strip():
+            v = "?"  # a word or mark more ("mirrored (?)", "not rotated", "rotated counterclockwise")
+        else:
+            v = "A" if turned.search(state) and not flipped.search(state) else \
+                "B" if flipped.search(state) and not turned.search(state) else "?"
+        cell = next(iter(cells))
+        if cell in said and said[cell] != v:
+            v = "?"
+        said[cell] = v
+        spans.append(m.span())
+    if len(said) < rows * cols or set(said) - set(LETTERS[:rows * cols]):
+        return None
+    changed = {c: v for c, v in said.items() if v != "ok"}
+    start, end = spans[0][0], spans[-1][1]
+    if not changed:
+        return Claim(start, end, format_anomaly(), "", "statuses")
+    if len(changed) == 1 and "?" not in changed.values():
+        (cell, kind), = changed.items()
+        return Claim(start, end, format_anomaly(cell, kind), "", "statuses")
+    return Claim(start, end, None, "the sub-images' states do not make one answer", "statuses")
+
+
+__all__ = ["TABLE", "statuses", "table", "verdicts"]
