@@ -194,6 +194,28 @@ RULE = [
     ("Top-left: OK\nTop-right: OK\nBottom-left: rotated 90° counterclockwise\nBottom-right: OK", "anomaly_detection",
      None),
     ("Top-left: OK\nTop-right: OK\nBottom-left: rotated", "anomaly_detection", None),
+    # regions said beside an order (rows, corners, "TL: 2", Chinese) must agree with it, as must the two images'
+    # corners with a Connection Verification answer
+    ("Top row: 1 and 3. Bottom row: 4 and 2.\n[1, 4, 3, 2]", OG, None),
+    ("Top row: 1 and 4. Bottom row: 3 and 2.\n[1, 4, 3, 2]", OG, "[1, 4, 3, 2]"),
+    ("左上：图2，右上：图1，左下：图4，右下：图3\n答案：[2, 1, 3, 4]", OG, None),
+    ("左上：图2，右上：图1，左下：图3，右下：图4\n答案：[2, 1, 3, 4]", OG, "[2, 1, 3, 4]"),
+    ("Image 3 has the spire, so it is the top-left. Image 1 has the clouds, top-right. Image 4 has the entrance, "
+     "bottom-left. Image 2 has the square, bottom-right.\n\nSo the order is [3, 1, 2, 4].", OG, None),
+    ("The top-left corner of image 3 shows sky. [3, 1, 2, 4]", OG, "[3, 1, 2, 4]"),
+    ("Image 1 is the top-left quadrant and image 2 is the bottom-right one. Answer: B", CV, None),
+    ("Image 1 is the top-left quadrant and image 2 is the bottom-left one. Answer: B", CV, "B"),
+    # doubt after the answer in more languages; a YAML key given twice; ranks as lines
+    ("Answer: B — لا، هذا خطأ. لست متأكدًا من الإجابة.", CV, None),
+    ("Urutan yang benar: [1, 4, 2, 3] — eh, bukan, saya tidak yakin.", OG, None),
+    ("```yaml\nanswer: B\nanswer: D\n```", PLH, None),
+    ("1st (tie): D\n1st (tie): B\n3rd: A\n4th: C", PLH, None),
+    ("1st: D\n2nd: B\n3rd: A\n4th: C", PLH, "D"),
+    ("Mảnh dưới bên phải bị lật gương.\n\nJudgment: A\nError Position:\nError Type:", "anomaly_detection", None),
+    ("Everything lines up except the top-left tile, which is rotated 90°.\nJudgment: A\nError Position:\nError Type:",
+     "anomaly_detection", None),
+    ("No piece is rotated or mirrored.\n\nJudgment: A\nError Position:\nError Type:", "anomaly_detection",
+     "Judgment: A\nError Position:\nError Type:"),
     # a word goes on through a combining mark: "কারণে" is not the word "কারণ"
     ("Option B কারণে \nReasoning: the texture continues and the edges line up.", "missing_piece_selection_easy_3x3_k6",
      None),

@@ -189,7 +189,8 @@ def _echo() -> re.Pattern:
             out.update(m.group(0) for m in re.finditer(r"Example[^\n{]*:\n(?:[^\n{]+\n?){3}", v))
             out.update(p.strip() for p in re.split(r"(?<=[.:?])[ \t]+|\n", v) if len(p.strip()) >= 30 and "{" not in p
                        and "(the sub-image in" not in p)
-    return re.compile("|".join(r"\s+".join(map(re.escape, p.split())) for p in sorted(out, key=len, reverse=True)))
+    from .forms import _trie  # one trie, not sixty alternatives tried at every position
+    return re.compile(_trie([" ".join(p.split()) for p in out]))
 
 
 def clean(text: str, residue: re.Pattern) -> str:

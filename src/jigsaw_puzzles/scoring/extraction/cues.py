@@ -6,13 +6,14 @@ cues for the scope around an answer (what attaches to it, what rejects or keeps 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Optional
 
 from .common import Mention
 from .common import clause_start
-from .forms import pattern
+from .forms import alternation, forms, pattern
 
 @dataclass(slots=True)
 class Commit:
@@ -89,7 +90,13 @@ _PLAIN_FIRST_PERSON = re.compile(r"\A(?:i|my)\s+(?:think|believe|chose|picked|se
 _CJK_OPEN = re.compile(r"也一样|也是一樣|也一樣|同样|同樣|也可以|也可能|也符合|也吻合|其实|其實|もあり得|も同じ|도 가능|도 같")
 _REGION_NAME = re.compile(r"(?<![^\W_])(?:top|upper|bottom|lower)[\s-]*(?:left|right)(?![^\W_])", re.I)
 _REGION_INDEX = {"top-left": 0, "top-right": 1, "bottom-left": 2, "bottom-right": 3}
-_ERROR_WORD = re.compile(r"(?<![^\W_])(?:rotated|mirrored|flipped|upside[- ]down|reflected|turned)(?![^\W_])", re.I)
+@functools.lru_cache(maxsize=1)
+def _error_words() -> re.Pattern:
+    """Words that say a piece is changed, in any language ("rotated", "gespiegelt", "bị lật gương")."""
+    generic = {"turn", "rotate", "change", "flip", "mirror", "rotation", "mirroring", "reflection", "spin", "type",
+               "type of change", "kind of change", "change of", "spun"}
+    return re.compile(alternation((forms("rotation") | forms("mirroring") | {"upside-down", "reflected"}) - generic),
+                      re.I)
 _FOOTNOTE_DEF = re.compile(r"\[\^?\w{1,3}\]:?[ \t]")  # a footnote's definition explains what it marks
 _NOTE = re.compile(r"(?:note|n\.b\.|nb|p\.s\.|ps|remark|caveat|disclaimer|warning|important|assumption|"
                    r"nota|hinweis|remarque|注意|注|備考|참고)\s*[:\-\u2014]", re.I)
@@ -237,24 +244,35 @@ def _rejected(t: str, x: Mention) -> bool:
 
 
 _IMG = r"(?:<\s*)?(?:image|img|piece|tile|picture)\s*#?\s*([1-4])(?:\s*>)?"
-_REG = r"(top[\s-]*left|upper[\s-]*left|top[\s-]*right|upper[\s-]*right|bottom[\s-]*left|lower[\s-]*left|" \
-       r"bottom[\s-]*right|lower[\s-]*right)"
-_REGION_ASSERT = [
-    (re.compile(_REG + r"(?:\s+(?:region|corner|quadrant|position|slot))?\s*(?::|=|->|\u2192|is|must be|should be|"
-                       r"gets|has|holds)\s*(?:the\s+)?" + _IMG, re.I), "ri"),
-    (re.compile(_IMG + r"\s*(?:is|goes|belongs|sits|fits|must go|should go|->|\u2192|:)?\s*(?:in|at|on|to)?\s*"
-                       r"(?:the\s+)?" + _REG, re.I), "ir"),
-    (re.compile(r"(?<![A-Za-z])((?-i:TL|TR|BL|BR))\s*(?::|=|->|\u2192)\s*(?:image\s*)?([1-4])(?!\d)", re.I), "ri"),
-]
+_PLACED_IMG = re.compile(r"(?<![^\W_])(?:<\s*)?(?:images?|img|pieces?|tiles?|pictures?|crops?|imagen|imagem|bild|immagine)"
+                         r"\s*#?\s*([1-9])(?!\d)(?:\s*>)?|(?:图|圖|画像|이미지)\s*([1-9])", re.I)
+_CORNER = re.compile(r"((?:top|upper)[\s-]*left|(?:top|upper)[\s-]*right|(?:bottom|lower)[\s-]*left|(?:bottom|lower)[\s-]*"
+                     r"right)(?![^\W_])(?!\s*(?:corner|edge|side)?\s*of\b)|(?<![^\W_])(?-i:TL|TR|BL|BR)(?![^\W_])|"
+                     r"(左上|右上|左下|右下)", re.I)
+_ROW_PAIR = re.compile(r"(top|upper|first|bottom|lower|second)\s+row\s*(?::|=|-|is|has)?\s*(?:images?\s*)?([1-4])\s*(?:and|,|&)"
+                       r"\s*(?:image\s*)?([1-4])(?!\d)", re.I)
+_CORNER_NUMBER = re.compile(r"(?<![^\W_])((?-i:TL|TR|BL|BR))\s*[:=]\s*([1-4])(?!\d)")
+_CORNER_INDEX = {"tl": 0, "tr": 1, "bl": 2, "br": 3, "左上": 0, "右上": 1, "左下": 2, "右下": 3}
 
 
-def _region_of(m: re.Match, k: str) -> tuple[Optional[int], int]:
-    reg, img = (m.group(1), m.group(2)) if k == "ri" else (m.group(2), m.group(1))
-    r = {"tl": "top-left", "tr": "top-right", "bl": "bottom-left", "br": "bottom-right"}.get(reg.lower(), reg.lower())
-    r = r.replace("upper", "top").replace("lower", "bottom")
-    r = re.sub(r"[\s-]+", "-", r)
-    idx = {"top-left": 0, "top-right": 1, "bottom-left": 2, "bottom-right": 3}.get(r)
-    return idx, int(img)
+def regions_said(t: str) -> list[tuple[int, int]]:
+    """(region index, image) for each place the text gives an image on a 2x2 grid: "image 3 is the top-left",
+    "top-left: image 2", "左上：图2", "image 1 the flat bottom-right", "Top row: 1 and 3". A sentence that names as many
+    images as corners pairs them in order; a corner read as content ("the top-left corner of ...") does not count; a
+    sentence with a possessive image ("image 2's top-left"), a negation or a hedge is not read."""
+    out = [((0 if m.group(1).lower() in ("top", "upper", "first") else 2) + k, int(m.group(2 + k)))
+           for m in _ROW_PAIR.finditer(t) for k in (0, 1)]
+    out += [(_CORNER_INDEX[m.group(1).lower()], int(m.group(2))) for m in _CORNER_NUMBER.finditer(t)]  # "TL: 2"
+    for sentence in re.split(r"[.;!?\n\u3002\uff1b]", t):
+        if pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence):
+            continue
+        images = [int(m.group(1) or m.group(2)) for m in _PLACED_IMG.finditer(sentence)]
+        corners = [_CORNER_INDEX.get(re.sub(r"[\s-]+", "", m.group(0).lower()).replace("upper", "t").replace(
+            "lower", "b").replace("top", "t").replace("bottom", "b").replace("left", "l").replace("right", "r"),
+            _CORNER_INDEX.get(m.group(0))) for m in _CORNER.finditer(sentence)]
+        if len(images) == len(corners) and None not in corners and not re.search(r"\d\s*'s\b", sentence):
+            out += list(zip(corners, images))  # "image 2 has the flat bottom-left corner, image 1 the bottom-right"
+    return out
 
 #: A consequence drawn after the answer, in its sentence, explains it (a restating link, "i.e. C", does not).
 _THEREFORE = re.compile(r"(?:so|therefore|thus|hence|which is why|that's why|consequently|as a result|and so|"

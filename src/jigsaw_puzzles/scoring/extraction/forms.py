@@ -81,17 +81,6 @@ _MARKS = "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u067
 _BEFORE, _AFTER = rf"(?<![^\W_]|[{_MARKS}])", rf"(?![^\W_]|[{_MARKS}])"
 
 
-def _piece(form: str, reverse: bool) -> str:
-    """A regex for ``form`` (``reverse``: for text read right to left), spaces matching any white space, whole
-    words only where the script has spaces."""
-    f = form[::-1] if reverse else form
-    body = r"\s+".join(re.escape(w) for w in f.split(" "))
-    head, tail = f[0], f[-1]
-    pre = _BEFORE if _worded(head) else ""
-    post = _AFTER if _worded(tail) else ""
-    return pre + body + post
-
-
 def _worded(ch: str) -> bool:
     """A form that starts or ends with ``ch`` matches only as a whole word (a letter of a spaced script, or a mark)."""
     return (ch.isalnum() or "\u0900" <= ch <= "\u0dff") and not _UNSPACED.match(ch)

@@ -119,13 +119,3 @@ def _cells(value: str, rows: int, cols: int) -> tuple[set, str]:
 _TYPE_WORD = re.compile(r"(?<![a-z])(rotat|turn|spun|mirror|flip|reflect)")
 
 
-def types_named(value: str) -> set:
-    """The error types ``value`` names: ``A`` (rotation) and/or ``B`` (mirroring)."""
-    stripped = value.strip(" \t()[]*.,;:'\"")
-    if len(stripped) == 1 and stripped.isalpha():
-        return {stripped.upper()}
-    named = {m.group(1) for m in _LETTER.finditer(value)
-             if not (m.group(1) in "AI" and _ARTICLE.match(value, m.end()))}
-    for w in _TYPE_WORD.findall(value.lower()):
-        named.add("A" if w in ("rotat", "turn", "spun") else "B")
-    return named

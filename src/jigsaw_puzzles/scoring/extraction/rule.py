@@ -41,9 +41,9 @@ from .common import AMBIGUOUS, INVALID, PARSED, Extraction, clause_start, clean,
 from .common import negation_span as _negation_span
 from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit,
                    _CONFIDENCE, _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE,
-                   _DECOR, _ERROR_WORD, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
+                   _DECOR, _error_words, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, _OPEN, _paragraph_end,
-                   _PLAIN_FIRST_PERSON, _REGION_ASSERT, _region_of, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE,
+                   _PLAIN_FIRST_PERSON, regions_said, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE,
                    _SUBJECT_BEFORE, _withdrawal)
 from .forms import pattern
 from .prose import anomaly_prose, oriented_prose
@@ -376,9 +376,10 @@ class _Reading(Scope):
                                                                        p.get("type")):
             return "the anomaly described before the answer is another one"
         if p.get("judgment") == "A":
-            for m in _ERROR_WORD.finditer(before):
-                if not re.search(r"(?<![^\W_])(?:not|no|none|never|nothing|neither|nor|without)(?![^\W_])|n't",
-                                 before[max(0, m.start() - 40):m.start()], re.I):
+            for m in _error_words().finditer(before):  # "rotated", "bị lật gương", "gespiegelt", ...
+                near = before[max(0, m.start() - 40):m.start()]
+                if not re.search(r"(?<![^\W_])(?:not|no|none|never|nothing|neither|nor|without)(?![^\W_])|n't", near,
+                                 re.I) and not any(len(n.group(0)) <= 5 for n in pattern("negation").finditer(near)):
                     return f"the text before says a piece is changed ({m.group(0)!r}) but the answer says none is"
         return ""
 
@@ -420,26 +421,18 @@ class _Reading(Scope):
             if said == AMBIGUOUS or (isinstance(said, list) and format_oriented([i for i, _ in said],
                                                                                  [r for _, r in said]) != final.answer):
                 return "the pieces said in prose before the answer give another one"
+        if self.config == "connection_verification" and final.answer:  # image 1 top-left, image 2 bottom-right: C
+            at = {img: r for r, img in regions_said(self.m[:final.start] + "\n" + self.m[final.end:])}
+            if {1, 2} <= set(at) and "ABC"[0 if at[1] // 2 == at[2] // 2 else 1 if at[1] % 2 == at[2] % 2 else 2] \
+                    != final.answer:
+                return "the regions named for the two images give another relation"
         if self.spec.kind != ORDER or self.spec.order_length != 4 or not final.parts:
             return ""
-        t = self.m
-        lo = 0
-        for w in pattern("withdraw").finditer(t, 0, final.start):
-            lo = w.end()
-        said: dict[int, int] = {}
-        for rx, k in _REGION_ASSERT:
-            for m in rx.finditer(t, lo, final.start):
-                if not any(h.group(0).lower() != "of" for h in  # Dutch "of" (or) is English "of"
-                           pattern("hedge").finditer(t, max(lo, m.start() - 20), min(final.start, m.end() + 20))):
-                    said[(m.start(), k)] = m
-        last: dict[int, int] = {}
-        for (_, k), m in sorted(said.items()):
-            region_i, image = _region_of(m, k)
-            if region_i is not None:
-                last[region_i] = image
-        order = final.parts.get("order") if final.parts else None
-        if order and any(order[r] != img for r, img in last.items()):
-            return "the order disagrees with the regions named before it"
+        lo = max([w.end() for w in pattern("withdraw").finditer(self.m, 0, final.start)] or [0])
+        said = regions_said(self.m[lo:final.start] + "\n" + self.m[final.end:])  # before it, and its explanation
+        order = final.parts.get("order")
+        if order and any(order[r] != img for r, img in said):
+            return "the order disagrees with the regions named beside it"
         return ""
 
 

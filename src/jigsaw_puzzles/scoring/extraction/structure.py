@@ -204,6 +204,9 @@ _REACT = re.compile(r"^[ \t]*Action[ \t]*:[ \t]*`?([\w.\-]+(?: [\w.\-]+)?)`?[ \t
 #: "Ranking: C > A > B > D", "Ranking (worst to best): D < B < A < C": the best is the answer, if the text says which.
 _RANKING = re.compile(r"(?<![^\W_])(?:ranking|ranked|rank|order of (?:preference|likelihood))[ \t]*(\([^()\n]{0,40}\))?[ \t]*"
                       r"[:=][ \t]*((?-i:[A-Z])(?:[ \t]*(?:>|<|,|>=|<=)[ \t]*(?-i:[A-Z])){1,8})(?![\w(\[])", re.I)
+#: Ranks as lines: "1st: D / 2nd: B / 3rd: A" (a tie for the first rank is no answer).
+_RANK_LINES = re.compile(r"(?:^[ \t*\-]*(?:1st|2nd|3rd|[4-9]th|#[1-9]|first|second|third|fourth)[ \t]*(?:\(tie[d]?\))?[ \t]*"
+                         r"[:.)\-][ \t]*[(\[]?(?-i:[A-Z])[)\]]?[ \t]*(?:\n|$)){2,}", re.M | re.I)
 _UP = re.compile(r"(?:worst|least|lowest)\W+(?:\w+\W+)?to\W+(?:the\W+)?(?:best|most|highest)", re.I)
 _DOWN = re.compile(r"(?:best|most|highest)\W+(?:\w+\W+)?to\W+(?:the\W+)?(?:worst|least|lowest)", re.I)
 
@@ -299,6 +302,9 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
             found, unknown = rd.obj(data)
             if re.search(r"^[ \t]*\w+[ \t]*[:=][^\n#]*[ \t]#", m.group(2), re.M):  # answer: C  # not sure, could be B
                 unknown = unknown + ["a comment beside a value"]
+            keys = [_key(k) for k in re.findall(r"^[ \t]*([\w-]+)[ \t]*[:=]", m.group(2), re.M)]
+            if len(keys) != len(set(keys)):  # answer: B / answer: D: the parser keeps one, the text says both
+                unknown = unknown + ["a key given twice"]
             add(m.start(), m.end(), found, unknown, "yaml")
     for m in _REACT.finditer(t) if "ction" in t else ():  # Action: submit / Action Input: D (ReAct)
         if not free(m.start(2)):
@@ -378,6 +384,11 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
     for k, (m, v) in assigned.items():
         if k not in fields:
             add(m.start(), m.end(2), [rd.value(v, m.group(1))], [], "code")
+    for m in _RANK_LINES.finditer(t) if ("1st" in t or "irst" in t or "#1" in t) else ():
+        if free(m.start()):
+            top = re.findall(r"^[ \t*\-]*(?:1st|#1|first)[^:.)\-\n]*[:.)\-][ \t]*[(\[]?([A-Z])", m.group(0), re.M | re.I)
+            add(m.start(), m.end(), [(top[0], "") if len(top) == 1 and top[0] in spec.letters else
+                                     (None, "the first rank is not one option")], [], "ranking")
     for m in _RANKING.finditer(t) if ("<" in t or ">" in t or "ank" in t) else ():
         if free(m.start()):
             add(m.start(), m.end(), [_ranked(m, spec)], [], "ranking")

@@ -4,6 +4,7 @@ fields or an order's regions in a table, and per-option verdict lists ("A: no / 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional
 
 from ...spec import ANOMALY, LETTERS, ORDER, ORIENTED, format_anomaly, format_order
@@ -12,11 +13,6 @@ from .common import Claim, key as _key
 from .positions import cells_named
 
 TABLE = re.compile(r"(?:^[ \t]*\|[^\n]*\|[ \t]*(?:\n|$)){3,}", re.M)
-_POS = {"\u2705", "\u2713", "\u2714", "\u2714\ufe0f", "\u2611", "\u2611\ufe0f", "yes", "y", "selected", "chosen",
-        "correct", "answer", "<- answer", "\u2190 answer", "best", "x", "true", "match", "picked", "\u2b50",
-        "\u2705 selected", "\u2713 selected", "selected \u2705", "yes \u2705", "\u2705 yes", "\u2190"}
-_NEG = {"\u274c", "\u2717", "\u2718", "\u2716", "no", "n", "incorrect", "wrong", "-", "\u2014", "", "false", "no match",
-        "\u2716\ufe0f", "\u274c no", "no \u274c"}
 _MARK = r"\u2713|\u2717|\u2705|\u274c|\u2714\ufe0f?|\u2718|\u2611\ufe0f?|\u2b1c|\u2b1b|\U0001f7e2|\U0001f534|\u2716\ufe0f?"
 _VERDICT_WORD = (r"yes|no|correct|incorrect|wrong|right|true|false|matches|match|no match|does not match|doesn't match|"
                  r"fits|does not fit|doesn't fit|ok|okay|对|不对|正确|错误|是|否|o|x|" + _MARK)
@@ -116,10 +112,17 @@ def verdicts(t: str, spec, free) -> Optional[Claim]:
 #: One sub-image's state per line or row: "Top-left: OK", "| F | mirrored horizontally |", "C - rotated 90°".
 _STATUS_LINE = re.compile(r"^[ \t>*\-\u2022|]*([A-Za-z][A-Za-z \-]{0,24}?|\(?[A-I]\)?)[ \t*]*(?:[:|=]|[ \t][\-\u2013\u2014][ \t]|->)[ \t*]*"
                           r"([^\n|]{1,40}?)[ \t*|]*$", re.M)
+_NORMAL_ANY = re.compile(r"normal|ok|fine|correct|intact|upright|unchanged|no change|as expected|good|\u2713|\u2705|\u2714",
+                         re.I)
 _STATE_EXTRA = re.compile(r"(?<![^\W_])(?:horizontally|vertically|left-to-right|top-to-bottom|by|degrees|deg|clockwise|"
                           r"upside|down|(?:90|180|270)\s*\u00b0?|\u00b0)(?![^\W_])|[\s.,;!\u00b0]", re.I)
 _NORMAL = re.compile(r"(?:normal|ok|okay|fine|correct|intact|upright|unchanged|no change|as expected|good|\u2713|\u2705|"
                      r"\u2714\ufe0f?)[.!]?", re.I)
+
+
+@lru_cache(maxsize=None)
+def _words(kind: str) -> re.Pattern:
+    return re.compile(alternation(forms(kind)), re.I)
 
 
 def statuses(t: str, spec) -> Optional[Claim]:
@@ -128,7 +131,9 @@ def statuses(t: str, spec) -> Optional[Claim]:
     if spec.kind != ANOMALY:
         return None
     rows, cols = spec.grid
-    turned, flipped = re.compile(alternation(forms("rotation")), re.I), re.compile(alternation(forms("mirroring")), re.I)
+    if len(_NORMAL_ANY.findall(t)) < rows * cols - 1:  # all but one said to be fine, or no such list
+        return None
+    turned, flipped = _words("rotation"), _words("mirroring")
     said: dict[str, str] = {}
     spans: list[tuple[int, int]] = []
     for m in _STATUS_LINE.finditer(t):
