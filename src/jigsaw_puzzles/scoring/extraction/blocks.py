@@ -27,6 +27,7 @@ _POS_KNOWN = frozenset("top upper bottom lower left right middle center centre c
                        "sixth seventh eighth last leftmost rightmost 1 2 3 4 5 6 7 8 9 st nd rd th one".split())
 
 
+@lru_cache(maxsize=None)
 def _words_of(kind: str) -> frozenset:
     return frozenset(w for f in forms(kind) for w in _VALUE_WORD.findall(f))
 

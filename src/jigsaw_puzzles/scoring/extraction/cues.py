@@ -263,10 +263,10 @@ def regions_said(t: str) -> list[tuple[int, int]]:
     out = [((0 if m.group(1).lower() in ("top", "upper", "first") else 2) + k, int(m.group(2 + k)))
            for m in _ROW_PAIR.finditer(t) for k in (0, 1)]
     out += [(_CORNER_INDEX[m.group(1).lower()], int(m.group(2))) for m in _CORNER_NUMBER.finditer(t)]  # "TL: 2"
-    for sentence in re.split(r"[.;!?\n\u3002\uff1b]", t):
-        if pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence):
-            continue
+    for sentence in re.split(r"[.;!?\n\u3002\uff1b]", t) if _CORNER.search(t) else ():
         images = [int(m.group(1) or m.group(2)) for m in _PLACED_IMG.finditer(sentence)]
+        if not images or pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence):
+            continue
         corners = [_CORNER_INDEX.get(re.sub(r"[\s-]+", "", m.group(0).lower()).replace("upper", "t").replace(
             "lower", "b").replace("top", "t").replace("bottom", "b").replace("left", "l").replace("right", "r"),
             _CORNER_INDEX.get(m.group(0))) for m in _CORNER.finditer(sentence)]

@@ -62,6 +62,7 @@ def table() -> dict[str, dict[str, tuple[str, ...]]]:
     return out
 
 
+@lru_cache(maxsize=None)
 def forms(kind: str) -> frozenset:
     """Every form of ``kind``, in any language."""
     return frozenset(f for fs in table()[kind].values() for f in fs)

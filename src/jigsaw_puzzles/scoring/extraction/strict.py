@@ -9,7 +9,8 @@ and nothing else. A last line stands alone only when the line before it is a fin
 no strict answer. Nor is it when an earlier line is in the exact format with another answer ("Answer: D" ... "B"),
 nor when the reading rule does not read the same answer from the whole text (the reasoning above it says another:
 "Image 2 is top-left.\n\n[3, 2, 1, 4]"). Anything else, a decorated or hedged answer included, is no strict
-answer: the strict reader cannot misread, and the gap between the two scores says how much the extraction decided.
+answer: the strict reader misreads only where the rule does (docs/scoring.md counts it), and the gap between the
+two scores says how much the extraction decided.
 """
 
 from __future__ import annotations
