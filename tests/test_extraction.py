@@ -57,7 +57,10 @@ CASES = [
     ("The texture continues the river, so it corresponds to B.", PLE, "B", PARSED),  # #43: reasoning before a link
     ("Option B is correct.", PLH, "B", PARSED),
     ("<think>\nMaybe A? The colours match B better.\n</think>\n\nB", PLE, "B", PARSED),
-    ("<think>The answer is A.</think>The answer is C.", PLH, "C", PARSED),
+    # the reasoning concludes A, the answer says C: the text contradicts itself (#43: not read)
+    ("<think>The answer is A.</think>The answer is C.", PLH, None, AMBIGUOUS),
+    ("<think>The answer is A. Wait, the roof continues into C.</think>The answer is C.", PLH, "C", PARSED),
+    ("<think>Maybe A, maybe C.</think>The answer is C.", PLH, "C", PARSED),
     # -- article "A" is never an answer on its own
     ("A good guess is that the piece belongs to the top region.", PLH, None, INVALID),
     ("A careful look shows it is B.", PLH, None, AMBIGUOUS),  # #32: "careful", "look", "shows" are unknown
@@ -99,7 +102,8 @@ CASES = [
     ("Judgment: A\nError Position: B\nError Type: A", AD, None, INVALID),  # contradictory
     ("Judgment: B", AD, None, INVALID),  # incomplete
     ("Judgment: B\nError Position: C\nError Type:", AD, None, INVALID),
-    ("Everything looks fine to me.", AD, None, INVALID),
+    ("Everything looks fine to me.", AD, "Judgment: A\nError Position:\nError Type:", PARSED),  # as "looks normal"
+    ("Nothing looks rotated.", AD, None, INVALID),  # says nothing of mirroring
     # -- order generation
     ("[2, 3, 1, 4]", OG, "[2, 3, 1, 4]", PARSED),
     ("[2,3,1,4]", OG, "[2, 3, 1, 4]", PARSED),

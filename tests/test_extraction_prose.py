@@ -79,7 +79,18 @@ ANOMALY_ROWS = [
     ("The bottom-left piece might be rotated.", None),
     ("Everything looks normal except maybe the bottom-left piece.", None),
     ("The bottom-left piece is rotated. Everything else looks normal.", None),
-    ("The top-left piece is flipped left to right.", None),  # "left"/"right": no single cell
+    ("The bottom-left piece is rotated; the rest are fine.", format_anomaly("C", "A")),  # #43: the rest said fine
+    ("The bottom-left piece is rotated; the rest might be fine.", None),
+    ("The middle piece is flipped: its shadow in the bottom-left points the other way.", None),  # no single cell
+    ("The top-left piece is rotated 90° — the tree trunks run horizontally there.", format_anomaly("A", "A")),
+    ("The top-left piece is rotated: or is it mirrored?", None),
+    ("Everything looks right to me! The picture is put together correctly.", format_anomaly()),
+    ("Everything looks correct; none is flipped or turned.", format_anomaly()),
+    ("Nothing looks rotated.", None),  # says nothing of mirroring
+    ("Incorrect: the top-left piece is rotated.", format_anomaly("A", "A")),
+    ("Worst match: the top-left piece is rotated.", None),
+    ("The top-left piece is flipped left to right.", format_anomaly("A", "B")),  # how it is flipped, not where (#43)
+    ("The left piece is flipped.", None),  # "left": no single cell
     ("The bottom-left piece is rotated (type B).", None),
     ("Sub-image C (top-right) is rotated.", None),  # the letter and the words disagree
     ("The bottom-left piece is rotated.\nWait, that's wrong.", None),

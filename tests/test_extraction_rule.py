@@ -81,9 +81,11 @@ RULE = [
     ("The answer is not B, C.", PLH, None),
     ("The answer is C, B değil mi?", PLH, None),
     ("C, B is correct.", PLH, None),
-    # a lower-case "a" after a commit form only where the text ends on it, closed
+    # a lower-case "a" after a commit form only where the text ends on it, closed, or where it is the whole (short) text
     ("i choose a.", "connection_verification", "A"),
-    ("i choose a", "connection_verification", None),
+    ("i choose a", "connection_verification", "A"),
+    ("the answer is a", "piece_localization_easy", "A"),
+    ("Hmm, looking at the seam once more, I think the answer is a", "connection_verification", None),  # cut off?
     ("I'd pick a good one.", "connection_verification", None),
     ("D (certainty: 3/10)", PLH, "D"),
     ("Answer: <del>B</del> <ins>D</ins>", PLH, "D"),
@@ -224,8 +226,71 @@ RULE = [
     ("```yaml\njudgment: B\nerror_type: A\n```", "anomaly_detection", None),
 ]
 
+AD, OG3 = "anomaly_detection", "order_generation_3x3"
+#: Third session of #43, from dev_11/dev_12 (read to tune); each shape with its other side.
+SCOPE_3 = [
+    # commit forms composed in the table ("{i/we}{'d/ would/...} {go with/opt for/...}"), and what stays unknown
+    ("I went with B.", PLH, "B"), ("I opted for C.", PLH, "C"), ("I'm going to go with A.", PLH, "A"),
+    ("I'd have to go with D.", PLH, "D"), ("C would be my choice.", PLH, "C"), ("C seems right.", PLH, "C"),
+    ("Here's my attempt: B", PLH, "B"), ("Everything points to C.", PLH, "C"), ("Real answer: C", PLH, "C"),
+    ("Likely:\nB", PLH, "B"), ("I almost chose C.", PLH, None), ("I initially went with C.", PLH, None),
+    ("I wouldn't go with C.", PLH, None), ("I'm not going to go with C.", PLH, None), ("C seems wrong.", PLH, None),
+    ("This doesn't point to C.", PLH, None), ("C would be my choice if forced.", PLH, None),
+    ("I said B before and I stand by it.", PLH, None),
+    # the last clause of a lead-in introduces the answer; a lead-in that states another answer still does not
+    ("The crops are blurry, but from what I can make out, the answer is A.", PLH, "A"),
+    ("A fits the sky, but looking at the road, the answer is C.", PLH, None),
+    # Connection Verification said of the images, in English and Chinese
+    ("They don't touch.", CV, "C"), ("They do not touch at all.", CV, "C"), ("两张图左右相邻。", CV, "A"),
+    ("它们上下相邻。", CV, "B"), ("它们不是左右相邻。", CV, None), ("They don't touch?", CV, None),
+    # where a Piece Localization mask lies, beside its letter
+    ("The masked area is C, the bottom left.", PLH, "C"), ("Final answer: B (the lower one).", PLH, "B"),
+    ("The answer is B, the top-left or A.", PLH, None),
+    # rows said beside an order must agree with it
+    ("Top row: 4, 9, 2. Middle row: 3, 5, 7. Bottom row: 8, 1, 6.\n[4, 9, 2, 3, 5, 7, 8, 6, 1]", OG3, None),
+    ("Top row: 4, 9, 2. Middle row: 3, 5, 7. Bottom row: 8, 1, 6.\n[4, 9, 2, 3, 5, 7, 8, 1, 6]", OG3,
+     "[4, 9, 2, 3, 5, 7, 8, 1, 6]"),
+    ("Top row: 1 (sky), 5 (bird), 7 (sky).\nMiddle row: 3, 8, 2.\nBottom row: 9, 4, 6.\n\nFinal: [1, 5, 7, 3, 8, 2, 9, 6, 4]",
+     OG3, None),
+    ("Row 1 has the sky: 4 has the dome, 8 the left sky. Order left to right: 8, 4, 1.\nSo: [8, 4, 1, 6, 2, 9, 3, 7, 5]",
+     OG3, "[8, 4, 1, 6, 2, 9, 3, 7, 5]"),
+    # the reasoning of a closed <think> block concluding another answer
+    ("<think>The patch shows the bench, so the answer is A.</think>\n\nB", PLH, None),
+    ("<think>The patch shows the bench, so the answer is B.</think>\n\nB", PLH, "B"),
+    # structures: one-line ReAct actions, a message with its tool call, <submit>, keys that list what was considered
+    ("Action: finish[A]", PLH, "A"), ("Action: zoom[A]", PLH, None), ("<submit>D</submit>", PLH, "D"),
+    ('{"role": "assistant", "content": "Submitting my answer now.", "tool_calls": [{"id": "c1", "type": "function", '
+     '"function": {"name": "submit_answer", "arguments": "{\\"answer\\": \\"B\\"}"}}]}', PLH, "B"),
+    ('{"answer": "D", "options_considered": ["A", "B", "C", "D"]}', PLH, "D"),
+    ('<tool_call>{"name": "report_anomaly", "arguments": {"judgment": "B", "error_position": "D", "error_type": "B"}}'
+     '</tool_call>', AD, "Judgment: B\nError Position: D\nError Type: B"),
+    ("Judgment: A?", AD, None),
+    # chat-UI residue: model names, notices, "N of M responses", a code block's language before "Copy code"
+    ("Qwen2.5-VL-72B-Instruct\n\n[1, 4, 3, 2]\n\n📋 🔄 👍 👎", OG, "[1, 4, 3, 2]"),
+    ("**Answer:** C\n\n*Please note: I may make mistakes. Double-check important information.*", PLH, "C"),
+    ("plaintext\nCopy code\n[2, 3, 4, 1]", OG, "[2, 3, 4, 1]"), ("Claude says\nB", PLH, None),
+    # the answer said again after it; confidence about itself; an anomaly explanation that reopens the judgment
+    ("The answer is E. E", CV8, "E"), ("The answer is E. F", CV8, None),
+    ("I'd say B, though I'm not 100% sure.", PLH, "B"), ("B, though I'm not sure.", PLH, None),
+    ("B. I double-checked the seams.", PLH, "B"),
+    ("Judgment: B\nError Position: D\nError Type: B\nThough it might be correct after all.", AD, None),
+    ("정답은 B가 아닙니다. C입니다.", PLH, "C"), ("順番は［２, ４, １, ３］です。", OG, "[2, 4, 1, 3]"),
+]
 
-@pytest.mark.parametrize("text,config,verdict", ISSUE_27 + RULE)
+OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("Top-left: image 2. Top-right: image 1. Bottom-left: image 4. Bottom-right: image 3.\n\nAnswer: A", None),
+    ("Top-left: image 2. Top-right: image 1. Bottom-left: image 4. Bottom-right: image 3.\n\nAnswer: B", "B"),
+    ("Top row: 2, 1. Bottom row: 3, 4.\nB", None),
+])
+def test_an_order_restoration_letter_agrees_with_the_regions_said(text, verdict):
+    ex = classify_response(text, "order_restoration", OPTIONS)
+    assert (ex.answer if ex.status == PARSED else None) == verdict, (text, ex)
+
+
+@pytest.mark.parametrize("text,config,verdict", ISSUE_27 + RULE + SCOPE_3)
 def test_the_careful_graders_verdict(text, config, verdict):
     ex = classify_response(text, config)
     if verdict is None:

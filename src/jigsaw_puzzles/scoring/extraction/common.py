@@ -121,6 +121,19 @@ def region(text: str) -> tuple[str, bool, str]:
     return text, truncated, ""
 
 
+def thought(text: str) -> str:
+    """What a closed ``<think>`` block holds (its last one), or "" when there is none."""
+    close = None
+    for close in _THINK_CLOSE.finditer(text) if "<" in text else ():
+        pass
+    if close is None:
+        return ""
+    opened = None
+    for opened in _THINK_OPEN.finditer(text, 0, close.start()):
+        pass
+    return text[opened.end() if opened is not None else 0:close.start()]
+
+
 # --------------------------------------------------------------------------------------------------- structure
 @dataclass(slots=True)
 class Claim:
@@ -354,4 +367,4 @@ def negated(t: str, start: int, end: int) -> bool:
 
 
 __all__ = ["Claim", "key", "Extraction", "PARSED", "AMBIGUOUS", "INVALID", "region", "clean", "clause_start", "units", "negated",
-           "negation_span", "unread"]
+           "negation_span", "thought", "unread"]

@@ -35,7 +35,8 @@ _DECOR = re.compile(r"[ \t]*(?:(?:[(\[{\"'\u201c\u00ab*#>\u2022\u2705\u2714\u271
                     r"\U0001f7e2]|>-|>=|\u2192)[ \t]*)*(?:(?:noitpo|rettel|eciohc|etadidnac|rewsna)(?:[ \t]+eht)?[ \t]*"
                     r"(?:[(\[{][ \t]*)*)?", re.I)
 _SUBJECT_BEFORE = re.compile(r"[ \t]*(?:yeht|segami owt eht|segami eht|seceip owt eht|>1 egami< dna >2 egami<|"
-                             r"2 egami dna 1 egami|segami htob)(?![^\W_])", re.I)
+                             r"2 egami dna 1 egami|segami htob)(?![^\W_])|[ \t]*是?(?:们它|們它|图张两这?|圖張兩這?|域区个两这?|域區個兩這?|块两这?|塊兩這?)"
+                             r"|[ \t]*(?:は|が)(?:像画のつ二|つ二)", re.I)
 _SEP_BEFORE = re.compile(r"[:=]\s*[(\[\"']?\s*$")
 _LABELLED_LINE = re.compile(r"(?m)^[ \t*#>\-\u2022]*(?:option[ \t]+)?[(\[]?((?-i:[A-Z]))(?:[ \t]*\([^()\n]{1,40}\)|[ \t]*\[[\d, ]+\])?"
                             r"(?:[)\].:]|[ \t]+[\u2013\u2014\-])[ \t]*\S[^\n]{2,}$", re.I)
@@ -83,9 +84,11 @@ _LEAD_DOUBT = re.compile(r"(?<![^\W_])(?:can't confirm|cannot confirm|can not co
                          r"can't verify|cannot verify|numbered (?:right|from)|counted (?:right|from|column)|right to left|"
                          r"column by column)(?![^\W_])", re.I)
 _FIRST_PERSON = re.compile(r"(?<![^\W_])(?:i|i'm|i've|i'd|i'll|my|me|myself|mine)(?![^\W_'])", re.I)
-_PLAIN_FIRST_PERSON = re.compile(r"\A(?:i|my)\s+(?:think|believe|chose|picked|selected|choose|pick|select|went with|"
+_PLAIN_FIRST_PERSON = re.compile(r"(?:i|my)(?:\s+|(?='))(?:think|believe|chose|picked|selected|choose|pick|select|went with|"
                                  r"go with|see|can see|notice|noticed|compared|checked|double-checked|re-checked|rechecked|"
-                                 r"verified|confirmed|looked at|matched|answer|choice|pick)"
+                                 r"verified|confirmed|looked at|matched|answer|choice|pick|"
+                                 r"(?:'m|am)\s+not\s+(?:100\s*%|completely|entirely|totally|fully|absolutely)\s+(?:sure|certain)|"
+                                 r"(?:'m|am)\s+(?:fairly|pretty|quite|reasonably|very|moderately)\s+(?:confident|sure|certain))"
                                  r"(?![^\W_])", re.I)
 _CJK_OPEN = re.compile(r"也一样|也是一樣|也一樣|同样|同樣|也可以|也可能|也符合|也吻合|其实|其實|もあり得|も同じ|도 가능|도 같")
 _REGION_NAME = re.compile(r"(?<![^\W_])(?:top|upper|bottom|lower)[\s-]*(?:left|right)(?![^\W_])", re.I)
@@ -126,7 +129,8 @@ _REMARK_START = re.compile(r"\s*(?:\u2014|\u2013|--| - |:(?=\s+\S))\s*|\s*,?\s*(
                            re.I)
 _SKIP_LINE = re.compile(r"[\s\u00a4\-=_*~+|:.]*|[\s\u2500-\u257f|+\-]*")
 _IDIOMS = re.compile(r"(?<![^\W_])if (?:i|we) (?:had|have|must|were) to (?:guess|choose|pick|bet|say)|if forced to "
-                     r"(?:choose|pick|guess)|if i'm forced to choose|as if", re.I)
+                     r"(?:choose|pick|guess)|if i'm forced to choose|were (?:i|we) (?:forced )?to (?:choose|pick|guess)|as if",
+                     re.I)
 
 
 class _Span:
@@ -289,3 +293,32 @@ _OWN_LINE = re.compile(r"[ \t.!*)\]]*(?:\n|\Z)")
 _OR_NEXT = re.compile(r"[ \t)\]]*(?:(?:or|and/or|vs\.?|versus)[ \t]+|/[ \t]*)[\w(\[<]", re.I)
 _CLOSED_END = re.compile(r"[ \t]*[.!][\s.!]*\Z")  # "i choose a." ends the text: no article, a letter
 
+
+_ROW_SAID = re.compile(r"(?<![^\W_])(?:(top|upper|first|middle|second|centre|center|bottom|lower|third|last)\s+row"
+                       r"|row\s*([1-3]))(?![^\W_])[ \t]*(?:[:=\u2013\u2014-]|is|has|reads)?([^\n;]*?)(?=\.\s|[.\n;]|$)", re.I)
+
+
+#: Where a Piece Localization mask lies, said beside its letter ("C, the bottom left", "B (the lower one)", "area B, in
+#: the bottom-left of the photo"): a description of the answer there, never another one (its answers are letters).
+PL_PLACE = re.compile(r"[ \t]*(?:in |at |on |near )?(?:the )?(?:very )?(?:(?:top|upper|bottom|lower|middle|centre|center|left|right"
+                      r"|central)(?:[ \t-]+(?:left|right|middle|centre|center|half|corner|side|part|edge|area|one|region|quadrant"
+                      r"|mask|hole))*)(?:[ \t]+(?:of|in)[ \t]+(?:the[ \t]+)?(?:photo|image|picture|original|frame|scene|main image))?"
+                      r"(?![^\W_])", re.I)
+_ROW_BODY = re.compile(r"[\s\d,&|>\u2192\u2013\u2014-]*(?:(?:images?|pieces?|tiles?|and|then|is|are)[\s\d,&|>\u2192\u2013\u2014-]*)*", re.I)
+
+
+def rows_disagree(text: str, order, rows: int, cols: int) -> bool:
+    """A row said in prose ("Top row: 4, 9, 2.", "the second row is 3 5 7") that ``order`` puts otherwise."""
+    if not order or len(order) != rows * cols:
+        return False
+    for m in _ROW_SAID.finditer(text):
+        word = (m.group(1) or m.group(2)).lower()
+        r = {"top": 0, "upper": 0, "first": 0, "1": 0, "second": 1, "2": 1, "third": 2, "3": 2,
+             "bottom": rows - 1, "lower": rows - 1, "last": rows - 1}.get(word, 1 if rows == 3 else None)
+        bare = re.sub(r"\([^()]*\)", " ", m.group(3))  # "Top row: 1 (sky), 5 (bird), 7": numbers and marks only
+        if not _ROW_BODY.fullmatch(bare):
+            continue
+        said = [int(d) for d in re.findall(r"(?<!\d)[1-9](?!\d)", bare)]
+        if r is not None and r < rows and len(said) == cols and list(order[r * cols:(r + 1) * cols]) != said:
+            return True
+    return False

@@ -47,6 +47,18 @@ KINDS = ("sep", "open", "close", "residue", "label", "copula", "verb", "pred", "
          "mirroring", "blank", "content")
 
 
+_GROUP = re.compile(r"\{([^{}]*/[^{}]*)\}")
+
+
+def _expand(form: str) -> list[str]:
+    """A form with choices in braces, as every form it stands for: "{i/we} {chose/picked}" is four forms, and an
+    empty choice is none ("i{/'d} pick" is "i pick" and "i'd pick")."""
+    m = _GROUP.search(form)
+    if m is None:
+        return [form]
+    return [x for c in m.group(1).split("/") for x in _expand(form[:m.start()] + c + form[m.end():])]
+
+
 @lru_cache(maxsize=1)
 def table() -> dict[str, dict[str, tuple[str, ...]]]:
     """{kind: {language: forms}}, case-folded, in the table's order."""
@@ -57,7 +69,8 @@ def table() -> dict[str, dict[str, tuple[str, ...]]]:
         lang, kind, forms = line.split("\t")
         if kind not in out:
             raise ValueError(f"forms.tsv: unknown kind {kind!r}")
-        items = [" ".join(unicodedata.normalize("NFKC", f).lower().split()) for f in forms.split(" | ")]
+        items = [" ".join(unicodedata.normalize("NFKC", f).lower().split()) for g in forms.split(" | ")
+                 for f in _expand(g)]
         out[kind][lang] = out[kind].get(lang, ()) + tuple(f for f in items if f)
     return out
 
@@ -163,11 +176,16 @@ def pattern(name: str) -> re.Pattern:
         return re.compile(a(forms("neutral") - forms("hedge") - forms("negation")), re.I)  # "of": Dutch "or"
     if name == "residue":
         r = a(forms("residue"))
-        return re.compile(rf"^[ \t]*{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?))*[ \t:]*$|^[ \t]*sources?[ \t]*:[ \t]*(?:none|n/a|-|\u2014|"
+        return re.compile(rf"^[ \t]*{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?))*[ \t:]*$|^[ \t]*sources?[ \t]*:?[ \t]*(?:none|n/a|-|\u2014|"
                           rf"\d{{1,2}}[.)][^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)\b|/wiki/)[^\n]*)?[ \t]*$"
                           rf"(?:\n[ \t]*(?:\d{{1,2}}[.)]|[-\u2022*]|\[\d{{1,2}}\]|https?:)[^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)"
                           rf"\b|\u2013|\u2014| - )[^\n]*)*|^[ \t]*(?:\u2192|->|\u2022|-)"
-                          rf"[^\n]{{3,120}}\?[ \t]*$|^[ \t]*(?:thought|reasoned|thinking) for (?:a few |\d+ )?(?:seconds?|s|minutes?|m)[ \t]*$",
+                          rf"[^\n]{{3,120}}\?[ \t]*$|^[ \t]*(?:thought|reasoned|thinking) for (?:a few |\d+ )?(?:seconds?|s|minutes?|m)[ \t]*$"
+                          rf"|^[ \t]*\d+ of \d+ (?:responses?|drafts?)[ \t]*$|^[ \t]*\[?\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?\]?[ \t]*$"
+                          rf"|^[ \t]*(?:plaintext|python|json|yaml|text|markdown|bash|javascript)[ \t]*\n(?=[ \t]*copy(?: code)?[ \t]*$)"
+                          rf"|^[ \t]*(?:chatgpt|gpt-?4o?|gpt-?[45](?:\.\d)?|o[134](?:-mini)?|claude|gemini|qwen|llama|mistral|deepseek|grok|"
+                          rf"copilot|internvl|llava)(?:[ \t\-.]?(?:\d[\w.]*|vl|instruct|chat|pro|flash|thinking|sonnet|opus|haiku|mini|"
+                          rf"turbo|preview|experimental|exp|max|plus|lite|ultra|nano|v\d[\w.]*|app|bot)){{0,6}}[ \t]*$",
                           re.I | re.M)
     raise KeyError(name)
 

@@ -239,13 +239,24 @@ _SUBJECT = r"(?:everything|all(?: of)?(?: the)? (?:sub-?images|pieces|tiles|part
            r"|each (?:sub-?image|piece|tile)|every (?:sub-?image|piece|tile))"
 _NORMAL = re.compile(
     r"(?:" + _SUBJECT + r" (?:looks?|is|are|seems?|appears?)(?: to be)? (?:completely |perfectly |entirely |all |fully )?"
-    r"(?:normal|correct|fine|ok|okay|intact|upright|correctly (?:oriented|placed))"
+    r"(?:normal|correct|fine|ok|okay|intact|upright|right|in place|in (?:the )?(?:right|correct) "
+    r"(?:place|position|orientation)|where (?:it|they) should be|(?:correctly|properly) (?:oriented|placed|assembled)"
+    r"|(?:put together|assembled|stitched|oriented) (?:correctly|properly))(?: to me)?"
     r"|there (?:is|are) no (?:anomal(?:y|ies)|errors?|problems?|issues?|mistakes?)(?: in (?:the )?(?:image|picture|grid))?"
+    r"|(?:i )?(?:see|find|detect|notice) no (?:anomal(?:y|ies)|errors?|problems?|issues?)"
+    r"|(?:i )?(?:do not|don't|can't|cannot) (?:see|find|detect|spot) any (?:anomal(?:y|ies)|errors?|problems?|issues?)"
     r"|no (?:anomal(?:y|ies)|errors?)(?: (?:is|are|was|were))? (?:found|detected|present)"
-    r"|nothing is (?:wrong|rotated|mirrored|flipped|out of place)"
+    r"|nothing (?:is|looks|seems) (?:wrong|off|out of place)(?: with (?:the |this )?(?:image|picture|puzzle))?"
+    r"|(?:all (?:four |nine )?(?:pieces|tiles|sub-?images) line up,? and )?none (?:of them )?(?:is|are|has been|was) "
+    r"(?:(?:rotated|turned) or (?:mirrored|flipped)|(?:mirrored|flipped) or (?:rotated|turned))"
+    r"|no (?:sub-?image|piece|tile) (?:is|has been|was) (?:rotated|turned) or (?:mirrored|flipped)"
+    r"|no (?:sub-?image|piece|tile) (?:is|has been|was) (?:mirrored|flipped) or (?:rotated|turned)"
     r"|none of the (?:sub-?images|pieces|tiles) (?:is|are|has been|have been|was|were) "
     r"(?:rotated|mirrored|flipped)(?: or (?:rotated|mirrored|flipped))?)",
     re.I)
+_REST_FINE = re.compile(r"(?:(?:and |while )?(?:all )?(?:the )?(?:rest|others|other (?:three|eight|sub-?images|pieces|tiles)"
+                        r"|remaining (?:sub-?images|pieces|tiles)) (?:are|look|seem) (?:all )?(?:fine|normal|correct|ok|okay"
+                        r"|upright|unchanged))", re.I)
 _NEGATION = re.compile(r"(?<![A-Za-z])(?:not|no|none|never|neither|nor|without|nothing|normal|correct|correctly"
                        r"|fine|ok|okay|except|but|other|else)(?![A-Za-z])|n't", re.I)
 _TYPE = re.compile(r"(?<![A-Za-z])(?:(rotat\w*|turned|upside[- ]down|spun)|(mirror\w*|flipped|flip|reflect\w*))"
@@ -260,7 +271,7 @@ _LABELLED = re.compile(r"(?<![A-Za-z])(?:type|judge?ment|position|option|answer)
 _CELL_LETTER = re.compile(r"(?<![A-Za-z])(?:sub-?image|piece|tile|cell|image|region|square|part)\s+\(?([A-Z])\)?"
                           r"(?![A-Za-z0-9'])", re.I)
 _TYPE_DETAIL = re.compile(r"\d+\s*(?:°|º|degrees?)|(?<![A-Za-z])(?:clockwise|counter-?clockwise|anti-?clockwise"
-                          r"|horizontally|vertically|by)(?![A-Za-z])", re.I)
+                          r"|horizontally|vertically|by|(?:left|right|top|bottom)[- ]to[- ](?:left|right|top|bottom))(?![A-Za-z])", re.I)
 
 
 def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
@@ -269,8 +280,8 @@ def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
     the start and end of that sentence."""
     starts: list[int] = []
     segs = _segments(t, starts)
-    while len(segs) > 1 and _remark(segs[-1]):
-        segs.pop()  # "That is my answer."
+    while len(segs) > 1 and (_remark(segs[-1]) or _REST_FINE.fullmatch(segs[-1].strip(" \t*\"'"))):
+        segs.pop()  # "That is my answer.", "the rest are fine"
     if not segs:
         return None
     if where is not None:
@@ -278,6 +289,15 @@ def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
     last = _LEAD.sub("", segs[-1], count=1).strip(" \t*\"'")
     if not last:
         return None
+    head, *tail = re.split(r"\s+[\u2014\u2013]\s+|:\s+|\s+-\s+", last, maxsplit=1)
+    if tail and not _TYPE.search(tail[0]) and not _HEDGE.search(tail[0]) and not _RETRACT.search(tail[0]):
+        said = _stated(head, rows, cols)  # "... is flipped: the bicycle faces the other way" (its evidence after)
+        if said is not None:
+            return said
+    return _stated(last, rows, cols)
+
+
+def _stated(last: str, rows: int, cols: int):
     if _NORMAL.fullmatch(last):
         return "A", None, None
     if _HEDGE.search(last):

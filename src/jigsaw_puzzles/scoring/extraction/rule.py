@@ -34,19 +34,20 @@ import re
 from bisect import bisect_left
 from typing import Optional
 
-from ...spec import ANOMALY, ORDER, ORIENTED, format_oriented
+from ...spec import ANOMALY, ORDER, ORIENTED
 from .answers import mentions
 from .common import Mention
-from .common import AMBIGUOUS, INVALID, PARSED, Extraction, clause_start, clean, negated, region, units, unread
+from .common import AMBIGUOUS, INVALID, PARSED, Extraction, clause_start, clean, negated, region, thought, units, unread
 from .common import negation_span as _negation_span
 from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit,
                    _CONFIDENCE, _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE,
-                   _DECOR, _error_words, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
+                   _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, _OPEN, _paragraph_end,
-                   _PLAIN_FIRST_PERSON, regions_said, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE,
+                   _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE,
                    _SUBJECT_BEFORE, _withdrawal)
 from .forms import pattern
-from .prose import anomaly_prose, oriented_prose
+from .beside import Beside
+from .prose import anomaly_prose
 from .scope import Scope
 from .structure import claims
 
@@ -56,6 +57,7 @@ MAX_CHARS = 16_384
 _MAX_MENTIONS = 400
 _LONGEST_LEAD = 600
 #: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
+_VERDICT_WORDS = re.compile(r"(?<![^\W_])(?:correct|incorrect|normal|fine|wrong|anomal\w*|intact)(?![^\W_])", re.I)
 _BINDING = ("the answer depends", "the answer is introduced as one that is not")
 
 
@@ -72,10 +74,17 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
     t = clean(reg, pattern("residue"))
     if not t.strip():
         return unread(INVALID, "empty response")
-    return _Reading(t, reg, spec, config, options, depth, truncated).result()
+    ex = _Reading(t, reg, spec, config, options, depth, truncated).result()
+    inner = thought(text) if ex.status == PARSED and depth == 0 else ""
+    if inner.strip():  # "<think>... So it's A.</think> B": the reasoning concluded another answer
+        said = read(inner, spec, config, options, depth + 1)
+        if said.status == PARSED and said.answer != ex.answer and said.rule in ("form", "retraction", "structure"):
+            return unread(AMBIGUOUS, f"the reasoning before </think> concludes another answer ({said.answer!r})",
+                          ex.parts, ex.rule)
+    return ex
 
 
-class _Reading(Scope):
+class _Reading(Scope, Beside):
     def __init__(self, t, raw, spec, config, options, depth, truncated):
         self.t, self.spec, self.config, self.options, self.depth = t, spec, config, options, depth
         self.truncated = truncated
@@ -162,7 +171,8 @@ class _Reading(Scope):
             rule = "pred"
         if m.form == "lower" and (rule not in ("form", "label") or (t[m.start:m.end].lower() == "a" and not
                                                                    _SEP_BEFORE.search(t, max(cs, start - 3), m.start)
-                                                                   and not _CLOSED_END.match(t, m.end))):
+                                                                   and not _CLOSED_END.match(t, m.end) and not
+                                                                   (len(t.strip()) <= 40 and not t[m.end:].strip()))):
             if not (rule == "bare" and not t[cs:start].strip(_BULLETS) and clean and not why):
                 return None
         lead, prev = t[cs:start], t[clause_start(t, cs - 1):cs].strip() if cs > 0 and t[cs - 1] != "\n" else ""
@@ -263,6 +273,10 @@ class _Reading(Scope):
             if cm is not None and cm.end() > pos:
                 pos = cm.end()
                 continue
+            pl = PL_PLACE.match(t, pos) if self.config.startswith("piece_localization") else None
+            if pl is not None and pl.end() > pos:
+                pos = pl.end()
+                continue
             tok = re.match(r"[^\s,.;:!?)\]]+", t[pos:])
             why = f"a word the reader does not know stands by the answer ({tok.group(0) if tok else t[pos]!r})"
             break
@@ -294,6 +308,8 @@ class _Reading(Scope):
                 section, para_end = True, _paragraph_end(t, u0)
             elif not section and self._known(body) and not any(x.value for x in self._within(u0, u1)):
                 continue
+            elif not section and self._again(u0, u1, c):  # "Image 2 is to the upper right of image 1. E"
+                continue
             elif not section and (self._refers(u0, u1, c) or self._rejects(u0, u1, c)):
                 section, para_end = True, _paragraph_end(t, u0)  # the rest of its paragraph explains too
             elif not section:
@@ -303,6 +319,14 @@ class _Reading(Scope):
             if why:
                 return unread(AMBIGUOUS, why, c.parts, c.rule)
         return None
+
+    def _again(self, u0: int, u1: int, c: Commit) -> bool:
+        """A sentence that only says the answer again ("E", "**E**")."""
+        xs = self._within(u0, u1)
+        rest = list(self.m[u0:u1])
+        for x in xs:
+            rest[x.start - u0:x.end - u0] = " " * (min(x.end, u1) - x.start)
+        return bool(xs) and all(x.answer == c.answer for x in xs) and not "".join(rest).strip(_KNOWN_PUNCT + " \t\n*")
 
     def _reread(self, at: int) -> Extraction:
         if self.depth >= 3:
@@ -320,7 +344,7 @@ class _Reading(Scope):
         if d is not None:
             return f"the answer is doubted or disclaimed after it is given ({d.group(0)!r})"
         me = _FIRST_PERSON.search(t, u0, u1)
-        if me is not None and not _PLAIN_FIRST_PERSON.search(t, me.start(), u1):
+        if me is not None and not _PLAIN_FIRST_PERSON.match(t, me.start(), u1):
             return f"the model speaks of itself after the answer ({t[me.start():me.start() + 30]!r}): not read as explanation"
         cond = pattern("condition").search(_IDIOMS.sub(" ", t[u0:u1]))
         if cond is not None and (len(cond.group(0)) >= 4 or cond.group(0).lower() == "if" or " " in cond.group(0)):
@@ -360,29 +384,11 @@ class _Reading(Scope):
             if isinstance(said, tuple) and (said[1], said[2]) != (c.parts.get("position"), c.parts.get("type")) \
                     and said[0] == "B":
                 return "the explanation names another anomaly"
+            if said == AMBIGUOUS and _VERDICT_WORDS.search(t, u0, u1):  # "It might be correct after all."
+                return "the explanation leaves the judgment open"
         return ""
 
     # ------------------------------------------------------------------------------------------ 4. before it
-    def _anomaly_before(self, final: Commit) -> str:
-        t, lo = self.m, 0
-        for w in pattern("withdraw").finditer(t, 0, final.start):
-            lo = w.end()
-        before = t[lo:final.start]
-        p = final.parts
-        if not before.strip():
-            return ""
-        said = anomaly_prose(before, *self.spec.grid)
-        if isinstance(said, tuple) and (said[0], said[1], said[2]) != (p.get("judgment"), p.get("position"),
-                                                                       p.get("type")):
-            return "the anomaly described before the answer is another one"
-        if p.get("judgment") == "A":
-            for m in _error_words().finditer(before):  # "rotated", "bị lật gương", "gespiegelt", ...
-                near = before[max(0, m.start() - 40):m.start()]
-                if not re.search(r"(?<![^\W_])(?:not|no|none|never|nothing|neither|nor|without)(?![^\W_])|n't", near,
-                                 re.I) and not any(len(n.group(0)) <= 5 for n in pattern("negation").finditer(near)):
-                    return f"the text before says a piece is changed ({m.group(0)!r}) but the answer says none is"
-        return ""
-
     def _drafts(self, final: Commit, commits: list[Commit]) -> str:
         t = self.m
         hedged = [Commit(x.start, x.start, x.end, x.answer) for x in self.mentions if x.answer is not None and
@@ -410,31 +416,6 @@ class _Reading(Scope):
             said = c.answer or repr(t[c.pos:c.end].strip()[:30])
             return f"two answers are given: {said} and then {final.answer}"
         return ""
-
-    def _contradicted(self, final: Commit) -> str:
-        """What the text said just before the answer must agree with it: the regions named before a 2x2 order, the
-        anomaly described before an anomaly block (not withdrawn)."""
-        if self.spec.kind == ANOMALY and final.parts:
-            return self._anomaly_before(final)
-        if self.spec.kind == ORIENTED and final.answer and final.rule != "prose":
-            said = oriented_prose(self.m[:final.start], *self.spec.grid)
-            if said == AMBIGUOUS or (isinstance(said, list) and format_oriented([i for i, _ in said],
-                                                                                 [r for _, r in said]) != final.answer):
-                return "the pieces said in prose before the answer give another one"
-        if self.config == "connection_verification" and final.answer:  # image 1 top-left, image 2 bottom-right: C
-            at = {img: r for r, img in regions_said(self.m[:final.start] + "\n" + self.m[final.end:])}
-            if {1, 2} <= set(at) and "ABC"[0 if at[1] // 2 == at[2] // 2 else 1 if at[1] % 2 == at[2] % 2 else 2] \
-                    != final.answer:
-                return "the regions named for the two images give another relation"
-        if self.spec.kind != ORDER or self.spec.order_length != 4 or not final.parts:
-            return ""
-        lo = max([w.end() for w in pattern("withdraw").finditer(self.m, 0, final.start)] or [0])
-        said = regions_said(self.m[lo:final.start] + "\n" + self.m[final.end:])  # before it, and its explanation
-        order = final.parts.get("order")
-        if order and any(order[r] != img for r, img in said):
-            return "the order disagrees with the regions named beside it"
-        return ""
-
 
 # ------------------------------------------------------------------------------------------------ helpers
 

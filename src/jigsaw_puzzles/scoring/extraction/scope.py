@@ -88,14 +88,19 @@ class Scope:
                                "prose")]
             from .blocks import _anomaly
             m = _anomaly(*said, spec, where[0], where[1])
-            return [Commit(where[0], where[0], where[1], m.answer, self._prose_link(where[0], where[1]), "prose",
-                           parts=m.parts)]
+            return [Commit(where[0], where[0], where[1], m.answer, self._prose_link(where[0], where[1], said[0] != "B"),
+                           "prose", parts=m.parts)]
         return []
 
-    def _prose_link(self, start: int, end: int) -> str:
-        """Why a statement in prose is not given outright: a condition or a rejecting label in it or before it."""
+    def _prose_link(self, start: int, end: int, rejecting: bool = True) -> str:
+        """Why a statement in prose is not given outright: a condition or a rejecting label in it or before it (not
+        "The image is incorrect: ..." before the anomaly it names)."""
         span = self.m[clause_start(self.m, start):end]
-        cond = pattern("condition").search(_IDIOMS.sub(" ", span)) or _REJECTING.search(span)
+        rej = _REJECTING.search(span)
+        if rej is not None and not rejecting and re.fullmatch(r"[\W_]*(?:the (?:stitched )?image is )?(?:incorrect|wrong)[\W_]*",
+                                                              rej.group(0), re.I):
+            rej = None  # "The image is incorrect: the top-left piece is rotated" gives the anomaly
+        cond = pattern("condition").search(_IDIOMS.sub(" ", span)) or rej
         return f"the answer depends on a condition ({cond.group(0)!r})" if cond else ""
 
     # ------------------------------------------------------------------------------------------ 2. one commitment
@@ -189,7 +194,10 @@ class Scope:
         """The lead-in ``lead``, left as ``s`` once its fillers and links are stripped, joins the commitment."""
         core = s.strip(_BULLETS + ",:;()[]")
         closed = s.rstrip().endswith(",") or lead[len(s):].lstrip().startswith(",")
-        return not core or licensed or self._introduced(lead) or (closed and self._introduced(s.rstrip(" ,") + ",")) \
+        body = s.rstrip(" ,")
+        last = body[max(body.rfind(","), body.rfind(";")) + 1:]  # "..., but from what I can make out, the answer is A"
+        return not core or licensed or self._introduced(lead) or (closed and self._introduced(body + ",")) \
+            or (closed and last != body and self._introduced(last + ",")) \
             or (self._known(core) and not others and not _DANGLING.search(core))
 
     def _introduced(self, lead: str) -> bool:

@@ -23,7 +23,7 @@ from .tables import TABLE as _TABLE, statuses as _statuses, table as _table, ver
 _SUBMIT = frozenset("""submit submit_answer answer final_answer finalanswer provide_answer give_answer return_answer
     respond select select_option select_answer select_candidate choose choose_option pick pick_option set_answer
     output_answer final finish submit_order submit_solution solve answer_question record_answer print commit report_answer
-    submit_choice choose_answer submitanswer""".split())
+    submit_choice choose_answer submitanswer report_anomaly submit_anomaly""".split())
 _ANSWER_KEYS = frozenset("""answer final_answer finalanswer final choice final_choice option selected selected_option
     selection selected_answer letter answer_letter prediction predicted pred result output response verdict pick
     chosen chosen_option correct_option correct_answer best_match best_option order final_order sequence permutation
@@ -45,7 +45,8 @@ _NEUTRAL = frozenset("""reason reasoning explanation rationale justification con
     previous created_at done total_duration load_duration prompt_eval_count prompt_eval_duration eval_count
     eval_duration context done_reason finishreason usagemetadata modelversion responseid avglogprobs safetyratings
     promptfeedback citationmetadata tokencount service_tier message_id logprobs_content system_fingerprint
-    prompt_tokens completion_tokens total_tokens stop_sequence_id""".split())
+    prompt_tokens completion_tokens total_tokens stop_sequence_id options_considered alternatives_considered
+    candidates_considered""".split())
 
 
 class _Reader:
@@ -165,7 +166,9 @@ class _Reader:
                     except ValueError:
                         pass
                 if isinstance(v, str):
-                    found.append(self.text(v))
+                    said = self.text(v)
+                    if said[0] is not None or said[1] not in ("no answer found", "empty response"):
+                        found.append(said)  # "content": "Submitting my answer now." beside its tool call
                 else:
                     f, u = self.obj(v, depth + 1)
                     found += f
@@ -192,7 +195,7 @@ def _decide(found, unknown) -> tuple[Optional[str], str, bool]:
 
 # ------------------------------------------------------------------------------------------------ finders
 _FENCE = re.compile(r"```[ \t]*(yaml|yml|toml)[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
-_TAG = re.compile(r"<(answer|final_answer|final|output|result|choice|option|selected|solution|response|order|judgment"
+_TAG = re.compile(r"<(answer|final_answer|final|output|result|choice|option|selected|solution|response|order|judgment|submit"
                   r"|prediction|final_order|answer_letter)(?:\s[^<>]*)?>(.*?)(?:</\1\s*>|\Z)", re.S | re.I)
 _QWEN = re.compile(r"<function=([\w.\-]+)>(.*?)(?:</function>|\Z)", re.S)
 _QWEN_PARAM = re.compile(r"<parameter=([\w.\-]+)>\s*(.*?)\s*(?:</parameter>|(?=<parameter=)|\Z)", re.S)
@@ -201,6 +204,8 @@ _ASSIGN = re.compile(r"^[ \t]*(?:let |const |var )?([A-Za-z_]\w*)[ \t]*(?::[ \t]
                      r"[ \t]*(?=#|//|$)", re.M)
 _REACT = re.compile(r"^[ \t]*Action[ \t]*:[ \t]*`?([\w.\-]+(?: [\w.\-]+)?)`?[ \t]*(?:\(\))?[ \t]*\n[ \t]*Action[ \t_]+Input[ \t]*:[ \t]*"
                     r"([^\n]+)", re.M | re.I)
+#: One-line actions: "Action: submit_answer {"answer": "D"}", "Action: finish[A]" (ReAct's finish).
+_REACT_LINE = re.compile(r"^[ \t]*Action[ \t]*:[ \t]*`?([\w.\-]+)`?[ \t]*(\{[^\n]*\}|\[[^\n]*\])[ \t]*$", re.M | re.I)
 #: "Ranking: C > A > B > D", "Ranking (worst to best): D < B < A < C": the best is the answer, if the text says which.
 _RANKING = re.compile(r"(?<![^\W_])(?:ranking|ranked|rank|order of (?:preference|likelihood))[ \t]*(\([^()\n]{0,40}\))?[ \t]*"
                       r"[:=][ \t]*((?-i:[A-Z])(?:[ \t]*(?:>|<|,|>=|<=)[ \t]*(?-i:[A-Z])){1,8})(?![\w(\[])", re.I)
@@ -306,13 +311,15 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
             if len(keys) != len(set(keys)):  # answer: B / answer: D: the parser keeps one, the text says both
                 unknown = unknown + ["a key given twice"]
             add(m.start(), m.end(), found, unknown, "yaml")
-    for m in _REACT.finditer(t) if "ction" in t else ():  # Action: submit / Action Input: D (ReAct)
+    acts = [*_REACT.finditer(t), *_REACT_LINE.finditer(t)] if "ction" in t else []
+    for m in sorted(acts, key=lambda m: m.start()):  # Action: submit / Action Input: D (ReAct)
         if not free(m.start(2)):
             continue
         if _key(m.group(1)) not in _SUBMIT:
             taken.append((m.start(), m.end()))  # a tool's input is no answer
             continue
         v = m.group(2).strip()
+        v = v[1:-1].strip() if m.re is _REACT_LINE and v[:1] == "[" else v  # finish[A]
         try:
             found, unknown = rd.obj(json.loads(v)) if v[:1] in "{[" else ([text(v)], [])
         except ValueError:

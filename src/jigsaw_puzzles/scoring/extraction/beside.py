@@ -1,0 +1,65 @@
+"""What the text says beside its answer must agree with it (:mod:`.rule`, step 5): the regions or rows named
+before an order (or an Order Restoration letter's list), the anomaly described before an anomaly block, the pieces
+said before a rotated order, the two images' corners on Connection Verification."""
+
+from __future__ import annotations
+
+import re
+
+from ...spec import ANOMALY, ORDER, ORIENTED, format_oriented
+from .common import AMBIGUOUS
+from .cues import Commit, _error_words, regions_said, rows_disagree
+from .forms import pattern
+from .prose import anomaly_prose, oriented_prose
+
+
+class Beside:
+    """A mixin of the rule's reading (needs ``m``, ``spec``, ``config``, ``options``)."""
+
+    def _anomaly_before(self, final: Commit) -> str:
+        t, lo = self.m, 0
+        for w in pattern("withdraw").finditer(t, 0, final.start):
+            lo = w.end()
+        before = t[lo:final.start]
+        p = final.parts
+        if not before.strip():
+            return ""
+        said = anomaly_prose(before, *self.spec.grid)
+        if isinstance(said, tuple) and (said[0], said[1], said[2]) != (p.get("judgment"), p.get("position"),
+                                                                       p.get("type")):
+            return "the anomaly described before the answer is another one"
+        if p.get("judgment") == "A":
+            for m in _error_words().finditer(before):  # "rotated", "bị lật gương", "gespiegelt", ...
+                near = before[max(0, m.start() - 40):m.start()]
+                if not re.search(r"(?<![^\W_])(?:not|no|none|never|nothing|neither|nor|without)(?![^\W_])|n't", near,
+                                 re.I) and not any(len(n.group(0)) <= 5 for n in pattern("negation").finditer(near)):
+                    return f"the text before says a piece is changed ({m.group(0)!r}) but the answer says none is"
+        return ""
+
+    def _contradicted(self, final: Commit) -> str:
+        """What the text said just before the answer must agree with it: the regions named before a 2x2 order, the
+        anomaly described before an anomaly block (not withdrawn)."""
+        if self.spec.kind == ANOMALY and final.parts:
+            return self._anomaly_before(final)
+        if self.spec.kind == ORIENTED and final.answer and final.rule != "prose":
+            said = oriented_prose(self.m[:final.start], *self.spec.grid)
+            if said == AMBIGUOUS or (isinstance(said, list) and format_oriented([i for i, _ in said],
+                                                                                 [r for _, r in said]) != final.answer):
+                return "the pieces said in prose before the answer give another one"
+        if self.config == "connection_verification" and final.answer:  # image 1 top-left, image 2 bottom-right: C
+            at = {img: r for r, img in regions_said(self.m[:final.start] + "\n" + self.m[final.end:])}
+            if {1, 2} <= set(at) and "ABC"[0 if at[1] // 2 == at[2] // 2 else 1 if at[1] % 2 == at[2] % 2 else 2] \
+                    != final.answer:
+                return "the regions named for the two images give another relation"
+        order = (final.parts or {}).get("order") if self.spec.kind == ORDER else None
+        if self.options and final.answer in self.spec.letters[:len(self.options)]:  # Order Restoration's letter
+            order = tuple(int(d) for d in re.findall(r"\d+", str(self.options[self.spec.letters.index(final.answer)])))
+        if not order:
+            return ""
+        lo = max([w.end() for w in pattern("withdraw").finditer(self.m, 0, final.start)] or [0])
+        beside = self.m[lo:final.start] + "\n" + self.m[final.end:]  # before it, and its explanation
+        if len(order) == 4 and any(order[r] != img for r, img in regions_said(beside)):
+            return "the order disagrees with the regions named beside it"
+        if rows_disagree(beside, order, *((2, 2) if len(order) == 4 else (3, 3) if len(order) == 9 else (0, 0))):
+            return "the order disagrees with the rows named beside it"
+        return ""
