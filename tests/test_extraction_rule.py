@@ -275,6 +275,22 @@ SCOPE_3 = [
     ("B. I double-checked the seams.", PLH, "B"),
     ("Judgment: B\nError Position: D\nError Type: B\nThough it might be correct after all.", AD, None),
     ("정답은 B가 아닙니다. C입니다.", PLH, "C"), ("順番は［２, ４, １, ３］です。", OG, "[2, 4, 1, 3]"),
+    # a remark after ":" or a dash, in any language; an option's own line ("A: 0.45") is none
+    ("Răspunsul corect este C: cele două imagini nu sunt adiacente.", CV, "C"), ("A: 0.45, B: 0.45, C: 0.10", CV, None),
+    ("Answer: C: or maybe B.", CV, None), ("C: just kidding.", CV, None),
+    ("The ripples are pronounced, which suggests A — though I'm only moderately confident.", PLH, "A"),
+    # the answer opening the text, then a remark: a place label, the option's words
+    ("Region B (top-right) — the patch contains the gutter.", PLH, "B"), ("Region B — the sky; Region C — the road.", PLH, None),
+    ("Region B (or C) — the sky.", PLH, None), ("Region C is sky.", PLH, None),
+    ("One sits directly on top of the other: the bottom of the first crop shows the table edge.", CV, "B"),
+    ("They are side by side — the fence runs across.", CV, "A"), ("They are side by side — or stacked.", CV, None),
+    # Connection Verification from the two images' corners, said last
+    ("Image 1 is the top-left region and image 2 is the top-right region of the original photo.", CV, "A"),
+    ("Image 1 looks like the top-left quarter (sky) and image 2 the bottom-right quarter (the driveway).", CV, "C"),
+    ("Image 1 is the top-left region or maybe image 2 is the bottom-left one.", CV, None),
+    ("If image 1 is the top-left region, image 2 is the bottom-left one.", CV, None),
+    ("I don't see any reversed text, flipped objects, or tiles that are upside down.\n\nJudgment: A\nError Position:\n"
+     "Error Type:", AD, "Judgment: A\nError Position:\nError Type:"),
 ]
 
 OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]

@@ -82,7 +82,7 @@ _DIRS = (("E", r"(?:upper|top)[\s-]*right|north[\s-]*east"), ("F", r"(?:upper|to
          ("A", r"(?:directly\s+)?(?:to\s+the\s+)?right(?:\s+of)?"), ("B", r"(?:directly\s+)?(?:to\s+the\s+)?left(?:\s+of)?"),
          ("C", r"(?:directly\s+)?above"), ("D", r"(?:directly\s+)?below"))
 _DIR = re.compile("|".join(rf"(?P<{k}>(?:diagonally\s+)?(?:to\s+the\s+)?\b(?:{p}))\b" for k, p in _DIRS), re.I)
-_IMG = r"(?:<\s*image\s*([12])\s*>|\b(?:the\s+)?image\s*([12]|one|two)\b|\bthe\s+(first|second)\s+(?:image|one|crop|piece))"
+_IMG = r"(?:<\s*image\s*([12])\s*>|\b(?:the\s+)?image\s*([12]|one|two)\b|\bthe\s+(first|second)(?:\s+(?:image|one|crop|piece))?(?![^\W_]))"
 _DIR_WORDS = (r"(?:directly\s+|diagonally\s+|immediately\s+|just\s+)?(?:to\s+the\s+|towards?\s+the\s+)?(?:(?:upper|top|lower|"
               r"bottom)[\s-]*(?:right|left)|north[\s-]*(?:east|west)|south[\s-]*(?:east|west)|right|left|above|below|"
               r"(?:up|down)\s+and\s+(?:to\s+the\s+)?(?:left|right)|on\s+top|under(?:neath)?|beneath)")

@@ -30,7 +30,8 @@ class Beside:
             return "the anomaly described before the answer is another one"
         if p.get("judgment") == "A":
             for m in _error_words().finditer(before):  # "rotated", "bị lật gương", "gespiegelt", ...
-                near = before[max(0, m.start() - 40):m.start()]
+                cut = max(before.rfind(".", 0, m.start()), before.rfind("\n", 0, m.start()), m.start() - 120)
+                near = before[max(0, cut):m.start()]  # "I don't see any reversed text, ... or tiles that are upside down"
                 if not re.search(r"(?<![^\W_])(?:not|no|none|never|nothing|neither|nor|without)(?![^\W_])|n't", near,
                                  re.I) and not any(len(n.group(0)) <= 5 for n in pattern("negation").finditer(near)):
                     return f"the text before says a piece is changed ({m.group(0)!r}) but the answer says none is"

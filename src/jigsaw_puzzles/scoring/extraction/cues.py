@@ -88,7 +88,7 @@ _PLAIN_FIRST_PERSON = re.compile(r"(?:i|my)(?:\s+|(?='))(?:think|believe|chose|p
                                  r"go with|see|can see|notice|noticed|compared|checked|double-checked|re-checked|rechecked|"
                                  r"verified|confirmed|looked at|matched|answer|choice|pick|"
                                  r"(?:'m|am)\s+not\s+(?:100\s*%|completely|entirely|totally|fully|absolutely)\s+(?:sure|certain)|"
-                                 r"(?:'m|am)\s+(?:fairly|pretty|quite|reasonably|very|moderately)\s+(?:confident|sure|certain))"
+                                 r"(?:'m|am)\s+(?:only\s+)?(?:fairly|pretty|quite|reasonably|very|moderately|somewhat)\s+(?:confident|sure|certain))"
                                  r"(?![^\W_])", re.I)
 _CJK_OPEN = re.compile(r"也一样|也是一樣|也一樣|同样|同樣|也可以|也可能|也符合|也吻合|其实|其實|もあり得|も同じ|도 가능|도 같")
 _REGION_NAME = re.compile(r"(?<![^\W_])(?:top|upper|bottom|lower)[\s-]*(?:left|right)(?![^\W_])", re.I)

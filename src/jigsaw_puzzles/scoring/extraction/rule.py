@@ -157,16 +157,16 @@ class _Reading(Scope, Beside):
         fm = pattern("left").match(back) or self._typo_form(t, cs, m.start)
         if fm is not None:
             start, rule = m.start - fm.end(), "form"
-        elif (lm := pattern("label").match(back)) is not None and (not _PLACE_LABEL.match(back, lm.start()) or
-                                                                    _OWN_LINE.match(t, m.end) and
-                                                                    not t[t.rfind("\n", 0, m.start) + 1:
-                                                                          m.start - lm.end()].strip(_BULLETS)):
-            start, rule = m.start - lm.end(), "label"  # "Answer B", "Option C"; not "mask D", "region C" alone
+        elif (lm := pattern("label").match(back)) is not None and (not _PLACE_LABEL.match(back, lm.start()) or (
+                (_OWN_LINE.match(t, m.end) or (not t[:m.start - lm.end()].strip(_BULLETS) and self._remark_after(m)))
+                and not t[t.rfind("\n", 0, m.start) + 1:m.start - lm.end()].strip(_BULLETS))):
+            start, rule = m.start - lm.end(), "label"  # "Answer B", "Option C"; "Region B — ..." opening the text;
+            # not "mask D", "region C" alone
         elif m.form == "text" and (sm := _SUBJECT_BEFORE.match(back)) is not None:
             start, rule = m.start - sm.end(), "form"  # "They are not adjacent": the option's words said of the images
         else:
             start, rule = m.start - _DECOR.match(back).end(), "bare"
-        end, pred, why, explain_at, clean = self._right(m)
+        end, pred, why, explain_at, clean = self._right(m, not t[:start].strip(_BULLETS))
         if pred and rule == "bare":
             rule = "pred"
         if m.form == "lower" and (rule not in ("form", "label") or (t[m.start:m.end].lower() == "a" and not
@@ -203,12 +203,17 @@ class _Reading(Scope, Beside):
         return Commit(start, m.start, end, m.answer, why, rule if rule != "label" else "form", explain_at, m.parts,
                       note=m.why)
 
-    def _right(self, m: Mention):
+    def _right(self, m: Mention, opening: bool = False):
         """(end, a commit form follows, why not understood, explanation start, nothing unknown follows) of what is
         attached after the answer in its sentence."""
         t = self.m
         stop = _clause_end(t, m.end)
         pos = min(pattern("close").match(t, m.end).end(), stop)
+        opening = opening or not t[:m.start].strip(_BULLETS)  # the text opens with it ("They are side by side: ...")
+        led = bool(t[t.rfind("\n", 0, m.start) + 1:m.start].strip(_BULLETS)) or (opening and m.form == "text")
+        # (not "A: 0.45, B: ..." (an option's line))
+        if led and pos > m.end and t[pos - 1] == ":" and _REMARK_START.match(t, pos - 1):
+            pos -= 1  # "The answer is C: the two images are not adjacent" opens a remark, not a close of the answer
         pred = False
         pm = pattern("pred").match(t, pos)
         if pm is not None and pm.end() > pos and pm.end() <= max(stop, pos):
@@ -219,7 +224,8 @@ class _Reading(Scope, Beside):
         why, explain_at = "", None
         while pos < stop:
             ch = t[pos]
-            if pos > m.end and ch in "\u2014\u2013-:," and (m.form in ("letter", "lower", "list", "pairs", "block") or pred) and \
+            if (pos > m.end or led) and ch in "\u2014\u2013-:," and (m.form in ("letter", "lower", "list", "pairs", "block") or pred
+                                                                   or opening) and \
                     _REMARK_START.match(t, pos - 1 if t[pos - 1] == " " else pos):
                 rm = _REMARK_START.match(t, pos - 1 if t[pos - 1] == " " else pos)
                 apposed = next((x for x in self._within(rm.end(), rm.end() + 6) if x is not m
@@ -227,7 +233,8 @@ class _Reading(Scope, Beside):
                 if apposed is not None and apposed.value != m.value and not negated(t, apposed.start, apposed.end):
                     why = "letter and option text disagree"
                     break
-                if rm.end() < stop and not _at(pattern("withdraw"), t, rm.end()) and apposed is None:
+                if rm.end() < stop and not _at(pattern("withdraw"), t, rm.end()) and \
+                        (apposed is None or apposed.value == m.value):  # "A — Candidate 1 matches the sunset"
                     explain_at = pos
                     break
             if ch.isspace() or ch in _KNOWN_PUNCT:
@@ -319,6 +326,15 @@ class _Reading(Scope, Beside):
             if why:
                 return unread(AMBIGUOUS, why, c.parts, c.rule)
         return None
+
+    def _remark_after(self, m: Mention) -> bool:
+        """The answer's clause goes on with a remark ("Region B (top-right) — the patch shows the gutter"), and no
+        other answer is named after it."""
+        rest, paren = self.m[m.end:m.end + 200], re.match(r"\s*\(([^()\n]{1,40})\)", self.m[m.end:m.end + 60])
+        if paren is not None and PL_PLACE.fullmatch(paren.group(1)):
+            rest = rest[paren.end():]
+        return re.match(r"\s*(?:\u2014|\u2013|-|:)\s", rest) is not None and \
+            not any(x.value not in (None, m.value) for x in self._within(m.end, len(self.m)))
 
     def _again(self, u0: int, u1: int, c: Commit) -> bool:
         """A sentence that only says the answer again ("E", "**E**")."""

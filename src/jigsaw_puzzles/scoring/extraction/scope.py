@@ -16,7 +16,7 @@ from .prose import anomaly_prose, oriented_prose
 from .common import negation_span as _negation_span
 from .cues import (_ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT,
                    _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT,
-                   _LINE_NEG, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING,
+                   _LINE_NEG, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, regions_said, _rejected, _REJECTING,
                    _SKIP_LINE, _Span, _strip_all, _WORDS)
 
 
@@ -79,6 +79,14 @@ class Scope:
             ok = sorted(order) == list(range(1, spec.order_length + 1))
             return [Commit(where[0], where[0], where[1], format_oriented(order, rots) if ok else None,
                            self._prose_link(where[0], where[1]), "prose")]
+        if self.config.startswith("connection_verification") and spec.grid == (2, 2) and len(spec.letters) == 3 \
+                and not self.mentions:  # "Image 1 is the top-left region and image 2 the top-right one."
+            lo = t.rstrip().rfind("\n") + 1
+            at = dict((img, r) for r, img in regions_said(t[lo:]))
+            if len(regions_said(t[lo:])) != 2 or set(at) != {1, 2} or at[1] == at[2]:
+                return []
+            letter = "ABC"[0 if at[1] // 2 == at[2] // 2 else 1 if at[1] % 2 == at[2] % 2 else 2]
+            return [Commit(lo, lo, len(t.rstrip()), letter, self._prose_link(lo, len(t.rstrip())), "prose")]
         if spec.kind == ANOMALY and not self.mentions:
             said = anomaly_prose(t, *spec.grid, where)
             if said is None:
