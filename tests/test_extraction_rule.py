@@ -291,6 +291,25 @@ SCOPE_3 = [
     ("If image 1 is the top-left region, image 2 is the bottom-left one.", CV, None),
     ("I don't see any reversed text, flipped objects, or tiles that are upside down.\n\nJudgment: A\nError Position:\n"
      "Error Type:", AD, "Judgment: A\nError Position:\nError Type:"),
+    # from dev_13: an order said before an Order Restoration letter, a thought before a submission, rows in a think block
+    ("<think>Row 1: 2 6 9. Row 2: 4 1 3. Row 3: 7 5 8.</think><answer>[2, 6, 9, 4, 1, 3, 8, 5, 7]</answer>", OG3, None),
+    ("<think>Row 1: 2 6 9. Row 2: 4 1 3. Row 3: 8 5 7.</think><answer>[2, 6, 9, 4, 1, 3, 8, 5, 7]</answer>", OG3,
+     "[2, 6, 9, 4, 1, 3, 8, 5, 7]"),
+    ("**Row 1:** 3, 9, 1 — sky\n**Row 2:** 6, 2, 8 — sail\n**Row 3:** 4, 7, 5 — hull\n\n**[3, 9, 1, 6, 2, 8, 4, 5, 7]**",
+     OG3, None),
+    ("A. Then again, the shadow in A is slightly off, so maybe not.", PLH, None),
+    ("<think>Region C has the red door.<answer>C</answer></think>", PLH, "C"), ("<think>So C.</think>", PLH, None),
+    ('{"tool": "submit", "args": {"order": [3, 4, 1, 2]}}', OG, "[3, 4, 1, 2]"),
+    ('{"tool": "zoom", "args": {"order": [3, 4, 1, 2]}}', OG, None), ('Step 4: submit("B")', PLH, "B"),
+    ("两张图片是上下相邻的关系，答案选B。", CV, "B"), ("天空在A里，答案是B。", CV, None), ("如果天空在上面，答案是B。", CV, None),
+    ("我不确定，答案是B。", CV, None), ("So the patch corresponds to A.", PLH, "A"), ("D is the better fit.", PLH, "D"),
+    ("A (the one over the lake).", PLH, "A"), ("Region B (top-right). The patch shows the chimney.", PLH, "B"),
+    ("Region D. Region C shows the sky.", PLH, None),
+    ("A\n\nWant me to explain how I figured that out?", PLH, "A"), ("A\n\nWould you like me to explain why B is wrong?", PLH, None),
+    ("Corners by flat edges:\n- Piece 1: flat bottom, flat left → bottom-left\n- Piece 2: flat top, flat right → top-right\n"
+     "- Piece 3: flat bottom, flat right → bottom-right\n- Piece 4: flat top, flat left → top-left\n\n[4, 2, 1, 3]", OG,
+     "[4, 2, 1, 3]"),
+    ("- Piece 1 → bottom-left\n- Piece 2 → top-right\n- Piece 3 → bottom-right\n- Piece 4 → top-left\n\n[4, 2, 3, 1]", OG, None),
 ]
 
 OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]
@@ -300,6 +319,10 @@ OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]
     ("Top-left: image 2. Top-right: image 1. Bottom-left: image 4. Bottom-right: image 3.\n\nAnswer: A", None),
     ("Top-left: image 2. Top-right: image 1. Bottom-left: image 4. Bottom-right: image 3.\n\nAnswer: B", "B"),
     ("Top row: 2, 1. Bottom row: 3, 4.\nB", None),
+    ("Pořadí je tedy [2, 1, 4, 3], což odpovídá možnosti B.\n\nOdpověď: A", None),  # an order said before it
+    ("Pořadí je tedy [2, 1, 4, 3], což odpovídá možnosti B.\n\nOdpověď: B", "B"),
+    ("Both option A ([1, 2, 4, 3]) and option B ([2, 1, 4, 3]) start well.\nAnswer: B", "B"),  # options quoted
+    ("Thought: [4, 3, 2, 1] corresponds to option D.\nAction: submit_answer\nAction Input: {\"answer\": \"C\"}", None),
 ])
 def test_an_order_restoration_letter_agrees_with_the_regions_said(text, verdict):
     ex = classify_response(text, "order_restoration", OPTIONS)

@@ -7,10 +7,14 @@ from __future__ import annotations
 import re
 
 from ...spec import ANOMALY, ORDER, ORIENTED, format_oriented
-from .common import AMBIGUOUS
+from .common import AMBIGUOUS, negated
 from .cues import Commit, _error_words, regions_said, rows_disagree
 from .forms import pattern
 from .prose import anomaly_prose, oriented_prose
+
+
+#: A list right after its option's label ("Option B ([4, 1, 2, 3])", "A. [2, 3, 4, 1]"): the option quoted, not chosen.
+_LABELLED_BEFORE = re.compile(r"(?:option|choice|candidate|(?<![^\W_])[A-H])[\s:.)(\-\u2014\u2013=]*$", re.I)
 
 
 class Beside:
@@ -52,6 +56,13 @@ class Beside:
             if {1, 2} <= set(at) and "ABC"[0 if at[1] // 2 == at[2] // 2 else 1 if at[1] % 2 == at[2] % 2 else 2] \
                     != final.answer:
                 return "the regions named for the two images give another relation"
+        if self.options and final.answer:
+            lo = max([w.end() for w in pattern("withdraw").finditer(self.m, 0, final.start)] or [0])
+            for x in self._within(lo, final.start):  # "The order is [4, 1, 3, 2], option B. ... Answer: A"
+                if x.form == "list" and x.answer not in (None, final.answer) and not negated(self.m, x.start, x.end) \
+                        and not self._listed(x) and not _LABELLED_BEFORE.search(self.m, max(0, x.start - 16), x.start) \
+                        and "?" not in self.m[x.end:x.end + 3]:
+                    return f"an order said before the answer is another option's ({x.answer})"
         order = (final.parts or {}).get("order") if self.spec.kind == ORDER else None
         if self.options and final.answer in self.spec.letters[:len(self.options)]:  # Order Restoration's letter
             order = tuple(int(d) for d in re.findall(r"\d+", str(self.options[self.spec.letters.index(final.answer)])))

@@ -74,6 +74,9 @@ def unread(status: str, why: str, parts: Optional[dict] = None, rule: str = "non
 # --------------------------------------------------------------------------------------------------- the region
 _THINK_CLOSE = re.compile(r"</think\s*>", re.I)
 _THINK_OPEN = re.compile(r"<think\s*>", re.I)
+_DIGITS = str.maketrans({**{chr(0x660 + i): str(i) for i in range(10)}, **{chr(0x6f0 + i): str(i) for i in range(10)},
+                         "\u060c": ","})
+_ANSWER_OPEN = re.compile(r"<(?:answer|final_answer)\s*>", re.I)
 _SUPERSCRIPT = re.compile(r"[\u00b9\u00b2\u00b3\u2070-\u2079]+")
 #: An end-of-sequence token: what a model emits after it was generated past its end, and is not read.
 _EOS = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<\|end\|>|<end_of_turn>|<\|end_of_text\|>")
@@ -93,8 +96,13 @@ def region(text: str) -> tuple[str, bool, str]:
         for close in _THINK_CLOSE.finditer(text):
             pass
         if close is not None:
-            text = text[close.end():]
-            if not text.strip():
+            inner, text = text[:close.start()], text[close.end():]
+            tag = None
+            for tag in _ANSWER_OPEN.finditer(inner) if not text.strip() else ():
+                pass
+            if tag is not None:  # "<think>... <answer>C</answer></think>": the answer given inside the block
+                text = inner[tag.start():]
+            elif not text.strip():
                 return "", False, "nothing after </think>"
         else:
             o = _THINK_OPEN.search(text)
@@ -115,6 +123,7 @@ def region(text: str) -> tuple[str, bool, str]:
                 break
     if not text.isascii():
         text = _SUPERSCRIPT.sub(lambda m: " " * len(m.group(0)), text)  # footnote marks, before NFKC digits them
+        text = text.translate(_DIGITS)  # Arabic-Indic and Persian digits, the Arabic comma: "[٣، ٢، ٤، ١]"
         for k, v in _LETTER_EMOJI.items():
             text = text.replace(k, v)
         text = unicodedata.normalize("NFKC", text)

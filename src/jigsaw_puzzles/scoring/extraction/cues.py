@@ -38,8 +38,9 @@ _SUBJECT_BEFORE = re.compile(r"[ \t]*(?:yeht|segami owt eht|segami eht|seceip ow
                              r"2 egami dna 1 egami|segami htob)(?![^\W_])|[ \t]*是?(?:们它|們它|图张两这?|圖張兩這?|域区个两这?|域區個兩這?|块两这?|塊兩這?)"
                              r"|[ \t]*(?:は|が)(?:像画のつ二|つ二)", re.I)
 _SEP_BEFORE = re.compile(r"[:=]\s*[(\[\"']?\s*$")
-_LABELLED_LINE = re.compile(r"(?m)^[ \t*#>\-\u2022]*(?:option[ \t]+)?[(\[]?((?-i:[A-Z]))(?:[ \t]*\([^()\n]{1,40}\)|[ \t]*\[[\d, ]+\])?"
-                            r"(?:[)\].:]|[ \t]+[\u2013\u2014\-])[ \t]*\S[^\n]{2,}$", re.I)
+_LABELLED_LINE = re.compile(r"(?m)^[ \t*#>\-\u2022]*(?:option[ \t]+|(?:candidate|choice|region|area|mask|masked area)[ \t]*\d{0,2}"
+                            r"[ \t]*(?=\())?[(\[]?((?-i:[A-Z]))(?:[ \t]*\([^()\n]{1,40}\)|[ \t]*\[[\d, ]+\])?"
+                            r"(?:[)\].:]|[ \t]+[\u2013\u2014\-])\**[ \t]*\S[^\n]{2,}$", re.I)  # "- **Candidate 4 (D):** sky"
 _WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _FILLER_AFTER = re.compile(r"[ \t]*(?:i think|i believe|i guess|probably|i'd say|for sure|then|again|here|overall|"
                            r"in the original(?: full)? image|in the original|in the full image|of <image 1>|in <image 1>|"
@@ -303,7 +304,8 @@ _ROW_SAID = re.compile(r"(?<![^\W_])(?:(top|upper|first|middle|second|centre|cen
 PL_PLACE = re.compile(r"[ \t]*(?:in |at |on |near )?(?:the )?(?:very )?(?:(?:top|upper|bottom|lower|middle|centre|center|left|right"
                       r"|central)(?:[ \t-]+(?:left|right|middle|centre|center|half|corner|side|part|edge|area|one|region|quadrant"
                       r"|mask|hole))*)(?:[ \t]+(?:of|in)[ \t]+(?:the[ \t]+)?(?:photo|image|picture|original|frame|scene|main image))?"
-                      r"(?![^\W_])", re.I)
+                      r"(?![^\W_])|[ \t]*(?:the )?one (?:over|near|by|next to|beside|above|below|under|on|in|at|with) (?:the )?"
+                      r"[^\W\d_]+(?: [^\W\d_]+)?(?=[ \t]*[).,;]|$)", re.I)
 _ROW_BODY = re.compile(r"[\s\d,&|>\u2192\u2013\u2014-]*(?:(?:images?|pieces?|tiles?|and|then|is|are)[\s\d,&|>\u2192\u2013\u2014-]*)*", re.I)
 
 
@@ -315,7 +317,8 @@ def rows_disagree(text: str, order, rows: int, cols: int) -> bool:
         word = (m.group(1) or m.group(2)).lower()
         r = {"top": 0, "upper": 0, "first": 0, "1": 0, "second": 1, "2": 1, "third": 2, "3": 2,
              "bottom": rows - 1, "lower": rows - 1, "last": rows - 1}.get(word, 1 if rows == 3 else None)
-        bare = re.sub(r"\([^()]*\)", " ", m.group(3))  # "Top row: 1 (sky), 5 (bird), 7": numbers and marks only
+        bare = re.sub(r"\([^()]*\)", " ", m.group(3)).replace("*", " ")  # "Top row: 1 (sky), 5, 7": numbers only
+        bare = re.split(r"\s[\u2014\u2013-]\s|:\s", bare)[0]  # "**Row 1:** 3, 9, 1 — sky and the sail"
         if not _ROW_BODY.fullmatch(bare):
             continue
         said = [int(d) for d in re.findall(r"(?<!\d)[1-9](?!\d)", bare)]

@@ -153,8 +153,8 @@ def pattern(name: str) -> re.Pattern:
         aside = (r"(?:\)\s*(?:(?:(?:thgir|tfel)[\s-]*(?:pot|mottob|reppu|rewol)|elddim|retnec|lanif|wor yb wor)"
                  r"\s*,?\s*)+\(\s*)?")
         of = r"(?:[^,.;:!?\n]{1,40}?\s+(?:fo|rof|ot|ni)\s+)?"  # "the correct order of the images is", reversed
-        core = (rf"(?:{sep}\s*{aside}(?:{cop}\s*)?{label}|(?:{sep}\s*)?{cop}\s*{of}{label}|(?:{sep}\s*)?{verb}"
-                rf"|{rel}\s*{subj})")
+        core = (rf"(?:{sep}\s*{aside}(?:{cop}\s*)?{label}|(?:{sep}\s*)?{cop}\s*{of}{label}|{rel}\s*{subj}"
+                rf"|(?:{sep}\s*)?{verb})")  # "the patch corresponds to A": subject and verb before a verb alone
         return re.compile(head + core, re.I)
     if name == "strip":  # fillers, links, withdrawals and restated forms, read right to left from a commit form
         lab, cop, sep = a(forms("label"), True), a(forms("copula"), True), a(forms("sep"), True)
@@ -176,11 +176,13 @@ def pattern(name: str) -> re.Pattern:
         return re.compile(a(forms("neutral") - forms("hedge") - forms("negation")), re.I)  # "of": Dutch "or"
     if name == "residue":
         r = a(forms("residue"))
-        return re.compile(rf"^[ \t]*{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?))*[ \t:]*$|^[ \t]*sources?[ \t]*:?[ \t]*(?:none|n/a|-|\u2014|"
+        return re.compile(rf"^[ \t]*{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?))*[ \t:.]*$|^[ \t]*sources?[ \t]*:?[ \t]*(?:none|n/a|-|\u2014|"
                           rf"\d{{1,2}}[.)][^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)\b|/wiki/)[^\n]*)?[ \t]*$"
                           rf"(?:\n[ \t]*(?:\d{{1,2}}[.)]|[-\u2022*]|\[\d{{1,2}}\]|https?:)[^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)"
                           rf"\b|\u2013|\u2014| - )[^\n]*)*|^[ \t]*(?:\u2192|->|\u2022|-)"
-                          rf"[^\n]{{3,120}}\?[ \t]*$|^[ \t]*(?:thought|reasoned|thinking) for (?:a few |\d+ )?(?:seconds?|s|minutes?|m)[ \t]*$"
+                          rf"[^\n]{{3,120}}\?[ \t]*$|^[ \t]*(?:thought|reasoned|thinking) for (?:a few |\d+ ?)?(?:seconds?|s|minutes?|m)[ \t]*$"
+                          rf"|^[ \t]*you've reached your [^\n]{{0,40}}limit[^\n]*$"
+                          rf"|^[ \t]*(?:[^\w\s]+[ \t]*)?(?:(?:do you )?want me to|would you like me to|is there anything else)(?:(?!(?-i:[A-H])\b)[^\n?]){{0,120}}\?[ \t]*$"
                           rf"|^[ \t]*\d+ of \d+ (?:responses?|drafts?)[ \t]*$|^[ \t]*\[?\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?\]?[ \t]*$"
                           rf"|^[ \t]*(?:plaintext|python|json|yaml|text|markdown|bash|javascript)[ \t]*\n(?=[ \t]*copy(?: code)?[ \t]*$)"
                           rf"|^[ \t]*(?:chatgpt|gpt-?4o?|gpt-?[45](?:\.\d)?|o[134](?:-mini)?|claude|gemini|qwen|llama|mistral|deepseek|grok|"

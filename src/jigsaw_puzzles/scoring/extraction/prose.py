@@ -290,7 +290,8 @@ def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
     if not last:
         return None
     head, *tail = re.split(r"\s+[\u2014\u2013]\s+|:\s+|\s+-\s+", last, maxsplit=1)
-    if tail and not _TYPE.search(tail[0]) and not _HEDGE.search(tail[0]) and not _RETRACT.search(tail[0]):
+    if tail and not _TYPE.search(tail[0]) and not _HEDGE.search(tail[0]) and \
+            not _RETRACT.search(re.sub(r"instead of|rather than", " ", tail[0], flags=re.I)):
         said = _stated(head, rows, cols)  # "... is flipped: the bicycle faces the other way" (its evidence after)
         if said is not None:
             return said

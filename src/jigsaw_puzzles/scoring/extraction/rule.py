@@ -43,7 +43,7 @@ from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _
                    _CONFIDENCE, _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE,
                    _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, _OPEN, _paragraph_end,
-                   _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE,
+                   _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, rows_disagree, _REMARK_START, _RESTATES, _SEP_BEFORE,
                    _SUBJECT_BEFORE, _withdrawal)
 from .forms import pattern
 from .beside import Beside
@@ -81,6 +81,9 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
         if said.status == PARSED and said.answer != ex.answer and said.rule in ("form", "retraction", "structure"):
             return unread(AMBIGUOUS, f"the reasoning before </think> concludes another answer ({said.answer!r})",
                           ex.parts, ex.rule)
+        order = [int(d) for d in re.findall(r"\d+", ex.answer)] if spec.kind == ORDER else None
+        if order and rows_disagree(inner, order, *spec.grid):  # "<think>... Row 3: 7 5 8.</think>"
+            return unread(AMBIGUOUS, "the rows said before </think> give another order", ex.parts, ex.rule)
     return ex
 
 
@@ -333,7 +336,7 @@ class _Reading(Scope, Beside):
         rest, paren = self.m[m.end:m.end + 200], re.match(r"\s*\(([^()\n]{1,40})\)", self.m[m.end:m.end + 60])
         if paren is not None and PL_PLACE.fullmatch(paren.group(1)):
             rest = rest[paren.end():]
-        return re.match(r"\s*(?:\u2014|\u2013|-|:)\s", rest) is not None and \
+        return re.match(r"\s*(?:\u2014|\u2013|-|:)\s|\.(?:\s|$)", rest) is not None and \
             not any(x.value not in (None, m.value) for x in self._within(m.end, len(self.m)))
 
     def _again(self, u0: int, u1: int, c: Commit) -> bool:

@@ -165,12 +165,22 @@ class Scope:
         if any(hi - 3 <= x.end <= hi and not t[x.end:hi].strip(_KNOWN_PUNCT + " ") for x in
                self._within(lo + 1, hi)):
             return cs, ""  # an answer above, on its own line (a repeated block)
-        if self.spec.kind == ORIENTED and isinstance(oriented_prose(t[:hi], *self.spec.grid), list):
+        if self.spec.kind == ORIENTED and isinstance(oriented_prose(t[:hi], *self.spec.grid), list) or \
+                self.spec.kind == ORDER and self.spec.order_length == 4 and regions_said(above):
             return cs, ""  # the pieces said region by region above (they must agree: _contradicted)
         if _OPTIONS_HEAD.search(above):  # "Looking at the options:" opens a walk through them, not the answer
             return cs, f"the line above introduces the options, not an answer ({above[-60:]!r})"
-        if above.rstrip(" *").endswith((":", "\uff1a")) and self._joins(above.rstrip(" *")[:-1]):
-            return lo + 1, ""
+        if above.rstrip(" *").endswith((":", "\uff1a")) and (self._joins(above.rstrip(" *")[:-1]) or (
+                pattern("intro").match(above.strip(_BULLETS)) and not pattern("condition").search(above))):
+            return lo + 1, ""  # "Given that the horizon is straight across all four pieces:"
+        sm = pattern("strip").match(above.rstrip(" *")[::-1])
+        if sm is not None and sm.group(1) and not any(pattern(k).search(above) for k in ("condition", "negation", "hedge")) \
+                and not _REJECTING.search(above):
+            return lo + 1, ""  # "... is written backwards, hence" (a link ends the line)
+        if m.form in ("block", "rows", "regions", "list", "pairs") and above.startswith("|") and above.endswith("|"):
+            return cs, ""  # a table's last row above a block or an order
+        if re.fullmatch(r"(?:question|prompt|user|input)\s*:?", above, re.I):
+            return cs, ""  # the prompt echoed (blanked) under its label, then the answer
         end = above.rstrip(" *")
         if end.endswith((".", "!", "\u3002", "\uff01", ")", "]", "}", '"', "\u0964", "\u06d4")) and len(above) >= 2:
             return cs, ""
@@ -204,7 +214,9 @@ class Scope:
         closed = s.rstrip().endswith(",") or lead[len(s):].lstrip().startswith(",")
         body = s.rstrip(" ,")
         last = body[max(body.rfind(","), body.rfind(";")) + 1:]  # "..., but from what I can make out, the answer is A"
-        return not core or licensed or self._introduced(lead) or (closed and self._introduced(body + ",")) \
+        cjk = not others and re.search(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af][ \t]*,[ \t]*$", lead) is not None and \
+            not any(pattern(k).search(lead) for k in ("doubt", "hedge", "negation"))  # "两张图片是上下相邻的关系，答案选B"
+        return not core or licensed or cjk or self._introduced(lead) or (closed and self._introduced(body + ",")) \
             or (closed and last != body and self._introduced(last + ",")) \
             or (self._known(core) and not others and not _DANGLING.search(core))
 

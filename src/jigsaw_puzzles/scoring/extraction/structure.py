@@ -131,13 +131,14 @@ class _Reader:
         if not isinstance(d, dict):
             return found, unknown
         keys = {_key(k): v for k, v in d.items()}
-        name = keys.get("name") if isinstance(keys.get("name"), str) else None
+        name = next((keys[k] for k in ("name", "tool", "tool_name", "function_name") if isinstance(keys.get(k), str)), None)
         if name is None and isinstance(keys.get("action"), str) and "action_input" in keys:
             name = keys["action"]
         elif name is None and isinstance(keys.get("action"), str) and "value" in keys:  # {"action": "submit", "value": "A"}
             name, keys = keys["action"], dict(keys, input=keys["value"])
             keys.pop("value")
         if name is not None and any(k in keys for k in ("arguments", "args", "parameters", "input", "action_input")):
+            keys.pop("tool", None), keys.pop("tool_name", None), keys.pop("function_name", None)
             if _key(name) not in _SUBMIT:
                 return found, unknown  # an action, not a submission
             args = next(keys[k] for k in ("arguments", "args", "parameters", "input", "action_input") if k in keys)
