@@ -141,7 +141,10 @@ CASES = [
     ("Candidates for the correct answer\nA) sky\nB) grass\nBoth look plausible.", PLE, None, AMBIGUOUS),
     ("The answer is:\nB", PLH, "B", PARSED),  # kept: "answer:" ends a line and the letter is alone on the next
     # #32: a label line ending in ":" is part of the answer's statement: its words must be known
-    ("After comparing the edges and colours carefully:\n\nB", PLH, None, AMBIGUOUS),
+    # #43: a known introducer opens the line, so its words need not be known; a condition there still is not read
+    ("After comparing the edges and colours carefully:\n\nB", PLH, "B", PARSED),
+    ("If the edges and colours match carefully:\n\nB", PLH, None, AMBIGUOUS),
+    ("Looking at it, B is not the answer:\n\nB", PLH, None, AMBIGUOUS),
     ("Die Antwort ist nicht:\nB", PLH, None, AMBIGUOUS),
     ("Final answer:\n\n**C**\n\nExplanation: Candidate C fits the A-side texture.", MPS, "C", PARSED),  # #43: an
     # explanation may describe the options ("A-side" names no option)

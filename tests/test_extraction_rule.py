@@ -310,6 +310,13 @@ SCOPE_3 = [
      "- Piece 3: flat bottom, flat right → bottom-right\n- Piece 4: flat top, flat left → top-left\n\n[4, 2, 1, 3]", OG,
      "[4, 2, 1, 3]"),
     ("- Piece 1 → bottom-left\n- Piece 2 → top-right\n- Piece 3 → bottom-right\n- Piece 4 → top-left\n\n[4, 2, 3, 1]", OG, None),
+    # from dev_14: a second assistant turn with no one between gives a second answer; chat residue in Chinese
+    ("A<|im_end|>\n<|im_start|>assistant\nB", PLH, None),
+    ("A<|im_end|>\n<|im_start|>user\nAre you sure?<|im_end|>\n<|im_start|>assistant\nB", PLH, "B"),
+    ("DeepSeek-V3\n\n已深度思考（用时 14 秒）\n\nD\n\n内容由 AI 生成，请仔细甄别", PLH, "D"),
+    ("None of the pieces is rotated.", AD, None), ("None of the pieces is rotated or mirrored.", AD, "Judgment: A\nError Position:\nError Type:"),
+    ("The bottom-right sub-image appears to be mirrored horizontally; the rest of the picture is fine.", AD,
+     "Judgment: B\nError Position: D\nError Type: B"),
 ]
 
 OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]

@@ -56,19 +56,20 @@ class Beside:
             if {1, 2} <= set(at) and "ABC"[0 if at[1] // 2 == at[2] // 2 else 1 if at[1] % 2 == at[2] % 2 else 2] \
                     != final.answer:
                 return "the regions named for the two images give another relation"
+        order = (final.parts or {}).get("order") if self.spec.kind == ORDER else None
+        if not (order or self.options and final.answer):
+            return ""
+        lo = max([w.end() for w in pattern("withdraw").finditer(self.m, 0, final.start)] or [0])
         if self.options and final.answer:
-            lo = max([w.end() for w in pattern("withdraw").finditer(self.m, 0, final.start)] or [0])
             for x in self._within(lo, final.start):  # "The order is [4, 1, 3, 2], option B. ... Answer: A"
                 if x.form == "list" and x.answer not in (None, final.answer) and not negated(self.m, x.start, x.end) \
                         and not self._listed(x) and not _LABELLED_BEFORE.search(self.m, max(0, x.start - 16), x.start) \
                         and "?" not in self.m[x.end:x.end + 3]:
                     return f"an order said before the answer is another option's ({x.answer})"
-        order = (final.parts or {}).get("order") if self.spec.kind == ORDER else None
         if self.options and final.answer in self.spec.letters[:len(self.options)]:  # Order Restoration's letter
             order = tuple(int(d) for d in re.findall(r"\d+", str(self.options[self.spec.letters.index(final.answer)])))
         if not order:
             return ""
-        lo = max([w.end() for w in pattern("withdraw").finditer(self.m, 0, final.start)] or [0])
         beside = self.m[lo:final.start] + "\n" + self.m[final.end:]  # before it, and its explanation
         if len(order) == 4 and any(order[r] != img for r, img in regions_said(beside)):
             return "the order disagrees with the regions named beside it"

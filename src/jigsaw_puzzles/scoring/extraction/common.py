@@ -84,6 +84,8 @@ _EOS = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<\|end\|>|<en
 _TURN = re.compile(r"(?:^|\n)[ \t]*(?:#{1,3}[ \t]*)?(?:assistant|ASSISTANT|Assistant|<\|assistant\|>)[ \t]*:?[ \t]*(?=\n|$)|"
                    r"(?:^|\n)[ \t]*(?:ASSISTANT|Assistant|### Assistant|### Response)[ \t]*:|<\|im_start\|>assistant|"
                    r"\[/INST\]|<start_of_turn>model|<\|start_header_id\|>assistant<\|end_header_id\|>")
+_TURN_OTHER = re.compile(r"<\|im_start\|>(?:user|system)|(?:^|\n)[ \t]*(?:#{1,3}[ \t]*)?(?:user|human|you said)[ \t]*(?::|\n|$)"
+                         r"|\[INST\]|<start_of_turn>user|<\|start_header_id\|>user", re.I)
 _LETTER_EMOJI = {"\U0001f170": "A", "\U0001f171": "B", "\U0001f172": "C", "\U0001f173": "D"}
 
 
@@ -114,7 +116,16 @@ def region(text: str) -> tuple[str, bool, str]:
         for turn in _TURN.finditer(text):
             pass
         if turn is not None and text[turn.end():].strip():
-            text = text[turn.end():]  # the last assistant turn (a user may have answered back in between)
+            before = re.sub(r"<\|im_end\|>\s*$|<\|eot_id\|>\s*$|<end_of_turn>\s*$", "", text[:turn.start()]).rstrip()
+            if before and not _TURN_OTHER.search(before):  # "A<|im_end|><|im_start|>assistant\nB": one turn after
+                text = before + "\n" + text[turn.end():]  # another, with no one between: both are read
+            else:
+                text = text[turn.end():]  # the last assistant turn (a user may have answered back in between)
+        other = None
+        for other in _TURN_OTHER.finditer(text):
+            pass
+        if other is not None and text[:other.start()].strip() and not _TURN.search(text, other.end()):
+            text = text[:other.start()]  # the answer, then a user's turn pasted after it ("You said:\nnext one")
         for eos in _EOS.finditer(text):
             if eos.group(0) == "</s>" and "<s>" in text[:eos.start()]:
                 continue  # a struck-through span's end, not the end of the sequence

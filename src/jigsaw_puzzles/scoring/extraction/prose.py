@@ -252,10 +252,11 @@ _NORMAL = re.compile(
     r"|no (?:sub-?image|piece|tile) (?:is|has been|was) (?:rotated|turned) or (?:mirrored|flipped)"
     r"|no (?:sub-?image|piece|tile) (?:is|has been|was) (?:mirrored|flipped) or (?:rotated|turned)"
     r"|none of the (?:sub-?images|pieces|tiles) (?:is|are|has been|have been|was|were) "
-    r"(?:rotated|mirrored|flipped)(?: or (?:rotated|mirrored|flipped))?)",
+    r"(?:(?:rotated|turned) or (?:mirrored|flipped)|(?:mirrored|flipped) or (?:rotated|turned)))",  # both types said
     re.I)
-_REST_FINE = re.compile(r"(?:(?:and |while )?(?:all )?(?:the )?(?:rest|others|other (?:three|eight|sub-?images|pieces|tiles)"
-                        r"|remaining (?:sub-?images|pieces|tiles)) (?:are|look|seem) (?:all )?(?:fine|normal|correct|ok|okay"
+_REST_FINE = re.compile(r"(?:(?:and |while )?(?:all )?(?:the )?(?:rest(?: of the (?:picture|image|pieces|grid|sub-?images))?|others"
+                        r"|other (?:three|eight|sub-?images|pieces|tiles)|remaining (?:sub-?images|pieces|tiles)) (?:are|is|looks?"
+                        r"|seems?) (?:all )?(?:fine|normal|correct|ok|okay"
                         r"|upright|unchanged))", re.I)
 _NEGATION = re.compile(r"(?<![A-Za-z])(?:not|no|none|never|neither|nor|without|nothing|normal|correct|correctly"
                        r"|fine|ok|okay|except|but|other|else)(?![A-Za-z])|n't", re.I)

@@ -56,6 +56,7 @@ MAX_CHARS = 16_384
 #: Only the last this many answer mentions are judged as commitments (bounded work on degenerate text).
 _MAX_MENTIONS = 400
 _LONGEST_LEAD = 600
+_THOUGHT_TAIL = 320
 #: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
 _VERDICT_WORDS = re.compile(r"(?<![^\W_])(?:correct|incorrect|normal|fine|wrong|anomal\w*|intact)(?![^\W_])", re.I)
 _BINDING = ("the answer depends", "the answer is introduced as one that is not")
@@ -76,6 +77,9 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
         return unread(INVALID, "empty response")
     ex = _Reading(t, reg, spec, config, options, depth, truncated).result()
     inner = thought(text) if ex.status == PARSED and depth == 0 else ""
+    if len(inner) > _THOUGHT_TAIL:  # its conclusion is at its end: its last sentences are read
+        inner = inner[-_THOUGHT_TAIL:]
+        inner = inner[min((i for i in (inner.find(". "), inner.find("\n")) if i >= 0), default=-1) + 1:]
     if inner.strip():  # "<think>... So it's A.</think> B": the reasoning concluded another answer
         said = read(inner, spec, config, options, depth + 1)
         if said.status == PARSED and said.answer != ex.answer and said.rule in ("form", "retraction", "structure"):
