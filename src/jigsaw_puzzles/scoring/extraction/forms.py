@@ -1,6 +1,7 @@
 """The reader's vocabulary, as data: ``forms.tsv`` beside this file, one row per language and kind.
 
-The table is the whole of what the reader knows about wording; the rule (:mod:`.rule`) only asks it questions.
+The table is the whole of what the reader knows about wording; the rule (:mod:`.rule`) only asks it questions. A
+row may list choices in braces ("{i/we} {went with/opted for}"): each combination is one whole form.
 Kinds, and how the rule uses them:
 
 - ``label`` (answer, final answer, Resposta, 答案, 정답...) before a separator (``sep``: ":", "=", "->") or a

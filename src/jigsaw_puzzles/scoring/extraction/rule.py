@@ -23,7 +23,8 @@
    A withdrawal ("wait", "actually", "just kidding") after the answer: only what follows it is read, by this rule.
 5. **Nothing before it disagrees.** An earlier commitment to another answer stands unless a withdrawal or a
    contrast ("but", "looking again") comes between ("Final answer: A. ... Final answer: C" is not read); an order
-   is not read when the regions named before it say otherwise.
+   is not read when the regions or rows named beside it say otherwise (:mod:`.beside`), nor an answer after a
+   ``<think>`` block whose last sentences commit to another one.
 
 Every answer not read carries its reason (``Extraction.detail``); nothing is guessed.
 """
