@@ -317,6 +317,11 @@ SCOPE_3 = [
     ("None of the pieces is rotated.", AD, None), ("None of the pieces is rotated or mirrored.", AD, "Judgment: A\nError Position:\nError Type:"),
     ("The bottom-right sub-image appears to be mirrored horizontally; the rest of the picture is fine.", AD,
      "Judgment: B\nError Position: D\nError Type: B"),
+    # a letter ending the text after a sentence that names no other answer; "probably" in more languages
+    ("The road continues across the join. A", PLH, "A"), ("A has a knob on the left, so it is out. B", PLH, None),
+    ("Ranking:\n1. A / C (tie)\n2. B\n3. D", PLH, None), ("Svar: troligen C", MPS6, "C"),
+    ("Svar: troligen inte C", MPS6, None), ("Die Antwort ist wahrscheinlich nicht C.", PLH, None),
+    ('{"name": "answer", "arguments": "{\\"direction\\": \\"F\\"}"}', CV8, "F"),
 ]
 
 OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]

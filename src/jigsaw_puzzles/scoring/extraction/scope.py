@@ -149,7 +149,14 @@ class Scope:
             return None
         if cs > 0 and t[cs - 1] != "\n":  # a sentence of its own after a finished one ("The roof continues. C.")
             after = t[m.end:].lstrip(" \t)]*\"'")
-            return (cs, "") if after[:1] in (".", "!", "\u3002") or m.form != "letter" else None
+            if after[:1] in (".", "!", "\u3002") or m.form != "letter":
+                return cs, ""
+            ls = t.rfind("\n", 0, cs) + 1  # the letter ends the text after a sentence naming no other answer:
+            others = set(re.findall(r"(?<![^\W_])[A-Z](?![^\W_]|')", t[ls:cs])) & set(self.spec.letters) - {m.answer}
+            if not after.strip() and re.search(r"[^\W\d_]{3,}", t[ls:cs]) and not others and \
+                    not any(x.value not in (None, m.value) for x in self._within(ls, cs)):  # "... the road continues. A"
+                return cs, ""
+            return None
         if self._listed(m):
             return None
         lo, hi = t.rfind("\n", 0, max(cs - 1, 0)), max(cs - 1, 0)

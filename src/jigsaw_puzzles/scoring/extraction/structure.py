@@ -29,7 +29,7 @@ _ANSWER_KEYS = frozenset("""answer final_answer finalanswer final choice final_c
     chosen chosen_option correct_option correct_answer best_match best_option order final_order sequence permutation
     arrangement solution placement grid rows judgment judgement error_position position error_type answer_option
     relationship selected_candidate candidate_index chosen_candidate best_candidate final_selection answer_choice pairs
-    placements""".split())
+    placements direction relation location region area mask masked_area""".split())
 _ANOMALY_KEYS = {"judgment": "j", "judgement": "j", "error_position": "p", "position": "p", "error_type": "t",
                  "type": "t"}
 #: Keys that hold the answer's carrier (read inside), and keys that say nothing about it (skipped).
