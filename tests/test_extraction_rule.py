@@ -322,6 +322,12 @@ SCOPE_3 = [
     ("Ranking:\n1. A / C (tie)\n2. B\n3. D", PLH, None), ("Svar: troligen C", MPS6, "C"),
     ("Svar: troligen inte C", MPS6, None), ("Die Antwort ist wahrscheinlich nicht C.", PLH, None),
     ('{"name": "answer", "arguments": "{\\"direction\\": \\"F\\"}"}', CV8, "F"),
+    # the same block said twice (small models repeat); two blocks that differ; chat-UI controls after the answer
+    ("Judgment: B\nError Position: A\nError Type: A\nJudgment: B\nError Position: A\nError Type: A", AD,
+     "Judgment: B\nError Position: A\nError Type: A"),
+    ("Judgment: B\nError Position: A\nError Type: A\nJudgment: B\nError Position: C\nError Type: A", AD, None),
+    ("Answer: C\n\nShow drafts ▾\nDraft 1  Draft 2  Draft 3\n\n🔊  ⋮", PLH, "C"),
+    ("B\n\nShare · Export · Rewrite\nA+  A-   Aa", PLH, "B"),
 ]
 
 OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]

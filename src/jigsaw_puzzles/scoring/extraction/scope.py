@@ -169,9 +169,9 @@ class Scope:
             return lo + 1, ""
         if _LABELLED_LINE.fullmatch(above) and self._heads is not None and len(self._heads) >= 2:
             return cs, ""  # the option list echoed above, then the answer alone
-        if any(hi - 3 <= x.end <= hi and not t[x.end:hi].strip(_KNOWN_PUNCT + " ") for x in
-               self._within(lo + 1, hi)):
-            return cs, ""  # an answer above, on its own line (a repeated block)
+        if any(hi - 3 <= x.end <= hi and not t[x.end:hi].strip(_KNOWN_PUNCT + " ") and (x.start > lo or x.value == m.value)
+               for x in self._within(max(0, lo - 400), hi)):
+            return cs, ""  # an answer above, on its own line (a repeated block: the same one, ending on the line above)
         if self.spec.kind == ORIENTED and isinstance(oriented_prose(t[:hi], *self.spec.grid), list) or \
                 self.spec.kind == ORDER and self.spec.order_length == 4 and regions_said(above):
             return cs, ""  # the pieces said region by region above (they must agree: _contradicted)
