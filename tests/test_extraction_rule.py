@@ -337,6 +337,8 @@ OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]
     ("Top-left: image 2. Top-right: image 1. Bottom-left: image 4. Bottom-right: image 3.\n\nAnswer: A", None),
     ("Top-left: image 2. Top-right: image 1. Bottom-left: image 4. Bottom-right: image 3.\n\nAnswer: B", "B"),
     ("Top row: 2, 1. Bottom row: 3, 4.\nB", None),
+    ("Top: 2, 1; bottom: 4, 3.\n\nC", None), ("Top: 2, 1; bottom: 4, 3.\n\nB", "B"),  # rows said without "row"
+    ("Top row: image 2 and image 1.\nB", "B"), ("Top row 2, 1? No, 2 has no sky.\nB", "B"),
     ("Pořadí je tedy [2, 1, 4, 3], což odpovídá možnosti B.\n\nOdpověď: A", None),  # an order said before it
     ("Pořadí je tedy [2, 1, 4, 3], což odpovídá možnosti B.\n\nOdpověď: B", "B"),
     ("Both option A ([1, 2, 4, 3]) and option B ([2, 1, 4, 3]) start well.\nAnswer: B", "B"),  # options quoted

@@ -254,8 +254,6 @@ _PLACED_IMG = re.compile(r"(?<![^\W_])(?:<\s*)?(?:images?|img|pieces?|tiles?|pic
 _CORNER = re.compile(r"((?:top|upper)[\s-]*left|(?:top|upper)[\s-]*right|(?:bottom|lower)[\s-]*left|(?:bottom|lower)[\s-]*"
                      r"right)(?![^\W_])(?!\s*(?:corner|edge|side)?\s*of\b)|(?<![^\W_])(?-i:TL|TR|BL|BR)(?![^\W_])|"
                      r"(左上|右上|左下|右下)", re.I)
-_ROW_PAIR = re.compile(r"(top|upper|first|bottom|lower|second)\s+row\s*(?::|=|-|is|has)?\s*(?:images?\s*)?([1-4])\s*(?:and|,|&)"
-                       r"\s*(?:image\s*)?([1-4])(?!\d)", re.I)
 _CORNER_NUMBER = re.compile(r"(?<![^\W_])((?-i:TL|TR|BL|BR))\s*[:=]\s*([1-4])(?!\d)")
 _CORNER_INDEX = {"tl": 0, "tr": 1, "bl": 2, "br": 3, "左上": 0, "右上": 1, "左下": 2, "右下": 3}
 
@@ -265,8 +263,7 @@ def regions_said(t: str) -> list[tuple[int, int]]:
     "top-left: image 2", "左上：图2", "image 1 the flat bottom-right", "Top row: 1 and 3". A sentence that names as many
     images as corners pairs them in order; a corner read as content ("the top-left corner of ...") does not count; a
     sentence with a possessive image ("image 2's top-left"), a negation or a hedge is not read."""
-    out = [((0 if m.group(1).lower() in ("top", "upper", "first") else 2) + k, int(m.group(2 + k)))
-           for m in _ROW_PAIR.finditer(t) for k in (0, 1)]
+    out = [(2 * r + k, said[k]) for r, said in rows_said(t, 2, 2) for k in (0, 1)]
     out += [(_CORNER_INDEX[m.group(1).lower()], int(m.group(2))) for m in _CORNER_NUMBER.finditer(t)]  # "TL: 2"
     for sentence in re.split(r"[.;!?\n\u3002\uff1b]", t) if _CORNER.search(t) else ():
         images = [int(m.group(1) or m.group(2)) for m in _PLACED_IMG.finditer(sentence)]
@@ -296,7 +293,7 @@ _CLOSED_END = re.compile(r"[ \t]*[.!][\s.!]*\Z")  # "i choose a." ends the text:
 
 
 _ROW_SAID = re.compile(r"(?<![^\W_])(?:(top|upper|first|middle|second|centre|center|bottom|lower|third|last)\s+row"
-                       r"|row\s*([1-3]))(?![^\W_])[ \t]*(?:[:=\u2013\u2014-]|is|has|reads)?([^\n;]*?)(?=\.\s|[.\n;]|$)", re.I)
+                       r"|row\s*([1-3])|(top|upper|middle|bottom|lower)(?=\s*[:=]))(?![^\W_])[ \t]*(?:[:=\u2013\u2014-]|is|has|reads)?([^\n;]*?)(?=\.\s|[.\n;]|$)", re.I)
 
 
 #: Where a Piece Localization mask lies, said beside its letter ("C, the bottom left", "B (the lower one)", "area B, in
@@ -309,19 +306,23 @@ PL_PLACE = re.compile(r"[ \t]*(?:in |at |on |near )?(?:the )?(?:very )?(?:(?:top
 _ROW_BODY = re.compile(r"[\s\d,&|>\u2192\u2013\u2014-]*(?:(?:images?|pieces?|tiles?|and|then|is|are)[\s\d,&|>\u2192\u2013\u2014-]*)*", re.I)
 
 
-def rows_disagree(text: str, order, rows: int, cols: int) -> bool:
-    """A row said in prose ("Top row: 4, 9, 2.", "the second row is 3 5 7") that ``order`` puts otherwise."""
-    if not order or len(order) != rows * cols:
-        return False
+def rows_said(text: str, rows: int, cols: int) -> list[tuple[int, list[int]]]:
+    """(row index, images) for each row said in prose with numbers only ("Top row: 4, 9, 2.", "the second row is 3 5
+    7", "Top row: image 1 and image 3", "Top: 1, 2; bottom: 4, 3"); a row that also says something else is not read."""
+    out = []
     for m in _ROW_SAID.finditer(text):
-        word = (m.group(1) or m.group(2)).lower()
+        word = (m.group(1) or m.group(2) or m.group(3)).lower()
         r = {"top": 0, "upper": 0, "first": 0, "1": 0, "second": 1, "2": 1, "third": 2, "3": 2,
              "bottom": rows - 1, "lower": rows - 1, "last": rows - 1}.get(word, 1 if rows == 3 else None)
-        bare = re.sub(r"\([^()]*\)", " ", m.group(3)).replace("*", " ")  # "Top row: 1 (sky), 5, 7": numbers only
+        bare = re.sub(r"\([^()]*\)", " ", m.group(4)).replace("*", " ")  # "Top row: 1 (sky), 5, 7": numbers only
         bare = re.split(r"\s[\u2014\u2013-]\s|:\s", bare)[0]  # "**Row 1:** 3, 9, 1 — sky and the sail"
-        if not _ROW_BODY.fullmatch(bare):
-            continue
         said = [int(d) for d in re.findall(r"(?<!\d)[1-9](?!\d)", bare)]
-        if r is not None and r < rows and len(said) == cols and list(order[r * cols:(r + 1) * cols]) != said:
-            return True
-    return False
+        if _ROW_BODY.fullmatch(bare) and r is not None and r < rows and len(said) == cols:
+            out.append((r, said))
+    return out
+
+
+def rows_disagree(text: str, order, rows: int, cols: int) -> bool:
+    """A row said in prose that ``order`` puts otherwise."""
+    return bool(order) and len(order) == rows * cols and any(
+        list(order[r * cols:(r + 1) * cols]) != said for r, said in rows_said(text, rows, cols))

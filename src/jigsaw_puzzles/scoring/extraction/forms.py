@@ -29,6 +29,9 @@ Kinds, and how the rule uses them:
   explanation; ``convention``: nor, after an order, one that changes how it is numbered ("column by column").
 - ``judgment``, ``position``, ``type``: Anomaly Detection's field labels; ``correct``, ``incorrect``, ``rotation``,
   ``mirroring``, ``blank``: the words of its values, in the languages models answer in.
+- ``submit``, ``key``, ``carrier``, ``skip`` (:mod:`.structure`): the names of calls that submit an answer
+  (submit_answer, finish), the keys that hold one (answer, choice, order), the keys read inside (arguments,
+  content, choices) and the keys that say nothing of it (reason, confidence, usage); any other key abstains.
 - ``typo``: known misspellings ("teh=the"). A word of five letters or more that is no word of the table, within
   one edit of one English commit word (label, copula, verb, pred: "Fianl", "asnwer"), is read as it; never one
   within an edit of a negation.
@@ -45,7 +48,7 @@ _TABLE = Path(__file__).with_name("forms.tsv")
 KINDS = ("sep", "open", "close", "residue", "label", "copula", "verb", "pred", "filler", "link", "intro", "condition",
          "withdraw", "contrast", "explain", "neutral", "negation", "hedge", "noun", "support", "choice", "typo",
          "subject", "relate", "doubt", "convention", "judgment", "position", "type", "correct", "incorrect", "rotation",
-         "mirroring", "blank", "content")
+         "mirroring", "blank", "content", "submit", "key", "carrier", "skip")
 
 
 _GROUP = re.compile(r"\{([^{}]*/[^{}]*)\}")

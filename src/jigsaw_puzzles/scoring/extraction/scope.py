@@ -82,8 +82,9 @@ class Scope:
         if self.config.startswith("connection_verification") and spec.grid == (2, 2) and len(spec.letters) == 3 \
                 and not self.mentions:  # "Image 1 is the top-left region and image 2 the top-right one."
             lo = t.rstrip().rfind("\n") + 1
-            at = dict((img, r) for r, img in regions_said(t[lo:]))
-            if len(regions_said(t[lo:])) != 2 or set(at) != {1, 2} or at[1] == at[2]:
+            said = regions_said(t[lo:])
+            at = dict((img, r) for r, img in said)
+            if len(said) != 2 or set(at) != {1, 2} or at[1] == at[2]:
                 return []
             letter = "ABC"[0 if at[1] // 2 == at[2] // 2 else 1 if at[1] % 2 == at[2] % 2 else 2]
             return [Commit(lo, lo, len(t.rstrip()), letter, self._prose_link(lo, len(t.rstrip())), "prose")]

@@ -18,35 +18,15 @@ from typing import Any, Callable, Optional
 
 from ...spec import ANOMALY, CHOICE, LETTERS, ORDER, ORIENTED, ROTATIONS, format_anomaly, format_order, format_oriented
 from .common import Claim, key as _key
+from .forms import forms
 from .tables import TABLE as _TABLE, statuses as _statuses, table as _table, verdicts as _verdicts
 
-_SUBMIT = frozenset("""submit submit_answer answer final_answer finalanswer provide_answer give_answer return_answer
-    respond select select_option select_answer select_candidate choose choose_option pick pick_option set_answer
-    output_answer final finish submit_order submit_solution solve answer_question record_answer print commit report_answer
-    submit_choice choose_answer submitanswer report_anomaly submit_anomaly""".split())
-_ANSWER_KEYS = frozenset("""answer final_answer finalanswer final choice final_choice option selected selected_option
-    selection selected_answer letter answer_letter prediction predicted pred result output response verdict pick
-    chosen chosen_option correct_option correct_answer best_match best_option order final_order sequence permutation
-    arrangement solution placement grid rows judgment judgement error_position position error_type answer_option
-    relationship selected_candidate candidate_index chosen_candidate best_candidate final_selection answer_choice pairs
-    placements direction relation location region area mask masked_area""".split())
+_SUBMIT = forms("submit")
+_ANSWER_KEYS = forms("key")
 _ANOMALY_KEYS = {"judgment": "j", "judgement": "j", "error_position": "p", "position": "p", "error_type": "t",
                  "type": "t"}
-#: Keys that hold the answer's carrier (read inside), and keys that say nothing about it (skipped).
-_CARRIER = frozenset("""arguments args parameters params input kwargs function tool_calls content text message
-    choices candidates parts tool_call function_call action_input data item items output_text delta generated_text
-    completion outputs result results""".split())
-_NEUTRAL = frozenset("""reason reasoning explanation rationale justification confidence thoughts thought analysis
-    description evidence observations observation steps id type name role index finish_reason logprobs model object
-    created usage system_fingerprint stop_reason stop_sequence usage_metadata prompt_feedback safety_ratings refusal
-    annotations tool_call_id call_id action method jsonrpc certainty probability score_of_answer
-    model_version response_id avg_logprobs citation_metadata token_count stop rejected eliminated excluded ruled_out
-    discarded distractors thinking signature redacted_thinking draft initial initial_answer first_guess previous_answer
-    previous created_at done total_duration load_duration prompt_eval_count prompt_eval_duration eval_count
-    eval_duration context done_reason finishreason usagemetadata modelversion responseid avglogprobs safetyratings
-    promptfeedback citationmetadata tokencount service_tier message_id logprobs_content system_fingerprint
-    prompt_tokens completion_tokens total_tokens stop_sequence_id options_considered alternatives_considered
-    candidates_considered""".split())
+_CARRIER = forms("carrier")
+_NEUTRAL = forms("skip")
 
 
 class _Reader:
@@ -138,7 +118,8 @@ class _Reader:
             name, keys = keys["action"], dict(keys, input=keys["value"])
             keys.pop("value")
         if name is not None and any(k in keys for k in ("arguments", "args", "parameters", "input", "action_input")):
-            keys.pop("tool", None), keys.pop("tool_name", None), keys.pop("function_name", None)
+            for k in ("tool", "tool_name", "function_name"):
+                keys.pop(k, None)
             if _key(name) not in _SUBMIT:
                 return found, unknown  # an action, not a submission
             args = next(keys[k] for k in ("arguments", "args", "parameters", "input", "action_input") if k in keys)
