@@ -226,3 +226,23 @@ def test_ten_thousand_unknown_tokens_are_never_read():
     n = _check_compositions(2500, 24)
     print(f"\n{n} insertions of a token from outside the vocabulary next to a read answer or its link: 0 read")
     assert n >= 10_000
+
+
+def test_the_vocabulary_regexes_do_not_depend_on_the_hash_seed():
+    """A set's iteration order changes with PYTHONHASHSEED; the regexes built from the table (and so every reading)
+    must not: two interpreters with other seeds build the same patterns, and a longer form wins over its prefix."""
+    import hashlib
+    import subprocess
+    import sys
+
+    code = ("import hashlib; from jigsaw_puzzles.scoring.extraction.forms import KINDS, alternation, forms, pattern; "
+            "src = [alternation(forms(k)) for k in KINDS] + [pattern(n).pattern for n in "
+            "('left', 'label', 'strip', 'label_line', 'unfinished')]; "
+            "print(hashlib.sha256('\\x00'.join(src).encode()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout.strip()
+               for seed in ("1", "22", "34")}
+    assert len(digests) == 1, digests
+    from jigsaw_puzzles.scoring.extraction.forms import alternation
+    rx = re.compile(alternation({"answer", "answer is", "the answer is"}))
+    assert rx.match("the answer is C").group(0) == "the answer is" and rx.match("answered") is None

@@ -328,6 +328,20 @@ SCOPE_3 = [
     ("Judgment: B\nError Position: A\nError Type: A\nJudgment: B\nError Position: C\nError Type: A", AD, None),
     ("Answer: C\n\nShow drafts ▾\nDraft 1  Draft 2  Draft 3\n\n🔊  ⋮", PLH, "C"),
     ("B\n\nShare · Export · Rewrite\nA+  A-   Aa", PLH, "B"),
+    # a remark after a dash or colon that opens by judging the answer out; one that supports it is read
+    ("C – no", PLH, None), ("C — wrong.", PLH, None), ("Answer: C — not a match", PLH, None), ("C: unlikely", PLH, None),
+    ("A – plausible\nB – plausible\nC – no\nD – no", PLH, None), ("C — ✗", PLH, None),
+    ("Answer: C — no doubt about it", PLH, "C"), ("A — not 100% sure, but the leaf vein continues only at A.", PLH, "A"),
+    ("C — the others do not fit", PLH, "C"),
+    # a text cut off after a commit form, before its answer: only an answer committed in words before it stands
+    ("Bottom row: 3, 1\nTop row: 4, 2", OG, "[4, 2, 3, 1]"), ("Top row: 4, 2\nTop row: 3, 1", OG, None),  # by label
+    ("Row 2: 7 -> 2 -> 4\nRow 1: 5 -> 1 -> 9\nRow 3: 3 -> 8 -> 6", OG3, "[5, 1, 9, 7, 2, 4, 3, 8, 6]"),
+    ('{"candidates": [{"content": {"parts": [{"text": "[2, 1, 4, 3]"}, {"text": " is a guess; I could not tell."}]}}]}',
+     OG, None),  # a message's text parts are read as one text
+    ('{"content": [{"type": "text", "text": "Looking at the seams, "}, {"type": "text", "text": "the answer is B."}]}',
+     PLH, "B"),
+    ("They are likely vertically adjacent, so the answer would be", CV, None),
+    ("The answer is A. The answer is A. The answer is", PLH, "A"), ("The answer is C. Wait, actually the answer is", PLH, None),
 ]
 
 OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]
@@ -338,6 +352,8 @@ OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]
     ("Top-left: image 2. Top-right: image 1. Bottom-left: image 4. Bottom-right: image 3.\n\nAnswer: B", "B"),
     ("Top row: 2, 1. Bottom row: 3, 4.\nB", None),
     ("Top: 2, 1; bottom: 4, 3.\n\nC", None), ("Top: 2, 1; bottom: 4, 3.\n\nB", "B"),  # rows said without "row"
+    ("4 → top-left; 1 → top-right; 3 → bottom-left; 2 → bottom-right.\nAnswer: D", None),  # numbers to corners
+    ("2 → top-left; 1 → top-right; 4 → bottom-left; 3 → bottom-right.\nAnswer: B", "B"),
     ("Top row: image 2 and image 1.\nB", "B"), ("Top row 2, 1? No, 2 has no sky.\nB", "B"),
     ("Pořadí je tedy [2, 1, 4, 3], což odpovídá možnosti B.\n\nOdpověď: A", None),  # an order said before it
     ("Pořadí je tedy [2, 1, 4, 3], což odpovídá možnosti B.\n\nOdpověď: B", "B"),

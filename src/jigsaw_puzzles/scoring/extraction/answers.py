@@ -178,7 +178,7 @@ _SEP = r"(?:\s*(?:,|;|->|\u2192|=>|>|\||-|\u2013)\s*|\s+)"
 _BRACKET = re.compile(r"[\[(]\s*(" + _ITEM + r"(?:" + _SEP + _ITEM + r")*)\s*(?:,\s*)?[\])]", re.I)
 _DIGITS = re.compile(r"\d+")
 _NESTED = re.compile(r"\[\s*(\[[\d,\s]+\](?:\s*,\s*\[[\d,\s]+\])+)\s*,?\s*\]")
-_ROW_LINE = re.compile(r"[ \t]*(?:[-*\u2022]\s*)?(?:\|\s*)?(?:(?i:(?:row\s*\d+|(?:top|middle|bottom|first|second|third|"
+_ROW_LINE = re.compile(r"[ \t]*(?:[-*\u2022]\s*)?(?:\|\s*)?(?:(?i:(row\s*\d+|(?:top|middle|bottom|first|second|third|"
                        r"last|upper|lower|center|centre)\s+row))\s*(?:[:=\-]|->|\u2192)?\s*)?[\[(]?\s*(\d+(?:(?:\s*(?:[|,;]|->|\u2192|-)\s*"
                        r"|\s+)\d+)+)(?:\s*[\])|])?[\s.]*")
 _TABLE_RULE = re.compile(r"[ \t]*[|+]?\s*:?-{2,}:?(?:\s*[|+]\s*:?-{2,}:?)*\s*[|+]?[ \t]*")
@@ -286,13 +286,28 @@ def _row_lines(t: str, n: int) -> list[Mention]:
             pos = end + 1
             continue
         if rowish:
-            block.append((pos, end, _ints(r.group(1))))
+            block.append((pos, end, _ints(r.group(2)), (r.group(1) or "").lower()))
         else:
             if len(block) >= 2 and len({len(b[2]) for b in block}) == 1:
-                out.append(_order(tuple(x for b in block for x in b[2]), n, block[0][0], block[-1][1], "rows"))
+                at = [_row_index(b[3], len(block)) for b in block]  # "Bottom row: 3, 1\nTop row: 4, 2": by label
+                lo, hi = block[0][0], block[-1][1]
+                if None not in at and sorted(at) == list(range(len(block))):
+                    block = [b for _, b in sorted(zip(at, block), key=lambda x: x[0])]
+                elif any(a is not None for a in at):  # a row labelled twice, or outside the grid
+                    out.append(Mention(lo, hi, None, "rows", "the rows' labels do not name each row once"))
+                    block = []
+                if block:
+                    out.append(_order(tuple(x for b in block for x in b[2]), n, lo, hi, "rows"))
             block = []
         pos = end + 1
     return out
+
+
+def _row_index(label: str, rows: int):
+    """The row a label names ("top row", "row 2", "bottom row") in a grid of ``rows`` rows, or None."""
+    word = label.split()[-1] if label.startswith("row") else label.split()[0] if label else ""
+    return {"top": 0, "upper": 0, "first": 0, "second": 1, "third": 2, "bottom": rows - 1, "lower": rows - 1,
+            "last": rows - 1}.get(word, (int(word) - 1 if word.isdigit() else 1 if rows == 3 and word else None))
 
 
 _BOX = str.maketrans({c: "|" for c in "\u2502\u2503\u2551"} | {c: "-" for c in "\u2500\u2501\u2550\u250c\u2510\u2514\u2518"

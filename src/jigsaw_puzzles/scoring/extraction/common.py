@@ -222,8 +222,8 @@ def _echo() -> re.Pattern:
             out.update(m.group(0) for m in re.finditer(r"Example[^\n{]*:\n(?:[^\n{]+\n?){3}", v))
             out.update(p.strip() for p in re.split(r"(?<=[.:?])[ \t]+|\n", v) if len(p.strip()) >= 30 and "{" not in p
                        and "(the sub-image in" not in p)
-    from .forms import _trie  # one trie, not sixty alternatives tried at every position
-    return re.compile(_trie([" ".join(p.split()) for p in out]))
+    from .forms import alternation  # one trie, not sixty alternatives tried at every position
+    return re.compile(alternation([" ".join(p.split()) for p in out], whole=False))
 
 
 def clean(text: str, residue: re.Pattern) -> str:

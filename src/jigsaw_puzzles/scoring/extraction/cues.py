@@ -128,6 +128,12 @@ _CONNECTOR = re.compile(r"(?<![^\W_])(?:and|but|while|whereas|though|although)(?
 _PAREN_LETTER = re.compile(r"\s*\(\s*(?:option\s+)?[A-Z]\s*\)")
 _REMARK_START = re.compile(r"\s*(?:\u2014|\u2013|--| - |:(?=\s+\S))\s*|\s*,?\s*(?:though|although|but|however)(?![^\W_])",
                            re.I)
+#: A remark after the answer that opens by judging it out ("C – no", "B — wrong", "D: unlikely, the sky is off").
+_SAID_AGAINST = re.compile(r"[\s*]*(?:(?:no|nope|not|wrong|incorrect|false|unlikely|impossible|implausible|rejected|excluded|"
+                           r"eliminated|ruled out|mismatch\w*|bad|poor|weak|doubtful|doesn't|does not|isn't|is not|can't|"
+                           r"cannot|won't)(?![^\W_])|[\u2717\u2718\u274c\u2716])", re.I)
+_NOT_AGAINST = re.compile(r"[\s*]*(?:no (?:doubt|question)|not only|not (?:\d+ ?%|entirely|completely|fully|totally|quite|"
+                          r"very|absolutely|a hundred percent) (?:sure|certain|confident))(?![^\W_])", re.I)
 _SKIP_LINE = re.compile(r"[\s\u00a4\-=_*~+|:.]*|[\s\u2500-\u257f|+\-]*")
 _IDIOMS = re.compile(r"(?<![^\W_])if (?:i|we) (?:had|have|must|were) to (?:guess|choose|pick|bet|say)|if forced to "
                      r"(?:choose|pick|guess)|if i'm forced to choose|were (?:i|we) (?:forced )?to (?:choose|pick|guess)|as if",
@@ -254,7 +260,8 @@ _PLACED_IMG = re.compile(r"(?<![^\W_])(?:<\s*)?(?:images?|img|pieces?|tiles?|pic
 _CORNER = re.compile(r"((?:top|upper)[\s-]*left|(?:top|upper)[\s-]*right|(?:bottom|lower)[\s-]*left|(?:bottom|lower)[\s-]*"
                      r"right)(?![^\W_])(?!\s*(?:corner|edge|side)?\s*of\b)|(?<![^\W_])(?-i:TL|TR|BL|BR)(?![^\W_])|"
                      r"(左上|右上|左下|右下)", re.I)
-_CORNER_NUMBER = re.compile(r"(?<![^\W_])((?-i:TL|TR|BL|BR))\s*[:=]\s*([1-4])(?!\d)")
+_CORNER_NUMBER = re.compile(r"(?<![^\W_])((?-i:TL|TR|BL|BR))\s*[:=]\s*([1-4])(?!\d)|(?<![\d.,])([1-4])\s*(?:\u2192|->|=>)\s*"
+                            r"((?:top|upper|bottom|lower)[\s-]*(?:left|right))(?![^\W_])", re.I)
 _CORNER_INDEX = {"tl": 0, "tr": 1, "bl": 2, "br": 3, "左上": 0, "右上": 1, "左下": 2, "右下": 3}
 
 
@@ -264,7 +271,10 @@ def regions_said(t: str) -> list[tuple[int, int]]:
     images as corners pairs them in order; a corner read as content ("the top-left corner of ...") does not count; a
     sentence with a possessive image ("image 2's top-left"), a negation or a hedge is not read."""
     out = [(2 * r + k, said[k]) for r, said in rows_said(t, 2, 2) for k in (0, 1)]
-    out += [(_CORNER_INDEX[m.group(1).lower()], int(m.group(2))) for m in _CORNER_NUMBER.finditer(t)]  # "TL: 2"
+    out += [(_CORNER_INDEX[m.group(1).lower()], int(m.group(2))) if m.group(1) else  # "TL: 2", "4 → top-left"
+            (_CORNER_INDEX[re.sub(r"[\s-]+", "", m.group(4).lower()).replace("upper", "t").replace("lower", "b").replace(
+                "top", "t").replace("bottom", "b").replace("left", "l").replace("right", "r")], int(m.group(3)))
+            for m in _CORNER_NUMBER.finditer(t) if m.group(1) or not _PLACED_IMG.search(t[max(0, m.start() - 12):m.end()])]
     for sentence in re.split(r"[.;!?\n\u3002\uff1b]", t) if _CORNER.search(t) else ():
         images = [int(m.group(1) or m.group(2)) for m in _PLACED_IMG.finditer(sentence)]
         if not images or pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence):

@@ -104,9 +104,20 @@ def _worded(ch: str) -> bool:
     return (ch.isalnum() or "\u0900" <= ch <= "\u0dff") and not _UNSPACED.match(ch)
 
 
+def alternation(fs, reverse: bool = False, whole: bool = True) -> str:
+    """A regex for the forms ``fs`` (``reverse``: for text read right to left), whole words where the script has
+    spaces between words (``whole``): one trie per kind of word edge (shared prefixes tried once: a long alternation
+    is slow in ``re``), a space matching any white space, the longest form of a trie winning. The regex depends only
+    on the set of forms, never on the order a set is iterated in (which changes with ``PYTHONHASHSEED``)."""
+    groups: dict[tuple[bool, bool], list[str]] = {}
+    for g in sorted({f[::-1] if reverse else f for f in fs if f}):
+        groups.setdefault((whole and _worded(g[0]), whole and _worded(g[-1])), []).append(g)
+    parts = [(_BEFORE if pre else "") + "(?:" + _trie(words) + ")" + (_AFTER if post else "")
+             for (pre, post), words in sorted(groups.items())]
+    return "(?:" + "|".join(parts) + ")" if parts else "(?!)"
+
+
 def _trie(words: list[str]) -> str:
-    """One regex for ``words`` as a trie (shared prefixes tried once: a long alternation is slow in ``re``); a
-    space matches any white space, the longest word wins."""
     root: dict = {}
     for w in words:
         node = root
@@ -115,30 +126,12 @@ def _trie(words: list[str]) -> str:
         node[""] = {}
 
     def emit(node: dict) -> str:
-        branches = [("" if ch == " " else re.escape(ch), ch, sub) for ch, sub in node.items() if ch != ""]
-        alts = [(r"\s+" if ch == " " else esc) + emit(sub) for esc, ch, sub in
-                sorted(branches, key=lambda b: b[1])]
+        alts = [(r"\s+" if ch == " " else re.escape(ch)) + emit(sub) for ch, sub in sorted(node.items()) if ch != ""]
         if "" in node:
             return "(?:" + "|".join(alts) + ")?" if alts else ""
         return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
     return emit(root)
-
-
-def alternation(fs, reverse: bool = False) -> str:
-    """A regex for the forms ``fs`` (``reverse``: for text read right to left), whole words where the script has
-    spaces between words."""
-    groups: dict[tuple[bool, bool], list[str]] = {}
-    for f in set(fs):
-        g = f[::-1] if reverse else f
-        head, tail = g[0], g[-1]
-        key = (_worded(head), _worded(tail))
-        groups.setdefault(key, []).append(g)
-    parts = []
-    for (pre, post), words in groups.items():
-        body = _trie(words)
-        parts.append((_BEFORE if pre else "") + "(?:" + body + ")" + (_AFTER if post else ""))
-    return "(?:" + "|".join(parts) + ")" if parts else "(?!)"
 
 
 @lru_cache(maxsize=None)
@@ -160,6 +153,9 @@ def pattern(name: str) -> re.Pattern:
         core = (rf"(?:{sep}\s*{aside}(?:{cop}\s*)?{label}|(?:{sep}\s*)?{cop}\s*{of}{label}|{rel}\s*{subj}"
                 rf"|(?:{sep}\s*)?{verb})")  # "the patch corresponds to A": subject and verb before a verb alone
         return re.compile(head + core, re.I)
+    if name == "unfinished":  # a text cut off after a commit form, before its answer ("so the answer would be")
+        label, cop = a(forms("label"), True), a(forms("copula"), True)
+        return re.compile(rf"{cop}\s*{label}(?![^\W_])", re.I)
     if name == "strip":  # fillers, links, withdrawals and restated forms, read right to left from a commit form
         lab, cop, sep = a(forms("label"), True), a(forms("copula"), True), a(forms("sep"), True)
         return re.compile(rf"[\s,:;\u2014\u2013\u3001\uff0c\u060c.-]*(?:({a(forms('link') | forms('withdraw') - forms('negation') | forms('contrast'), True)})"

@@ -45,7 +45,7 @@ from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _
                    _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, _OPEN, _paragraph_end,
                    _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, rows_disagree, _REMARK_START, _RESTATES, _SEP_BEFORE,
-                   _SUBJECT_BEFORE, _withdrawal)
+                   _SUBJECT_BEFORE, _withdrawal, _SAID_AGAINST, _NOT_AGAINST)
 from .forms import pattern
 from .beside import Beside
 from .prose import anomaly_prose
@@ -76,6 +76,13 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
     t = clean(reg, pattern("residue"))
     if not t.strip():
         return unread(INVALID, "empty response")
+    cut = pattern("unfinished").match(reg.rstrip(" \t\n*")[:-200:-1])  # "..., so the answer would be" (cut off)
+    if cut is not None:  # the unfinished sentence is not read; an answer committed in words before it may stand
+        end = len(reg.rstrip(" \t\n*")) - cut.end()
+        s0 = max(t.rfind(c, 0, end) for c in ".!?\n\u3002") + 1
+        if pattern("withdraw").search(t, s0, end) or not t[:s0].strip():
+            return unread(AMBIGUOUS, "the text is cut off before the answer of its last commitment")
+        t, reg, truncated = t[:s0], reg[:s0], truncated or "cut"
     ex = _Reading(t, reg, spec, config, options, depth, truncated).result()
     inner = thought(text) if ex.status == PARSED and depth == 0 else ""
     if len(inner) > _THOUGHT_TAIL:  # its conclusion is at its end: its last sentences are read
@@ -131,7 +138,8 @@ class _Reading(Scope, Beside):
         if not commits:
             named = [m for m in self.mentions if not negated(t, m.start, m.end)]
             if self.truncated:
-                return unread(INVALID, "a truncated <think> block without a final answer")
+                return unread(INVALID, "a truncated <think> block without a final answer" if self.truncated is True
+                              else "the text is cut off before the answer of its last commitment")
             if named:
                 return unread(AMBIGUOUS, "an answer is named but never committed to in words the reader knows",
                               self._parts(named[-1]))
@@ -240,6 +248,10 @@ class _Reading(Scope, Beside):
                                 and not t[rm.end():x.start].strip(" (the")), None)
                 if apposed is not None and apposed.value != m.value and not negated(t, apposed.start, apposed.end):
                     why = "letter and option text disagree"
+                    break
+                if not _NOT_AGAINST.match(t, rm.end()) and (_SAID_AGAINST.match(t, rm.end()) or
+                                                             _at(pattern("negation"), t, rm.end())):
+                    why = "the remark after the answer rules it out"  # "C – no", "B — wrong", "D: unlikely"
                     break
                 if rm.end() < stop and not _at(pattern("withdraw"), t, rm.end()) and \
                         (apposed is None or apposed.value == m.value):  # "A — Candidate 1 matches the sunset"

@@ -147,6 +147,9 @@ class _Reader:
                         v = json.loads(v)
                     except ValueError:
                         pass
+                if isinstance(v, list) and v and all(isinstance(p, dict) and isinstance(p.get("text"), str) and
+                                                     set(p) <= {"text", "type"} for p in v):
+                    v = "".join(p["text"] for p in v)  # a message's text parts are one text (Gemini, Anthropic)
                 if isinstance(v, str):
                     said = self.text(v)
                     if said[0] is not None or said[1] not in ("no answer found", "empty response"):
