@@ -340,6 +340,18 @@ SCOPE_3 = [
      OG, None),  # a message's text parts are read as one text
     ('{"content": [{"type": "text", "text": "Looking at the seams, "}, {"type": "text", "text": "the answer is B."}]}',
      PLH, "B"),
+    # more shapes of the fourth session's dev files, each beside what stays unread
+    ("**Answer:** B (probablement)", PLH, "B"), ("B (probablement pas)", PLH, None), ("Je choisis la zone B.", PLH, "B"),
+    ("it's just A.", PLH, "A"), ("It's not just A.", PLH, None), ("答案：【Ｄ】", PLH, "D"),
+    ("The answer is D.【4:0†source】", PLH, "D"), ("Gemini\nB\nShare & export\nModified response", PLH, "B"),
+    ("(image 3, rotation 90), (image 1, rotation 0), (image 4, rotation 180), (image 2, rotation 0)",
+     "order_generation_2x2_rot", "[(3, 90), (1, 0), (4, 180), (2, 0)]"),
+    ("\\boxed{[(1, 90^\\circ), (2, 0^\\circ), (3, 180^\\circ), (4, 270^\\circ)]}", "order_generation_2x2_rot",
+     "[(1, 90), (2, 0), (3, 180), (4, 270)]"),
+    ('[{"image": 1, "rotation": 180}, {"image": 3, "rotation": 0}, {"image": 2, "rotation": 90}, {"image": 4, '
+     '"rotation": 270}]', "order_generation_2x2_rot", "[(1, 180), (3, 0), (2, 90), (4, 270)]"),
+    ("| | left | right |\n|---|---|---|\n| top | 4 | 1 |\n| bottom | 3 | 2 |", OG, "[4, 1, 3, 2]"),
+    ("| | right | left |\n|---|---|---|\n| top | 4 | 1 |\n| bottom | 3 | 2 |", OG, None),  # columns reversed
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, "A"), ("The answer is C. Wait, actually the answer is", PLH, None),
 ]
@@ -354,7 +366,7 @@ OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]
     ("Top: 2, 1; bottom: 4, 3.\n\nC", None), ("Top: 2, 1; bottom: 4, 3.\n\nB", "B"),  # rows said without "row"
     ("4 → top-left; 1 → top-right; 3 → bottom-left; 2 → bottom-right.\nAnswer: D", None),  # numbers to corners
     ("2 → top-left; 1 → top-right; 4 → bottom-left; 3 → bottom-right.\nAnswer: B", "B"),
-    ("Top row: image 2 and image 1.\nB", "B"), ("Top row 2, 1? No, 2 has no sky.\nB", "B"),
+    ("Top row: image 2 and image 1.\nB", "B"), ("**Option C** is the correct reconstruction.", "C"), ("Top row 2, 1? No, 2 has no sky.\nB", "B"),
     ("Pořadí je tedy [2, 1, 4, 3], což odpovídá možnosti B.\n\nOdpověď: A", None),  # an order said before it
     ("Pořadí je tedy [2, 1, 4, 3], což odpovídá možnosti B.\n\nOdpověď: B", "B"),
     ("Both option A ([1, 2, 4, 3]) and option B ([2, 1, 4, 3]) start well.\nAnswer: B", "B"),  # options quoted

@@ -179,10 +179,10 @@ _BRACKET = re.compile(r"[\[(]\s*(" + _ITEM + r"(?:" + _SEP + _ITEM + r")*)\s*(?:
 _DIGITS = re.compile(r"\d+")
 _NESTED = re.compile(r"\[\s*(\[[\d,\s]+\](?:\s*,\s*\[[\d,\s]+\])+)\s*,?\s*\]")
 _ROW_LINE = re.compile(r"[ \t]*(?:[-*\u2022]\s*)?(?:\|\s*)?(?:(?i:(row\s*\d+|(?:top|middle|bottom|first|second|third|"
-                       r"last|upper|lower|center|centre)\s+row))\s*(?:[:=\-]|->|\u2192)?\s*)?[\[(]?\s*(\d+(?:(?:\s*(?:[|,;]|->|\u2192|-)\s*"
+                       r"last|upper|lower|center|centre)\s+row|(?:top|middle|bottom|upper|lower)(?=\s*\|)))\s*(?:[:=\-|]|->|\u2192)?\s*)?[\[(]?\s*(\d+(?:(?:\s*(?:[|,;]|->|\u2192|-)\s*"
                        r"|\s+)\d+)+)(?:\s*[\])|])?[\s.]*")
 _TABLE_RULE = re.compile(r"[ \t]*[|+]?\s*:?-{2,}:?(?:\s*[|+]\s*:?-{2,}:?)*\s*[|+]?[ \t]*")
-_REGIONS = [re.compile(r"(?:" + n + r")(?:\s+(?:region|corner|position|cell|quadrant|slot))?\s*(?:[:=]|->|\u2192|-|is|"
+_REGIONS = [re.compile(r"(?:" + n + r")\)?(?:\s+(?:region|corner|position|cell|quadrant|slot))?\s*(?:[:=]|->|\u2192|-|is|"
                        r"gets|has|holds|goes|belongs)?\s*(?:(?:is|gets|has|holds)\s+)?(?:the\s+)?(?:<?\s*(?:image|img|"
                        r"piece|tile)\s*|#)?([1-9])\b", re.I)
             for n in (r"top[\s-]*left|upper[\s-]*left", r"top[\s-]*right|upper[\s-]*right",
@@ -291,10 +291,13 @@ def _row_lines(t: str, n: int) -> list[Mention]:
             if len(block) >= 2 and len({len(b[2]) for b in block}) == 1:
                 at = [_row_index(b[3], len(block)) for b in block]  # "Bottom row: 3, 1\nTop row: 4, 2": by label
                 lo, hi = block[0][0], block[-1][1]
-                if None not in at and sorted(at) == list(range(len(block))):
+                head = t[max(0, lo - 160):lo].rsplit("\n", 3)[-3:]  # "| | right | left |": the columns reversed
+                why = "the table's columns are not in left-to-right order" if any(
+                    re.search(r"right.*\bleft", h, re.I) for h in head) else ""
+                if not why and None not in at and sorted(at) == list(range(len(block))):
                     block = [b for _, b in sorted(zip(at, block), key=lambda x: x[0])]
-                elif any(a is not None for a in at):  # a row labelled twice, or outside the grid
-                    out.append(Mention(lo, hi, None, "rows", "the rows' labels do not name each row once"))
+                elif why or any(a is not None for a in at):  # a row labelled twice, or outside the grid
+                    out.append(Mention(lo, hi, None, "rows", why or "the rows' labels do not name each row once"))
                     block = []
                 if block:
                     out.append(_order(tuple(x for b in block for x in b[2]), n, lo, hi, "rows"))
@@ -315,7 +318,8 @@ _BOX = str.maketrans({c: "|" for c in "\u2502\u2503\u2551"} | {c: "-" for c in "
 
 
 # ------------------------------------------------------------------------------------------------ rotated orders
-_PAIR = r"[(\[]\s*(?:<?image\s*|img\s*|#)?(\d{1,3})>?\s*,\s*(\d{1,4})\s*(?:°|deg(?:rees?)?)?\s*[)\]]"
+_PAIR = (r"[(\[]\s*(?:<?image\s*|img\s*|#)?(\d{1,3})>?\s*,\s*(?:(?:rotation|rot|turn|angle)\s*[:=]?\s*)?(\d{1,4})\s*"
+         r"(?:°|deg(?:rees?)?|\^\s*\{?\s*\\circ\s*\}?)?\s*[)\]]")  # "(image 3, rotation 90)", "(1, 90^\circ)"
 _PAIRS = re.compile(r"\[?\s*" + _PAIR + r"(?:\s*(?:,\s*)?" + _PAIR + r")*(?:\s*,)?\s*\]?", re.I)
 _ONE_PAIR = re.compile(_PAIR, re.I)
 

@@ -201,7 +201,7 @@ _STRUCK = re.compile(r"<(del|strike|s)>.*?(?:</\1\s*>|\Z)|<(\w+)\b[^>]*(?:hidden
                      r"visibility\s*:\s*hidden)[^>]*>.*?(?:</\2\s*>|\Z)", re.I | re.S)
 _FOOTNOTE_MARK = re.compile(r"(?<!\n)(?<!^)(?:\[\^\w{1,3}\]|\[\d{1,2}\]):?(?!\s*[,\d])|\^\[?\d{1,2}\]?|\[(?:source|sources|cite|citation|ref|"
                             r"reference|citations)\b[^\]\n]{0,80}\]|\(\s*(?:cf\.?|see|ref\.?)\s*\[\^?\w{1,3}\]\s*\)|"
-                            r"\u3010[^\u3011\n]{0,40}\u3011", re.I)
+                            r"\u3010[^\u3011\n]{0,40}(?:\u2020|source|\d:\d)[^\u3011\n]{0,40}\u3011", re.I)  # 【4:0†source】, not 【D】
 _FOOTNOTE_LINE = re.compile(r"^[ \t]*(?:\[\^\w{1,3}\]:?|\[\d{1,2}\]:?|\^?\d{1,2}[.:)]?)[ \t]*(?:https?:\S+|www\.\S+|\S+\.(?:com|org|net|"
                             r"edu|io)\S*)[^\n]*$", re.M | re.I)
 

@@ -315,6 +315,16 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
     while i >= 0 and attempts < 64:
         attempts += 1
         if free(i):
+            j = len(t[:i].rstrip()) - 1  # a list of objects ([{"image": 2, "rotation": 90}, ...]) is one value
+            end = _close(t, j, "[", "]") if spec.kind == ORIENTED and j >= 0 and t[j] == "[" and free(j) else -1
+            try:
+                data = json.loads(t[j:end]) if end > 0 else None
+            except ValueError:
+                data = None
+            if isinstance(data, list):
+                add(j, end, *rd.obj(data), "json")
+                i = t.find("{", end)
+                continue
             end = _close(t, i, "{", "}")
             data = None
             if end > 0:
