@@ -352,8 +352,11 @@ SCOPE_3 = [
      '"rotation": 270}]', "order_generation_2x2_rot", "[(1, 180), (3, 0), (2, 90), (4, 270)]"),
     ("| | left | right |\n|---|---|---|\n| top | 4 | 1 |\n| bottom | 3 | 2 |", OG, "[4, 1, 3, 2]"),
     ("| | right | left |\n|---|---|---|\n| top | 4 | 1 |\n| bottom | 3 | 2 |", OG, None),  # columns reversed
+    ("best: C, second: A", PLH, "C"), ("Answer: D. Runner-up: B.", PLH, "D"), ("Top-1: D\nTop-2: B\nTop-3: A", PLH, "D"),
+    ("Runner-up: B", PLH, None), ("second: A, best: C", PLH, None), ("Answer: C. Second: maybe A", PLH, None),
     ("They are likely vertically adjacent, so the answer would be", CV, None),
-    ("The answer is A. The answer is A. The answer is", PLH, "A"), ("The answer is C. Wait, actually the answer is", PLH, None),
+    ("The answer is A. The answer is A. The answer is", PLH, "A"), ("Answer: A\nAlternative answer: option E", CV8, None),
+    ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),
 ]
 
 OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]

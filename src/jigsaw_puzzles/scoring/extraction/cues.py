@@ -134,6 +134,37 @@ _SAID_AGAINST = re.compile(r"[\s*]*(?:(?:no|nope|not|wrong|incorrect|false|unlik
                            r"cannot|won't)(?![^\W_])|[\u2717\u2718\u274c\u2716])", re.I)
 _NOT_AGAINST = re.compile(r"[\s*]*(?:no (?:doubt|question)|not only|not (?:\d+ ?%|entirely|completely|fully|totally|quite|"
                           r"very|absolutely|a hundred percent) (?:sure|certain|confident))(?![^\W_])", re.I)
+#: A runner-up named after the best answer in a ranking ("best: C, second: A", "Runner-up: B"): not kept open.
+_RUNNER_UP = re.compile(r"(?:(?<=[,;(\n])|(?<=\. )|^)[ \t*]*(?:the\s+)?(?:runner[- ]?up|second[- ]best|next[- ]best|second"
+                        r"(?:[- ]place)?|2nd|top[- ]?[2-4]|third|3rd)(?:\s+(?:choice|pick|option|candidate|place))?[ \t*]*"
+                        r"[:=][ \t*]*(?:[A-Z](?![^\W_])|\[[\d,\s]+\])(?:\s*\([^()\n]{0,40}\))?", re.I)
+_BEST_BEFORE = re.compile(r"(?<![^\W_])(?:best|top[- ]?1|top choice|first choice|answer|final|winner)[ \t*]*[:=]", re.I)
+
+
+_LETTER_END = re.compile(r"(?<![^\W_])(?:[a-z]|ay|bee|cee|dee|sea)\W*\Z", re.I)
+
+
+def cut_off(t: str, raw: str) -> Optional[int]:
+    """Where the sentence starts that the text is cut off in, after a commit form and before its answer ("..., so
+    the answer would be"); -1 when nothing can stand before it (nothing, or a withdrawal in that sentence); None
+    when the text is not cut off. A letter that is also a copula ends nothing ("option E": Romanian "e" is "is";
+    "option ay": Tagalog "ay")."""
+    tail = raw.rstrip(" \t\n*")
+    cut = pattern("unfinished").match(tail[:-200:-1])
+    if cut is None or _LETTER_END.search(tail):
+        return None
+    end = len(tail) - cut.end()
+    s0 = max(t.rfind(c, 0, end) for c in ".!?\n\u3002") + 1
+    return -1 if pattern("withdraw").search(t, s0, end) or not t[:s0].strip() else s0
+
+
+def runners_up(t: str) -> str:
+    """``t`` with each runner-up that follows a best answer blanked (characters kept where they stand)."""
+    for m in _RUNNER_UP.finditer(t) if _BEST_BEFORE.search(t) else ():
+        if _BEST_BEFORE.search(t, 0, m.start()):
+            t = t[:m.start()] + " " * (m.end() - m.start()) + t[m.end():]
+    return t
+
 _SKIP_LINE = re.compile(r"[\s\u00a4\-=_*~+|:.]*|[\s\u2500-\u257f|+\-]*")
 _IDIOMS = re.compile(r"(?<![^\W_])if (?:i|we) (?:had|have|must|were) to (?:guess|choose|pick|bet|say)|if forced to "
                      r"(?:choose|pick|guess)|if i'm forced to choose|were (?:i|we) (?:forced )?to (?:choose|pick|guess)|as if",

@@ -35,7 +35,7 @@ import re
 from bisect import bisect_left
 from typing import Optional
 
-from ...spec import ANOMALY, ORDER, ORIENTED
+from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED
 from .answers import mentions
 from .common import Mention
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, clause_start, clean, negated, region, thought, units, unread
@@ -45,7 +45,7 @@ from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _
                    _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, _OPEN, _paragraph_end,
                    _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, rows_disagree, _REMARK_START, _RESTATES, _SEP_BEFORE,
-                   _SUBJECT_BEFORE, _withdrawal, _SAID_AGAINST, _NOT_AGAINST)
+                   _SUBJECT_BEFORE, _withdrawal, _SAID_AGAINST, _NOT_AGAINST, runners_up, cut_off)
 from .forms import pattern
 from .beside import Beside
 from .prose import anomaly_prose
@@ -76,11 +76,10 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
     t = clean(reg, pattern("residue"))
     if not t.strip():
         return unread(INVALID, "empty response")
-    cut = pattern("unfinished").match(reg.rstrip(" \t\n*")[:-200:-1])  # "..., so the answer would be" (cut off)
-    if cut is not None:  # the unfinished sentence is not read; an answer committed in words before it may stand
-        end = len(reg.rstrip(" \t\n*")) - cut.end()
-        s0 = max(t.rfind(c, 0, end) for c in ".!?\n\u3002") + 1
-        if pattern("withdraw").search(t, s0, end) or not t[:s0].strip():
+    t = runners_up(t) if spec.kind in (CHOICE, ORDER) else t  # "best: C, second: A": A is ranked, not kept open
+    s0 = cut_off(t, reg)  # "..., so the answer would be": that sentence is not read; what was committed before may be
+    if s0 is not None:
+        if s0 < 0:
             return unread(AMBIGUOUS, "the text is cut off before the answer of its last commitment")
         t, reg, truncated = t[:s0], reg[:s0], truncated or "cut"
     ex = _Reading(t, reg, spec, config, options, depth, truncated).result()
