@@ -333,7 +333,7 @@ SCOPE_3 = [
     ("A – plausible\nB – plausible\nC – no\nD – no", PLH, None), ("C — ✗", PLH, None),
     ("Answer: C — no doubt about it", PLH, "C"), ("A — not 100% sure, but the leaf vein continues only at A.", PLH, "A"),
     ("C — the others do not fit", PLH, "C"),
-    # a text cut off after a commit form, before its answer: only an answer committed in words before it stands
+    # a text cut off after a commit form, before its answer: what it was about to say is not known
     ("Bottom row: 3, 1\nTop row: 4, 2", OG, "[4, 2, 3, 1]"), ("Top row: 4, 2\nTop row: 3, 1", OG, None),  # by label
     ("Row 2: 7 -> 2 -> 4\nRow 1: 5 -> 1 -> 9\nRow 3: 3 -> 8 -> 6", OG3, "[5, 1, 9, 7, 2, 4, 3, 8, 6]"),
     ('{"candidates": [{"content": {"parts": [{"text": "[2, 1, 4, 3]"}, {"text": " is a guess; I could not tell."}]}}]}',
@@ -355,7 +355,7 @@ SCOPE_3 = [
     ("best: C, second: A", PLH, "C"), ("Answer: D. Runner-up: B.", PLH, "D"), ("Top-1: D\nTop-2: B\nTop-3: A", PLH, "D"),
     ("Runner-up: B", PLH, None), ("second: A, best: C", PLH, None), ("Answer: C. Second: maybe A", PLH, None),
     ("They are likely vertically adjacent, so the answer would be", CV, None),
-    ("The answer is A. The answer is A. The answer is", PLH, "A"), ("Answer: A\nAlternative answer: option E", CV8, None),
+    ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),
 ]
 

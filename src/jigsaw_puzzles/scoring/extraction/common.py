@@ -81,7 +81,7 @@ _SUPERSCRIPT = re.compile(r"[\u00b9\u00b2\u00b3\u2070-\u2079]+")
 #: An end-of-sequence token: what a model emits after it was generated past its end, and is not read.
 _EOS = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<\|end\|>|<end_of_turn>|<\|end_of_text\|>")
 #: A chat turn's header: only the last assistant turn is the response ("USER: ...\nASSISTANT: C").
-_TURN = re.compile(r"(?:^|\n)[ \t]*(?:#{1,3}[ \t]*)?(?:assistant|ASSISTANT|Assistant|<\|assistant\|>)[ \t]*:?[ \t]*(?=\n|$)|"
+_TURN = re.compile(r"(?:^|\n|(?<=\|>))[ \t]*(?:#{1,3}[ \t]*)?(?:assistant|ASSISTANT|Assistant|<\|assistant\|>)[ \t]*:?[ \t]*(?=\n|$)|"
                    r"(?:^|\n)[ \t]*(?:ASSISTANT|Assistant|### Assistant|### Response)[ \t]*:|<\|im_start\|>assistant|"
                    r"\[/INST\]|<start_of_turn>model|<\|start_header_id\|>assistant<\|end_header_id\|>")
 _TURN_OTHER = re.compile(r"<\|im_start\|>(?:user|system)|(?:^|\n)[ \t]*(?:#{1,3}[ \t]*)?(?:user|human|you said)[ \t]*(?::|\n|$)"

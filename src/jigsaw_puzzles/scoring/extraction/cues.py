@@ -144,18 +144,11 @@ _BEST_BEFORE = re.compile(r"(?<![^\W_])(?:best|top[- ]?1|top choice|first choice
 _LETTER_END = re.compile(r"(?<![^\W_])(?:[a-z]|ay|bee|cee|dee|sea)\W*\Z", re.I)
 
 
-def cut_off(t: str, raw: str) -> Optional[int]:
-    """Where the sentence starts that the text is cut off in, after a commit form and before its answer ("..., so
-    the answer would be"); -1 when nothing can stand before it (nothing, or a withdrawal in that sentence); None
-    when the text is not cut off. A letter that is also a copula ends nothing ("option E": Romanian "e" is "is";
-    "option ay": Tagalog "ay")."""
+def cut_off(raw: str) -> bool:
+    """The text is cut off after a commit form, before its answer ("..., so the answer would be"). A letter that is
+    also a copula ends nothing ("option E": Romanian "e" is "is"; "option ay": Tagalog "ay")."""
     tail = raw.rstrip(" \t\n*")
-    cut = pattern("unfinished").match(tail[:-200:-1])
-    if cut is None or _LETTER_END.search(tail):
-        return None
-    end = len(tail) - cut.end()
-    s0 = max(t.rfind(c, 0, end) for c in ".!?\n\u3002") + 1
-    return -1 if pattern("withdraw").search(t, s0, end) or not t[:s0].strip() else s0
+    return pattern("unfinished").match(tail[:-200:-1]) is not None and not _LETTER_END.search(tail)
 
 
 def runners_up(t: str) -> str:
@@ -292,8 +285,15 @@ _CORNER = re.compile(r"((?:top|upper)[\s-]*left|(?:top|upper)[\s-]*right|(?:bott
                      r"right)(?![^\W_])(?!\s*(?:corner|edge|side)?\s*of\b)|(?<![^\W_])(?-i:TL|TR|BL|BR)(?![^\W_])|"
                      r"(左上|右上|左下|右下)", re.I)
 _CORNER_NUMBER = re.compile(r"(?<![^\W_])((?-i:TL|TR|BL|BR))\s*[:=]\s*([1-4])(?!\d)|(?<![\d.,])([1-4])\s*(?:\u2192|->|=>)\s*"
-                            r"((?:top|upper|bottom|lower)[\s-]*(?:left|right))(?![^\W_])", re.I)
+                            r"((?:top|upper|bottom|lower)[\s-]*(?:left|right))(?![^\W_])|\|\s*((?:top|upper|bottom|lower)[\s-]*"
+                            r"(?:left|right))\s*\|\s*(?:image\s*|#)?([1-4])\s*\|", re.I)  # "| top-left | 3 |"
 _CORNER_INDEX = {"tl": 0, "tr": 1, "bl": 2, "br": 3, "左上": 0, "右上": 1, "左下": 2, "右下": 3}
+
+
+def _corner(name: str) -> Optional[int]:
+    """The 2x2 region a corner's name gives ("top-left", "Lower right", "TR", "左下"), or None."""
+    return _CORNER_INDEX.get(re.sub(r"[\s-]+", "", name.lower()).replace("upper", "t").replace("lower", "b").replace(
+        "top", "t").replace("bottom", "b").replace("left", "l").replace("right", "r"), _CORNER_INDEX.get(name))
 
 
 def regions_said(t: str) -> list[tuple[int, int]]:
@@ -302,17 +302,14 @@ def regions_said(t: str) -> list[tuple[int, int]]:
     images as corners pairs them in order; a corner read as content ("the top-left corner of ...") does not count; a
     sentence with a possessive image ("image 2's top-left"), a negation or a hedge is not read."""
     out = [(2 * r + k, said[k]) for r, said in rows_said(t, 2, 2) for k in (0, 1)]
-    out += [(_CORNER_INDEX[m.group(1).lower()], int(m.group(2))) if m.group(1) else  # "TL: 2", "4 → top-left"
-            (_CORNER_INDEX[re.sub(r"[\s-]+", "", m.group(4).lower()).replace("upper", "t").replace("lower", "b").replace(
-                "top", "t").replace("bottom", "b").replace("left", "l").replace("right", "r")], int(m.group(3)))
-            for m in _CORNER_NUMBER.finditer(t) if m.group(1) or not _PLACED_IMG.search(t[max(0, m.start() - 12):m.end()])]
+    for m in _CORNER_NUMBER.finditer(t):  # "TL: 2", "4 → top-left" (not "image 4 → ..."), "| top-left | 3 |"
+        if m.group(1) or m.group(5) or not _PLACED_IMG.search(t[max(0, m.start() - 12):m.end()]):
+            out.append((_corner(m.group(1) or m.group(4) or m.group(5)), int(m.group(2) or m.group(3) or m.group(6))))
     for sentence in re.split(r"[.;!?\n\u3002\uff1b]", t) if _CORNER.search(t) else ():
         images = [int(m.group(1) or m.group(2)) for m in _PLACED_IMG.finditer(sentence)]
         if not images or pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence):
             continue
-        corners = [_CORNER_INDEX.get(re.sub(r"[\s-]+", "", m.group(0).lower()).replace("upper", "t").replace(
-            "lower", "b").replace("top", "t").replace("bottom", "b").replace("left", "l").replace("right", "r"),
-            _CORNER_INDEX.get(m.group(0))) for m in _CORNER.finditer(sentence)]
+        corners = [_corner(m.group(0)) for m in _CORNER.finditer(sentence)]
         if len(images) == len(corners) and None not in corners and not re.search(r"\d\s*'s\b", sentence):
             out += list(zip(corners, images))  # "image 2 has the flat bottom-left corner, image 1 the bottom-right"
     return out

@@ -77,11 +77,8 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
     if not t.strip():
         return unread(INVALID, "empty response")
     t = runners_up(t) if spec.kind in (CHOICE, ORDER) else t  # "best: C, second: A": A is ranked, not kept open
-    s0 = cut_off(t, reg)  # "..., so the answer would be": that sentence is not read; what was committed before may be
-    if s0 is not None:
-        if s0 < 0:
-            return unread(AMBIGUOUS, "the text is cut off before the answer of its last commitment")
-        t, reg, truncated = t[:s0], reg[:s0], truncated or "cut"
+    if cut_off(reg):  # "..., so the answer would be": what it was about to say is not known
+        return unread(AMBIGUOUS, "the text is cut off before the answer of its last commitment")
     ex = _Reading(t, reg, spec, config, options, depth, truncated).result()
     inner = thought(text) if ex.status == PARSED and depth == 0 else ""
     if len(inner) > _THOUGHT_TAIL:  # its conclusion is at its end: its last sentences are read
@@ -137,8 +134,7 @@ class _Reading(Scope, Beside):
         if not commits:
             named = [m for m in self.mentions if not negated(t, m.start, m.end)]
             if self.truncated:
-                return unread(INVALID, "a truncated <think> block without a final answer" if self.truncated is True
-                              else "the text is cut off before the answer of its last commitment")
+                return unread(INVALID, "a truncated <think> block without a final answer")
             if named:
                 return unread(AMBIGUOUS, "an answer is named but never committed to in words the reader knows",
                               self._parts(named[-1]))
@@ -237,6 +233,8 @@ class _Reading(Scope, Beside):
                 return _clause_end(t, pos), pred, "", pos, True
             pos = min(pattern("close").match(t, pos).end(), stop)
         why, explain_at = "", None
+        if t[m.end:].strip(" \t*") == ":":  # "- C:" ending the text: a list cut off there, not an answer
+            return len(t), pred, "the text ends on a label with nothing after it", None, False
         while pos < stop:
             ch = t[pos]
             if (pos > m.end or led) and ch in "\u2014\u2013-:," and (m.form in ("letter", "lower", "list", "pairs", "block") or pred
@@ -283,7 +281,8 @@ class _Reading(Scope, Beside):
                 explain_at = pos
                 break
             ex = _at(pattern("explain"), t, pos) or (_THEREFORE.match(t, pos) if t[:pos].rstrip()[-1:] in ",;" else None)
-            if ex is not None and (ex.re is _THEREFORE or _explains(t, ex, inline=True)):
+            if ex is not None and (ex.re is _THEREFORE or _explains(t, ex, inline=True)) and not (  # "candidate 2 also has"
+                    m.form == "text" and ex.group(0).lower() == "also" and pos == m.end + 1):
                 drawn = next((x for x in self._within(ex.end(), ex.end() + 16) if x.value != m.value
                               and not negated(t, x.start, x.end)), None)
                 if ex.re is _THEREFORE and drawn is not None:  # "D, so C": another answer drawn from it
