@@ -354,6 +354,11 @@ SCOPE_3 = [
     ("| | right | left |\n|---|---|---|\n| top | 4 | 1 |\n| bottom | 3 | 2 |", OG, None),  # columns reversed
     ("best: C, second: A", PLH, "C"), ("Answer: D. Runner-up: B.", PLH, "D"), ("Top-1: D\nTop-2: B\nTop-3: A", PLH, "D"),
     ("Runner-up: B", PLH, None), ("second: A, best: C", PLH, None), ("Answer: C. Second: maybe A", PLH, None),
+    ("candidate 2 also has sky but no sun.", MPS6, None),  # a sentence about a candidate, not an answer with a remark
+    ("So the answer is E.\n\nDouble-checking: candidate 2 also has sky but no sun.", MPS6, "E"),
+    ("It belongs to D.\n\nTo confirm, the other areas:\n- A: no metal\n- B: tiled wall\n- C:", PLH, "D"),  # cut off
+    ("Row 1: 1, 2, 3\nRow 2: 4, 5, 6\nRow 3: 7, 8, 9\n\nThis is the reading order of regions, not my answer.", OG3, None),
+    ("assistant\nA<|eot_id|>assistant\nC<|eot_id|>", PLH, None), ("assistant\nA<|eot_id|>", PLH, "A"),  # two turns
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),
@@ -369,7 +374,11 @@ OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]
     ("Top: 2, 1; bottom: 4, 3.\n\nC", None), ("Top: 2, 1; bottom: 4, 3.\n\nB", "B"),  # rows said without "row"
     ("4 → top-left; 1 → top-right; 3 → bottom-left; 2 → bottom-right.\nAnswer: D", None),  # numbers to corners
     ("2 → top-left; 1 → top-right; 4 → bottom-left; 3 → bottom-right.\nAnswer: B", "B"),
-    ("Top row: image 2 and image 1.\nB", "B"), ("**Option C** is the correct reconstruction.", "C"), ("Top row 2, 1? No, 2 has no sky.\nB", "B"),
+    ("Top row: image 2 and image 1.\nB", "B"), ("Top row 2, 1? No, 2 has no sky.\nB", "B"),
+    ("**Option C** is the correct reconstruction.", "C"),
+    ("**Verdict:** C\n\n| Region | Image |\n|---|---|\n| top-left | 3 |\n| top-right | 4 |\n| bottom-left | 2 |\n"
+     "| bottom-right | 1 |", None), ("**Verdict:** C\n\n| Region | Image |\n|---|---|\n| top-left | 3 |\n"
+                                  "| top-right | 4 |\n| bottom-left | 1 |\n| bottom-right | 2 |", "C"),
     ("Pořadí je tedy [2, 1, 4, 3], což odpovídá možnosti B.\n\nOdpověď: A", None),  # an order said before it
     ("Pořadí je tedy [2, 1, 4, 3], což odpovídá možnosti B.\n\nOdpověď: B", "B"),
     ("Both option A ([1, 2, 4, 3]) and option B ([2, 1, 4, 3]) start well.\nAnswer: B", "B"),  # options quoted
