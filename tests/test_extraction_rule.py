@@ -359,6 +359,14 @@ SCOPE_3 = [
     ("It belongs to D.\n\nTo confirm, the other areas:\n- A: no metal\n- B: tiled wall\n- C:", PLH, "D"),  # cut off
     ("Row 1: 1, 2, 3\nRow 2: 4, 5, 6\nRow 3: 7, 8, 9\n\nThis is the reading order of regions, not my answer.", OG3, None),
     ("assistant\nA<|eot_id|>assistant\nC<|eot_id|>", PLH, None), ("assistant\nA<|eot_id|>", PLH, "A"),  # two turns
+    # a remark that opens by judging the answer out, against one that explains it or withdraws it
+    ("C — no edge continues across.", CV, "C"), ("**Réponse :** C — aucun bord ne se prolonge d'une image à l'autre.", CV, "C"),
+    ("They are adjacent horizontally — no wait, they're not adjacent at all.", CV, "C"), ("C — não.", PLH, None),
+    # a server-sent-event stream pasted as it came: its deltas are one text
+    ('data: {"choices":[{"delta":{"content":"C"}}]}\n\ndata: [DONE]', PLH, "C"),
+    ('data: {"delta":"The two crops"}\ndata: {"delta":" are not adjacent:"}\ndata: {"delta":" C"}\ndata: [DONE]', CV, "C"),
+    ('event: content_block_delta\ndata: {"type":"content_block_delta","delta":{"type":"text_delta","text":"not B"}}',
+     PLH, None),
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),

@@ -131,7 +131,9 @@ _REMARK_START = re.compile(r"\s*(?:\u2014|\u2013|--| - |:(?=\s+\S))\s*|\s*,?\s*(
 #: A remark after the answer that opens by judging it out ("C – no", "B — wrong", "D: unlikely, the sky is off").
 _SAID_AGAINST = re.compile(r"[\s*]*(?:(?:no|nope|not|wrong|incorrect|false|unlikely|impossible|implausible|rejected|excluded|"
                            r"eliminated|ruled out|mismatch\w*|bad|poor|weak|doubtful|doesn't|does not|isn't|is not|can't|"
-                           r"cannot|won't)(?![^\W_])|[\u2717\u2718\u274c\u2716])", re.I)
+                           r"cannot|won't)(?![^\W_])(?=[\s*]*(?:$|[.,;!?)(\n])|\s+(?:a |an |the |my |this |that |it |quite |"
+                           r"really |very )?(?:match|fit|answer|correct|right|it|one|option|choice|candidate|good|likely|possible|"
+                           r"plausible|sure)(?![^\W_]))|[\u2717\u2718\u274c\u2716])", re.I)
 _NOT_AGAINST = re.compile(r"[\s*]*(?:no (?:doubt|question)|not only|not (?:\d+ ?%|entirely|completely|fully|totally|quite|"
                           r"very|absolutely|a hundred percent) (?:sure|certain|confident))(?![^\W_])", re.I)
 #: A runner-up named after the best answer in a ranking ("best: C, second: A", "Runner-up: B"): not kept open.
@@ -149,6 +151,15 @@ def cut_off(raw: str) -> bool:
     also a copula ends nothing ("option E": Romanian "e" is "is"; "option ay": Tagalog "ay")."""
     tail = raw.rstrip(" \t\n*")
     return pattern("unfinished").match(tail[:-200:-1]) is not None and not _LETTER_END.search(tail)
+
+
+def said_against(t: str, pos: int) -> bool:
+    """A remark after the answer at ``pos`` opens by judging it out ("C – no", "B — wrong.", "D: not a match", "C —
+    ✗", "C — não."); not one that explains it ("C — no edge continues"), "no doubt", or a withdrawal ("no wait")."""
+    if _NOT_AGAINST.match(t, pos) or _at(pattern("withdraw"), t, pos):
+        return False
+    n = _SAID_AGAINST.match(t, pos) or _at(pattern("negation"), t, pos)
+    return n is not None and (n.re is _SAID_AGAINST or re.match(r"[\s*]*(?:$|[.,;!?)\n])", t[n.end():]) is not None)
 
 
 def runners_up(t: str) -> str:

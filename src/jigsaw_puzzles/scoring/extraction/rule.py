@@ -45,12 +45,12 @@ from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _
                    _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, _OPEN, _paragraph_end,
                    _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, rows_disagree, _REMARK_START, _RESTATES, _SEP_BEFORE,
-                   _SUBJECT_BEFORE, _withdrawal, _SAID_AGAINST, _NOT_AGAINST, runners_up, cut_off)
+                   _SUBJECT_BEFORE, _withdrawal, said_against, runners_up, cut_off)
 from .forms import pattern
 from .beside import Beside
 from .prose import anomaly_prose
 from .scope import Scope
-from .structure import claims
+from .structure import claims, streamed
 
 #: Only the last this many characters of the region are read (bounded work per response).
 MAX_CHARS = 16_384
@@ -67,6 +67,7 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
     """The answer ``text`` commits to, by the rule above."""
     if not isinstance(text, str) or not text.strip():
         return unread(INVALID, "empty response")
+    text = (streamed(text) or text) if text.lstrip()[:6] in ("data: ", "event:", "data:{") else text  # SSE, pasted
     reg, truncated, why = region(text)
     if why:
         return unread(INVALID, why)
@@ -246,8 +247,7 @@ class _Reading(Scope, Beside):
                 if apposed is not None and apposed.value != m.value and not negated(t, apposed.start, apposed.end):
                     why = "letter and option text disagree"
                     break
-                if not _NOT_AGAINST.match(t, rm.end()) and (_SAID_AGAINST.match(t, rm.end()) or
-                                                             _at(pattern("negation"), t, rm.end())):
+                if said_against(t, rm.end()):
                     why = "the remark after the answer rules it out"  # "C – no", "B — wrong", "D: unlikely"
                     break
                 if rm.end() < stop and not _at(pattern("withdraw"), t, rm.end()) and \

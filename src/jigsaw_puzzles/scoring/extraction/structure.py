@@ -246,6 +246,26 @@ def _close(t: str, i: int, opener: str, closer: str, limit: int = 2000) -> int:
     return -1
 
 
+def streamed(text: str) -> Optional[str]:
+    """The text a pasted server-sent-event stream carries (chat-completion chunks' ``delta.content``, Anthropic's
+    ``text_delta``, ``{"delta": "..."}``), joined; None when ``text`` is not such a stream (every line an SSE field)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines or not all(ln.startswith(("data:", "event:", "id:", ":")) for ln in lines):
+        return None
+    out = []
+    for ln in (ln[5:].strip() for ln in lines if ln.startswith("data:")):
+        try:
+            d = json.loads(ln) if ln != "[DONE]" else {}
+        except ValueError:
+            return None
+        ch = d.get("choices") if isinstance(d, dict) else None
+        d = (ch[0] if isinstance(ch, list) and ch and isinstance(ch[0], dict) else {}) if ch is not None else d
+        delta = d.get("delta", d.get("text", "")) if isinstance(d, dict) else ""
+        delta = delta.get("content", delta.get("text", "")) if isinstance(delta, dict) else delta
+        out.append(delta if isinstance(delta, str) else "")
+    return "".join(out)
+
+
 def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str]]) -> list[Claim]:
     """Every structured claim in ``t`` (the raw region), by position; ``text`` reads a text value."""
     rd = _Reader(spec, options, text)
