@@ -367,6 +367,12 @@ SCOPE_3 = [
     ('data: {"delta":"The two crops"}\ndata: {"delta":" are not adjacent:"}\ndata: {"delta":" C"}\ndata: [DONE]', CV, "C"),
     ('event: content_block_delta\ndata: {"type":"content_block_delta","delta":{"type":"text_delta","text":"not B"}}',
      PLH, None),
+    # harness captures: more turn headers and end-of-turn tokens; a Chinese sentence said of the patch
+    ("GPT4 Correct Assistant: [1, 3, 4, 2]<|end_of_turn|>", OG, "[1, 3, 4, 2]"), ("[ASSISTANT]: A</s>", CV, "A"),
+    ("GPT4 Correct User: which?<|end_of_turn|>GPT4 Correct Assistant: B<|end_of_turn|>", CV, "B"),
+    ("[gMASK]<sop><|assistant|>\nCandidate 3<|user|>", "missing_piece_selection_easy_tabs", "C"),
+    ("该图片对应区域D。", PLH, "D"), ("该图片不对应区域D。", PLH, None), ("region B (top-right)", PLH, "B"),
+    ("Now mask D.", PLH, None), ("Urteil: A\nFehlerposition:\nFehlertyp:", AD, "Judgment: A\nError Position:\nError Type:"),
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),

@@ -79,13 +79,15 @@ _DIGITS = str.maketrans({**{chr(0x660 + i): str(i) for i in range(10)}, **{chr(0
 _ANSWER_OPEN = re.compile(r"<(?:answer|final_answer)\s*>", re.I)
 _SUPERSCRIPT = re.compile(r"[\u00b9\u00b2\u00b3\u2070-\u2079]+")
 #: An end-of-sequence token: what a model emits after it was generated past its end, and is not read.
-_EOS = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<\|end\|>|<end_of_turn>|<\|end_of_text\|>")
+_EOS = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<\|end\|>|<end_of_turn>|<\|end_of_text\|>|<\|end_of_turn\|>")
 #: A chat turn's header: only the last assistant turn is the response ("USER: ...\nASSISTANT: C").
 _TURN = re.compile(r"(?:^|\n|(?<=\|>))[ \t]*(?:#{1,3}[ \t]*)?(?:assistant|ASSISTANT|Assistant|<\|assistant\|>)[ \t]*:?[ \t]*(?=\n|$)|"
-                   r"(?:^|\n)[ \t]*(?:ASSISTANT|Assistant|### Assistant|### Response)[ \t]*:|<\|im_start\|>assistant|"
+                   r"(?:^|\n|(?<=\|>))[ \t]*(?:ASSISTANT|Assistant|### Assistant|### Response|GPT4 Correct Assistant|"
+                   r"\[ASSISTANT\])[ \t]*:|"
+                   r"<\|im_start\|>assistant|(?:\[gMASK\]\s*<sop>\s*)?<\|assistant\|>|"
                    r"\[/INST\]|<start_of_turn>model|<\|start_header_id\|>assistant<\|end_header_id\|>")
 _TURN_OTHER = re.compile(r"<\|im_start\|>(?:user|system)|(?:^|\n)[ \t]*(?:#{1,3}[ \t]*)?(?:user|human|you said)[ \t]*(?::|\n|$)"
-                         r"|\[INST\]|<start_of_turn>user|<\|start_header_id\|>user", re.I)
+                         r"|\[INST\]|<start_of_turn>user|<\|start_header_id\|>user|<\|user\|>|GPT4 Correct User:", re.I)
 _LETTER_EMOJI = {"\U0001f170": "A", "\U0001f171": "B", "\U0001f172": "C", "\U0001f173": "D"}
 
 

@@ -150,7 +150,8 @@ def cut_off(raw: str) -> bool:
     """The text is cut off after a commit form, before its answer ("..., so the answer would be"). A letter that is
     also a copula ends nothing ("option E": Romanian "e" is "is"; "option ay": Tagalog "ay")."""
     tail = raw.rstrip(" \t\n*")
-    return pattern("unfinished").match(tail[:-200:-1]) is not None and not _LETTER_END.search(tail)
+    return tail[-1:].isalpha() and pattern("unfinished").match(tail[:-200:-1]) is not None and \
+        not _LETTER_END.search(tail)
 
 
 def said_against(t: str, pos: int) -> bool:

@@ -78,7 +78,7 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
     if not t.strip():
         return unread(INVALID, "empty response")
     t = runners_up(t) if spec.kind in (CHOICE, ORDER) else t  # "best: C, second: A": A is ranked, not kept open
-    if cut_off(reg):  # "..., so the answer would be": what it was about to say is not known
+    if spec.kind != ANOMALY and cut_off(reg):  # "..., so the answer would be": what it was about to say is not known
         return unread(AMBIGUOUS, "the text is cut off before the answer of its last commitment")
     ex = _Reading(t, reg, spec, config, options, depth, truncated).result()
     inner = thought(text) if ex.status == PARSED and depth == 0 else ""
@@ -351,7 +351,7 @@ class _Reading(Scope, Beside):
         rest, paren = self.m[m.end:m.end + 200], re.match(r"\s*\(([^()\n]{1,40})\)", self.m[m.end:m.end + 60])
         if paren is not None and PL_PLACE.fullmatch(paren.group(1)):
             rest = rest[paren.end():]
-        return re.match(r"\s*(?:\u2014|\u2013|-|:)\s|\.(?:\s|$)", rest) is not None and \
+        return re.match(r"\s*(?:\u2014|\u2013|-|:)\s|\.(?:\s|$)|\s*$", rest) is not None and \
             not any(x.value not in (None, m.value) for x in self._within(m.end, len(self.m)))
 
     def _again(self, u0: int, u1: int, c: Commit) -> bool:
