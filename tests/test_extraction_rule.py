@@ -373,6 +373,11 @@ SCOPE_3 = [
     ("[gMASK]<sop><|assistant|>\nCandidate 3<|user|>", "missing_piece_selection_easy_tabs", "C"),
     ("该图片对应区域D。", PLH, "D"), ("该图片不对应区域D。", PLH, None), ("region B (top-right)", PLH, "B"),
     ("Now mask D.", PLH, None), ("Urteil: A\nFehlerposition:\nFehlertyp:", AD, "Judgment: A\nError Position:\nError Type:"),
+    ("**Réponse :** C\n\nLe candidat 3 a les bons tenons et la même texture de feuillage.", MPS6, "C"),
+    ("Answer: C. Le candidat 2 est meilleur.", MPS6, None), ("Je choisis le candidat 3.", MPS6, "C"),
+    ("Judgment: B\nError Position: D\nError Type: A\n\nThough I should note that a rotation and a mirror can be hard to "
+     "tell apart.", AD, "Judgment: B\nError Position: D\nError Type: A"),
+    ("Answer: B\n\nI should note that I am not sure.", CV, None),
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),

@@ -58,7 +58,7 @@ def letters(t: str, spec) -> list[Mention]:
 # ------------------------------------------------------------------------------------------------ option words
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
 _ORD = "|".join(_ORDINALS)
-_CANDIDATE = re.compile(rf"\bcandidate\s*(?:#|no\.?|number)?\s*([1-9])\b|\bthe\s+({_ORD}|last)\s+(?:candidate(?:\s+(?:patch|"
+_CANDIDATE = re.compile(rf"\b(?:candidate|candidat|candidata|candidato|kandidat|kandydat|aday)\s*(?:#|no\.?|number|n[º°o]\.?)?\s*([1-9])\b|\bthe\s+({_ORD}|last)\s+(?:candidate(?:\s+(?:patch|"
                         rf"image|piece))?|patch|option|choice|one)\b|\b(?:the\s+)?({_ORD}|last)\s+(?:input\s+|candidate\s+)?(?:image|candidate)\b|<\s*image\s*([1-9])\s*>"
                         rf"|\bimage\s*#?\s*([1-9])\b", re.I)
 _CV = (("C", re.compile(r"(?:\b(?:not|never)|(?<=[A-Za-z])n't)\s+(?:directly\s+)?(?:adjac(?:ent|net|nt|ant)|"
