@@ -378,6 +378,8 @@ SCOPE_3 = [
     ("Judgment: B\nError Position: D\nError Type: A\n\nThough I should note that a rotation and a mirror can be hard to "
      "tell apart.", AD, "Judgment: B\nError Position: D\nError Type: A"),
     ("Answer: B\n\nI should note that I am not sure.", CV, None),
+    ("C\n\nCandidate 1 is the dog's tail, Candidate 2 is grass and Candidate 4 a piece of the fence.", MPS6, "C"),
+    ("Het antwoord is C, of misschien B.", MPS6, None),  # Dutch "of" is "or"; English "a piece of the" is not
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),

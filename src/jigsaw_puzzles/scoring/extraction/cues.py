@@ -249,12 +249,16 @@ def _withdrawal(t: str, u0: int, u1: int) -> Optional[int]:
     return None
 
 
+_OF_ARTICLE = re.compile(r"of\s+(?:the|a|an|its|this|that|their|his|her|it|them)(?![^\W_])", re.I)
+
+
 def _chosen_near(t: str, x: Mention) -> bool:
     """Another answer kept open or preferred in its clause ("D is also plausible", "maybe D", "B fits better"), not
     one described or rejected ("candidate 3 looks close, but the water is off, so not it")."""
     c0, c1 = clause_start(t, x.start), _clause_end(t, x.end)
     lo, hi = max(c0, x.start - _CHOICE_WINDOW), min(c1, x.end + _CHOICE_WINDOW)
-    if pattern("hedge").search(t, lo, hi) is not None or _OPEN_NEAR.search(t, lo, hi) is not None:
+    hedged = any(not _OF_ARTICLE.match(t, h.start()) for h in pattern("hedge").finditer(t, lo, hi))
+    if hedged or _OPEN_NEAR.search(t, lo, hi) is not None:  # (Dutch "of" is "or"; "a piece of the fence" is not)
         return not _conceded(t, x, lo, c1)
     if _rejected(t, x):
         return False
