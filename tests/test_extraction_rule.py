@@ -380,6 +380,12 @@ SCOPE_3 = [
     ("Answer: B\n\nI should note that I am not sure.", CV, None),
     ("C\n\nCandidate 1 is the dog's tail, Candidate 2 is grass and Candidate 4 a piece of the fence.", MPS6, "C"),
     ("Het antwoord is C, of misschien B.", MPS6, None),  # Dutch "of" is "or"; English "a piece of the" is not
+    ("[2, 1, 4, 3]\n\nTL = 2 (kite), TR = 1 (sun), BL = 4 (dog), BR = 3 (blanket).", OG, "[2, 1, 4, 3]"),  # said again
+    ("[2, 1, 4, 3]\n\nTL = 2 (kite), TR = 1 (sun), BL = 3 (dog), BR = 4 (blanket).", OG, None),
+    ("[(3, 180), (1, 0), (4, 270), (2, 90)]\n\nAll rotations are clockwise.", "order_generation_2x2_rot",
+     "[(3, 180), (1, 0), (4, 270), (2, 90)]"),
+    ("[(3, 180), (1, 0), (4, 270), (2, 90)]\n\nAll rotations are counterclockwise.", "order_generation_2x2_rot", None),
+    ("[1, 4, 3, 2]\n\nHere's how I determined it:\n1. Image 1 has the sky.", OG, "[1, 4, 3, 2]"),
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),

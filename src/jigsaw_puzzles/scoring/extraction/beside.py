@@ -76,3 +76,10 @@ class Beside:
         if rows_disagree(beside, order, *((2, 2) if len(order) == 4 else (3, 3) if len(order) == 9 else (0, 0))):
             return "the order disagrees with the rows named beside it"
         return ""
+
+    def _regions_again(self, u0: int, u1: int, c: Commit) -> bool:
+        """A sentence after a 2x2 order that names the image of each of the four regions as the order does ("TL = 2
+        (kite), TR = 1 (sun), BL = 4 (dog), BR = 3"): the answer said again."""
+        order = (c.parts or {}).get("order") if self.spec.kind == ORDER else None
+        said = regions_said(self.m[u0:u1]) if order and len(order) == 4 else []
+        return len({r for r, _ in said}) == 4 and all(order[r] == img for r, img in said)

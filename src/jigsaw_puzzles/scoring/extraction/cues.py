@@ -87,7 +87,8 @@ _LEAD_DOUBT = re.compile(r"(?<![^\W_])(?:can't confirm|cannot confirm|can not co
 _FIRST_PERSON = re.compile(r"(?<![^\W_])(?:i|i'm|i've|i'd|i'll|my|me|myself|mine)(?![^\W_'])", re.I)
 _PLAIN_FIRST_PERSON = re.compile(r"(?:i|my)(?:\s+|(?='))(?:think|believe|chose|picked|selected|choose|pick|select|went with|"
                                  r"go with|see|can see|notice|noticed|compared|checked|double-checked|re-checked|rechecked|"
-                                 r"verified|confirmed|looked at|matched|answer|choice|pick|(?:'d|'ll|should|would|will|must)\s+"
+                                 r"verified|confirmed|looked at|matched|answer|choice|pick|determined|worked out|figured out|"
+                                 r"(?:'d|'ll|should|would|will|must)\s+"
                                  r"(?:note|mention|add|point out)|"
                                  r"(?:'m|am)\s+not\s+(?:100\s*%|completely|entirely|totally|fully|absolutely)\s+(?:sure|certain)|"
                                  r"(?:'m|am)\s+(?:only\s+)?(?:fairly|pretty|quite|reasonably|very|moderately|somewhat)\s+(?:confident|sure|certain))"
