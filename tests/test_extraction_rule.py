@@ -386,6 +386,13 @@ SCOPE_3 = [
      "[(3, 180), (1, 0), (4, 270), (2, 90)]"),
     ("[(3, 180), (1, 0), (4, 270), (2, 90)]\n\nAll rotations are counterclockwise.", "order_generation_2x2_rot", None),
     ("[1, 4, 3, 2]\n\nHere's how I determined it:\n1. Image 1 has the sky.", OG, "[1, 4, 3, 2]"),
+    # regions said clause by clause, each with its image as the subject; a rotation said as "upside down" is 180
+    ("Image 2 has the top-left corner of the building, image 4 continues the roof to the right, image 1 is the "
+     "lower-left part of the street and image 3 the lower right.\n\n[2, 4, 3, 1]", OG, None),
+    ("Image 2 has the top-left corner of the building, image 4 continues the roof to the right, image 1 is the "
+     "lower-left part of the street and image 3 the lower right.\n\n[2, 4, 1, 3]", OG, "[2, 4, 1, 3]"),
+    ("Top-left: image 1 rotated 90°; top-right: image 3 upright; bottom-left: image 4 upside down; bottom-right: image 2 "
+     "needs 270°.\n\n[(1, 90), (3, 0), (4, 0), (2, 270)]", "order_generation_2x2_rot", None),
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),
@@ -403,6 +410,7 @@ OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]
     ("2 → top-left; 1 → top-right; 4 → bottom-left; 3 → bottom-right.\nAnswer: B", "B"),
     ("Top row: image 2 and image 1.\nB", "B"), ("Top row 2, 1? No, 2 has no sky.\nB", "B"),
     ("**Option C** is the correct reconstruction.", "C"),
+    ("C. Option A puts image 1 at the top-left, but image 1 is the ground.", "C"),  # a rejected option's placement
     ("**Verdict:** C\n\n| Region | Image |\n|---|---|\n| top-left | 3 |\n| top-right | 4 |\n| bottom-left | 2 |\n"
      "| bottom-right | 1 |", None), ("**Verdict:** C\n\n| Region | Image |\n|---|---|\n| top-left | 3 |\n"
                                   "| top-right | 4 |\n| bottom-left | 1 |\n| bottom-right | 2 |", "C"),

@@ -328,8 +328,15 @@ def regions_said(t: str) -> list[tuple[int, int]]:
         if not images or pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence):
             continue
         corners = [_corner(m.group(0)) for m in _CORNER.finditer(sentence)]
-        if len(images) == len(corners) and None not in corners and not re.search(r"\d\s*'s\b", sentence):
+        if re.search(r"\d\s*'s\b", sentence) or None in corners:
+            continue
+        if len(images) == len(corners):
             out += list(zip(corners, images))  # "image 2 has the flat bottom-left corner, image 1 the bottom-right"
+            continue
+        for clause in re.split(r",|\s(?:and|while|whereas)\s", sentence):  # "..., image 1 is the lower-left part"
+            im, co = _PLACED_IMG.findall(clause), [_corner(m.group(0)) for m in _CORNER.finditer(clause)]
+            if len(im) == 1 and len(co) == 1 and _PLACED_IMG.match(clause.strip(" *-")):  # the image is its subject
+                out.append((co[0], int(im[0][0] or im[0][1])))
     return out
 
 #: A consequence drawn after the answer, in its sentence, explains it (a restating link, "i.e. C", does not).

@@ -82,11 +82,14 @@ _PLAN = re.compile(r"(?<![A-Za-z])(?:try|tried|trying|test|testing|check|checkin
 Piece = tuple[int, int, int]  # (cell index, image, rotation)
 
 
+_UPSIDE_DOWN = re.compile(r"(?<![A-Za-z])upside[- ]down(?![A-Za-z])", re.I)  # 180°: its own inverse, state or turn
+
+
 def _rotation(text: str) -> Union[int, None, str]:
     """The one clockwise rotation ``text`` (a chunk without its image mention) states, ``None`` or AMBIGUOUS."""
     if _ROT_OTHER_WAY.search(text):
         return AMBIGUOUS
-    values = {int(a or b) for a, b in _ROT_VALUE.findall(text)}
+    values = {int(a or b) for a, b in _ROT_VALUE.findall(text)} | ({180} if _UPSIDE_DOWN.search(text) else set())
     zeros = {m.group(0).lower() for m in _ROT_ZERO.finditer(text)}
     if zeros - {"upright"} or (zeros and not values):  # "turn it 90 degrees to make it upright" is 90
         values.add(0)
@@ -99,7 +102,7 @@ def _features(chunk: str) -> tuple[set, set, bool]:
     """(images, rotations, has region words) of a chunk; rotations may hold AMBIGUOUS."""
     rest = chunk
     images = {int(i) for i in _IMAGE.findall(rest)}
-    rot = AMBIGUOUS if _ROT_STATE.search(rest) else _rotation(_IMAGE.sub(" ", rest))
+    rot = AMBIGUOUS if _ROT_STATE.search(rest) and not _UPSIDE_DOWN.search(rest) else _rotation(_IMAGE.sub(" ", rest))
     rots = {rot} if rot is not None else set()
     return images, rots, bool(_REGION_WORD.search(rest) or _NUMBERED.search(rest))
 
