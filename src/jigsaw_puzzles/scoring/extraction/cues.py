@@ -167,7 +167,7 @@ def said_against(t: str, pos: int) -> bool:
 
 def runners_up(t: str) -> str:
     """``t`` with each runner-up that follows a best answer blanked (characters kept where they stand)."""
-    for m in _RUNNER_UP.finditer(t) if _BEST_BEFORE.search(t) else ():
+    for m in list(_RUNNER_UP.finditer(t)):  # rare: one scan finds none
         if _BEST_BEFORE.search(t, 0, m.start()):
             t = t[:m.start()] + " " * (m.end() - m.start()) + t[m.end():]
     return t
