@@ -393,6 +393,13 @@ SCOPE_3 = [
      "lower-left part of the street and image 3 the lower right.\n\n[2, 4, 1, 3]", OG, "[2, 4, 1, 3]"),
     ("Top-left: image 1 rotated 90°; top-right: image 3 upright; bottom-left: image 4 upside down; bottom-right: image 2 "
      "needs 270°.\n\n[(1, 90), (3, 0), (4, 0), (2, 270)]", "order_generation_2x2_rot", None),
+    # misreads an adversarial dev file found (dev_19), each beside the reading that stays
+    ("All four tiles look right.\n\nJudgment: B\nError Position: A\nError Type: A", AD, None),
+    ("All four tiles look right.\n\nJudgment: A\nError Position:\nError Type:", AD, "Judgment: A\nError Position:\nError Type:"),
+    ("B\n(Revoking this — it was wrong.)", PLH, None), ("% [(4, 0), (3, 90), (2, 0), (1, 180)]", "order_generation_2x2_rot", None),
+    ("F\n\nNota: scelta casuale, nessuna immagine ricevuta.", MPS6, None), ("Answer: B\n50% sure", CV, "B"),
+    ("Sure, let's go with A, since apparently sky belongs at the bottom now.", PLH, None),
+    ("[4, 3, 1, 2]. Wait, I think the top two should be swapped: [3, 4, 1, 2].", OG, "[3, 4, 1, 2]"),
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),
@@ -410,6 +417,7 @@ OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]
     ("2 → top-left; 1 → top-right; 4 → bottom-left; 3 → bottom-right.\nAnswer: B", "B"),
     ("Top row: image 2 and image 1.\nB", "B"), ("Top row 2, 1? No, 2 has no sky.\nB", "B"),
     ("**Option C** is the correct reconstruction.", "C"),
+    ("选项B，即 [1, 2, 4, 3]。", None), ("选项A，即 [1, 2, 4, 3]。", "A"),  # a restating link after its clause's comma
     ("C. Option A puts image 1 at the top-left, but image 1 is the ground.", "C"),  # a rejected option's placement
     ("**Verdict:** C\n\n| Region | Image |\n|---|---|\n| top-left | 3 |\n| top-right | 4 |\n| bottom-left | 2 |\n"
      "| bottom-right | 1 |", None), ("**Verdict:** C\n\n| Region | Image |\n|---|---|\n| top-left | 3 |\n"

@@ -235,6 +235,8 @@ def clean(text: str, residue: re.Pattern) -> str:
     if len(t) > 60:  # the prompt echoed back ("Answer only "A" or "B".")
         t = _echo().sub(_blank, t)
 
+    if "%" in t:  # a LaTeX comment line is not said: "% [(4, 0), (3, 90), ...]"
+        t = re.sub(r"(?m)^[ \t]*%(?!\d)[^\n]*", _unknown, t)
     if "<" in t:
         if "<!--" in t:
             t = _COMMENT.sub(lambda m: _unknown(m) if re.search(r"[^\W_]", m.group(0)[4:]) else _blank(m), t)

@@ -237,7 +237,7 @@ def oriented_prose(t: str, rows: int, cols: int, where: Optional[list] = None
 
 
 # --------------------------------------------------------------------------------------------- anomaly detection
-_SUBJECT = r"(?:everything|all(?: of)?(?: the)? (?:sub-?images|pieces|tiles|parts|cells|squares|images|regions)" \
+_SUBJECT = r"(?:everything|all(?: of)?(?: the)?(?: (?:four|nine|4|9))? (?:sub-?images|pieces|tiles|parts|cells|squares|images|regions)" \
            r"|(?:the )?(?:whole |entire |full |stitched |assembled |combined )?(?:image|picture|puzzle|grid|composite)" \
            r"|each (?:sub-?image|piece|tile)|every (?:sub-?image|piece|tile))"
 _NORMAL = re.compile(

@@ -207,6 +207,7 @@ class _Reading(Scope, Beside):
             linked = pattern("link").search(t, start, m.start) is not None  # "..., i.e. [3, 2, 1, 4]"
             restates = _RESTATES.search(t, start, m.start) is not None
             why = why or self._link(lead, m, cs, linked, restates)
+        why = why or (self._restated_other(m, start) if _RESTATES.search(t, max(0, start - 6), m.start) else "")
         if m.answer is None and m.why and ("words" in m.why or "several" in m.why or "counts" in m.why or
                                            "?" in (m.parts or {}).values()):
             why = why or m.why
