@@ -400,6 +400,13 @@ SCOPE_3 = [
     ("F\n\nNota: scelta casuale, nessuna immagine ricevuta.", MPS6, None), ("Answer: B\n50% sure", CV, "B"),
     ("Sure, let's go with A, since apparently sky belongs at the bottom now.", PLH, None),
     ("[4, 3, 1, 2]. Wait, I think the top two should be swapped: [3, 4, 1, 2].", OG, "[3, 4, 1, 2]"),
+    # a description set off after the subject is skipped; one that names an option, negates or hedges is read
+    ("The patch (a green umbrella and part of a café table) corresponds to area B.", PLH, "B"),
+    ("The piece, with its tab sticking out on the left, fits the masked area labelled D in image 1.", PLH, "D"),
+    ("The patch, with option C close, fits area D.", PLH, None), ("The patch, with its tab maybe on the left, fits area D.", PLH, None),
+    ("The patch (a green umbrella) does not correspond to area B.", PLH, None),
+    ("Based on the fact that one crop is ceiling, with nothing continuing between them, C.", CV, "C"),
+    ("This content was cut out of the masked region labelled D.", PLH, "D"), ("This content was not cut out of area B.", PLH, None),
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),

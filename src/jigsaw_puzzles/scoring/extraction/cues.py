@@ -165,6 +165,21 @@ def said_against(t: str, pos: int) -> bool:
     return n is not None and (n.re is _SAID_AGAINST or re.match(r"[\s*]*(?:$|[.,;!?)\n])", t[n.end():]) is not None)
 
 
+_APPOSITIVE = re.compile(r"(?<=[^\W\d_])(?:[ \t]*\((?:a|an|the|with|showing|containing)[ \t][^()\n]{0,80}\)|,[ \t]*(?:with|showing|"
+                         r"containing|carrying|holding|which shows|that shows)[ \t][^,\n]{0,80},)(?=[ \t]*[^\W\d_]{2})", re.I)
+_APPOSITIVE_NOT = re.compile(r"(?-i:[A-Z])(?![^\W_])|\d|option|candidate|image|(?<![^\W_])(?:not|no|never|maybe|perhaps|"
+                             r"if|unless|probably|possibly|or)(?![^\W_])|n't|\?", re.I)
+
+
+def appositives(t: str) -> str:
+    """``t`` with each description set off after a word blanked ("The patch (a green umbrella) corresponds to area B",
+    "The piece, with its tab on the left, fits area D"): it says what the subject shows, never which answer. One that
+    names an option, a letter or a number, negates, hedges or asks is kept (and so read by the rule)."""
+    if "(" not in t and "," not in t:
+        return t
+    return _APPOSITIVE.sub(lambda m: m.group(0) if _APPOSITIVE_NOT.search(m.group(0)) else " " * len(m.group(0)), t)
+
+
 def runners_up(t: str) -> str:
     """``t`` with each runner-up that follows a best answer blanked (characters kept where they stand)."""
     for m in list(_RUNNER_UP.finditer(t)):  # rare: one scan finds none

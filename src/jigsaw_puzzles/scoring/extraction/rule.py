@@ -45,7 +45,7 @@ from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _
                    _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, _OPEN, _paragraph_end,
                    _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, rows_disagree, _REMARK_START, _RESTATES, _SEP_BEFORE,
-                   _SUBJECT_BEFORE, _withdrawal, said_against, runners_up, cut_off)
+                   _SUBJECT_BEFORE, _withdrawal, said_against, runners_up, cut_off, appositives)
 from .forms import pattern
 from .beside import Beside
 from .prose import anomaly_prose
@@ -106,7 +106,7 @@ class _Reading(Scope, Beside):
             for i in range(c.start, min(c.end, len(t))):
                 if masked[i] != "\n":
                     masked[i] = " "
-        self.m = "".join(masked)
+        self.m = appositives("".join(masked))
         self.mentions = mentions(self.m, spec, config, options)
         self._starts = [m.start for m in self.mentions]
         self._heads: Optional[set] = None
