@@ -407,6 +407,7 @@ SCOPE_3 = [
     ("The patch (a green umbrella) does not correspond to area B.", PLH, None),
     ("Based on the fact that one crop is ceiling, with nothing continuing between them, C.", CV, "C"),
     ("This content was cut out of the masked region labelled D.", PLH, "D"), ("This content was not cut out of area B.", PLH, None),
+    ("I'd say dee. Yeah, dee.", PLH, "D"), ("B. Yeah, maybe C.", PLH, None),  # the answer said again, in known words
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),
