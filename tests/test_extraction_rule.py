@@ -408,6 +408,14 @@ SCOPE_3 = [
     ("Based on the fact that one crop is ceiling, with nothing continuing between them, C.", CV, "C"),
     ("This content was cut out of the masked region labelled D.", PLH, "D"), ("This content was not cut out of area B.", PLH, None),
     ("I'd say dee. Yeah, dee.", PLH, "D"), ("B. Yeah, maybe C.", PLH, None),  # the answer said again, in known words
+    # chat turns written as plain text, and more chat-UI residue
+    ("User: which?\nAssistant: B", CV, "B"), ("Assistant: A\nUser: are you sure?\nAssistant: Yes, C.", CV, "C"),
+    ("ChatGPT said:\nB\nYou said:\nare you sure?\nChatGPT said:\nSorry, it is D.", PLH, "D"),
+    ("B\n\nYou said:\nnext one", CV, "B"),
+    ("Answer\nC\nSources\n• jigsaw-puzzles benchmark — arxiv.org\nRelated\nHow do vision models solve jigsaw puzzles?",
+     PLH, "C"),
+    ("GPT Bot  APP  3:15 PM\nB\n:+1: 1", CV, "B"), ("Qwen2.5-Max\nB\nThinking completed · 2.1s", CV, "B"),
+    ("The images are adjacent horizontally, so the answer is A.\n\n1\nof\n30\nresponses", CV, "A"),
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),

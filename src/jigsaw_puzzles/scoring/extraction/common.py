@@ -83,9 +83,10 @@ _EOS = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<\|end\|>|<en
 #: A chat turn's header: only the last assistant turn is the response ("USER: ...\nASSISTANT: C").
 _TURN = re.compile(r"(?:^|\n|(?<=\|>))[ \t]*(?:#{1,3}[ \t]*)?(?:assistant|ASSISTANT|Assistant|<\|assistant\|>)[ \t]*:?[ \t]*(?=\n|$)|"
                    r"(?:^|\n|(?<=\|>))[ \t]*(?:ASSISTANT|Assistant|### Assistant|### Response|GPT4 Correct Assistant|"
-                   r"\[ASSISTANT\])[ \t]*:|"
+                   r"\[ASSISTANT\]|(?i:chatgpt|gemini|claude|copilot|assistant) said)[ \t]*:|"
                    r"<\|im_start\|>assistant|(?:\[gMASK\]\s*<sop>\s*)?<\|assistant\|>|"
                    r"\[/INST\]|<start_of_turn>model|<\|start_header_id\|>assistant<\|end_header_id\|>")
+_TURN_HINT = re.compile(r"assistant|user|human|said:|INST\]|GPT4", re.I)
 _TURN_OTHER = re.compile(r"<\|im_start\|>(?:user|system)|(?:^|\n)[ \t]*(?:#{1,3}[ \t]*)?(?:user|human|you said)[ \t]*(?::|\n|$)"
                          r"|\[INST\]|<start_of_turn>user|<\|start_header_id\|>user|<\|user\|>|GPT4 Correct User:", re.I)
 _LETTER_EMOJI = {"\U0001f170": "A", "\U0001f171": "B", "\U0001f172": "C", "\U0001f173": "D"}
@@ -114,6 +115,7 @@ def region(text: str) -> tuple[str, bool, str]:
                 text, truncated = text[o.end():], True
         if "</s>" not in text:
             text = re.sub(r"^\s*<s>", "", text)  # a begin-of-sequence token
+    if "<" in text or _TURN_HINT.search(text):  # chat turns, in tokens or in plain text ("User: ...\nAssistant: B")
         turn = None
         for turn in _TURN.finditer(text):
             pass
