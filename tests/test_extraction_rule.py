@@ -416,6 +416,9 @@ SCOPE_3 = [
      PLH, "C"),
     ("GPT Bot  APP  3:15 PM\nB\n:+1: 1", CV, "B"), ("Qwen2.5-Max\nB\nThinking completed · 2.1s", CV, "B"),
     ("The images are adjacent horizontally, so the answer is A.\n\n1\nof\n30\nresponses", CV, "A"),
+    ("Candidate 2 fills the blank: the lamp post continues.", "missing_piece_selection_hard", "B"),  # a remark after
+    ("B is correct: maybe C.", PLH, None), ("[10:42 AM] Assistant: [2, 3, 4, 1]\n[10:42 AM] You: ok", OG, "[2, 3, 4, 1]"),
+    ("ترتیب درست: [2, 1, 4, 3]", OG, "[2, 1, 4, 3]"),
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),

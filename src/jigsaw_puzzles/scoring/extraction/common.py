@@ -82,13 +82,15 @@ _SUPERSCRIPT = re.compile(r"[\u00b9\u00b2\u00b3\u2070-\u2079]+")
 _EOS = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<\|end\|>|<end_of_turn>|<\|end_of_text\|>|<\|end_of_turn\|>")
 #: A chat turn's header: only the last assistant turn is the response ("USER: ...\nASSISTANT: C").
 _TURN = re.compile(r"(?:^|\n|(?<=\|>))[ \t]*(?:#{1,3}[ \t]*)?(?:assistant|ASSISTANT|Assistant|<\|assistant\|>)[ \t]*:?[ \t]*(?=\n|$)|"
-                   r"(?:^|\n|(?<=\|>))[ \t]*(?:ASSISTANT|Assistant|### Assistant|### Response|GPT4 Correct Assistant|"
+                   r"(?:^|\n|(?<=\|>))[ \t]*(?:\[\d{1,2}:\d{2}(?:[ \t]?[AP]M)?\][ \t]*)?(?:ASSISTANT|Assistant|### Assistant|"
+                   r"### Response|GPT4 Correct Assistant|"
                    r"\[ASSISTANT\]|(?i:chatgpt|gemini|claude|copilot|assistant) said)[ \t]*:|"
                    r"<\|im_start\|>assistant|(?:\[gMASK\]\s*<sop>\s*)?<\|assistant\|>|"
                    r"\[/INST\]|<start_of_turn>model|<\|start_header_id\|>assistant<\|end_header_id\|>")
 _TURN_HINT = re.compile(r"assistant|user|human|said:|INST\]|GPT4", re.I)
 _TURN_OTHER = re.compile(r"<\|im_start\|>(?:user|system)|(?:^|\n)[ \t]*(?:#{1,3}[ \t]*)?(?:user|human|you said)[ \t]*(?::|\n|$)"
-                         r"|\[INST\]|<start_of_turn>user|<\|start_header_id\|>user|<\|user\|>|GPT4 Correct User:", re.I)
+                         r"|\[INST\]|<start_of_turn>user|<\|start_header_id\|>user|<\|user\|>|GPT4 Correct User:"
+                         r"|(?:^|\n)[ \t]*\[\d{1,2}:\d{2}(?:[ \t]?[AP]M)?\][ \t]*(?:you|user)[ \t]*:", re.I)
 _LETTER_EMOJI = {"\U0001f170": "A", "\U0001f171": "B", "\U0001f172": "C", "\U0001f173": "D"}
 
 

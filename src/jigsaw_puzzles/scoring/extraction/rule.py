@@ -233,7 +233,7 @@ class _Reading(Scope, Beside):
             pos, pred = pm.end(), True
             if pm.group(0).rstrip().lower().endswith((" with", " that", " for", " to")):
                 return _clause_end(t, pos), pred, "", pos, True
-            pos = min(pattern("close").match(t, pos).end(), stop)
+            pos = pos if _REMARK_START.match(t, pos) else min(pattern("close").match(t, pos).end(), stop)  # "fits: ..."
         why, explain_at = "", None
         if t[m.end:].strip(" \t*") == ":":  # "- C:" ending the text: a list cut off there, not an answer
             return len(t), pred, "the text ends on a label with nothing after it", None, False
