@@ -237,9 +237,9 @@ class Scope:
         return True
 
     def _restated_other(self, m: Mention, start: int) -> str:
-        """A restating link that opens its clause ("选项B，即 [1, 4, 2, 3]"): the clause before, in its sentence, must
-        not name another answer."""
-        prev = self._within(clause_start(self.m, max(0, start - 1)), start)
+        """A restating link that opens its clause ("选项B，即 [1, 4, 2, 3]"): the clause before, in its sentence and on
+        its line, must not name another answer."""
+        prev = self._within(max(clause_start(self.m, max(0, start - 1)), self.m.rfind("\n", 0, start) + 1), start)
         other = next((x for x in prev if x.answer not in (None, m.answer) and not negated(self.m, x.start, x.end)), None)
         return f"the answer restates another one ({self.m[other.start:other.end]!r})" if other else ""
 
