@@ -419,6 +419,7 @@ SCOPE_3 = [
     ("Candidate 2 fills the blank: the lamp post continues.", "missing_piece_selection_hard", "B"),  # a remark after
     ("B is correct: maybe C.", PLH, None), ("[10:42 AM] Assistant: [2, 3, 4, 1]\n[10:42 AM] You: ok", OG, "[2, 3, 4, 1]"),
     ("ترتیب درست: [2, 1, 4, 3]", OG, "[2, 1, 4, 3]"),
+    ("Let me look.\n\n ég {\"answer\": \"D\"}", CV8, None), ("resposta é c", PLH, "C"),  # a letter inside a word is none
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),

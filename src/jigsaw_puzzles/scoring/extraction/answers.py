@@ -27,7 +27,7 @@ from .common import Mention, negated
 _LETTER = re.compile(r"(?<![A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff])([A-Z\u0391\u0392\u0395\u0410\u0412"
                      r"\u0421\u0415])(?![A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]|'(?!s\b)[a-z]{1,2}\b|-[a-z]{2})")
 _LOOKALIKE = {"\u0391": "A", "\u0392": "B", "\u0395": "E", "\u0410": "A", "\u0412": "B", "\u0421": "C", "\u0415": "E"}
-_LOWER = re.compile(r"(?<![A-Za-z0-9_'\-])([a-hj-z]|bee|cee|sea|dee|ay)(?![A-Za-z0-9_'\-])(?=[\s)\]}\"'*]*"
+_LOWER = re.compile(r"(?<![^\W_]|['\-])([a-hj-z]|bee|cee|sea|dee|ay)(?![^\W_]|['\-])(?=[\s)\]}\"'*]*"
                     r"(?:[.!,;:(]|\n|$|i think|i guess|probably|maybe))", re.I)
 _NAMES = {"bee": "B", "cee": "C", "sea": "C", "dee": "D", "ay": "A"}
 _ARTICLE_NEXT = re.compile(r"[ \t]+(?!(?:is|was|do|does|did|or|and|nor|because|since|as|which|fits|matches|seems|looks|would|should"
