@@ -423,6 +423,20 @@ SCOPE_3 = [
     ("They are likely vertically adjacent, so the answer would be", CV, None),
     ("The answer is A. The answer is A. The answer is", PLH, None), ("Answer: A\nAlternative answer: option E", CV8, None),
     ("option, uh... option ay", PLH, "A"),  # a letter that is also a copula (Romanian "e", Tagalog "ay") ends nothing ("The answer is C. Wait, actually the answer is", PLH, None),
+    # session 5: one span read two ways; page numbers and agent-framework residue; a label ending a line of reasoning;
+    # an explanation that names the other kind of change
+    ("C.\n\nOnce again: the answer is B, not adjacent.", "connection_verification_tabs", None),
+    ("Answer: A or\n\n  - 3 -\n\nB", PLH, None), ("so the answer is\n\n\u2014 12 \u2014\n\nB.", CV, "B"),
+    ("Code:\n```py\nfinal_answer(\"D\")\n```<end_code>", PLH, "D"), ("Final Answer: C\n\n> Finished chain.", PLH, "C"),
+    ("ANSWER: B\n\nuser_proxy (to vision_agent):\n\nTERMINATE", CV, "B"), ("<answer>F</answer>\n<think>", MPS6, "F"),
+    ("Ancak sa\u011f alttaki par\u00e7a ters duruyor. Cevab\u0131m:\nD", PLH, "D"),
+    ("The seam fits. The answer is not:\nD", PLH, None), ("Some of it fits. Maybe:\nD", PLH, None),
+    ("In the required format:\nB", PLH, "B"), ("Final line: B", PLH, "B"), ("Answer (repeated): B", PLH, "B"),
+    ("Judgment: B\nError Position: A\nError Type: A\n\nSo again: the top-left piece is mirrored, not rotated.", 'anomaly_detection', None),
+    ("Judgment: B\nError Position: C\nError Type: B\n\nThe text reads backwards: a flip rather than a rotation.", 'anomaly_detection',
+     "Judgment: B\nError Position: C\nError Type: B"),
+    ("Judgment: B\nError Position: C\nError Type: B\n\nA rotation would look similar, but the text is reversed.", 'anomaly_detection',
+     "Judgment: B\nError Position: C\nError Type: B"),
 ]
 
 OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]

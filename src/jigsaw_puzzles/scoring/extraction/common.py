@@ -113,7 +113,9 @@ def region(text: str) -> tuple[str, bool, str]:
                 return "", False, "nothing after </think>"
         else:
             o = _THINK_OPEN.search(text)
-            if o is not None:
+            if o is not None and not text[o.end():].strip() and text[:o.start()].strip():
+                text = text[:o.start()]  # "<answer>F</answer>\n<think>": a new trace opened after the answer, cut at once
+            elif o is not None:
                 text, truncated = text[o.end():], True
         if "</s>" not in text:
             text = re.sub(r"^\s*<s>", "", text)  # a begin-of-sequence token

@@ -142,6 +142,7 @@ _NOT_AGAINST = re.compile(r"[\s*]*(?:no (?:doubt|question)|not only|not (?:\d+ ?
 _RUNNER_UP = re.compile(r"(?:(?<=[,;(\n])|(?<=\. )|^)[ \t*]*(?:the\s+)?(?:runner[- ]?up|second[- ]best|next[- ]best|second"
                         r"(?:[- ]place)?|2nd|top[- ]?[2-4]|third|3rd)(?:\s+(?:choice|pick|option|candidate|place))?[ \t*]*"
                         r"[:=][ \t*]*(?:[A-Z](?![^\W_])|\[[\d,\s]+\])(?:\s*\([^()\n]{0,40}\))?", re.I)
+_RUNNER_UP_ANY = re.compile(r"runner|second|2nd|top|third|3rd", re.I)
 _BEST_BEFORE = re.compile(r"(?<![^\W_])(?:best|top[- ]?1|top choice|first choice|answer|final|winner)[ \t*]*[:=]", re.I)
 
 
@@ -167,6 +168,8 @@ def said_against(t: str, pos: int) -> bool:
 
 _APPOSITIVE = re.compile(r"(?<=[^\W\d_])(?:[ \t]*\((?:a|an|the|with|showing|containing)[ \t][^()\n]{0,80}\)|,[ \t]*(?:with|showing|"
                          r"containing|carrying|holding|which shows|that shows)[ \t][^,\n]{0,80},)(?=[ \t]*[^\W\d_]{2})", re.I)
+_APPOSITIVE_ANY = re.compile(r"\((?:a|an|the|with|showing|containing)[ \t]|,[ \t]*(?:with|showing|containing|carrying|"
+                             r"holding|which shows|that shows)[ \t]", re.I)
 _APPOSITIVE_NOT = re.compile(r"(?-i:[A-Z])(?![^\W_])|\d|option|candidate|image|(?<![^\W_])(?:not|no|never|maybe|perhaps|"
                              r"if|unless|probably|possibly|or)(?![^\W_])|n't|\?", re.I)
 
@@ -175,14 +178,16 @@ def appositives(t: str) -> str:
     """``t`` with each description set off after a word blanked ("The patch (a green umbrella) corresponds to area B",
     "The piece, with its tab on the left, fits area D"): it says what the subject shows, never which answer. One that
     names an option, a letter or a number, negates, hedges or asks is kept (and so read by the rule)."""
-    if "(" not in t and "," not in t:
+    if _APPOSITIVE_ANY.search(t) is None:  # a cheap scan, implied by _APPOSITIVE, spares most texts its lookbehinds
         return t
     return _APPOSITIVE.sub(lambda m: m.group(0) if _APPOSITIVE_NOT.search(m.group(0)) else " " * len(m.group(0)), t)
 
 
 def runners_up(t: str) -> str:
     """``t`` with each runner-up that follows a best answer blanked (characters kept where they stand)."""
-    for m in list(_RUNNER_UP.finditer(t)):  # rare: one scan finds none
+    if _RUNNER_UP_ANY.search(t) is None:  # a cheap scan, implied by _RUNNER_UP: most texts hold none of its words
+        return t
+    for m in list(_RUNNER_UP.finditer(t)):
         if _BEST_BEFORE.search(t, 0, m.start()):
             t = t[:m.start()] + " " * (m.end() - m.start()) + t[m.end():]
     return t

@@ -185,6 +185,8 @@ def pattern(name: str) -> re.Pattern:
                           rf"|^[ \t]*thinking completed[^\n]{{0,24}}$|^[ \t]*\d+[ \t]*\n[ \t]*of[ \t]*\n[ \t]*\d+[ \t]*\n[ \t]*responses?[ \t]*$"
                           rf"|^[ \t]*[\u2022\-*][^\n]{{3,100}}[ \t][\u2014\u2013-][ \t]*[\w.-]+\.(?:org|com|net|edu|io|gov|ai)[ \t]*$"
                           rf"|^[ \t]*:[a-z0-9_+-]+:[ \t]*\d{{0,3}}[ \t]*$"
+                          rf"|^[ \t]*[\u2013\u2014-][ \t]*\d{{1,4}}[ \t]*[\u2013\u2014-][ \t]*$|^[ \t]*page[ \t]\d{{1,4}}(?:[ \t]of[ \t]\d{{1,4}})?[ \t]*$"
+                          rf"|^[ \t]*[\w.-]+[ \t]\(to[ \t][\w.-]+\):[ \t]*$"
                           rf"|^[ \t]*[^\n]{{1,40}}[ \t]+APP[ \t]+\d{{1,2}}:\d{{2}}(?:[ \t]?[AP]M)?[ \t]*$"
                           rf"|^[ \t]*已深度思考[ \t]*\(用时[ \t]*\d+[ \t]*秒\)[ \t]*$"
                           rf"|^[ \t]*(?:[^\w\s]+[ \t]*)?(?:(?:do you )?want me to|would you like me to|is there anything else)(?:(?!(?-i:[A-H])\b)[^\n?]){{0,120}}\?[ \t]*$"

@@ -302,6 +302,15 @@ def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
     return _stated(last, rows, cols)
 
 
+def changes_said(t: str) -> set:
+    """The kinds of change (A rotation, B mirroring) ``t`` asserts: not negated, contrasted or supposed ("mirrored, not
+    rotated", "rather than a rotation", "a rotation would look ...": B, none, none)."""
+    return {"A" if m.group(1) else "B" for m in _TYPE.finditer(t)
+            if not re.search(r"(?<![^\W_])(?:not|no|never|nor|n't|without|nothing|none|than|instead of)\W+(?:\w+\W+)?\Z",
+                             t[max(0, m.start() - 24):m.start()], re.I)
+            and not re.match(r"\W+(?:\w+\W+)?(?:would|could|might)(?![^\W_])", t[m.end():m.end() + 24], re.I)}
+
+
 def _stated(last: str, rows: int, cols: int):
     if _NORMAL.fullmatch(last):
         return "A", None, None
@@ -323,4 +332,4 @@ def _stated(last: str, rows: int, cols: int):
     return "B", next(iter(named)), next(iter(types))
 
 
-__all__ = ["anomaly_prose", "oriented_prose"]
+__all__ = ["anomaly_prose", "oriented_prose", "changes_said"]

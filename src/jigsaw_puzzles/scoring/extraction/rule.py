@@ -48,7 +48,7 @@ from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _
                    _SUBJECT_BEFORE, _withdrawal, said_against, runners_up, cut_off, appositives)
 from .forms import pattern
 from .beside import Beside
-from .prose import anomaly_prose
+from .prose import anomaly_prose, changes_said
 from .scope import Scope
 from .structure import claims, streamed
 
@@ -129,9 +129,7 @@ class _Reading(Scope, Beside):
             commits.append(whole)
         commits += [c for c in map(self._commit, self.mentions[-_MAX_MENTIONS:]) if c is not None]
         commits += self._prose()
-        if self.truncated:
-            commits = [c for c in commits if c.rule in ("structure", "form")]
-        commits = [c for c in commits if not c.question]
+        commits = [c for c in commits if not c.question and (not self.truncated or c.rule in ("structure", "form"))]
         if not commits:
             named = [m for m in self.mentions if not negated(t, m.start, m.end)]
             if self.truncated:
@@ -152,6 +150,8 @@ class _Reading(Scope, Beside):
             return unread(AMBIGUOUS, final.why, parts, final.rule)
         if final.answer is None:
             return unread(INVALID, final.note or "no answer in the answer space", parts, final.rule)
+        if any(c.end == final.end and c.answer not in (None, final.answer) for c in commits):  # one span, two readings
+            return unread(AMBIGUOUS, "one commitment reads as two answers", parts, final.rule)
         after = self._tail(final)
         if after is not None:
             return after
@@ -418,9 +418,9 @@ class _Reading(Scope, Beside):
             return "another answer stays open after the final one"
         if self.spec.kind == ANOMALY and c.parts:
             said = anomaly_prose(t[u0:u1], *self.spec.grid)
-            if isinstance(said, tuple) and (said[1], said[2]) != (c.parts.get("position"), c.parts.get("type")) \
-                    and said[0] == "B":
-                return "the explanation names another anomaly"
+            if isinstance(said, tuple) and (said[1], said[2]) != (c.parts.get("position"), c.parts.get("type")) and \
+                    said[0] == "B" or said is None and changes_said(t[u0:u1]) == {"A": {"B"}, "B": {"A"}}.get(c.parts.get("type")):
+                return "the explanation names another anomaly"  # another position or type, or "... mirrored, not rotated"
             if said == AMBIGUOUS and _VERDICT_WORDS.search(t, u0, u1):  # "It might be correct after all."
                 return "the explanation leaves the judgment open"
         return ""
@@ -454,7 +454,6 @@ class _Reading(Scope, Beside):
             return f"two answers are given: {said} and then {final.answer}"
         return ""
 
-# ------------------------------------------------------------------------------------------------ helpers
 
 
 __all__ = ["read", "MAX_CHARS", "Commit"]

@@ -36,6 +36,8 @@ _OPTIONS_HEAD = re.compile(r"^[\s*#>\-]*(?:(?:let(?:'s| us)\s+|i'll\s+|now\s+)?(
                            r"\s+)?(?:each\s+of\s+)?(?:the\s+|all\s+|these\s+|all\s+the\s+|the\s+four\s+|the\s+given\s+)?"
                            r"(?:options|candidates|choices|regions|areas|masks)(?:\s+(?:one\s+by\s+one|in\s+turn))?"
                            r"[ \t*]*[:\uff1a]?[ \t*]*$", re.I)
+_LAST_SENTENCE = re.compile(r"(?:[.!?;\u0964\u06d4](?:[ \t]+)|[\u3002\uff01\uff1f\uff1b])([^.!?;\u0964\u06d4\u3002\uff01\uff1f\uff1b\n]{1,40}[:\uff1a][ \t*]*)$",
+                            re.M)
 _THEN_END = re.compile(r"(?<![^\W_])(?:and\s+)?then[\s,:]*$", re.I)
 _BETWEEN_RULED = re.compile(r"(?<=\0)[ \t,]*(?:and|or|nor|и|і|та|y|e|und|et|và|dan|ve|oraz|i|en|och|și|و|ו|和|或)?"
                             r"[ \t,]*(?=\0)", re.I)
@@ -168,6 +170,9 @@ class Scope:
             return cs, ""
         if pattern("label_line").fullmatch(above):
             return lo + 1, ""
+        last = _LAST_SENTENCE.search(t, lo + 1, hi)  # "... is rotated 180 degrees. Cevabım:": a label ends the line
+        if last is not None and pattern("label_line").fullmatch(last.group(1).strip()):
+            return last.start(1), ""
         if _LABELLED_LINE.fullmatch(above) and self._heads is not None and len(self._heads) >= 2:
             return cs, ""  # the option list echoed above, then the answer alone
         if any(hi - 3 <= x.end <= hi and not t[x.end:hi].strip(_KNOWN_PUNCT + " ") and (x.start > lo or x.value == m.value)
