@@ -78,7 +78,8 @@ ANOMALY_ROWS = [
     ("The bottom-left piece is rotated and mirrored.", None),
     ("The bottom-left piece might be rotated.", None),
     ("Everything looks normal except maybe the bottom-left piece.", None),
-    ("The bottom-left piece is rotated. Everything else looks normal.", None),
+    ("The bottom-left piece is rotated. Everything else looks normal.", format_anomaly("C", "A")),  # the rest, said fine
+    ("The bottom-left piece is rotated. Everything else might be normal.", None),
     ("The bottom-left piece is rotated; the rest are fine.", format_anomaly("C", "A")),  # #43: the rest said fine
     ("The bottom-left piece is rotated; the rest might be fine.", None),
     ("The middle piece is flipped: its shadow in the bottom-left points the other way.", None),  # no single cell

@@ -437,6 +437,30 @@ SCOPE_3 = [
      "Judgment: B\nError Position: C\nError Type: B"),
     ("Judgment: B\nError Position: C\nError Type: B\n\nA rotation would look similar, but the text is reversed.", 'anomaly_detection',
      "Judgment: B\nError Position: C\nError Type: B"),
+    # an anomaly said in prose with "everything else is fine"; "nothing is turned or flipped, so ... correct" is none
+    ("Row 3, column 1 is upside down. Everything else is fine.", "anomaly_detection_3x3", "Judgment: B\nError Position: G\nError Type: A"),
+    ("Judgment: B\nError Position: G\nError Type: A\nEverything else is fine.", "anomaly_detection_3x3", "Judgment: B\nError Position: G\nError Type: A"),
+    ("I don't see any rotation or mirroring, so the stitched image is correct.", "anomaly_detection",
+     "Judgment: A\nError Position:\nError Type:"),
+    ("The seams line up and nothing appears turned or flipped.", "anomaly_detection", "Judgment: A\nError Position:\nError Type:"),
+    ("The top-left piece might be flipped, so the image is correct.", "anomaly_detection", None),
+    ("If nothing is rotated, the image is correct.", "anomaly_detection", None),
+    ("\u00bbAnswer: C\u00ab", PLH, "C"), ("The answer is \u00abnot C\u00bb", PLH, None),  # guillemets quote
+    ("A: 0.9, B: 0.1 \u2192 A", "piece_localization_easy", "A"), ("A: no, B: yes \u2192 A", "piece_localization_easy", None),
+    ("B \u2192 A", "piece_localization_easy", None),
+    # a restating link names the answer of the clause before it, unless that clause negates, hedges or conditions it
+    ("The patch comes from the roof, which is area C.", PLH, "C"), ("The patch belongs in the top-right area, labeled C.", PLH, "C"),
+    ("The patch does not match the roof, which is area C.", PLH, None), ("It might be the roof, which is area C.", PLH, None),
+    ("The patch probably corresponds to area D.", PLH, "D"), ("The patch possibly corresponds to area D.", PLH, None),
+    # an edge's direction is not a relation ("a horizontal seam" joins crops stacked one above the other)
+    ("They share a horizontal edge, so they're left-right neighbours: A.", CV, None),
+    ("The centre tile is flipped left-right.\nJudgment: B\nError Position: C\nError Type: B", "anomaly_detection_3x3", None),
+    ("According to the reference solution, the order is [1, 2, 3, 4].", OG, None),
+    ("According to the seams, the order is [4, 2, 1, 3].", OG, "[4, 2, 1, 3]"),
+    ("Image 4 top-left, 2 top-right, 1 bottom-left, 3 bottom-right:\n[4, 1, 2, 3]", OG, None),
+    ("Image 4 top-left, 2 top-right, 1 bottom-left, 3 bottom-right:\n[4, 2, 1, 3]", OG, "[4, 2, 1, 3]"),
+    ("image 1 sits above and to the right of image 2", CV8, "H"), ("image 2 is up-left of image 1", CV8, "F"),
+    ("image 2 is not up-left of image 1", CV8, None),
 ]
 
 OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]

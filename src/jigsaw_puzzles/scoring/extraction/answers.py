@@ -76,6 +76,7 @@ _CV = (("C", re.compile(r"(?:\b(?:not|never)|(?<=[A-Za-z])n't)\s+(?:directly\s+)
                         r"垂直相邻|垂直相鄰|上下に隣接|위아래로 인접|"
                         r"\bimage\s*[12]\s+(?:\w+\s+){0,2}(?:directly\s+|right\s+|just\s+)?(?:above|below|under|beneath|"
                         r"on\s+top\s+of)\s+image\s*[12]\b", re.I)))
+_EDGE = re.compile(r"\b(?:horizontal|vertical)(?:ly)?\s+(?:edge|seam|border|boundary|cut|split|join)s?\b", re.I)
 _ADJACENT = re.compile(r"\b(?:adjacent|neighbou?rs|neighbou?ring|touching)\b", re.I)
 _DIRS = (("E", r"(?:upper|top)[\s-]*right|north[\s-]*east"), ("F", r"(?:upper|top)[\s-]*left|north[\s-]*west"),
          ("G", r"(?:lower|bottom)[\s-]*right|south[\s-]*east"), ("H", r"(?:lower|bottom)[\s-]*left|south[\s-]*west"),
@@ -85,8 +86,9 @@ _DIR = re.compile("|".join(rf"(?P<{k}>(?:diagonally\s+)?(?:to\s+the\s+)?\b(?:{p}
 _IMG = r"(?:<\s*image\s*([12])\s*>|\b(?:the\s+)?image\s*([12]|one|two)\b|\bthe\s+(first|second)(?:\s+(?:image|one|crop|piece))?(?![^\W_]))"
 _DIR_WORDS = (r"(?:directly\s+|diagonally\s+|immediately\s+|just\s+)?(?:to\s+the\s+|towards?\s+the\s+)?(?:(?:upper|top|lower|"
               r"bottom)[\s-]*(?:right|left)|north[\s-]*(?:east|west)|south[\s-]*(?:east|west)|right|left|above|below|"
-              r"(?:up|down)\s+and\s+(?:to\s+the\s+)?(?:left|right)|on\s+top|under(?:neath)?|beneath)")
-_DIR_SENTENCE = re.compile(_IMG + r"\s+(?:is|lies|sits|appears|would\s+be|should\s+be|must\s+be|is\s+located|is\s+positioned|"
+              r"(?:up|down|above|below)\s+and\s+(?:to\s+the\s+)?(?:left|right)|(?:up|down)[\s-]*(?:left|right)|on\s+top|"
+              r"under(?:neath)?|beneath)")
+_DIR_SENTENCE = re.compile(_IMG + r"\s+(?:is|lies|sits|appears|would\s+be|should\s+be|must\s+be|is\s+located|is\s+positioned|\u2192|->|"
                            r"is\s+placed|goes|belongs)\s+(" + _DIR_WORDS + r")\s*(?:of|from|to)?\s*" + _IMG, re.I)
 _INVERSE = dict(zip("ABCDEFGH", "BADCHGFE"))
 _AXIS = re.compile(r"\b(?:adjacent\s+(?:horizontally|vertically)|(?:horizontally|vertically)\s+adjacent|not\s+adjacent|"
@@ -96,7 +98,8 @@ _AXIS = re.compile(r"\b(?:adjacent\s+(?:horizontally|vertically)|(?:horizontally
 def _direction(words: str) -> Optional[str]:
     w = " ".join(words.lower().replace("-", " ").split())
     w = re.sub(r"\b(?:directly|diagonally|immediately|just|to the|towards? the|and|to)\b", " ", w)
-    w = w.replace("on top", "above")
+    w = re.sub(r"\b(above|below) (left|right)\b", lambda m: {"above": "upper ", "below": "lower "}[m.group(1)] + m.group(2),
+               " ".join(w.split())).replace("on top", "above")  # "above and to the right": upper right
     for a, b in (("underneath", "below"), ("beneath", "below"), ("under", "below"), ("up", "upper"), ("down", "lower"),
                  ("top", "upper"), ("bottom", "lower"), ("north", "upper"), ("south", "lower"), ("east", "right"),
                  ("west", "left")):
@@ -152,7 +155,8 @@ def option_words(t: str, spec, config: str, options) -> list[Mention]:
         out += [Mention(m.start(), m.end(), None, "text", f"{m.group(0)!r} names no single direction")
                 for m in _AXIS.finditer(t)]
     elif config.startswith("connection_verification"):
-        taken: list[tuple[int, int]] = []
+        taken = [m.span() for m in _EDGE.finditer(t)]  # "a horizontal seam" joins crops stacked vertically
+        out += [Mention(a, b, None, "text", "an edge's direction names no relation") for a, b in taken]
         for letter, rx in _CV:
             for m in rx.finditer(t):
                 if not any(a < m.end() and m.start() < b for a, b in taken):

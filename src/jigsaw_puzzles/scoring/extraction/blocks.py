@@ -51,7 +51,9 @@ def _field_value(t: str, start: int, end: int, what: str, grid: tuple[int, int])
         named |= {w.upper() for w in words if w in ("a", "b")}
         known = _words_of("rotation") | _words_of("mirroring") | {"a", "b", "type", "error", "option", "by", "degrees",
                                                                   "90", "180", "270", "clockwise", "horizontal",
-                                                                  "horizontally", "vertical", "vertically", "°"}
+                                                                  "horizontally", "vertical", "vertically", "°",
+                                                                  "the", "piece", "tile", "it", "is", "was", "has", "been",
+                                                                  "quarter", "half", "turn"}  # "the piece is turned a quarter turn"
         if re.search(r"counter|anti", low):
             return "?", f"the error type {v!r} counts turns the other way"
     else:

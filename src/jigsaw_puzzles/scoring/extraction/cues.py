@@ -30,7 +30,7 @@ class Commit:
 
 
 _BULLETS = " \t\n*#>-\u2022\u00b7+0123456789.)(["
-_KNOWN_PUNCT = ".,;:!()[]{}\"'-\u2014\u2013\u3002\uff0c\u3001*\u2705\u2714\u2713\ufe0f\u2611\u0964\u06d4\U0001f9e9\u2b50"
+_KNOWN_PUNCT = ".,;:!()[]{}\"'-\u2014\u2013\u3002\uff0c\u3001*\u2705\u2714\u2713\ufe0f\u2611\u0964\u06d4\U0001f9e9\u2b50\u00ab\u00bb\u2039\u203a\u201c\u201d\u201e"
 _DECOR = re.compile(r"[ \t]*(?:(?:[(\[{\"'\u201c\u00ab*#>\u2022\u2705\u2714\u2713\u2611\ufe0f\U0001f449\U0001f9e9\u2b05"
                     r"\U0001f7e2]|>-|>=|\u2192)[ \t]*)*(?:(?:noitpo|rettel|eciohc|etadidnac|rewsna)(?:[ \t]+eht)?[ \t]*"
                     r"(?:[(\[{][ \t]*)*)?", re.I)
@@ -325,6 +325,8 @@ _CORNER = re.compile(r"((?:top|upper)[\s-]*left|(?:top|upper)[\s-]*right|(?:bott
 _CORNER_NUMBER = re.compile(r"(?<![^\W_])((?-i:TL|TR|BL|BR))\s*[:=]\s*([1-4])(?!\d)|(?<![\d.,])([1-4])\s*(?:\u2192|->|=>)\s*"
                             r"((?:top|upper|bottom|lower)[\s-]*(?:left|right))(?![^\W_])|\|\s*((?:top|upper|bottom|lower)[\s-]*"
                             r"(?:left|right))\s*\|\s*(?:image\s*|#)?([1-4])\s*\|", re.I)  # "| top-left | 3 |"
+_BARE_PLACED = re.compile(r"[ \t*-]*(?:then[ \t]+)?([1-4])[ \t]+(?:(?:goes|is|sits)[ \t]+)?(?:(?:in|at|on)[ \t]+)?(?:the[ \t]+)?"
+                          r"(?:top|upper|bottom|lower)[\s-]*(?:left|right)[ \t:]*$", re.I)
 _CORNER_INDEX = {"tl": 0, "tr": 1, "bl": 2, "br": 3, "左上": 0, "右上": 1, "左下": 2, "右下": 3}
 
 
@@ -357,6 +359,8 @@ def regions_said(t: str) -> list[tuple[int, int]]:
             im, co = _PLACED_IMG.findall(clause), [_corner(m.group(0)) for m in _CORNER.finditer(clause)]
             if len(im) == 1 and len(co) == 1 and _PLACED_IMG.match(clause.strip(" *-")):  # the image is its subject
                 out.append((co[0], int(im[0][0] or im[0][1])))
+            elif not im and len(co) == 1 and (bare := _BARE_PLACED.match(clause)):  # "Image 4 top-left, 2 top-right"
+                out.append((co[0], int(bare.group(1))))
     return out
 
 #: A consequence drawn after the answer, in its sentence, explains it (a restating link, "i.e. C", does not).

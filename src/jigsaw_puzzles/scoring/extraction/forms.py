@@ -150,7 +150,7 @@ def pattern(name: str) -> re.Pattern:
         aside = (r"(?:\)\s*(?:(?:(?:thgir|tfel)[\s-]*(?:pot|mottob|reppu|rewol)|elddim|retnec|lanif|wor yb wor)"
                  r"\s*,?\s*)+\(\s*)?")
         of = r"(?:[^,.;:!?\n]{1,40}?\s+(?:fo|rof|ot|ni)\s+)?"  # "the correct order of the images is", reversed
-        core = (rf"(?:{sep}\s*{aside}(?:{cop}\s*)?{label}|(?:{sep}\s*)?{cop}\s*{of}{label}|{rel}\s*{subj}"
+        core = (rf"(?:{sep}\s*{aside}(?:{cop}\s*)?{label}|(?:{sep}\s*)?{cop}\s*{of}{label}|{rel}\s*(?:{fill}\s*)?{subj}"
                 rf"|(?:{sep}\s*)?{verb})")  # "the patch corresponds to A": subject and verb before a verb alone
         return re.compile(head + core, re.I)
     if name == "unfinished":  # a text cut off after a commit form, before its answer ("so the answer would be")

@@ -242,12 +242,15 @@ _SUBJECT = r"(?:everything|all(?: of)?(?: the)?(?: (?:four|nine|4|9))? (?:sub-?i
            r"|each (?:sub-?image|piece|tile)|every (?:sub-?image|piece|tile))"
 _NORMAL = re.compile(
     r"(?:" + _SUBJECT + r" (?:looks?|is|are|seems?|appears?)(?: to be)? (?:completely |perfectly |entirely |all |fully )?"
-    r"(?:normal|correct|fine|ok|okay|intact|upright|right|in place|in (?:the )?(?:right|correct) "
+    r"(?:normal|correct|fine|ok|okay|intact|consistent|upright|right|in place|in (?:the )?(?:right|correct) "
     r"(?:place|position|orientation)|where (?:it|they) should be|(?:correctly|properly) (?:oriented|placed|assembled)"
     r"|(?:put together|assembled|stitched|oriented) (?:correctly|properly))(?: to me)?"
     r"|there (?:is|are) no (?:anomal(?:y|ies)|errors?|problems?|issues?|mistakes?)(?: in (?:the )?(?:image|picture|grid))?"
     r"|(?:i )?(?:see|find|detect|notice) no (?:anomal(?:y|ies)|errors?|problems?|issues?)"
-    r"|(?:i )?(?:do not|don't|can't|cannot) (?:see|find|detect|spot) any (?:anomal(?:y|ies)|errors?|problems?|issues?)"
+    r"|(?:i )?(?:do not|don't|can't|cannot) (?:see|find|detect|spot) any (?:anomal(?:y|ies)|errors?|problems?|issues?|"
+    r"(?:rotation|rotated (?:piece|tile)s?) or (?:mirroring|mirrored (?:piece|tile)s?|flips?)|(?:mirroring|flips?) or rotation)"
+    r"|nothing (?:is|looks|seems|appears)(?: to be| to have been)? (?:(?:rotated|turned) or (?:mirrored|flipped)|"
+    r"(?:mirrored|flipped) or (?:rotated|turned))"
     r"|no (?:anomal(?:y|ies)|errors?)(?: (?:is|are|was|were))? (?:found|detected|present)"
     r"|nothing (?:is|looks|seems) (?:wrong|off|out of place)(?: with (?:the |this )?(?:image|picture|puzzle))?"
     r"|(?:all (?:four |nine )?(?:pieces|tiles|sub-?images) line up,? and )?none (?:of them )?(?:is|are|has been|was) "
@@ -257,7 +260,7 @@ _NORMAL = re.compile(
     r"|none of the (?:sub-?images|pieces|tiles) (?:is|are|has been|have been|was|were) "
     r"(?:(?:rotated|turned) or (?:mirrored|flipped)|(?:mirrored|flipped) or (?:rotated|turned)))",  # both types said
     re.I)
-_REST_FINE = re.compile(r"(?:(?:and |while )?(?:all )?(?:the )?(?:rest(?: of the (?:picture|image|pieces|grid|sub-?images))?|others"
+REST_FINE = re.compile(r"(?:(?:and |while )?(?:all )?(?:the )?(?:rest(?: of the (?:picture|image|pieces|grid|sub-?images))?|others|everything else|all else"
                         r"|other (?:three|eight|sub-?images|pieces|tiles)|remaining (?:sub-?images|pieces|tiles)) (?:are|is|looks?"
                         r"|seems?) (?:all )?(?:fine|normal|correct|ok|okay"
                         r"|upright|unchanged))", re.I)
@@ -275,7 +278,8 @@ _LABELLED = re.compile(r"(?<![A-Za-z])(?:type|judge?ment|position|option|answer)
 _CELL_LETTER = re.compile(r"(?<![A-Za-z])(?:sub-?image|piece|tile|cell|image|region|square|part)\s+\(?([A-Z])\)?"
                           r"(?![A-Za-z0-9'])", re.I)
 _TYPE_DETAIL = re.compile(r"\d+\s*(?:°|º|degrees?)|(?<![A-Za-z])(?:clockwise|counter-?clockwise|anti-?clockwise"
-                          r"|horizontally|vertically|by|(?:left|right|top|bottom)[- ]to[- ](?:left|right|top|bottom))(?![A-Za-z])", re.I)
+                          r"|horizontally|vertically|by|(?:left|right|top|bottom)[- ]to[- ](?:left|right|top|bottom)|left[- ]right|right[- ]left"
+                          r"|top[- ]bottom|bottom[- ]top)(?![A-Za-z])", re.I)
 
 
 def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
@@ -284,7 +288,7 @@ def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
     the start and end of that sentence."""
     starts: list[int] = []
     segs = _segments(t, starts)
-    while len(segs) > 1 and (_remark(segs[-1]) or _REST_FINE.fullmatch(segs[-1].strip(" \t*\"'"))):
+    while len(segs) > 1 and (_remark(segs[-1]) or REST_FINE.fullmatch(segs[-1].strip(" \t*\"'"))):
         segs.pop()  # "That is my answer.", "the rest are fine"
     if not segs:
         return None
@@ -312,7 +316,9 @@ def changes_said(t: str) -> set:
 
 
 def _stated(last: str, rows: int, cols: int):
-    if _NORMAL.fullmatch(last):
+    *lead, end = re.split(r",?\s+(?:and|so|hence|therefore|thus)\s+", last)  # "The seams line up, so the image is correct"
+    if _NORMAL.fullmatch(end) and all(_NORMAL.fullmatch(x) or not (_TYPE.search(x) or _HEDGE.search(x) or
+                                                                  _RETRACT.search(x) or _PLAN.search(x)) for x in lead):
         return "A", None, None
     if _HEDGE.search(last):
         return AMBIGUOUS
@@ -332,4 +338,4 @@ def _stated(last: str, rows: int, cols: int):
     return "B", next(iter(named)), next(iter(types))
 
 
-__all__ = ["anomaly_prose", "oriented_prose", "changes_said"]
+__all__ = ["anomaly_prose", "oriented_prose", "changes_said", "REST_FINE"]

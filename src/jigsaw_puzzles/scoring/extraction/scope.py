@@ -12,7 +12,7 @@ from .blocks import unlabelled_block
 from .common import Mention
 from .common import AMBIGUOUS, clause_start, negated
 from .forms import corrected, forms, pattern
-from .prose import anomaly_prose, oriented_prose
+from .prose import REST_FINE, anomaly_prose, oriented_prose
 from .common import negation_span as _negation_span
 from .cues import (_ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT,
                    _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT,
@@ -38,6 +38,9 @@ _OPTIONS_HEAD = re.compile(r"^[\s*#>\-]*(?:(?:let(?:'s| us)\s+|i'll\s+|now\s+)?(
                            r"[ \t*]*[:\uff1a]?[ \t*]*$", re.I)
 _LAST_SENTENCE = re.compile(r"(?:[.!?;\u0964\u06d4](?:[ \t]+)|[\u3002\uff01\uff1f\uff1b])([^.!?;\u0964\u06d4\u3002\uff01\uff1f\uff1b\n]{1,40}[:\uff1a][ \t*]*)$",
                             re.M)
+#: A restating link that names the answer of the clause before it: "..., which is area C", "..., labelled C".
+_RESTATING = re.compile(r"(?:,|[ \t][\u2014\u2013-])[ \t]*(?:which|that)(?:'s|[ \t]+(?:is|corresponds[ \t]+to|matches))(?![^\W_])|"
+                        r",[ \t]*(?:label(?:l)?ed|marked)(?![^\W_])|[ \t][\u2014\u2013-][ \t]*that(?:'s|[ \t]+is)(?![^\W_])", re.I)
 _THEN_END = re.compile(r"(?<![^\W_])(?:and\s+)?then[\s,:]*$", re.I)
 _BETWEEN_RULED = re.compile(r"(?<=\0)[ \t,]*(?:and|or|nor|и|і|та|y|e|und|et|và|dan|ve|oraz|i|en|och|și|و|ו|和|或)?"
                             r"[ \t,]*(?=\0)", re.I)
@@ -246,6 +249,8 @@ class Scope:
         its line, must not name another answer."""
         prev = self._within(max(clause_start(self.m, max(0, start - 1)), self.m.rfind("\n", 0, start) + 1), start)
         other = next((x for x in prev if x.answer not in (None, m.answer) and not negated(self.m, x.start, x.end)), None)
+        if other is not None and any(x.answer == m.answer for x in self._within(self.m.rfind("\n", 0, start) + 1, start)):
+            return ""  # "A: 0.9, B: 0.1 -> A": the answer concluded from a list that holds it
         return f"the answer restates another one ({self.m[other.start:other.end]!r})" if other else ""
 
     def _link(self, lead: str, m: Mention, lo: int, linked: bool = False, restates: bool = False) -> str:
@@ -276,7 +281,8 @@ class Scope:
                 elif (x.answer is not None and _chosen_near(t, x)) or self._states(x):
                     return f"another answer is named as chosen before it ({t[x.start:x.end]!r})"
                 else:
-                    if restates and x.answer != m.answer:
+                    if restates and x.answer != m.answer and not any(  # "A: 0.9, B: 0.1 -> A": concluded from a list
+                            y.value == m.value for y in self._within(lo, hi) if y is not m):
                         return f"the answer restates another one ({t[x.start:x.end]!r})"
                     others = True
                     continue
@@ -287,6 +293,10 @@ class Scope:
             return "the answer follows another one in a sequence"
         s, licensed = _strip_all(_BETWEEN_RULED.sub("\0", "".join(s)).replace("\0", " "))
         licensed = licensed or linked
+        said = _RESTATING.search(self.m, lo, m.start)  # "The patch comes from the roof, which is area C"
+        if said is not None and not others and not (ruled or _IDIOMS.search(self.m, lo, said.start())) and not any(
+                pattern(k).search(self.m, lo, said.start()) for k in ("negation", "hedge", "condition", "doubt", "withdraw")):
+            return ""
         if _JOINS_ANOTHER.match(s):
             return "the answer is joined to another one"
         if self._joined(s, lead, licensed, others):
@@ -354,6 +364,8 @@ class Scope:
         s = self.m[u0:u1]
         names = any(x.value == c.answer for x in self._within(u0, u1)) or \
             _REFERENT.match(s) is not None
+        if self.spec.kind == ANOMALY and c.parts and REST_FINE.fullmatch(s.strip(" \t.!*")):
+            return c.parts.get("judgment") == "B"  # "... is upside down. Everything else is fine."
         if self.spec.kind == ANOMALY and c.parts and not names:
             said = anomaly_prose(s, *self.spec.grid)
             names = isinstance(said, tuple) or bool(_ANOMALY_WORDS.search(s))
