@@ -461,6 +461,17 @@ SCOPE_3 = [
     ("Image 4 top-left, 2 top-right, 1 bottom-left, 3 bottom-right:\n[4, 2, 1, 3]", OG, "[4, 2, 1, 3]"),
     ("image 1 sits above and to the right of image 2", CV8, "H"), ("image 2 is up-left of image 1", CV8, "F"),
     ("image 2 is not up-left of image 1", CV8, None),
+    # the one option named, judged a fit after a colon; rows on one line; a placement verb; emoji bullets
+    ("C: roofline matches.", "missing_piece_selection_hard", "C"), ("B: too dark.", "missing_piece_selection_hard", None),
+    ("C: roofline matches, maybe.", "missing_piece_selection_hard", None),
+    ("C: roofline matches; B: too dark.", "missing_piece_selection_hard", None),
+    ("top row 7 3 1, middle row 2 6 9, bottom row 8 4 5", "order_generation_3x3", "[7, 3, 1, 2, 6, 9, 8, 4, 5]"),
+    ("Put image 3 top-left, image 1 top-right, image 4 bottom-left, image 2 bottom-right.", OG, "[3, 1, 4, 2]"),
+    ("Don't put image 3 top-left, image 1 top-right, image 4 bottom-left, image 2 bottom-right.", OG, None),
+    ("\U0001f534 Judgment: B\n\U0001f4cd Error Position: D\n\U0001f504 Error Type: A", "anomaly_detection",
+     "Judgment: B\nError Position: D\nError Type: A"), ("\u274c B", PLH, None),
+    ("Judgment: B\nError Position: G\nError Type: B\n(Revoking this \u2014 G looked mirrored only because of the glass.)",
+     "anomaly_detection_3x3", None),
 ]
 
 OPTIONS = ["[1, 2, 4, 3]", "[2, 1, 4, 3]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]

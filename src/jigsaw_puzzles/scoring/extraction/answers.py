@@ -279,7 +279,7 @@ def _row_lines(t: str, n: int) -> list[Mention]:
     rows on one line ("top row: 4, 1; bottom row: 3, 2")."""
     out, block, pos = [], [], 0
     t = t.translate(_BOX)
-    pieces = re.split(r"(\n|;|\.(?= (?i:\w+ )?row\b))", t)
+    pieces = re.split(r"(\n|;|[.,](?= (?i:\w+ )?row\b))", t)
     lines = [p for p in pieces[::2]]
     for line in lines + [None]:
         end = pos + len(line) if line is not None else pos

@@ -29,7 +29,7 @@ class Commit:
     note: str = ""             # why the value is outside the answer space
 
 
-_BULLETS = " \t\n*#>-\u2022\u00b7+0123456789.)(["
+_BULLETS = " \t\n*#>-\u2022\u00b7+0123456789.)([" + "\U0001f534\U0001f7e2\U0001f535\U0001f4cd\U0001f4cc\U0001f504\U0001f539\U0001f538\U0001f449\u27a1\ufe0f\U0001f3af\U0001f4a1\U0001f4dd\U0001f50d"  # decorative bullets (never a mark such as \u274c)
 _KNOWN_PUNCT = ".,;:!()[]{}\"'-\u2014\u2013\u3002\uff0c\u3001*\u2705\u2714\u2713\ufe0f\u2611\u0964\u06d4\U0001f9e9\u2b50\u00ab\u00bb\u2039\u203a\u201c\u201d\u201e"
 _DECOR = re.compile(r"[ \t]*(?:(?:[(\[{\"'\u201c\u00ab*#>\u2022\u2705\u2714\u2713\u2611\ufe0f\U0001f449\U0001f9e9\u2b05"
                     r"\U0001f7e2]|>-|>=|\u2192)[ \t]*)*(?:(?:noitpo|rettel|eciohc|etadidnac|rewsna)(?:[ \t]+eht)?[ \t]*"
@@ -128,6 +128,12 @@ _REJECTING = re.compile(r"(?<![^\W_])(?:wrong|incorrect|worst|least likely|least
 _CODE_ECHO = re.compile(r"(?:print|return|submit|display|echo|console\.log)\s*\(?\s*[A-Za-z_]\w*\s*\)?\s*;?", re.I)
 _CONNECTOR = re.compile(r"(?<![^\W_])(?:and|but|while|whereas|though|although)(?![^\W_])", re.I)
 _PAREN_LETTER = re.compile(r"\s*\(\s*(?:option\s+)?[A-Z]\s*\)")
+def judged_fit(t: str, lo: int, hi: int) -> bool:
+    """``t[lo:hi]`` judges an option a fit and says nothing against it ("C: roofline matches", not "B: too dark")."""
+    return _LINE_POS.search(t, lo, hi) is not None and _LINE_NEG.search(t, lo, hi) is None and \
+        pattern("hedge").search(t, lo, hi) is None
+
+
 _REMARK_START = re.compile(r"\s*(?:\u2014|\u2013|--| - |:(?=\s+\S))\s*|\s*,?\s*(?:though|although|but|however)(?![^\W_])",
                            re.I)
 #: A remark after the answer that opens by judging it out ("C – no", "B — wrong", "D: unlikely, the sky is off").
@@ -142,7 +148,7 @@ _NOT_AGAINST = re.compile(r"[\s*]*(?:no (?:doubt|question)|not only|not (?:\d+ ?
 _RUNNER_UP = re.compile(r"(?:(?<=[,;(\n])|(?<=\. )|^)[ \t*]*(?:the\s+)?(?:runner[- ]?up|second[- ]best|next[- ]best|second"
                         r"(?:[- ]place)?|2nd|top[- ]?[2-4]|third|3rd)(?:\s+(?:choice|pick|option|candidate|place))?[ \t*]*"
                         r"[:=][ \t*]*(?:[A-Z](?![^\W_])|\[[\d,\s]+\])(?:\s*\([^()\n]{0,40}\))?", re.I)
-_RUNNER_UP_ANY = re.compile(r"runner|second|2nd|top|third|3rd", re.I)
+_RUNNER_UP_ANY = re.compile(r"(?:runner|second|2nd|top|third|3rd)[^:=]*[:=]", re.I)
 _BEST_BEFORE = re.compile(r"(?<![^\W_])(?:best|top[- ]?1|top choice|first choice|answer|final|winner)[ \t*]*[:=]", re.I)
 
 
@@ -319,20 +325,20 @@ def _rejected(t: str, x: Mention) -> bool:
 _IMG = r"(?:<\s*)?(?:image|img|piece|tile|picture)\s*#?\s*([1-4])(?:\s*>)?"
 _PLACED_IMG = re.compile(r"(?<![^\W_])(?:<\s*)?(?:images?|img|pieces?|tiles?|pictures?|crops?|imagen|imagem|bild|immagine)"
                          r"\s*#?\s*([1-9])(?!\d)(?:\s*>)?|(?:图|圖|画像|이미지)\s*([1-9])", re.I)
-_CORNER = re.compile(r"((?:top|upper)[\s-]*left|(?:top|upper)[\s-]*right|(?:bottom|lower)[\s-]*left|(?:bottom|lower)[\s-]*"
+_CORNER = re.compile(r"((?:top|upper)[\s+-]*left|(?:top|upper)[\s+-]*right|(?:bottom|lower)[\s+-]*left|(?:bottom|lower)[\s+-]*"
                      r"right)(?![^\W_])(?!\s*(?:corner|edge|side)?\s*of\b)|(?<![^\W_])(?-i:TL|TR|BL|BR)(?![^\W_])|"
                      r"(左上|右上|左下|右下)", re.I)
 _CORNER_NUMBER = re.compile(r"(?<![^\W_])((?-i:TL|TR|BL|BR))\s*[:=]\s*([1-4])(?!\d)|(?<![\d.,])([1-4])\s*(?:\u2192|->|=>)\s*"
                             r"((?:top|upper|bottom|lower)[\s-]*(?:left|right))(?![^\W_])|\|\s*((?:top|upper|bottom|lower)[\s-]*"
                             r"(?:left|right))\s*\|\s*(?:image\s*|#)?([1-4])\s*\|", re.I)  # "| top-left | 3 |"
 _BARE_PLACED = re.compile(r"[ \t*-]*(?:then[ \t]+)?([1-4])[ \t]+(?:(?:goes|is|sits)[ \t]+)?(?:(?:in|at|on)[ \t]+)?(?:the[ \t]+)?"
-                          r"(?:top|upper|bottom|lower)[\s-]*(?:left|right)[ \t:]*$", re.I)
+                          r"(?:top|upper|bottom|lower)[\s+-]*(?:left|right)[ \t:]*$", re.I)
 _CORNER_INDEX = {"tl": 0, "tr": 1, "bl": 2, "br": 3, "左上": 0, "右上": 1, "左下": 2, "右下": 3}
 
 
 def _corner(name: str) -> Optional[int]:
     """The 2x2 region a corner's name gives ("top-left", "Lower right", "TR", "左下"), or None."""
-    return _CORNER_INDEX.get(re.sub(r"[\s-]+", "", name.lower()).replace("upper", "t").replace("lower", "b").replace(
+    return _CORNER_INDEX.get(re.sub(r"[\s+-]+", "", name.lower()).replace("upper", "t").replace("lower", "b").replace(
         "top", "t").replace("bottom", "b").replace("left", "l").replace("right", "r"), _CORNER_INDEX.get(name))
 
 

@@ -265,7 +265,7 @@ REST_FINE = re.compile(r"(?:(?:and |while )?(?:all )?(?:the )?(?:rest(?: of the 
                         r"|seems?) (?:all )?(?:fine|normal|correct|ok|okay"
                         r"|upright|unchanged))", re.I)
 _NEGATION = re.compile(r"(?<![A-Za-z])(?:not|no|none|never|neither|nor|without|nothing|normal|correct|correctly"
-                       r"|fine|ok|okay|except|but|other|else)(?![A-Za-z])|n't", re.I)
+                       r"|fine|ok|okay|except|but|other|else|only because|just because|merely)(?![A-Za-z])|n't", re.I)
 _TYPE = re.compile(r"(?<![A-Za-z])(?:(rotat\w*|turned|upside[- ]down|spun)|(mirror\w*|flipped|flip|reflect\w*))"
                    r"(?![A-Za-z])", re.I)
 # The last sentence must assert the error ("... is rotated", "a mirrored piece", "the rotation is in ...").

@@ -43,7 +43,7 @@ from .common import negation_span as _negation_span
 from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit,
                    _CONFIDENCE, _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE,
                    _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
-                   _JOINED_OTHER, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, _OPEN, _paragraph_end,
+                   _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, _OPEN, _paragraph_end,
                    _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, rows_disagree, _REMARK_START, _RESTATES, _SEP_BEFORE,
                    _SUBJECT_BEFORE, _withdrawal, said_against, runners_up, cut_off, appositives)
 from .forms import pattern
@@ -217,8 +217,7 @@ class _Reading(Scope, Beside):
                       note=m.why)
 
     def _right(self, m: Mention, opening: bool = False):
-        """(end, a commit form follows, why not understood, explanation start, nothing unknown follows) of what is
-        attached after the answer in its sentence."""
+        """(end, a commit form follows, why not understood, explanation start, all known) of what follows the answer."""
         t = self.m
         stop = _clause_end(t, m.end)
         pos = min(pattern("close").match(t, m.end).end(), stop)
@@ -235,6 +234,8 @@ class _Reading(Scope, Beside):
                 return _clause_end(t, pos), pred, "", pos, True
             pos = pos if _REMARK_START.match(t, pos) else min(pattern("close").match(t, pos).end(), stop)  # "fits: ..."
         why, explain_at = "", None
+        if opening and ":" in t[m.end:pos] and len(self.mentions) == 1 and judged_fit(t, pos, stop):
+            return pos, pred, "", pos, True  # "C: roofline matches": the one option named, judged a fit
         if t[m.end:].strip(" \t*") == ":":  # "- C:" ending the text: a list cut off there, not an answer
             return len(t), pred, "the text ends on a label with nothing after it", None, False
         while pos < stop:
