@@ -128,6 +128,8 @@ _REJECTING = re.compile(r"(?<![^\W_])(?:wrong|incorrect|worst|least likely|least
 _CODE_ECHO = re.compile(r"(?:print|return|submit|display|echo|console\.log)\s*\(?\s*[A-Za-z_]\w*\s*\)?\s*;?", re.I)
 _CONNECTOR = re.compile(r"(?<![^\W_])(?:and|but|while|whereas|though|although)(?![^\W_])", re.I)
 _PAREN_LETTER = re.compile(r"\s*\(\s*(?:option\s+)?[A-Z]\s*\)")
+
+
 def judged_fit(t: str, lo: int, hi: int) -> bool:
     """``t[lo:hi]`` judges an option a fit and says nothing against it ("C: roofline matches", not "B: too dark")."""
     return _LINE_POS.search(t, lo, hi) is not None and _LINE_NEG.search(t, lo, hi) is None and \

@@ -456,5 +456,4 @@ class _Reading(Scope, Beside):
         return ""
 
 
-
 __all__ = ["read", "MAX_CHARS", "Commit"]

@@ -244,13 +244,17 @@ class Scope:
             return False
         return True
 
+    def _concluded(self, m: Mention, lo: int, hi: int) -> bool:
+        """The answer restated from a list in ``[lo, hi)`` that holds it too ("A: 0.9, B: 0.1 -> A")."""
+        return any(y.value == m.value for y in self._within(lo, hi) if y is not m)
+
     def _restated_other(self, m: Mention, start: int) -> str:
         """A restating link that opens its clause ("选项B，即 [1, 4, 2, 3]"): the clause before, in its sentence and on
         its line, must not name another answer."""
         prev = self._within(max(clause_start(self.m, max(0, start - 1)), self.m.rfind("\n", 0, start) + 1), start)
         other = next((x for x in prev if x.answer not in (None, m.answer) and not negated(self.m, x.start, x.end)), None)
-        if other is not None and any(x.answer == m.answer for x in self._within(self.m.rfind("\n", 0, start) + 1, start)):
-            return ""  # "A: 0.9, B: 0.1 -> A": the answer concluded from a list that holds it
+        if other is not None and self._concluded(m, self.m.rfind("\n", 0, start) + 1, start):
+            return ""
         return f"the answer restates another one ({self.m[other.start:other.end]!r})" if other else ""
 
     def _link(self, lead: str, m: Mention, lo: int, linked: bool = False, restates: bool = False) -> str:
@@ -281,8 +285,7 @@ class Scope:
                 elif (x.answer is not None and _chosen_near(t, x)) or self._states(x):
                     return f"another answer is named as chosen before it ({t[x.start:x.end]!r})"
                 else:
-                    if restates and x.answer != m.answer and not any(  # "A: 0.9, B: 0.1 -> A": concluded from a list
-                            y.value == m.value for y in self._within(lo, hi) if y is not m):
+                    if restates and x.answer != m.answer and not self._concluded(m, lo, hi):
                         return f"the answer restates another one ({t[x.start:x.end]!r})"
                     others = True
                     continue
