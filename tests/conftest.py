@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
-import pytest
+# a test that builds without naming a cache (a docs page, the README's command, a subprocess) builds into this
+# session's own folder, removed when the session ends: never into the user's ~/.cache, where every run of the suite
+# left about a gigabyte of builds behind (and CI's disk ran out)
+_OWN_CACHE = None if "HF_DATASETS_CACHE" in os.environ else tempfile.mkdtemp(prefix="jp-tests-hf-datasets-")
+if _OWN_CACHE:
+    os.environ["HF_DATASETS_CACHE"] = _OWN_CACHE
 
-from fixtures.photos import make_photo, write_photos  # noqa: F401  (the one synthesizer; re-exported)
+import pytest  # noqa: E402
+
+from fixtures.photos import make_photo, write_photos  # noqa: E402,F401  (the one synthesizer; re-exported)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -29,6 +38,11 @@ def photo_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory) -> str:
     return str(tmp_path_factory.mktemp("hf_cache"))
+
+
+def pytest_unconfigure(config):
+    if _OWN_CACHE:
+        shutil.rmtree(_OWN_CACHE, ignore_errors=True)
 
 
 def pytest_terminal_summary(terminalreporter):

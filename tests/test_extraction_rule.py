@@ -510,6 +510,20 @@ def test_the_careful_graders_verdict(text, config, verdict):
         assert (ex.answer, ex.status) == (verdict, PARSED), (text, ex)
 
 
+@pytest.mark.parametrize("text,answer", [
+    ("Die beiden Bilder sind nicht benachbart.", "C"), ("Les deux images ne sont pas adjacentes.", "C"),
+    ("Las dos imágenes no son adyacentes.", "C"), ("Le due immagini sono una sopra l'altra.", "B"),
+    ("A. Die Bilder liegen nebeneinander.", "A"), ("C. 这两张图片不相邻。", "C"), ("A，两张图片左右相邻。", "A"),
+    ("图2在图1的正下方，两张图是上下关系。", "B"), ("Hai ảnh không kề nhau.", "C"),
+    # the other side: ruled out, hedged, or two relations at once
+    ("Die Bilder liegen nicht nebeneinander.", None), ("Die Bilder liegen vielleicht nebeneinander.", None),
+    ("Оба изображения не смежны по горизонтали.", None), ("Le due immagini sono forse una sopra l'altra.", None),
+    ("B. Die Bilder liegen nebeneinander.", None), ("Las dos imágenes no son adyacentes, o quizás sí.", None),
+])
+def test_a_relation_said_in_another_language_is_read_as_its_option(text, answer):
+    assert classify_response(text, CV).answer == answer
+
+
 @pytest.mark.parametrize("text,config,strict", [
     ("B", PLH, "B"), ("Answer: B", PLH, "B"), ("B.", PLH, "B"), ("Let me think.\nB", PLH, "B"),
     ("Answer: D\nB", PLH, None),  # two exact answers: none

@@ -22,6 +22,7 @@ from typing import Optional
 from ...spec import CHOICE, ORDER, ORIENTED, ROTATIONS, format_order, format_oriented
 from .blocks import blocks_in, unlabelled_block
 from .common import Mention, negated
+from .forms import pattern
 
 
 _LETTER = re.compile(r"(?<![A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff])([A-Z\u0391\u0392\u0395\u0410\u0412"
@@ -76,6 +77,7 @@ _CV = (("C", re.compile(r"(?:\b(?:not|never)|(?<=[A-Za-z])n't)\s+(?:directly\s+)
                         r"垂直相邻|垂直相鄰|上下に隣接|위아래로 인접|"
                         r"\bimage\s*[12]\s+(?:\w+\s+){0,2}(?:directly\s+|right\s+|just\s+)?(?:above|below|under|beneath|"
                         r"on\s+top\s+of)\s+image\s*[12]\b", re.I)))
+_CV_KIND = {"A": "horizontal", "B": "vertical", "C": "apart"}  # the same relations in forms.tsv, in other languages
 _EDGE = re.compile(r"\b(?:horizontal|vertical)(?:ly)?\s+(?:edge|seam|border|boundary|cut|split|join)s?\b", re.I)
 _ADJACENT = re.compile(r"\b(?:adjacent|neighbou?rs|neighbou?ring|touching)\b", re.I)
 _DIRS = (("E", r"(?:upper|top)[\s-]*right|north[\s-]*east"), ("F", r"(?:upper|top)[\s-]*left|north[\s-]*west"),
@@ -158,7 +160,7 @@ def option_words(t: str, spec, config: str, options) -> list[Mention]:
         taken = [m.span() for m in _EDGE.finditer(t)]  # "a horizontal seam" joins crops stacked vertically
         out += [Mention(a, b, None, "text", "an edge's direction names no relation") for a, b in taken]
         for letter, rx in _CV:
-            for m in rx.finditer(t):
+            for m in [*rx.finditer(t), *pattern(_CV_KIND[letter]).finditer(t)]:  # English here, the rest as data
                 if not any(a < m.end() and m.start() < b for a, b in taken):
                     taken.append(m.span())
                     out.append(Mention(m.start(), m.end(), letter, "text"))

@@ -37,6 +37,13 @@ _DECOR = re.compile(r"[ \t]*(?:(?:[(\[{\"'\u201c\u00ab*#>\u2022\u2705\u2714\u271
 _SUBJECT_BEFORE = re.compile(r"[ \t]*(?:yeht|segami owt eht|segami eht|seceip owt eht|>1 egami< dna >2 egami<|"
                              r"2 egami dna 1 egami|segami htob)(?![^\W_])|[ \t]*是?(?:们它|們它|图张两这?|圖張兩這?|域区个两这?|域區個兩這?|块两这?|塊兩這?)"
                              r"|[ \t]*(?:は|が)(?:像画のつ二|つ二)", re.I)
+
+
+@functools.lru_cache(maxsize=1)
+def subject_before() -> re.Pattern:
+    """Read right to left from an option's own words: the images they are said of ("they", "the two images", and the
+    table's subjects in other languages: "las dos imágenes no son adyacentes")."""
+    return re.compile(rf"{_SUBJECT_BEFORE.pattern}|[ \t]*{alternation(forms('subject'), True)}", re.I)
 _SEP_BEFORE = re.compile(r"[:=]\s*[(\[\"']?\s*$")
 _LABELLED_LINE = re.compile(r"(?m)^[ \t*#>\-\u2022]*(?:option[ \t]+|(?:candidate|choice|region|area|mask|masked area)[ \t]*\d{0,2}"
                             r"[ \t]*(?=\())?[(\[]?((?-i:[A-Z]))(?:[ \t]*\([^()\n]{1,40}\)|[ \t]*\[[\d, ]+\])?"

@@ -32,6 +32,8 @@ Kinds, and how the rule uses them:
 - ``submit``, ``key``, ``carrier``, ``skip`` (:mod:`.structure`): the names of calls that submit an answer
   (submit_answer, finish), the keys that hold one (answer, choice, order), the keys read inside (arguments,
   content, choices) and the keys that say nothing of it (reason, confidence, usage); any other key abstains.
+- ``horizontal``, ``vertical``, ``apart``: Connection Verification's relations (A, B, C) in words ("nebeneinander",
+  "上下关系", "không kề nhau"), beside the English ones in :mod:`.answers`.
 - ``typo``: known misspellings ("teh=the"). A word of five letters or more that is no word of the table, within
   one edit of one English commit word (label, copula, verb, pred: "Fianl", "asnwer"), is read as it; never one
   within an edit of a negation.
@@ -48,7 +50,7 @@ _TABLE = Path(__file__).with_name("forms.tsv")
 KINDS = ("sep", "open", "close", "residue", "label", "copula", "verb", "pred", "filler", "link", "intro", "condition",
          "withdraw", "contrast", "explain", "neutral", "negation", "hedge", "noun", "support", "choice", "typo",
          "subject", "relate", "doubt", "convention", "judgment", "position", "type", "correct", "incorrect", "rotation",
-         "mirroring", "blank", "content", "submit", "key", "carrier", "skip")
+         "mirroring", "blank", "content", "submit", "key", "carrier", "skip", "horizontal", "vertical", "apart")
 
 
 _GROUP = re.compile(r"\{([^{}]*/[^{}]*)\}")
@@ -169,7 +171,7 @@ def pattern(name: str) -> re.Pattern:
     if name == "close":
         return re.compile(rf"(?:[ \t]*{a(forms('close'))})*", re.I)
     if name in ("intro", "condition", "explain", "withdraw", "link", "hedge", "negation", "support", "choice",
-                "contrast", "doubt", "convention", "subject", "relate", "content"):
+                "contrast", "doubt", "convention", "subject", "relate", "content", "horizontal", "vertical", "apart"):
         fs = forms(name) | (forms("withdraw") - forms("negation") if name == "intro" else frozenset())
         return re.compile(a(fs), re.I)
     if name == "neutral":

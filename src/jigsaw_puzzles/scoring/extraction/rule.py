@@ -45,7 +45,7 @@ from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _
                    _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, _OPEN, _paragraph_end,
                    _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, rows_disagree, _REMARK_START, _RESTATES, _SEP_BEFORE,
-                   _SUBJECT_BEFORE, _withdrawal, said_against, runners_up, cut_off, appositives)
+                   subject_before, _withdrawal, said_against, runners_up, cut_off, appositives)
 from .forms import pattern
 from .beside import Beside
 from .prose import anomaly_prose, changes_said
@@ -174,7 +174,7 @@ class _Reading(Scope, Beside):
                 and not t[t.rfind("\n", 0, m.start) + 1:m.start - lm.end()].strip(_BULLETS))):
             start, rule = m.start - lm.end(), "label"  # "Answer B", "Option C"; "Region B — ..." opening the text;
             # not "mask D", "region C" alone
-        elif m.form == "text" and (sm := _SUBJECT_BEFORE.match(back)) is not None:
+        elif m.form == "text" and (sm := subject_before().match(back)) is not None:
             start, rule = m.start - sm.end(), "form"  # "They are not adjacent": the option's words said of the images
         else:
             start, rule = m.start - _DECOR.match(back).end(), "bare"
