@@ -524,6 +524,34 @@ def test_a_relation_said_in_another_language_is_read_as_its_option(text, answer)
     assert classify_response(text, CV).answer == answer
 
 
+@pytest.mark.parametrize("text,answer", [
+    ("Изображение 2 находится прямо под изображением 1.", "D"), ("圖二在圖一的左上方。", "F"),
+    ("이미지 2는 이미지 1의 바로 위쪽에 있습니다.", "C"), ("Ảnh 2 nằm chéo ở phía dưới bên phải của ảnh 1.", "G"),
+    ("La imagen 2 está justo a la izquierda de la imagen 1.", "B"), ("चित्र 2, चित्र 1 के ठीक ऊपर है।", "C"),
+    ("Bild 1 liegt links von Bild 2.", "A"),  # said of image 1: the direction turns round
+    ("答案：F（图像2位于图像1的左上方）", "F"), ("A imagem 2 fica na diagonal, acima e à direita da imagem 1.", "E"),
+    # the other side: negated, hedged, conditional, two directions, a letter that disagrees, not opening the sentence
+    ("Изображение 2 не находится под изображением 1.", None), ("La imagen 2 está quizás a la izquierda de la imagen 1.", None),
+    ("Wenn Bild 2 links von Bild 1 liegt, dann B.", None), ("Bild 2 liegt links oder über Bild 1.", None),
+    ("画像2が画像1の上にあると仮定すると、Bです。", None), ("答案：E（图像2位于图像1的左上方）", None),
+    ("Links von Bild 1 liegt Bild 2.", None), ("图2和图1上下相邻。", None),
+])
+def test_where_one_image_lies_from_the_other_in_another_language(text, answer):
+    assert classify_response(text, "connection_verification_3x3_8dir").answer == answer
+    if answer is not None:  # the same sentence on the 4-way task: beside (A), above or below (B), diagonal (C)
+        assert classify_response(text.replace("答案：" + answer, "").strip("（）"), CV).answer == \
+            ("A" if answer in "AB" else "B" if answer in "CD" else "C")
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("The third input image is the correct patch.", "B"), ("Candidate 2 fills the blank area.", "B"),
+    ("The third input image is not the correct patch.", None), ("Maybe candidate 2 fills the blank area?", None),
+    ("If candidate 2 fills the blank area, B.", None),
+])
+def test_a_candidate_said_to_be_the_patch_or_to_fill_the_gap(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
 @pytest.mark.parametrize("text,config,strict", [
     ("B", PLH, "B"), ("Answer: B", PLH, "B"), ("B.", PLH, "B"), ("Let me think.\nB", PLH, "B"),
     ("Answer: D\nB", PLH, None),  # two exact answers: none

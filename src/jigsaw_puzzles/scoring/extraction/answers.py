@@ -16,13 +16,14 @@ value is outside the answer space (letter E on A-D, a list that is not a permuta
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Optional
 
 from ...spec import CHOICE, ORDER, ORIENTED, ROTATIONS, format_order, format_oriented
 from .blocks import blocks_in, unlabelled_block
 from .common import Mention, negated
-from .forms import pattern
+from .forms import directions, pattern
 
 
 _LETTER = re.compile(r"(?<![A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff])([A-Z\u0391\u0392\u0395\u0410\u0412"
@@ -126,6 +127,46 @@ def _eight(t: str) -> list[Mention]:
     return out
 
 
+_SENTENCE = re.compile(r"[^.!?\n;\u3002\uff01\uff1f\uff1b]+")
+_OPENS = re.compile(r"(?:^|[,\uff0c(\uff08:\uff1a])[ \t*\u2022(\uff08-]*")  # where a sentence or a part of one opens
+_CLAUSE_END = re.compile(r"[,\uff0c\u3001(\uff08)\uff09:\uff1a]")
+_NUMBER = {"1": "1", "2": "2", "\u4e00": "1", "\u4e8c": "2", "\uff11": "1", "\uff12": "2"}
+
+
+@functools.lru_cache(maxsize=1)
+def _image_ml() -> re.Pattern:
+    return re.compile(rf"(?:{pattern('image').pattern})\s*(?:nr\.?|no\.?|#|\u2116)?\s*([12\u4e00\u4e8c\uff11\uff12])(?!\d)"
+                      r"|<\s*image\s*([12])\s*>", re.I)
+
+
+def _relative(t: str) -> list[tuple[int, int, str]]:
+    """(start, end, direction of image 2 from image 1) for each sentence (or part after a comma, colon or bracket) in
+    another language that opens with one image and says where it lies from the other ("Изображение 2 находится прямо
+    под изображением 1", "图2位于图1的左上方", "Bild 1 liegt rechts von Bild 2"): one direction, both images, and no
+    negation, hedge, condition or question in it."""
+    out = []
+    for sm in _SENTENCE.finditer(t):
+        e = sm.end()
+        for om in _OPENS.finditer(sm.group(0)):
+            s = sm.start() + om.end()
+            imgs = list(_image_ml().finditer(t, s, e))
+            if len(imgs) != 2 or imgs[0].start() != s:
+                continue
+            cut = _CLAUSE_END.search(t, imgs[1].end(), e)  # the direction before the clause ends ("图2在图1的下方，")
+            end = cut.start() if cut else e
+            said = list(pattern("direction").finditer(t, s, end))
+            keys = {directions()[" ".join(d.group(0).lower().split())] for d in said}
+            a, b = (_NUMBER[m.group(1) or m.group(2)] for m in imgs)
+            if len(keys) != 1 or a == b or "?" in t[s:e] or any(pattern(k).search(t, s, e) for k in
+                                                                 ("negation", "hedge", "condition")):
+                break
+            d = _direction(keys.pop())
+            if d is not None:
+                out.append((s, end - (len(t[s:end]) - len(t[s:end].rstrip())), d if a == "2" else _INVERSE[d]))
+            break
+    return out
+
+
 def option_words(t: str, spec, config: str, options) -> list[Mention]:
     """Mentions of an option by its own words."""
     out: list[Mention] = []
@@ -151,6 +192,7 @@ def option_words(t: str, spec, config: str, options) -> list[Mention]:
                                "" if ok else f"{m.group(0)!r} is not one of the {k} candidates"))
     elif config.endswith("_8dir"):
         out = _eight(t)
+        out += [Mention(a, b, d, "text") for a, b, d in _relative(t) if not any(a < m.end and m.start < b for m in out)]
         taken = [(m.start, m.end) for m in out]
         out += [Mention(m.start(), m.end(), m.lastgroup, "text") for m in _DIR.finditer(t)
                 if not any(a <= m.start() < b for a, b in taken)]
@@ -159,6 +201,9 @@ def option_words(t: str, spec, config: str, options) -> list[Mention]:
     elif config.startswith("connection_verification"):
         taken = [m.span() for m in _EDGE.finditer(t)]  # "a horizontal seam" joins crops stacked vertically
         out += [Mention(a, b, None, "text", "an edge's direction names no relation") for a, b in taken]
+        for a, b, d in _relative(t):  # "Bild 2 liegt links von Bild 1": side by side (A); above or below (B)
+            taken.append((a, b))
+            out.append(Mention(a, b, "A" if d in "AB" else "B" if d in "CD" else "C", "text"))
         for letter, rx in _CV:
             for m in [*rx.finditer(t), *pattern(_CV_KIND[letter]).finditer(t)]:  # English here, the rest as data
                 if not any(a < m.end() and m.start() < b for a, b in taken):

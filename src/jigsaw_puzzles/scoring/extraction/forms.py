@@ -34,6 +34,9 @@ Kinds, and how the rule uses them:
   content, choices) and the keys that say nothing of it (reason, confidence, usage); any other key abstains.
 - ``horizontal``, ``vertical``, ``apart``: Connection Verification's relations (A, B, C) in words ("nebeneinander",
   "上下关系", "không kề nhau"), beside the English ones in :mod:`.answers`.
+- ``image``, ``direction``: Connection Verification's images by number in other languages ("изображением 1",
+  "图2") and where one lies from the other ("прямо под": below, "左上方": upper left), read only in a sentence that
+  opens with one image and names the other (:mod:`.answers`).
 - ``typo``: known misspellings ("teh=the"). A word of five letters or more that is no word of the table, within
   one edit of one English commit word (label, copula, verb, pred: "Fianl", "asnwer"), is read as it; never one
   within an edit of a negation.
@@ -50,7 +53,7 @@ _TABLE = Path(__file__).with_name("forms.tsv")
 KINDS = ("sep", "open", "close", "residue", "label", "copula", "verb", "pred", "filler", "link", "intro", "condition",
          "withdraw", "contrast", "explain", "neutral", "negation", "hedge", "noun", "support", "choice", "typo",
          "subject", "relate", "doubt", "convention", "judgment", "position", "type", "correct", "incorrect", "rotation",
-         "mirroring", "blank", "content", "submit", "key", "carrier", "skip", "horizontal", "vertical", "apart")
+         "mirroring", "blank", "content", "submit", "key", "carrier", "skip", "horizontal", "vertical", "apart", "image", "direction")
 
 
 _GROUP = re.compile(r"\{([^{}]*/[^{}]*)\}")
@@ -171,9 +174,12 @@ def pattern(name: str) -> re.Pattern:
     if name == "close":
         return re.compile(rf"(?:[ \t]*{a(forms('close'))})*", re.I)
     if name in ("intro", "condition", "explain", "withdraw", "link", "hedge", "negation", "support", "choice",
-                "contrast", "doubt", "convention", "subject", "relate", "content", "horizontal", "vertical", "apart"):
+                "contrast", "doubt", "convention", "subject", "relate", "content", "horizontal", "vertical", "apart",
+                "image"):
         fs = forms(name) | (forms("withdraw") - forms("negation") if name == "intro" else frozenset())
         return re.compile(a(fs), re.I)
+    if name == "direction":
+        return re.compile(a(directions()), re.I)
     if name == "neutral":
         return re.compile(a(forms("neutral") - forms("hedge") - forms("negation")), re.I)  # "of": Dutch "or"
     if name == "residue":
@@ -203,6 +209,12 @@ def pattern(name: str) -> re.Pattern:
 
 def typos() -> dict[str, str]:
     return dict(f.split("=", 1) for f in forms("typo"))
+
+
+@lru_cache(maxsize=1)
+def directions() -> dict[str, str]:
+    """{phrase: the direction it names} ("links von": "left", "左上方": "upper left")."""
+    return dict(f.rsplit("=", 1) for f in forms("direction"))
 
 
 @lru_cache(maxsize=1)
@@ -246,4 +258,4 @@ def corrected(word: str) -> str:
     return next(iter(hits)) if len(hits) == 1 else word
 
 
-__all__ = ["table", "forms", "languages", "pattern", "alternation", "corrected", "typos", "KINDS"]
+__all__ = ["table", "forms", "languages", "pattern", "alternation", "corrected", "typos", "directions", "KINDS"]
