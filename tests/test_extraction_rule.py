@@ -552,6 +552,37 @@ def test_a_candidate_said_to_be_the_patch_or_to_fill_the_gap(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
 
 
+@pytest.mark.parametrize("text,config,said", [
+    ("Нижний левый фрагмент отзеркален.", "anomaly_detection", ("C", "B")),
+    ("الجزء العلوي الأيمن مقلوب رأسًا على عقب.", "anomaly_detection", ("B", "A")),
+    ("La sous-image en haut à gauche est inversée en miroir.", "anomaly_detection", ("A", "B")),
+    ("Ô ở hàng 1, cột 1 bị lật gương.", "anomaly_detection_3x3", ("A", "B")),
+    ("中央のタイル（2行目・2列目）が左右反転しています。", "anomaly_detection_3x3", ("E", "B")),
+    ("Das Teil in der Mitte der obersten Reihe ist um 90° gedreht.", "anomaly_detection_3x3", ("B", "A")),
+    # the other side: negated, hedged, two changes or two tiles, a centre on a 2x2 grid, a word that is either change
+    ("Нижний левый фрагмент не отзеркален.", "anomaly_detection", None),
+    ("Vielleicht ist das Teil oben links gedreht.", "anomaly_detection", None),
+    ("Das Teil oben links ist gedreht oder gespiegelt.", "anomaly_detection", None),
+    ("Das Teil oben links und das Teil oben rechts sind gedreht.", "anomaly_detection", None),
+    ("Das Teil in der Mitte ist gedreht.", "anomaly_detection", None),
+    ("오른쪽 위 조각이 회전된 것 같기도 하고 뒤집힌 것 같기도 합니다.", "anomaly_detection", None),
+    ("오른쪽 위 조각이 뒤집혀 있습니다.", "anomaly_detection", None),
+    ("中间的图块被旋转了。", "anomaly_detection_3x3", ("E", "A")),  # a centre; in a row it is the row's middle:
+    ("第一行中间的图块被旋转了。", "anomaly_detection_3x3", None), ("Ô ở giữa hàng trên cùng bị xoay.", "anomaly_detection_3x3", None),
+    ("Das Teil in der Mitte der ersten Reihe ist gedreht.", "anomaly_detection_3x3", None),
+])
+def test_a_tile_and_its_change_said_in_another_language(text, config, said):
+    want = None if said is None else f"Judgment: B\nError Position: {said[0]}\nError Type: {said[1]}"
+    assert classify_response(text, config).answer == want
+
+
+def test_a_piece_changed_before_a_none_block_counts_a_negation_in_another_language():
+    text = "La imagen está correcta; ninguna subimagen fue rotada ni reflejada.\n\nJudgment: A\nError Position:\nError Type:"
+    assert classify_response(text, "anomaly_detection").answer == "Judgment: A\nError Position:\nError Type:"
+    said = "Everything lines up except the top-left tile, which is rotated 90°.\nJudgment: A\nError Position:\nError Type:"
+    assert classify_response(said, "anomaly_detection").answer is None  # 'except' is no negation of 'rotated'
+
+
 @pytest.mark.parametrize("text,config,strict", [
     ("B", PLH, "B"), ("Answer: B", PLH, "B"), ("B.", PLH, "B"), ("Let me think.\nB", PLH, "B"),
     ("Answer: D\nB", PLH, None),  # two exact answers: none

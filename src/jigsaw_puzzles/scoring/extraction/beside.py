@@ -9,7 +9,7 @@ import re
 from ...spec import ANOMALY, ORDER, ORIENTED, format_oriented
 from .common import AMBIGUOUS, negated
 from .cues import Commit, _error_words, regions_said, rows_disagree
-from .forms import pattern
+from .forms import pattern, table
 from .prose import anomaly_prose, oriented_prose
 
 
@@ -36,8 +36,9 @@ class Beside:
             for m in _error_words().finditer(before):  # "rotated", "bị lật gương", "gespiegelt", ...
                 cut = max(before.rfind(".", 0, m.start()), before.rfind("\n", 0, m.start()), m.start() - 120)
                 near = before[max(0, cut):m.start()]  # "I don't see any reversed text, ... or tiles that are upside down"
+                negations = [n.group(0).lower() for n in pattern("negation").finditer(near)]  # "ninguna", not "except"
                 if not re.search(r"(?<![^\W_])(?:not|no|none|never|nothing|neither|nor|without)(?![^\W_])|n't", near,
-                                 re.I) and not any(len(n.group(0)) <= 5 for n in pattern("negation").finditer(near)):
+                                 re.I) and not any(len(n) <= 5 or n not in table()["negation"]["en"] for n in negations):
                     return f"the text before says a piece is changed ({m.group(0)!r}) but the answer says none is"
         return ""
 

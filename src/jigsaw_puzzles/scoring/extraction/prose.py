@@ -28,6 +28,7 @@ import re
 from typing import Optional, Union
 
 from .common import AMBIGUOUS, negated as _negated
+from .forms import pattern, places
 from .positions import cells_named
 
 _HEDGE = re.compile(r"(?<![A-Za-z])(?:or|maybe|perhaps|possibly|probably|might|could|either|unsure|not sure|guess"
@@ -316,6 +317,41 @@ def changes_said(t: str) -> set:
 
 
 def _stated(last: str, rows: int, cols: int):
+    said = _stated_en(last, rows, cols)
+    return _stated_ml(last, rows, cols) if said is None else said
+
+
+_CELLS = {2: ("top left", "top right", "bottom left", "bottom right"),
+          3: ("top left", "top middle", "top right", "middle left", "center", "middle right", "bottom left",
+              "bottom middle", "bottom right")}
+_ROW_COL = re.compile(r"\u7b2c\s*([1-9])\s*\u884c\W{0,3}\u7b2c\s*([1-9])\s*\u5217|([1-9])\s*\u884c\u76ee\W{0,3}([1-9])\s*\u5217\u76ee"
+                      r"|h\u00e0ng\s*([1-9]),?\s*c\u1ed9t\s*([1-9])|([1-9])\s*\ud589\W{0,3}([1-9])\s*\uc5f4", re.I)
+
+
+def _stated_ml(last: str, rows: int, cols: int):
+    """A tile and its change said in another language ("Нижний левый фрагмент отзеркален", "右上的子图被旋转了",
+    "Ô ở hàng 1, cột 1 bị lật gương"): one place (forms.tsv ``place``, or a row and column by number), one kind of
+    change (``rotation``, ``mirroring``), and no negation, hedge, condition or question in the sentence."""
+    types = {k for k, name in (("A", "rotation"), ("B", "mirroring")) if pattern(name).search(last)}
+    if not types or "?" in last or any(pattern(k).search(last) for k in ("negation", "hedge", "condition")):
+        return None
+    cells = {places()[" ".join(m.group(0).lower().split())] for m in pattern("place").finditer(last)}
+    numbered = False
+    for m in _ROW_COL.finditer(last):
+        r, c = (int(g) for g in m.groups() if g)
+        cells.add(_CELLS[3][(r - 1) * 3 + c - 1] if rows == cols == 3 and r <= 3 and c <= 3 else "?")
+        numbered = True
+    if len(types) > 1 or len(cells) > 1:
+        return AMBIGUOUS
+    if cells == {"center"} and not numbered and pattern("line").search(last):  # "in der Mitte der ersten Reihe"
+        return None
+    order = _CELLS.get(rows) if rows == cols else None
+    if not cells or order is None or next(iter(cells)) not in order:
+        return None
+    return "B", chr(65 + order.index(next(iter(cells)))), next(iter(types))
+
+
+def _stated_en(last: str, rows: int, cols: int):
     *lead, end = re.split(r",?\s+(?:and|so|hence|therefore|thus)\s+", last)  # "The seams line up, so the image is correct"
     if _NORMAL.fullmatch(end) and all(_NORMAL.fullmatch(x) or not (_TYPE.search(x) or _HEDGE.search(x) or
                                                                   _RETRACT.search(x) or _PLAN.search(x)) for x in lead):
