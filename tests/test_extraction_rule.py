@@ -576,6 +576,19 @@ def test_a_tile_and_its_change_said_in_another_language(text, config, said):
     assert classify_response(text, config).answer == want
 
 
+@pytest.mark.parametrize("text,answer", [
+    ("左上是图1，右上是图3，左下是图2，右下是图4。", "[1, 3, 2, 4]"),
+    ("Arriba a la izquierda va la imagen 4, arriba a la derecha la 2, abajo a la izquierda la 1 y abajo a la derecha "
+     "la 3.", "[4, 2, 1, 3]"),
+    # the other side: one negated, one hedged, one image twice, a corner twice, only three corners
+    ("左上是图1，右上不是图3，左下是图2，右下是图4。", None), ("左上是图1，右上是图3，左下可能是图2，右下是图4。", None),
+    ("左上是图1，右上是图3，左下是图3，右下是图4。", None), ("左上是图1，左上是图3，左下是图2，右下是图4。", None),
+    ("左上是图1，右上是图3，左下是图2。", None),
+])
+def test_four_placements_said_in_another_language(text, answer):
+    assert classify_response(text, OG).answer == answer
+
+
 def test_a_piece_changed_before_a_none_block_counts_a_negation_in_another_language():
     text = "La imagen está correcta; ninguna subimagen fue rotada ni reflejada.\n\nJudgment: A\nError Position:\nError Type:"
     assert classify_response(text, "anomaly_detection").answer == "Judgment: A\nError Position:\nError Type:"

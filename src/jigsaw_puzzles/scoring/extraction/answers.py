@@ -23,7 +23,7 @@ from typing import Optional
 from ...spec import CHOICE, ORDER, ORIENTED, ROTATIONS, format_order, format_oriented
 from .blocks import blocks_in, unlabelled_block
 from .common import Mention, negated
-from .forms import directions, pattern
+from .forms import directions, pattern, places
 
 
 _LETTER = re.compile(r"(?<![A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff])([A-Z\u0391\u0392\u0395\u0410\u0412"
@@ -309,6 +309,9 @@ def orders_in(t: str, n: int) -> list[Mention]:
             lo, hi = min(m.start() for m in said.values()), max(m.end() for m in said.values())
             if hi - lo < 400 and not any(a <= lo < b for a, b in taken):
                 out.append(_order(tuple(int(said[i].group(1)) for i in range(4)), n, lo, hi, "regions"))
+        placed = _placed(t) if not said else None
+        if placed is not None and not any(a <= placed.start < b for a, b in taken):
+            out.append(placed)
         found = [(rx.search(t), rx) for rx in _REGIONS]
         if all(f for f, _ in found):
             spans = []
@@ -319,6 +322,40 @@ def orders_in(t: str, n: int) -> list[Mention]:
             if hi - lo < 400:
                 out.append(_order(tuple(int(s.group(1)) for s in spans), n, lo, hi, "regions"))
     return sorted(out, key=lambda m: m.start)
+
+
+_PART = re.compile(r"(?:[^,;.\n\uff0c\u3001\uff1b\u3002/](?!\s(?:y|e|i|und|et|and|en|och|dan|ve|v\u00e0|\u0438)\s))+.?")
+_ONE_DIGIT = re.compile(r"(?<![\d.,\u00b0])[1-4](?![\d\u00b0%])")
+_CORNERS = ("top left", "top right", "bottom left", "bottom right")
+
+
+def _placed(t: str) -> Optional[Mention]:
+    """The four images placed in the 2x2 grid, said in another language ("左上是图1，右上是图3，左下是图2，右下是图4",
+    "Arriba a la izquierda va la imagen 4, arriba a la derecha la 2, ..."): each part of the text between commas or
+    "and" places one number at one corner (forms.tsv ``place``); every corner once, no part between them that places
+    only half, and no negation, hedge or condition in them."""
+    said: dict[int, int] = {}
+    lo = hi = None
+    for pm in _PART.finditer(t):
+        s, e = pm.span()
+        corners = {places()[" ".join(m.group(0).lower().split())] for m in pattern("place").finditer(t, s, e)}
+        nums = _ONE_DIGIT.findall(t, s, e)
+        if not corners and not nums:
+            continue
+        if len(corners) != 1 or len(nums) != 1 or not corners <= set(_CORNERS) or \
+                any(pattern(k).search(t, s, e) for k in ("negation", "hedge", "condition")):
+            if said:
+                return None
+            continue
+        at = _CORNERS.index(corners.pop())
+        if at in said:
+            return None
+        said[at], lo, hi = int(nums[0]), s if lo is None else lo, e
+        if len(said) == 4:
+            break
+    if len(said) != 4 or set(said.values()) != {1, 2, 3, 4} or hi - lo > 400:
+        return None
+    return _order(tuple(said[i] for i in range(4)), 4, lo, hi, "regions")
 
 
 def _row_lines(t: str, n: int) -> list[Mention]:
