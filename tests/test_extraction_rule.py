@@ -552,6 +552,17 @@ def test_a_candidate_said_to_be_the_patch_or_to_fill_the_gap(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
 
 
+@pytest.mark.parametrize("text,answer", [
+    ("候选3能补全空白区域。", "C"), ("La primera opción.", "A"), ("4番目の候補です。", "D"), ("Der zweite Kandidat passt.", "B"),
+    ("세 번째 후보 이미지가 빈 영역을 채웁니다.", "C"), ("Le deuxième patch candidat complète parfaitement la zone manquante.", "B"),
+    # the other side: ruled out, hedged, conditional, not a candidate
+    ("La primera opción no encaja.", None), ("Quizás la segunda opción.", None), ("Der zweite Kandidat passt nicht.", None),
+    ("Si la primera opción encaja, A.", None), ("候选5能补全空白区域。", None),
+])
+def test_a_candidate_named_in_another_language(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
 @pytest.mark.parametrize("text,config,said", [
     ("Нижний левый фрагмент отзеркален.", "anomaly_detection", ("C", "B")),
     ("الجزء العلوي الأيمن مقلوب رأسًا على عقب.", "anomaly_detection", ("B", "A")),

@@ -16,14 +16,14 @@ value is outside the answer space (letter E on A-D, a list that is not a permuta
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Optional
 
 from ...spec import CHOICE, ORDER, ORIENTED, ROTATIONS, format_order, format_oriented
 from .blocks import blocks_in, unlabelled_block
 from .common import Mention, negated
-from .forms import directions, pattern, places
+from .forms import pattern
+from .meaning import INVERSE as _INVERSE, candidates, direction as _direction, placed, relative
 
 
 _LETTER = re.compile(r"(?<![A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff])([A-Z\u0391\u0392\u0395\u0410\u0412"
@@ -93,24 +93,8 @@ _DIR_WORDS = (r"(?:directly\s+|diagonally\s+|immediately\s+|just\s+)?(?:to\s+the
               r"under(?:neath)?|beneath)")
 _DIR_SENTENCE = re.compile(_IMG + r"\s+(?:is|lies|sits|appears|would\s+be|should\s+be|must\s+be|is\s+located|is\s+positioned|\u2192|->|"
                            r"is\s+placed|goes|belongs)\s+(" + _DIR_WORDS + r")\s*(?:of|from|to)?\s*" + _IMG, re.I)
-_INVERSE = dict(zip("ABCDEFGH", "BADCHGFE"))
 _AXIS = re.compile(r"\b(?:adjacent\s+(?:horizontally|vertically)|(?:horizontally|vertically)\s+adjacent|not\s+adjacent|"
                    r"side\s+by\s+side|diagonal(?:ly)?\s+adjacent)\b", re.I)
-
-
-def _direction(words: str) -> Optional[str]:
-    w = " ".join(words.lower().replace("-", " ").split())
-    w = re.sub(r"\b(?:directly|diagonally|immediately|just|to the|towards? the|and|to)\b", " ", w)
-    w = re.sub(r"\b(above|below) (left|right)\b", lambda m: {"above": "upper ", "below": "lower "}[m.group(1)] + m.group(2),
-               " ".join(w.split())).replace("on top", "above")  # "above and to the right": upper right
-    for a, b in (("underneath", "below"), ("beneath", "below"), ("under", "below"), ("up", "upper"), ("down", "lower"),
-                 ("top", "upper"), ("bottom", "lower"), ("north", "upper"), ("south", "lower"), ("east", "right"),
-                 ("west", "left")):
-        w = re.sub(rf"\b{a}\b", b, w)
-    w = " ".join(w.split())
-    table = {"right": "A", "left": "B", "above": "C", "below": "D", "upper right": "E", "upper left": "F",
-             "lower right": "G", "lower left": "H"}
-    return table.get(w)
 
 
 def _eight(t: str) -> list[Mention]:
@@ -124,46 +108,6 @@ def _eight(t: str) -> list[Mention]:
         if d is None or a == b or not a or not b:
             continue
         out.append(Mention(m.start(), m.end(), d if a == "2" else _INVERSE[d], "text"))
-    return out
-
-
-_SENTENCE = re.compile(r"[^.!?\n;\u3002\uff01\uff1f\uff1b]+")
-_OPENS = re.compile(r"(?:^|[,\uff0c(\uff08:\uff1a])[ \t*\u2022(\uff08-]*")  # where a sentence or a part of one opens
-_CLAUSE_END = re.compile(r"[,\uff0c\u3001(\uff08)\uff09:\uff1a]")
-_NUMBER = {"1": "1", "2": "2", "\u4e00": "1", "\u4e8c": "2", "\uff11": "1", "\uff12": "2"}
-
-
-@functools.lru_cache(maxsize=1)
-def _image_ml() -> re.Pattern:
-    return re.compile(rf"(?:{pattern('image').pattern})\s*(?:nr\.?|no\.?|#|\u2116)?\s*([12\u4e00\u4e8c\uff11\uff12])(?!\d)"
-                      r"|<\s*image\s*([12])\s*>", re.I)
-
-
-def _relative(t: str) -> list[tuple[int, int, str]]:
-    """(start, end, direction of image 2 from image 1) for each sentence (or part after a comma, colon or bracket) in
-    another language that opens with one image and says where it lies from the other ("Изображение 2 находится прямо
-    под изображением 1", "图2位于图1的左上方", "Bild 1 liegt rechts von Bild 2"): one direction, both images, and no
-    negation, hedge, condition or question in it."""
-    out = []
-    for sm in _SENTENCE.finditer(t):
-        e = sm.end()
-        for om in _OPENS.finditer(sm.group(0)):
-            s = sm.start() + om.end()
-            imgs = list(_image_ml().finditer(t, s, e))
-            if len(imgs) != 2 or imgs[0].start() != s:
-                continue
-            cut = _CLAUSE_END.search(t, imgs[1].end(), e)  # the direction before the clause ends ("图2在图1的下方，")
-            end = cut.start() if cut else e
-            said = list(pattern("direction").finditer(t, s, end))
-            keys = {directions()[" ".join(d.group(0).lower().split())] for d in said}
-            a, b = (_NUMBER[m.group(1) or m.group(2)] for m in imgs)
-            if len(keys) != 1 or a == b or "?" in t[s:e] or any(pattern(k).search(t, s, e) for k in
-                                                                 ("negation", "hedge", "condition")):
-                break
-            d = _direction(keys.pop())
-            if d is not None:
-                out.append((s, end - (len(t[s:end]) - len(t[s:end].rstrip())), d if a == "2" else _INVERSE[d]))
-            break
     return out
 
 
@@ -190,9 +134,10 @@ def option_words(t: str, spec, config: str, options) -> list[Mention]:
             ok = 1 <= i <= k
             out.append(Mention(m.start(), m.end(), spec.letters[i - 1] if ok else None, "text",
                                "" if ok else f"{m.group(0)!r} is not one of the {k} candidates"))
+        out += [x for x in candidates(t, spec) if not any(x.start < m.end and m.start < x.end for m in out)]
     elif config.endswith("_8dir"):
         out = _eight(t)
-        out += [Mention(a, b, d, "text") for a, b, d in _relative(t) if not any(a < m.end and m.start < b for m in out)]
+        out += [Mention(a, b, d, "text") for a, b, d in relative(t) if not any(a < m.end and m.start < b for m in out)]
         taken = [(m.start, m.end) for m in out]
         out += [Mention(m.start(), m.end(), m.lastgroup, "text") for m in _DIR.finditer(t)
                 if not any(a <= m.start() < b for a, b in taken)]
@@ -201,7 +146,7 @@ def option_words(t: str, spec, config: str, options) -> list[Mention]:
     elif config.startswith("connection_verification"):
         taken = [m.span() for m in _EDGE.finditer(t)]  # "a horizontal seam" joins crops stacked vertically
         out += [Mention(a, b, None, "text", "an edge's direction names no relation") for a, b in taken]
-        for a, b, d in _relative(t):  # "Bild 2 liegt links von Bild 1": side by side (A); above or below (B)
+        for a, b, d in relative(t):  # "Bild 2 liegt links von Bild 1": side by side (A); above or below (B)
             taken.append((a, b))
             out.append(Mention(a, b, "A" if d in "AB" else "B" if d in "CD" else "C", "text"))
         for letter, rx in _CV:
@@ -309,9 +254,9 @@ def orders_in(t: str, n: int) -> list[Mention]:
             lo, hi = min(m.start() for m in said.values()), max(m.end() for m in said.values())
             if hi - lo < 400 and not any(a <= lo < b for a, b in taken):
                 out.append(_order(tuple(int(said[i].group(1)) for i in range(4)), n, lo, hi, "regions"))
-        placed = _placed(t) if not said else None
-        if placed is not None and not any(a <= placed.start < b for a, b in taken):
-            out.append(placed)
+        four = placed(t) if not said else None  # the same in another language
+        if four is not None and not any(a <= four[1] < b for a, b in taken):
+            out.append(_order(four[0], n, four[1], four[2], "regions"))
         found = [(rx.search(t), rx) for rx in _REGIONS]
         if all(f for f, _ in found):
             spans = []
@@ -322,40 +267,6 @@ def orders_in(t: str, n: int) -> list[Mention]:
             if hi - lo < 400:
                 out.append(_order(tuple(int(s.group(1)) for s in spans), n, lo, hi, "regions"))
     return sorted(out, key=lambda m: m.start)
-
-
-_PART = re.compile(r"(?:[^,;.\n\uff0c\u3001\uff1b\u3002/](?!\s(?:y|e|i|und|et|and|en|och|dan|ve|v\u00e0|\u0438)\s))+.?")
-_ONE_DIGIT = re.compile(r"(?<![\d.,\u00b0])[1-4](?![\d\u00b0%])")
-_CORNERS = ("top left", "top right", "bottom left", "bottom right")
-
-
-def _placed(t: str) -> Optional[Mention]:
-    """The four images placed in the 2x2 grid, said in another language ("左上是图1，右上是图3，左下是图2，右下是图4",
-    "Arriba a la izquierda va la imagen 4, arriba a la derecha la 2, ..."): each part of the text between commas or
-    "and" places one number at one corner (forms.tsv ``place``); every corner once, no part between them that places
-    only half, and no negation, hedge or condition in them."""
-    said: dict[int, int] = {}
-    lo = hi = None
-    for pm in _PART.finditer(t):
-        s, e = pm.span()
-        corners = {places()[" ".join(m.group(0).lower().split())] for m in pattern("place").finditer(t, s, e)}
-        nums = _ONE_DIGIT.findall(t, s, e)
-        if not corners and not nums:
-            continue
-        if len(corners) != 1 or len(nums) != 1 or not corners <= set(_CORNERS) or \
-                any(pattern(k).search(t, s, e) for k in ("negation", "hedge", "condition")):
-            if said:
-                return None
-            continue
-        at = _CORNERS.index(corners.pop())
-        if at in said:
-            return None
-        said[at], lo, hi = int(nums[0]), s if lo is None else lo, e
-        if len(said) == 4:
-            break
-    if len(said) != 4 or set(said.values()) != {1, 2, 3, 4} or hi - lo > 400:
-        return None
-    return _order(tuple(said[i] for i in range(4)), 4, lo, hi, "regions")
 
 
 def _row_lines(t: str, n: int) -> list[Mention]:

@@ -40,6 +40,8 @@ Kinds, and how the rule uses them:
 - ``place``: Anomaly Detection's tiles by place in other languages ("unten links", "верхний правый", "中央"), read
   with the kinds of change (``rotation``, ``mirroring``) in a sentence that names one tile and one change
   (:mod:`.prose`); ``line``: the words for a row or a column (a centre said beside one is a row's middle, not read).
+- ``candidate``, ``ordinal``: Missing Piece Selection's candidates in other languages ("la primera opción", "4番目の
+  候補", "候选3"; :mod:`.answers`).
 - ``typo``: known misspellings ("teh=the"). A word of five letters or more that is no word of the table, within
   one edit of one English commit word (label, copula, verb, pred: "Fianl", "asnwer"), is read as it; never one
   within an edit of a negation.
@@ -56,7 +58,7 @@ _TABLE = Path(__file__).with_name("forms.tsv")
 KINDS = ("sep", "open", "close", "residue", "label", "copula", "verb", "pred", "filler", "link", "intro", "condition",
          "withdraw", "contrast", "explain", "neutral", "negation", "hedge", "noun", "support", "choice", "typo",
          "subject", "relate", "doubt", "convention", "judgment", "position", "type", "correct", "incorrect", "rotation",
-         "mirroring", "blank", "content", "submit", "key", "carrier", "skip", "horizontal", "vertical", "apart", "image", "direction", "place", "line")
+         "mirroring", "blank", "content", "submit", "key", "carrier", "skip", "horizontal", "vertical", "apart", "image", "direction", "place", "line", "candidate", "ordinal")
 
 
 _GROUP = re.compile(r"\{([^{}]*/[^{}]*)\}")
@@ -178,13 +180,15 @@ def pattern(name: str) -> re.Pattern:
         return re.compile(rf"(?:[ \t]*{a(forms('close'))})*", re.I)
     if name in ("intro", "condition", "explain", "withdraw", "link", "hedge", "negation", "support", "choice",
                 "contrast", "doubt", "convention", "subject", "relate", "content", "horizontal", "vertical", "apart",
-                "image", "rotation", "mirroring", "line"):
+                "image", "rotation", "mirroring", "line", "candidate"):
         fs = forms(name) | (forms("withdraw") - forms("negation") if name == "intro" else frozenset())
         return re.compile(a(fs), re.I)
     if name == "direction":
         return re.compile(a(directions()), re.I)
     if name == "place":
         return re.compile(a(places()), re.I)
+    if name == "ordinal":
+        return re.compile(a(ordinals()), re.I)
     if name == "neutral":
         return re.compile(a(forms("neutral") - forms("hedge") - forms("negation")), re.I)  # "of": Dutch "or"
     if name == "residue":
@@ -214,6 +218,12 @@ def pattern(name: str) -> re.Pattern:
 
 def typos() -> dict[str, str]:
     return dict(f.split("=", 1) for f in forms("typo"))
+
+
+@lru_cache(maxsize=1)
+def ordinals() -> dict[str, str]:
+    """{word: the number it says} ("tercera": "3", "세 번째": "3")."""
+    return dict(f.rsplit("=", 1) for f in forms("ordinal"))
 
 
 @lru_cache(maxsize=1)
@@ -269,4 +279,4 @@ def corrected(word: str) -> str:
     return next(iter(hits)) if len(hits) == 1 else word
 
 
-__all__ = ["table", "forms", "languages", "pattern", "alternation", "corrected", "typos", "directions", "places", "KINDS"]
+__all__ = ["table", "forms", "languages", "pattern", "alternation", "corrected", "typos", "directions", "places", "ordinals", "KINDS"]

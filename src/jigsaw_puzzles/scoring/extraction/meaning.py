@@ -1,0 +1,129 @@
+"""Answers said as their meaning, in other languages: where one image lies from the other (Connection Verification),
+the four placements of a 2x2 order, a candidate by ordinal or number (Missing Piece Selection). The words are data
+(forms.tsv kinds ``image``, ``direction``, ``place``, ``candidate``, ``ordinal``); this module only finds them, and
+:mod:`.answers` turns what it finds into mentions. A reading needs every part said once and no negation, hedge,
+condition or question beside it in any language the table knows: where it cannot tell, it reads nothing."""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Optional
+
+from .common import Mention
+from .forms import directions, ordinals, pattern, places
+
+INVERSE = dict(zip("ABCDEFGH", "BADCHGFE"))  # a direction said of image 1 instead of image 2
+
+
+def direction(words: str) -> Optional[str]:
+    """The letter of a direction in words, of image 2 from image 1 ("above and to the right": E, "upper left": F)."""
+    w = " ".join(words.lower().replace("-", " ").split())
+    w = re.sub(r"\b(?:directly|diagonally|immediately|just|to the|towards? the|and|to)\b", " ", w)
+    w = re.sub(r"\b(above|below) (left|right)\b", lambda m: {"above": "upper ", "below": "lower "}[m.group(1)] + m.group(2),
+               " ".join(w.split())).replace("on top", "above")  # "above and to the right": upper right
+    for a, b in (("underneath", "below"), ("beneath", "below"), ("under", "below"), ("up", "upper"), ("down", "lower"),
+                 ("top", "upper"), ("bottom", "lower"), ("north", "upper"), ("south", "lower"), ("east", "right"),
+                 ("west", "left")):
+        w = re.sub(rf"\b{a}\b", b, w)
+    w = " ".join(w.split())
+    table = {"right": "A", "left": "B", "above": "C", "below": "D", "upper right": "E", "upper left": "F",
+             "lower right": "G", "lower left": "H"}
+    return table.get(w)
+
+
+_SENTENCE = re.compile(r"[^.!?\n;\u3002\uff01\uff1f\uff1b]+")
+_OPENS = re.compile(r"(?:^|[,\uff0c(\uff08:\uff1a])[ \t*\u2022(\uff08-]*")  # where a sentence or a part of one opens
+_CLAUSE_END = re.compile(r"[,\uff0c\u3001(\uff08)\uff09:\uff1a]")
+_NUMBER = {"1": "1", "2": "2", "\u4e00": "1", "\u4e8c": "2", "\uff11": "1", "\uff12": "2"}
+
+
+@functools.lru_cache(maxsize=1)
+def _image_ml() -> re.Pattern:
+    return re.compile(rf"(?:{pattern('image').pattern})\s*(?:nr\.?|no\.?|#|\u2116)?\s*([12\u4e00\u4e8c\uff11\uff12])(?!\d)"
+                      r"|<\s*image\s*([12])\s*>", re.I)
+
+
+def relative(t: str) -> list[tuple[int, int, str]]:
+    """(start, end, direction of image 2 from image 1) for each sentence (or part after a comma, colon or bracket) in
+    another language that opens with one image and says where it lies from the other ("Изображение 2 находится прямо
+    под изображением 1", "图2位于图1的左上方", "Bild 1 liegt rechts von Bild 2"): one direction, both images, and no
+    negation, hedge, condition or question in it."""
+    out = []
+    for sm in _SENTENCE.finditer(t):
+        e = sm.end()
+        for om in _OPENS.finditer(sm.group(0)):
+            s = sm.start() + om.end()
+            imgs = list(_image_ml().finditer(t, s, e))
+            if len(imgs) != 2 or imgs[0].start() != s:
+                continue
+            cut = _CLAUSE_END.search(t, imgs[1].end(), e)  # the direction before the clause ends ("图2在图1的下方，")
+            end = cut.start() if cut else e
+            said = list(pattern("direction").finditer(t, s, end))
+            keys = {directions()[" ".join(d.group(0).lower().split())] for d in said}
+            a, b = (_NUMBER[m.group(1) or m.group(2)] for m in imgs)
+            if len(keys) != 1 or a == b or "?" in t[s:e] or any(pattern(k).search(t, s, e) for k in
+                                                                 ("negation", "hedge", "condition")):
+                break
+            d = direction(keys.pop())
+            if d is not None:
+                out.append((s, end - (len(t[s:end]) - len(t[s:end].rstrip())), d if a == "2" else INVERSE[d]))
+            break
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _candidate_ml() -> re.Pattern:
+    o, c = pattern("ordinal").pattern, pattern("candidate").pattern
+    return re.compile(rf"(?:\b(?:la|el|a|o|il|lo|le|l'|der|die|das|den|dem|de|het)[ \t]+)?({o})[ \t]*(?:\u306e|\u4e2a|\u500b|\u5f20|"
+                      rf"\u5f35|\u7684)?[ \t]*(?:{c})|(?:{c})[ \t]*(?:({o})|#?[ \t]*([1-9])"
+                      r"(?![\d.,:]\d|\s*[\u00b0%]))", re.I)
+
+
+def candidates(t: str, spec) -> list[Mention]:
+    """Candidates named in another language ("la primera opción", "4番目の候補", "세 번째 후보", "候选3")."""
+    out, k = [], len(spec.letters)
+    for m in _candidate_ml().finditer(t):
+        said = m.group(1) or m.group(2)
+        i = int(ordinals()[" ".join(said.lower().split())] if said else m.group(3))
+        ok = 1 <= i <= k
+        out.append(Mention(m.start(), m.end(), spec.letters[i - 1] if ok else None, "text",
+                           "" if ok else f"{m.group(0)!r} is not one of the {k} candidates"))
+    return out
+
+
+_PART = re.compile(r"(?:[^,;.\n\uff0c\u3001\uff1b\u3002/](?!\s(?:y|e|i|und|et|and|en|och|dan|ve|v\u00e0|\u0438)\s))+.?")
+_ONE_DIGIT = re.compile(r"(?<![\d.,\u00b0])[1-4](?![\d\u00b0%])")
+_CORNERS = ("top left", "top right", "bottom left", "bottom right")
+
+
+def placed(t: str) -> Optional[tuple[tuple[int, ...], int, int]]:
+    """The four images placed in the 2x2 grid, said in another language ("左上是图1，右上是图3，左下是图2，右下是图4",
+    "Arriba a la izquierda va la imagen 4, arriba a la derecha la 2, ..."): each part of the text between commas or
+    "and" places one number at one corner (forms.tsv ``place``); every corner once, no part between them that places
+    only half, and no negation, hedge or condition in them."""
+    said: dict[int, int] = {}
+    lo = hi = None
+    for pm in _PART.finditer(t):
+        s, e = pm.span()
+        corners = {places()[" ".join(m.group(0).lower().split())] for m in pattern("place").finditer(t, s, e)}
+        nums = _ONE_DIGIT.findall(t, s, e)
+        if not corners and not nums:
+            continue
+        if len(corners) != 1 or len(nums) != 1 or not corners <= set(_CORNERS) or \
+                any(pattern(k).search(t, s, e) for k in ("negation", "hedge", "condition")):
+            if said:
+                return None
+            continue
+        at = _CORNERS.index(corners.pop())
+        if at in said:
+            return None
+        said[at], lo, hi = int(nums[0]), s if lo is None else lo, e
+        if len(said) == 4:
+            break
+    if len(said) != 4 or set(said.values()) != {1, 2, 3, 4} or hi - lo > 400:
+        return None
+    return tuple(said[i] for i in range(4)), lo, hi
+
+
+__all__ = ["INVERSE", "direction", "relative", "placed", "candidates"]
