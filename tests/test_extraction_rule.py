@@ -534,7 +534,8 @@ def test_a_relation_said_in_another_language_is_read_as_its_option(text, answer)
     ("Изображение 2 не находится под изображением 1.", None), ("La imagen 2 está quizás a la izquierda de la imagen 1.", None),
     ("Wenn Bild 2 links von Bild 1 liegt, dann B.", None), ("Bild 2 liegt links oder über Bild 1.", None),
     ("画像2が画像1の上にあると仮定すると、Bです。", None), ("答案：E（图像2位于图像1的左上方）", None),
-    ("Links von Bild 1 liegt Bild 2.", None), ("图2和图1上下相邻。", None),
+    ("Links von Bild 1 liegt Bild 2.", None), ("图2和图1上下相邻。", None), ("Bild 2 liegt links von Bild 1? Nein.", None),
+    ("图2在图1的左边吗？", None),
 ])
 def test_where_one_image_lies_from_the_other_in_another_language(text, answer):
     assert classify_response(text, "connection_verification_3x3_8dir").answer == answer
@@ -594,7 +595,7 @@ def test_a_tile_and_its_change_said_in_another_language(text, config, said):
     # the other side: one negated, one hedged, one image twice, a corner twice, only three corners
     ("左上是图1，右上不是图3，左下是图2，右下是图4。", None), ("左上是图1，右上是图3，左下可能是图2，右下是图4。", None),
     ("左上是图1，右上是图3，左下是图3，右下是图4。", None), ("左上是图1，左上是图3，左下是图2，右下是图4。", None),
-    ("左上是图1，右上是图3，左下是图2。", None),
+    ("左上是图1，右上是图3，左下是图2。", None), ("左上是图1，右上是图2，左下是图3，右下是图4？", None),
 ])
 def test_four_placements_said_in_another_language(text, answer):
     assert classify_response(text, OG).answer == answer

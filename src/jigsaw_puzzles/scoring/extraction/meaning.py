@@ -62,7 +62,7 @@ def relative(t: str) -> list[tuple[int, int, str]]:
             said = list(pattern("direction").finditer(t, s, end))
             keys = {directions()[" ".join(d.group(0).lower().split())] for d in said}
             a, b = (_NUMBER[m.group(1) or m.group(2)] for m in imgs)
-            if len(keys) != 1 or a == b or "?" in t[s:e] or any(pattern(k).search(t, s, e) for k in
+            if len(keys) != 1 or a == b or t[e:e + 1] in ("?", "\uff1f") or any(pattern(k).search(t, s, e) for k in
                                                                  ("negation", "hedge", "condition")):
                 break
             d = direction(keys.pop())
@@ -121,7 +121,8 @@ def placed(t: str) -> Optional[tuple[tuple[int, ...], int, int]]:
         said[at], lo, hi = int(nums[0]), s if lo is None else lo, e
         if len(said) == 4:
             break
-    if len(said) != 4 or set(said.values()) != {1, 2, 3, 4} or hi - lo > 400:
+    if len(said) != 4 or set(said.values()) != {1, 2, 3, 4} or hi - lo > 400 or \
+            re.search(r"[?\uff1f]", t[lo:hi + 2]):  # asked, not said: "左上是图1，...，右下是图4？"
         return None
     return tuple(said[i] for i in range(4)), lo, hi
 
