@@ -535,7 +535,8 @@ def test_a_relation_said_in_another_language_is_read_as_its_option(text, answer)
     ("Wenn Bild 2 links von Bild 1 liegt, dann B.", None), ("Bild 2 liegt links oder über Bild 1.", None),
     ("画像2が画像1の上にあると仮定すると、Bです。", None), ("答案：E（图像2位于图像1的左上方）", None),
     ("Links von Bild 1 liegt Bild 2.", None), ("图2和图1上下相邻。", None), ("Bild 2 liegt links von Bild 1? Nein.", None),
-    ("图2在图1的左边吗？", None),
+    ("图2在图1的左边吗？", None), ("Изображение 2 находится выше изображения 1 и правее.", None),
+    ("Bild 2 liegt über Bild 1, etwas nach rechts versetzt.", None), ("图2在图1的上方，稍微偏右。", None),
 ])
 def test_where_one_image_lies_from_the_other_in_another_language(text, answer):
     assert classify_response(text, "connection_verification_3x3_8dir").answer == answer

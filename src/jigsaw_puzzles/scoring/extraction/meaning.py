@@ -57,9 +57,9 @@ def relative(t: str) -> list[tuple[int, int, str]]:
             imgs = list(_image_ml().finditer(t, s, e))
             if len(imgs) != 2 or imgs[0].start() != s:
                 continue
-            cut = _CLAUSE_END.search(t, imgs[1].end(), e)  # the direction before the clause ends ("图2在图1的下方，")
+            cut = _CLAUSE_END.search(t, imgs[1].end(), e)  # the statement ends at the clause ("图2在图1的下方，")
             end = cut.start() if cut else e
-            said = list(pattern("direction").finditer(t, s, end))
+            said = list(pattern("direction").finditer(t, s, e))  # the whole sentence: "..., etwas nach rechts"
             keys = {directions()[" ".join(d.group(0).lower().split())] for d in said}
             a, b = (_NUMBER[m.group(1) or m.group(2)] for m in imgs)
             if len(keys) != 1 or a == b or t[e:e + 1] in ("?", "\uff1f") or any(pattern(k).search(t, s, e) for k in
