@@ -149,8 +149,10 @@ def option_words(t: str, spec, config: str, options) -> list[Mention]:
         for a, b, d in relative(t):  # "Bild 2 liegt links von Bild 1": side by side (A); above or below (B)
             taken.append((a, b))
             out.append(Mention(a, b, "A" if d in "AB" else "B" if d in "CD" else "C", "text"))
+        ml = pattern("relation").search(t) is not None  # any of the three in another language: one scan
         for letter, rx in _CV:
-            for m in [*rx.finditer(t), *pattern(_CV_KIND[letter]).finditer(t)]:  # English here, the rest as data
+            other = pattern(_CV_KIND[letter]).finditer(t) if ml else ()  # English here, the rest as data
+            for m in [*rx.finditer(t), *other]:
                 if not any(a < m.end() and m.start() < b for a, b in taken):
                     taken.append(m.span())
                     out.append(Mention(m.start(), m.end(), letter, "text"))

@@ -183,6 +183,8 @@ def pattern(name: str) -> re.Pattern:
                 "image", "rotation", "mirroring", "line", "candidate"):
         fs = forms(name) | (forms("withdraw") - forms("negation") if name == "intro" else frozenset())
         return re.compile(a(fs), re.I)
+    if name == "relation":  # any of Connection Verification's relations, in one alternation
+        return re.compile(a(forms("horizontal") | forms("vertical") | forms("apart")), re.I)
     if name == "direction":
         return re.compile(a(directions()), re.I)
     if name == "place":

@@ -49,7 +49,9 @@ def relative(t: str) -> list[tuple[int, int, str]]:
     another language that opens with one image and says where it lies from the other ("Изображение 2 находится прямо
     под изображением 1", "图2位于图1的左上方", "Bild 1 liegt rechts von Bild 2"): one direction, both images, and no
     negation, hedge, condition or question in it."""
-    out = []
+    out: list[tuple[int, int, str]] = []
+    if len(_image_ml().findall(t)) < 2:  # two images at least, else no sentence to look at
+        return out
     for sm in _SENTENCE.finditer(t):
         e = sm.end()
         for om in _OPENS.finditer(sm.group(0)):
@@ -83,6 +85,8 @@ def _candidate_ml() -> re.Pattern:
 def candidates(t: str, spec) -> list[Mention]:
     """Candidates named in another language ("la primera opción", "4番目の候補", "세 번째 후보", "候选3")."""
     out, k = [], len(spec.letters)
+    if pattern("candidate").search(t) is None:  # every match holds a noun: one cheap scan first
+        return out
     for m in _candidate_ml().finditer(t):
         said = m.group(1) or m.group(2)
         i = int(ordinals()[" ".join(said.lower().split())] if said else m.group(3))
@@ -102,6 +106,8 @@ def placed(t: str) -> Optional[tuple[tuple[int, ...], int, int]]:
     "Arriba a la izquierda va la imagen 4, arriba a la derecha la 2, ..."): each part of the text between commas or
     "and" places one number at one corner (forms.tsv ``place``); every corner once, no part between them that places
     only half, and no negation, hedge or condition in them."""
+    if len(pattern("place").findall(t)) < 4:  # four corners at least
+        return None
     said: dict[int, int] = {}
     lo = hi = None
     for pm in _PART.finditer(t):
