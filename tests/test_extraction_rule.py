@@ -661,3 +661,26 @@ def test_results_json_has_strict_beside_flexible(tmp_path):
     assert json.dumps(stored).count("strict_accuracy") >= 2  # per config and overall
 
 
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("Image 2 is directly below image 1.", "B"), ("Image 2 sits right below image 1.", "B"),
+    ("Image 2 is probably below image 1.", "B"), ("Image 2 is to the left of image 1.", "A"),
+    ("Image 2 lies just to the right of image 1.", "A"),
+    # the other side: the words between an image and where it lies are known words only, never a negation or a hedge
+    ("Image 2 is not below image 1.", None), ("Image 2 is never to the left of image 1.", None),
+    ("Image 2 is maybe below image 1.", None), ("Image 2 is probably not below image 1.", None),
+    ("Image 2 is hardly below image 1.", None), ("Image 2 is not probably to the right of image 1.", None),
+])
+def test_where_one_image_lies_is_read_through_known_words_only(text, answer):
+    assert classify_response(text, CV).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("The answer to this puzzle is B.", "B"), ("The correct choice for the blank is C.", "C"),
+    # the other side: a condition, a hedge or a negation between the label and its copula
+    ("The answer in case image 2 is rotated is B.", None), ("The answer if the seams are ignored is B.", None),
+    ("The answer to a question I cannot see is maybe B.", None),
+])
+def test_the_words_between_a_label_and_its_copula_are_never_a_condition(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer

@@ -159,7 +159,9 @@ def pattern(name: str) -> re.Pattern:
         # "Order (top-left, top-right, bottom-left, bottom-right): [4, 1, 3, 2]": only the prompt's own words
         aside = (r"(?:\)\s*(?:(?:(?:thgir|tfel)[\s-]*(?:pot|mottob|reppu|rewol)|elddim|retnec|lanif|wor yb wor)"
                  r"\s*,?\s*)+\(\s*)?")
-        of = r"(?:[^,.;:!?\n]{1,40}?\s+(?:fo|rof|ot|ni)\s+)?"  # "the correct order of the images is", reversed
+        bad = a(frozenset(f for k in ("condition", "hedge", "negation") for f in table()[k].get("en", ())), True)
+        of = rf"(?:(?:(?!{bad})[^,.;:!?\n]){{1,40}}?\s+(?:fo|rof|ot|ni)\s+)?"  # "the order of the images is", reversed;
+        # not "the answer in case image 2 is rotated is B" (a condition, a hedge or a negation in between)
         core = (rf"(?:{sep}\s*{aside}(?:{cop}\s*)?{label}|(?:{sep}\s*)?{cop}\s*{of}{label}|{rel}\s*(?:{fill}\s*)?{subj}"
                 rf"|(?:{sep}\s*)?{verb})")  # "the patch corresponds to A": subject and verb before a verb alone
         return re.compile(head + core, re.I)
