@@ -684,3 +684,14 @@ def test_where_one_image_lies_is_read_through_known_words_only(text, answer):
 ])
 def test_the_words_between_a_label_and_its_copula_are_never_a_condition(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("Die Antwort ist vermutlich B.", "B"), ("Ответ, видимо, C.", "C"), ("La réponse est sans doute B.", "B"),
+    ("Odpowiedź to chyba B.", "B"), ("Cevap galiba D.", "D"),  # a likelihood the graders read as the answer ("Probably D")
+    # the other side: a word that leaves the answer open, or a negation, beside the same forms
+    ("Die Antwort ist vermutlich nicht B.", None), ("Ответ, возможно, C.", None), ("La réponse est peut-être B.", None),
+    ("Odpowiedź to może B.", None), ("Die Antwort ist vielleicht B.", None),
+])
+def test_a_word_of_likelihood_in_another_language_is_a_filler_a_word_of_doubt_a_hedge(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer

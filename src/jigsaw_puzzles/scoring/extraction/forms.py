@@ -187,12 +187,8 @@ def pattern(name: str) -> re.Pattern:
         return re.compile(a(fs), re.I)
     if name == "relation":  # any of Connection Verification's relations, in one alternation
         return re.compile(a(forms("horizontal") | forms("vertical") | forms("apart")), re.I)
-    if name == "direction":
-        return re.compile(a(directions()), re.I)
-    if name == "place":
-        return re.compile(a(places()), re.I)
-    if name == "ordinal":
-        return re.compile(a(ordinals()), re.I)
+    if name in ("direction", "place", "ordinal"):
+        return re.compile(a(values(name)), re.I)
     if name == "neutral":
         return re.compile(a(forms("neutral") - forms("hedge") - forms("negation")), re.I)  # "of": Dutch "or"
     if name == "residue":
@@ -220,26 +216,16 @@ def pattern(name: str) -> re.Pattern:
     raise KeyError(name)
 
 
-def typos() -> dict[str, str]:
-    return dict(f.split("=", 1) for f in forms("typo"))
+@lru_cache(maxsize=None)
+def values(kind: str) -> dict[str, str]:
+    """{phrase: what it says} of a kind written "phrase=value": ``typo`` ("teh": "the"), ``ordinal`` ("tercera": "3"),
+    ``place`` ("unten links": "bottom left"), ``direction`` ("links von": "left", "左上方": "upper left")."""
+    return dict(f.rsplit("=", 1) for f in forms(kind))
 
 
-@lru_cache(maxsize=1)
-def ordinals() -> dict[str, str]:
-    """{word: the number it says} ("tercera": "3", "세 번째": "3")."""
-    return dict(f.rsplit("=", 1) for f in forms("ordinal"))
-
-
-@lru_cache(maxsize=1)
-def places() -> dict[str, str]:
-    """{phrase: the tile it names} ("unten links": "bottom left", "中央": "center")."""
-    return dict(f.rsplit("=", 1) for f in forms("place"))
-
-
-@lru_cache(maxsize=1)
-def directions() -> dict[str, str]:
-    """{phrase: the direction it names} ("links von": "left", "左上方": "upper left")."""
-    return dict(f.rsplit("=", 1) for f in forms("direction"))
+def value(kind: str, said: str) -> str:
+    """What a phrase of ``kind`` matched in a text says ("Unten  Links": "bottom left")."""
+    return values(kind)[" ".join(said.lower().split())]
 
 
 @lru_cache(maxsize=1)
@@ -273,7 +259,7 @@ def corrected(word: str) -> str:
     """``word`` as the commit word it misspells ("fianl" -> "final", "teh" -> "the"), else ``word``: the typo table,
     or one edit from an English commit word of 5+ letters (the typed word of 5+ letters too, never near a negation)."""
     low = word.lower()
-    fixed = typos().get(low)
+    fixed = values("typo").get(low)
     if fixed is not None:
         return fixed
     known, negations = _commit_words()
@@ -283,4 +269,4 @@ def corrected(word: str) -> str:
     return next(iter(hits)) if len(hits) == 1 else word
 
 
-__all__ = ["table", "forms", "languages", "pattern", "alternation", "corrected", "typos", "directions", "places", "ordinals", "KINDS"]
+__all__ = ["table", "forms", "languages", "pattern", "alternation", "corrected", "values", "value", "KINDS"]

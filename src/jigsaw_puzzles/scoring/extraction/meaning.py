@@ -11,7 +11,7 @@ import re
 from typing import Optional
 
 from .common import Mention
-from .forms import directions, ordinals, pattern, places
+from .forms import pattern, value
 
 INVERSE = dict(zip("ABCDEFGH", "BADCHGFE"))  # a direction said of image 1 instead of image 2
 
@@ -62,7 +62,7 @@ def relative(t: str) -> list[tuple[int, int, str]]:
             cut = _CLAUSE_END.search(t, imgs[1].end(), e)  # the statement ends at the clause ("图2在图1的下方，")
             end = cut.start() if cut else e
             said = list(pattern("direction").finditer(t, s, e))  # the whole sentence: "..., etwas nach rechts"
-            keys = {directions()[" ".join(d.group(0).lower().split())] for d in said}
+            keys = {value("direction", d.group(0)) for d in said}
             a, b = (_NUMBER[m.group(1) or m.group(2)] for m in imgs)
             if len(keys) != 1 or a == b or t[e:e + 1] in ("?", "\uff1f") or any(pattern(k).search(t, s, e) for k in
                                                                  ("negation", "hedge", "condition")):
@@ -89,7 +89,7 @@ def candidates(t: str, spec) -> list[Mention]:
         return out
     for m in _candidate_ml().finditer(t):
         said = m.group(1) or m.group(2)
-        i = int(ordinals()[" ".join(said.lower().split())] if said else m.group(3))
+        i = int(value("ordinal", said) if said else m.group(3))
         ok = 1 <= i <= k
         out.append(Mention(m.start(), m.end(), spec.letters[i - 1] if ok else None, "text",
                            "" if ok else f"{m.group(0)!r} is not one of the {k} candidates"))
@@ -112,7 +112,7 @@ def placed(t: str) -> Optional[tuple[tuple[int, ...], int, int]]:
     lo = hi = None
     for pm in _PART.finditer(t):
         s, e = pm.span()
-        corners = {places()[" ".join(m.group(0).lower().split())] for m in pattern("place").finditer(t, s, e)}
+        corners = {value("place", m.group(0)) for m in pattern("place").finditer(t, s, e)}
         nums = _ONE_DIGIT.findall(t, s, e)
         if not corners and not nums:
             continue

@@ -28,7 +28,7 @@ import re
 from typing import Optional, Union
 
 from .common import AMBIGUOUS, negated as _negated
-from .forms import pattern, places
+from .forms import pattern, value
 from .positions import cells_named
 
 _HEDGE = re.compile(r"(?<![A-Za-z])(?:or|maybe|perhaps|possibly|probably|might|could|either|unsure|not sure|guess"
@@ -335,7 +335,7 @@ def _stated_ml(last: str, rows: int, cols: int):
     types = {k for k, name in (("A", "rotation"), ("B", "mirroring")) if pattern(name).search(last)}
     if not types or "?" in last or any(pattern(k).search(last) for k in ("negation", "hedge", "condition")):
         return None
-    cells = {places()[" ".join(m.group(0).lower().split())] for m in pattern("place").finditer(last)}
+    cells = {value("place", m.group(0)) for m in pattern("place").finditer(last)}
     numbered = False
     for m in _ROW_COL.finditer(last):
         r, c = (int(g) for g in m.groups() if g)
