@@ -695,3 +695,20 @@ def test_the_words_between_a_label_and_its_copula_are_never_a_condition(text, an
 ])
 def test_a_word_of_likelihood_in_another_language_is_a_filler_a_word_of_doubt_a_hedge(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    ("TL=1, TR=3, BL=2, BR=4", "order_generation", [1, 3, 2, 4]),
+    ("Top: 2 → 8 → 5\nMiddle: 9 → 1 → 4\nBottom: 6 → 3 → 7", "order_generation_3x3", [2, 8, 5, 9, 1, 4, 6, 3, 7]),
+    ("Top: 1 | 4\nBottom: 2 | 3", "order_generation", [1, 4, 2, 3]), ("Bottom: 1, 3\nTop: 2, 4", "order_generation", [2, 4, 1, 3]),
+    ("Row 1 (top): 4, 9, 2 / Row 2: 3, 5, 7 / Row 3 (bottom): 8, 1, 6", "order_generation_3x3", [4, 9, 2, 3, 5, 7, 8, 1, 6]),
+    # the other side: asked, hedged, two orders, rows named twice or against their number, a condition above
+    ("TL=1, TR=3, BL=2, BR=4?", "order_generation", None), ("Maybe TL=1, TR=3, BL=2, BR=4.", "order_generation", None),
+    ("TL=1, TR=3, BL=2, BR=4, or TL=3, TR=1, BL=4, BR=2.", "order_generation", None),
+    ("Not TL=1, TR=3, BL=2, BR=4.", "order_generation", None), ("Top: 2, 4\nTop: 1, 3", "order_generation", None),
+    ("Top: 1 | 4\nBottom: 2 | 3\nor maybe the other way round", "order_generation", None),
+    ("If the sky is at the top:\nTop: 2, 4\nBottom: 1, 3", "order_generation", None),
+    ("Row 1 (bottom): 4, 9, 2 / Row 2: 3, 5, 7 / Row 3 (top): 8, 1, 6", "order_generation_3x3", None),
+])
+def test_corners_abbreviated_and_rows_labelled_by_place(text, config, answer):
+    assert classify_response(text, config).answer == (str(answer) if answer else None)

@@ -178,15 +178,15 @@ _SEP = r"(?:\s*(?:,|;|->|\u2192|=>|>|\||-|\u2013)\s*|\s+)"
 _BRACKET = re.compile(r"[\[(]\s*(" + _ITEM + r"(?:" + _SEP + _ITEM + r")*)\s*(?:,\s*)?[\])]", re.I)
 _DIGITS = re.compile(r"\d+")
 _NESTED = re.compile(r"\[\s*(\[[\d,\s]+\](?:\s*,\s*\[[\d,\s]+\])+)\s*,?\s*\]")
-_ROW_LINE = re.compile(r"[ \t]*(?:[-*\u2022]\s*)?(?:\|\s*)?(?:(?i:(row\s*\d+|(?:top|middle|bottom|first|second|third|"
-                       r"last|upper|lower|center|centre)\s+row|(?:top|middle|bottom|upper|lower)(?=\s*\|)))\s*(?:[:=\-|]|->|\u2192)?\s*)?[\[(]?\s*(\d+(?:(?:\s*(?:[|,;]|->|\u2192|-)\s*"
+_ROW_LINE = re.compile(r"[ \t]*(?:[-*\u2022]\s*)?(?:\|\s*)?(?:(?i:(row\s*\d+(?:\s*\((?:top|middle|centre|center|bottom)\))?|(?:top|middle|bottom|first|second|third|"
+                       r"last|upper|lower|center|centre)\s+row|(?:top|middle|bottom|upper|lower)(?=\s*[|:])))\s*(?:[:=\-|]|->|\u2192)?\s*)?[\[(]?\s*(\d+(?:(?:\s*(?:[|,;]|->|\u2192|-)\s*"
                        r"|\s+)\d+)+)(?:\s*[\])|])?[\s.]*")
 _TABLE_RULE = re.compile(r"[ \t]*[|+]?\s*:?-{2,}:?(?:\s*[|+]\s*:?-{2,}:?)*\s*[|+]?[ \t]*")
 _REGIONS = [re.compile(r"(?:" + n + r")\)?(?:\s+(?:region|corner|position|cell|quadrant|slot))?\s*(?:[:=]|->|\u2192|-|is|"
                        r"gets|has|holds|goes|belongs)?\s*(?:(?:is|gets|has|holds)\s+)?(?:the\s+)?(?:<?\s*(?:image|img|"
                        r"piece|tile)\s*|#)?([1-9])\b", re.I)
-            for n in (r"top[\s-]*left|upper[\s-]*left", r"top[\s-]*right|upper[\s-]*right",
-                      r"bottom[\s-]*left|lower[\s-]*left", r"bottom[\s-]*right|lower[\s-]*right")]
+            for n in (r"top[\s-]*left|upper[\s-]*left|\b(?-i:TL)", r"top[\s-]*right|upper[\s-]*right|\b(?-i:TR)",
+                      r"bottom[\s-]*left|lower[\s-]*left|\b(?-i:BL)", r"bottom[\s-]*right|lower[\s-]*right|\b(?-i:BR)")]
 
 
 _MORE_BEFORE = re.compile(r"\d\s*(?:,|;|->|-|\u2192|>)\s*$")
@@ -278,7 +278,7 @@ def _row_lines(t: str, n: int) -> list[Mention]:
     rows on one line ("top row: 4, 1; bottom row: 3, 2")."""
     out, block, pos = [], [], 0
     t = t.translate(_BOX)
-    pieces = re.split(r"(\n|;|[.,](?= (?i:\w+ )?row\b))", t)
+    pieces = re.split(r"(\n|;|[.,/](?= (?i:\w+ )?(?i:row)\b))", t)
     lines = [p for p in pieces[::2]]
     for line in lines + [None]:
         end = pos + len(line) if line is not None else pos
@@ -311,9 +311,11 @@ def _row_lines(t: str, n: int) -> list[Mention]:
 
 def _row_index(label: str, rows: int):
     """The row a label names ("top row", "row 2", "bottom row") in a grid of ``rows`` rows, or None."""
+    label, _, aside = label.partition("(")  # "row 3 (bottom)": the two must agree
     word = label.split()[-1] if label.startswith("row") else label.split()[0] if label else ""
-    return {"top": 0, "upper": 0, "first": 0, "second": 1, "third": 2, "bottom": rows - 1, "lower": rows - 1,
-            "last": rows - 1}.get(word, (int(word) - 1 if word.isdigit() else 1 if rows == 3 and word else None))
+    at = {"top": 0, "upper": 0, "first": 0, "second": 1, "third": 2, "bottom": rows - 1, "lower": rows - 1,
+          "last": rows - 1}.get(word, (int(word) - 1 if word.isdigit() else 1 if rows == 3 and word else None))
+    return at if not aside or _row_index(aside.strip(" )"), rows) == at else None
 
 
 _BOX = str.maketrans({c: "|" for c in "\u2502\u2503\u2551"} | {c: "-" for c in "\u2500\u2501\u2550\u250c\u2510\u2514\u2518"
