@@ -712,3 +712,21 @@ def test_a_word_of_likelihood_in_another_language_is_a_filler_a_word_of_doubt_a_
 ])
 def test_corners_abbreviated_and_rows_labelled_by_place(text, config, answer):
     assert classify_response(text, config).answer == (str(answer) if answer else None)
+
+
+_B = "Judgment: B\nError Position: {p}\nError Type: {t}"
+
+
+@pytest.mark.parametrize("text,answer", [
+    (_B.format(p="C（左下角）", t="B（镜像）"), "C B"), (_B.format(p="C (unten links)", t="A"), "C A"),
+    ("Giudizio: B\nPosizione dell'errore: C\nTipo di errore: B (specchiatura)", "C B"),
+    ("Judgment: B (probably)\nError Position: A\nError Type: A", "A A"), (_B.format(p="A", t="B (fairly confident)"), "A B"),
+    # the other side: a place that names another cell, a negated place, doubt, another type in words
+    (_B.format(p="C（左上角）", t="B"), None), (_B.format(p="C (oben links)", t="A"), None),
+    (_B.format(p="C（不是左下角）", t="B"), None), (_B.format(p="A (not sure)", t="A"), None),
+    ("Judgment: B (probably not)\nError Position: A\nError Type: A", None), (_B.format(p="A", t="B (possibly)"), None),
+    ("Giudizio: B\nPosizione dell'errore: C\nTipo di errore: B (rotazione)", None),
+])
+def test_an_anomaly_field_glossed_in_brackets(text, answer):
+    got = classify_response(text, "anomaly_detection").answer
+    assert got == (None if answer is None else "Judgment: B\nError Position: {}\nError Type: {}".format(*answer.split()))

@@ -9,7 +9,7 @@ from typing import Optional
 
 from ...spec import LETTERS, format_anomaly
 from .common import Mention
-from .forms import alternation, forms
+from .forms import alternation, forms, pattern, value
 from .positions import cells_named
 
 
@@ -35,6 +35,8 @@ def _words_of(kind: str) -> frozenset:
 def _field_value(t: str, start: int, end: int, what: str, grid: tuple[int, int]):
     """(value, why): the one value a field states (None: left blank), else "?" and why it is unclear."""
     v = t[start:end].replace("\uff08", "(").replace("\uff09", ")").strip(" \t*()[].,;:'\"")
+    if what == "p":  # a place said in another language beside the letter ("C（左下角）")
+        v = " ".join(pattern("place").sub(lambda m: " " + value("place", m.group(0)) + " ", v).split())
     if "\u00a4" in v:
         return "?", "the field holds a comment or a hidden mark"
     low = " ".join(v.lower().replace("_", " ").split())
@@ -65,7 +67,7 @@ def _field_value(t: str, start: int, end: int, what: str, grid: tuple[int, int])
         return "?", f"{v!r} is asked, not given"
     if _NEGATION.search(low) and (what != "j" or any(w in ("a", "b") for w in words)):
         return "?", f"{v!r} rules a value out"  # "Judgment: not A", "Error Position: not C"
-    unknown = [w for w in words if w not in known and not (len(w) == 1 and w.isalpha())]
+    unknown = [w for w in words if w not in known | _SURE and not (len(w) == 1 and w.isalpha())]
     if unknown:
         label = {"j": "judgment", "t": "error type", "p": "error position"}[what]
         return "?", f"the {label} {v!r} holds words the reader does not know ({unknown[0]!r})"
@@ -74,6 +76,7 @@ def _field_value(t: str, start: int, end: int, what: str, grid: tuple[int, int])
     return next(iter(named)), ""
 
 
+_SURE = frozenset("probably likely clearly definitely certainly confident fairly very quite pretty sure".split())  # "B (probably)"
 _NEGATION = re.compile(r"(?<![^\W_])(?:not|no|never|non|nicht|kein|não|nem|не|ні|nie|niet|pas|değil|bukan|không)(?![^\W_])"
                        r"|n't|不|非|ではな|아니", re.I)
 _BLANK_MARK = re.compile(r"[\s\-\u2013\u2014_./]*|\(?leave\s+(?:it\s+)?blank\)?|n/?a")
