@@ -730,3 +730,18 @@ _B = "Judgment: B\nError Position: {p}\nError Type: {t}"
 def test_an_anomaly_field_glossed_in_brackets(text, answer):
     got = classify_response(text, "anomaly_detection").answer
     assert got == (None if answer is None else "Judgment: B\nError Position: {}\nError Type: {}".format(*answer.split()))
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    ("[3, 2, 4, 1]\n[3, 2, 4, 1]", "order_generation", "[3, 2, 4, 1]"),  # a stream's repeat is said once
+    ("Judgment: B\nError Position: C\nError Type: A\n\nError Position: C\nError Type: A", "anomaly_detection",
+     "Judgment: B\nError Position: C\nError Type: A"),
+    ("Judgment: A\nError Position:\nError Type:\nError Type:", "anomaly_detection", "Judgment: A\nError Position:\nError Type:"),
+    # the other side: the repeat differs
+    ("[3, 2, 4, 1]\n[2, 3, 4, 1]", "order_generation", None),
+    ("Judgment: B\nError Position: C\nError Type: A\nError Type: B", "anomaly_detection", None),
+    ("Judgment: B\nError Position: C\nError Position: D\nError Type: A", "anomaly_detection", None),
+    ("Top row: 1, 2. Bottom row: 4, 3.\n\n[1, 2, 3, 4]", "order_generation", None),
+])
+def test_a_line_or_field_repeated_with_the_same_value(text, config, answer):
+    assert classify_response(text, config).answer == answer

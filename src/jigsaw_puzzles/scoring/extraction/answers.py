@@ -291,7 +291,7 @@ def _row_lines(t: str, n: int) -> list[Mention]:
         if rowish:
             block.append((pos, end, _ints(r.group(2)), (r.group(1) or "").lower()))
         else:
-            if len(block) >= 2 and len({len(b[2]) for b in block}) == 1:
+            if len(block) >= 2 and len({len(b[2]) for b in block}) == 1 and len(block) * len(block[0][2]) == n:
                 at = [_row_index(b[3], len(block)) for b in block]  # "Bottom row: 3, 1\nTop row: 4, 2": by label
                 lo, hi = block[0][0], block[-1][1]
                 head = t[max(0, lo - 160):lo].rsplit("\n", 3)[-3:]  # "| | right | left |": the columns reversed

@@ -113,9 +113,9 @@ def blocks_in(t: str, spec) -> list[Mention]:
             if i + 1 < len(g) and "\n" not in t[vs:g[i + 1].start()]:
                 ve = g[i + 1].start()
             ve = vs + len(t[vs:ve].rstrip(" \t|,;"))
-            if f.lastgroup in vals:
-                why = why or "a field is given twice"
             val, w = _field_value(t, vs, ve, f.lastgroup, spec.grid)
+            if f.lastgroup in vals and vals[f.lastgroup] != val:  # the same value twice is said once (a stream's repeat)
+                why = why or "a field is given twice, with two values"
             vals[f.lastgroup] = val
             why = why or w
             end = ve
