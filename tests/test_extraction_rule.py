@@ -745,3 +745,18 @@ def test_an_anomaly_field_glossed_in_brackets(text, answer):
 ])
 def test_a_line_or_field_repeated_with_the_same_value(text, config, answer):
     assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    ("A\n\nThe seam continues, i.e. the two are side by side.", "missing_piece_selection_easy", "A"),  # "i.e." is no "I"
+    ("A. Let me explain: the seam continues into image 2.", "missing_piece_selection_easy", "A"), ("B — and that's my final answer.", "missing_piece_selection_easy", "B"),
+    ("D\n\nThe fourth candidate continues the stone wall at the same height, and its moss lines up with the gap. I also checked the lighting: the wall is lit from the upper right, and so is D.",
+     "missing_piece_selection_easy", "D"),
+    # the other side: another answer kept open, doubt, a note that changes the order's convention
+    ("A. Let me know if I should pick C instead.", "missing_piece_selection_easy", None), ("A. Let me explain why it might be C.", "missing_piece_selection_easy", None),
+    ("A. I also checked the seams, and C could be right too.", "missing_piece_selection_easy", None), ("A. I arrived at this by guessing.", "missing_piece_selection_easy", None),
+    ("[3, 1, 4, 2]\n\n(Here each number is the position where the corresponding image goes, i.e. image 1 → position 3.)",
+     "order_generation", None),
+])
+def test_the_model_speaking_of_itself_after_the_answer(text, config, answer):
+    assert classify_response(text, config).answer == answer

@@ -91,15 +91,16 @@ _NEXT_LETTER = re.compile(r"(?<![A-Za-z0-9])[A-Z](?![A-Za-z0-9])|(?i:candidate\s
 _LEAD_DOUBT = re.compile(r"(?<![^\W_])(?:can't confirm|cannot confirm|can not confirm|not confirmed|unconfirmed|unverified|"
                          r"can't verify|cannot verify|numbered (?:right|from)|counted (?:right|from|column)|right to left|"
                          r"column by column)(?![^\W_])", re.I)
-_FIRST_PERSON = re.compile(r"(?<![^\W_])(?:i|i'm|i've|i'd|i'll|my|me|myself|mine)(?![^\W_'])", re.I)
-_PLAIN_FIRST_PERSON = re.compile(r"(?:i|my)(?:\s+|(?='))(?:think|believe|chose|picked|selected|choose|pick|select|went with|"
+_FIRST_PERSON = re.compile(r"(?<![^\W_])(?:i(?!\.[a-z]\.)|i'm|i've|i'd|i'll|my|me|myself|mine)(?![^\W_'])", re.I)
+_PLAIN_FIRST_PERSON = re.compile(r"(?:(?:i|my)(?:\s+|(?='))(?:(?:also|first|then|mostly|only|further|additionally)\s+)?(?:arrived at|final answer|final choice|think|believe|chose|picked|selected|choose|pick|select|went with|"
                                  r"go with|see|can see|notice|noticed|compared|checked|double-checked|re-checked|rechecked|"
                                  r"verified|confirmed|looked at|matched|answer|choice|pick|determined|worked out|figured out|"
                                  r"(?:'d|'ll|should|would|will|must)\s+"
                                  r"(?:note|mention|add|point out)|"
                                  r"(?:'m|am)\s+not\s+(?:100\s*%|completely|entirely|totally|fully|absolutely)\s+(?:sure|certain)|"
-                                 r"(?:'m|am)\s+(?:only\s+)?(?:fairly|pretty|quite|reasonably|very|moderately|somewhat)\s+(?:confident|sure|certain))"
-                                 r"(?![^\W_])", re.I)
+                                 r"(?:'m|am)\s+(?:only\s+)?(?:fairly|pretty|quite|reasonably|very|moderately|somewhat)\s+(?:confident|sure|certain)|"
+                                 r"(?:'m|am)\s+(?:(?:fairly|pretty|quite|very)\s+)?(?:confident|sure|certain)\s+(?:of|about)\s+(?:it|this|that))"
+                                 r"|me\s+(?:know\s+if|explain))(?![^\W_])", re.I)  # "Let me know if ...", "Let me explain why ..."
 _CJK_OPEN = re.compile(r"也一样|也是一樣|也一樣|同样|同樣|也可以|也可能|也符合|也吻合|其实|其實|もあり得|も同じ|도 가능|도 같")
 _REGION_NAME = re.compile(r"(?<![^\W_])(?:top|upper|bottom|lower)[\s-]*(?:left|right)(?![^\W_])", re.I)
 _REGION_INDEX = {"top-left": 0, "top-right": 1, "bottom-left": 2, "bottom-right": 3}
