@@ -760,3 +760,11 @@ def test_a_line_or_field_repeated_with_the_same_value(text, config, answer):
 ])
 def test_the_model_speaking_of_itself_after_the_answer(text, config, answer):
     assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("Área C.", "C"), ("区域D。", "D"), ("Zona B.", "B"),  # an area word as a label, as "Area C."
+    ("不是区域D。", None), ("Nicht Bereich A.", None), ("Área C? No sé.", None),
+])
+def test_an_area_word_in_another_language_as_a_label(text, answer):
+    assert classify_response(text, "piece_localization_hard").answer == answer
