@@ -768,3 +768,17 @@ def test_the_model_speaking_of_itself_after_the_answer(text, config, answer):
 ])
 def test_an_area_word_in_another_language_as_a_label(text, answer):
     assert classify_response(text, "piece_localization_hard").answer == answer
+
+
+_ROT = "TL: image 2, rotate 90°\nTR: image 4, no rotation\nBL: image 1, rotate 180°\n{last}"
+
+
+@pytest.mark.parametrize("text,answer", [
+    (_ROT.format(last="BR: image 3, rotate 270°"), "[(2, 90), (4, 0), (1, 180), (3, 270)]"),
+    (_ROT.format(last="BR: image 3, rotate 270°") + "\n\n[(2, 90), (4, 0), (1, 180), (3, 270)]", "[(2, 90), (4, 0), (1, 180), (3, 270)]"),
+    # the other side: a corner twice, a rotation left open, prose that disagrees with the list after it
+    (_ROT.format(last="TL: image 3, rotate 270°"), None), (_ROT.format(last="BR: image 3, rotate 270° or 90°"), None),
+    (_ROT.format(last="BR: image 3, rotate 270°") + "\n\n[(2, 90), (4, 0), (3, 270), (1, 180)]", None),
+])
+def test_rotated_pieces_placed_at_abbreviated_corners(text, answer):
+    assert classify_response(text, "order_generation_2x2_rot").answer == answer

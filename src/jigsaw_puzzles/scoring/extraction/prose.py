@@ -59,7 +59,8 @@ _ROT_STATE = re.compile(r"(?:(?<![A-Za-z])(?:sub-?image|image|img|piece|tile|pic
 _NUMBERED = re.compile(r"(?<![A-Za-z])(?:region|position|slot|cell|place|spot|square)\s*(?:no\.?|number|#)?\s*"
                        r"(\d{1,2})(?!\d)", re.I)
 _REGION_WORD = re.compile(r"(?<![A-Za-z])(?:top|upper|bottom|lower|left|right|middle|center|centre|central|row|col"
-                          r"|column|leftmost|rightmost)(?![A-Za-z])", re.I)  # ordinals count only with row/column
+                          r"|column|leftmost|rightmost|(?-i:TL|TR|BL|BR))(?![A-Za-z])", re.I)  # ordinals count only with row/column
+_CORNER = {"TL": "top left", "TR": "top right", "BL": "bottom left", "BR": "bottom right"}  # "TL: image 2, rotate 90°"
 _FILLER = re.compile(r"(?<![A-Za-z])(?:clockwise|cw|degrees?|deg|goes|go|belongs?|placed|place|put|in|at|on|the"
                      r"|is|to|be|it|with|should|must|needs?|and|then)(?![A-Za-z])|[°º:=()\[\]<>*-]", re.I)
 _CONFIDENCE = re.compile(r"(?:confidence|certainty)\s*[:=]?\s*\d{1,3}\s*%", re.I)
@@ -111,7 +112,7 @@ def _features(chunk: str) -> tuple[set, set, bool]:
 def _region(text: str, rows: int, cols: int) -> Union[int, None, str]:
     """The cell index ``text`` (a statement without its image and rotation) names, ``None`` or AMBIGUOUS."""
     nums = {int(k) for k in _NUMBERED.findall(text)}
-    words = _NUMBERED.sub(" ", text)
+    words = re.sub(r"(?<![A-Za-z])(?:TL|TR|BL|BR)(?![A-Za-z])", lambda m: _CORNER[m.group(0)], _NUMBERED.sub(" ", text))
     if nums:
         if len(nums) > 1 or _REGION_WORD.search(words):
             return AMBIGUOUS
