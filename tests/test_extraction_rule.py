@@ -782,3 +782,21 @@ _ROT = "TL: image 2, rotate 90°\nTR: image 4, no rotation\nBL: image 1, rotate 
 ])
 def test_rotated_pieces_placed_at_abbreviated_corners(text, answer):
     assert classify_response(text, "order_generation_2x2_rot").answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    ("A. Correct", "anomaly_detection", ("A", "", "")),
+    ("B. Incorrect — D. Bottom-right, B. Mirroring", "anomaly_detection", ("B", "D", "B")),
+    ("1. B. Incorrect\n2. C. Bottom-left (the sub-image in the bottom-left corner); A. Rotation", "anomaly_detection", ("B", "C", "A")),
+    ("B. Incorrect; F. middle-right; B. Mirroring", "anomaly_detection_3x3", ("B", "F", "B")),
+    # the other side: a letter and words that disagree, two judgments, a hedge after the echo
+    ("B. Correct", "anomaly_detection", None), ("A. Incorrect", "anomaly_detection", None),
+    ("B. Incorrect — D. Top-left, B. Mirroring", "anomaly_detection", None),
+    ("B. Incorrect — D. Bottom-right, A. Mirroring", "anomaly_detection", None),
+    ("A. Correct, B. Incorrect", "anomaly_detection", None),
+    ("B. Incorrect — D. Bottom-right, B. Mirroring, or maybe C.", "anomaly_detection", None),
+])
+def test_the_anomaly_options_echoed_with_their_own_words(text, config, answer):
+    want = None if answer is None else "Judgment: {}\nError Position:{}\nError Type:{}".format(
+        answer[0], *(f" {x}" if x else "" for x in answer[1:]))
+    assert classify_response(text, config).answer == want

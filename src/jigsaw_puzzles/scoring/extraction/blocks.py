@@ -150,11 +150,34 @@ def _anomaly(j, p, ty, spec, start, end, why="", parts=None) -> Mention:
 _UNLABELLED = re.compile(r"\s*([AB])(?:[\s,;/|.)]+([A-Z])[\s,;/|.)]+([AB]))?[\s.]*")
 
 
+_ECHO = re.compile(r"(?:^|(?<=[\n;,\u2014\u2013]))[ \t]*(?:\d\.[ \t]+)?([A-I])\.[ \t]+([^;\n\u2014\u2013,]+?)[ \t.]*(?=$|[\n;,\u2014\u2013])")
+
+
+def _echoed(t: str, spec) -> Optional[Mention]:
+    """The prompt's options echoed, each as its letter and its own words, as the whole response ("A. Correct",
+    "B. Incorrect — D. Bottom-right, B. Mirroring"): each value read as a field (words and letter must agree)."""
+    items = list(_ECHO.finditer(t))
+    if not items or re.sub(r"[\s;,\u2014\u2013]", "", _ECHO.sub("", t)):
+        return None  # anything else in the text: not an echo
+    vals: dict = {}
+    for m in items:
+        low = m.group(2).lower()
+        what = "j" if _phrases(low, "correct") or _phrases(low, "incorrect") else \
+            "t" if _phrases(low, "rotation") or _phrases(low, "mirroring") else "p"
+        val, why = _field_value(t, m.start(1), m.end(2), what, spec.grid)
+        if why or what in vals:
+            return Mention(items[0].start(1), items[-1].end(2), None, "block", why or "a field is echoed twice")
+        vals[what] = val
+    if "j" not in vals:
+        return None
+    return _anomaly(vals["j"], vals.get("p"), vals.get("t"), spec, items[0].start(1), items[-1].end(2))
+
+
 def unlabelled_block(t: str, spec) -> Optional[Mention]:
-    """The three letters alone ("B\\nC\\nA", "B C A", "A") as the whole response."""
+    """The three letters alone ("B\\nC\\nA", "B C A", "A") as the whole response, or the options echoed."""
     m = _UNLABELLED.fullmatch(t)
     if m is None:
-        return None
+        return _echoed(t.strip(), spec)
     s = len(t) - len(t.lstrip())
     return _anomaly(m.group(1), m.group(2), m.group(3), spec, s, len(t.rstrip()))
 
