@@ -800,3 +800,17 @@ def test_the_anomaly_options_echoed_with_their_own_words(text, config, answer):
     want = None if answer is None else "Judgment: {}\nError Position:{}\nError Type:{}".format(
         answer[0], *(f" {x}" if x else "" for x in answer[1:]))
     assert classify_response(text, config).answer == want
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    ("Answer: C. The sky continues into the gap.", "missing_piece_selection_easy", "C"),
+    ("`[3, 2, 4, 1]`\n\nRationale in one line: the horizon is continuous across 3→2.", "order_generation", "[3, 2, 4, 1]"),
+    ("Answer: C. The others do not match.", "missing_piece_selection_easy", "C"),
+    ("C\n\nThey share no edge, so they're diagonal, not adjacent.", "connection_verification", "C"),
+    # the other side: the explanation says the answer does not fit, or names another answer as the fit
+    ("Answer: C. It does not match.", "missing_piece_selection_easy", None),
+    ("Answer: C. It doesn't continue the roof line.", "missing_piece_selection_easy", None),
+    ("Answer: C. The sky continues into D.", "missing_piece_selection_easy", None),
+])
+def test_a_sentence_of_fit_after_the_answer(text, config, answer):
+    assert classify_response(text, config).answer == answer

@@ -85,7 +85,7 @@ _LINE_NEG = re.compile(r"(?<![^\W_])(?:no|not|wrong|too|off|mismatch\w*|ruled ou
 #: A sentence that describes what the pictures show (a piece, a crop, an image, a region and what is in it).
 _CONTENT = re.compile(r"(?<![^\W_])(?:images?|crops?|pieces?|tiles?|patch(?:es)?|candidates?|regions?|quadrants?|"
                       r"sub-?images?|masks?|masked|areas?|edges?|seams?|corners?|halves|half|rows?|columns?|tabs?|blanks?|"
-                      r"knobs?|outlines?)(?![^\W_])", re.I)
+                      r"knobs?|outlines?|gaps?|holes?|sky|skies|horizon|scene|picture|photo|background)(?![^\W_])", re.I)
 _DANGLING = re.compile(r"(?<![^\W_])(?:of|in|for|with|to|and|be|was|than|from|by|at|on|or)\s*$", re.I)
 _NEXT_LETTER = re.compile(r"(?<![A-Za-z0-9])[A-Z](?![A-Za-z0-9])|(?i:candidate\s*\d|option\s+[a-z]\b)")
 _LEAD_DOUBT = re.compile(r"(?<![^\W_])(?:can't confirm|cannot confirm|can not confirm|not confirmed|unconfirmed|unverified|"

@@ -372,5 +372,9 @@ class Scope:
         if self.spec.kind == ANOMALY and c.parts and not names:
             said = anomaly_prose(s, *self.spec.grid)
             names = isinstance(said, tuple) or bool(_ANOMALY_WORDS.search(s))
-        return pattern("support").search(s) is not None and (names or _CONTENT.search(s) is not None or
-                                                             pattern("content").search(s) is not None)
+        sm = pattern("support").search(s)  # "It does not match." says the answer does not fit: no support
+        if sm is None or (pattern("negation").search(s, max(0, sm.start() - 24), sm.start()) is not None and
+                          not self.config.startswith("connection_verification") and  # "don't share an edge": C
+                          not re.search(r"(?<![^\W_])(?:others?|rest|remaining|else|none|neither|nor)(?![^\W_])", s, re.I)):  # "the others don't fit"
+            return False
+        return names or _CONTENT.search(s) is not None or pattern("content").search(s) is not None
