@@ -814,3 +814,18 @@ def test_the_anomaly_options_echoed_with_their_own_words(text, config, answer):
 ])
 def test_a_sentence_of_fit_after_the_answer(text, config, answer):
     assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    ("Scelgo l'opzione A.", "missing_piece_selection_easy", "A"),
+    ("The content in image 2 corresponds to masked area A.", "piece_localization_easy", "A"),
+    ("Matching option: A", "order_restoration", "A"),
+    ("Image 1 has flat top and left sides. That gives [1, 3, 2, 4], option B.", "order_restoration", "B"),
+    # the other side: negated, hedged, conditional
+    ("The content in image 2 does not correspond to masked area A.", "piece_localization_easy", None),
+    ("Image 1 has flat top and left sides. That gives [1, 3, 2, 4], or maybe option C.", "order_restoration", None),
+    ("If the sky is at the top, that gives option B.", "order_restoration", None), ("Non scelgo l'opzione A.", "missing_piece_selection_easy", None),
+])
+def test_more_commit_forms_as_data(text, config, answer):
+    options = ["[2, 1, 3, 4]", "[1, 3, 2, 4]", "[4, 3, 2, 1]", "[3, 4, 1, 2]"] if config == "order_restoration" else None
+    assert classify_response(text, config, options).answer == answer
