@@ -829,3 +829,17 @@ def test_a_sentence_of_fit_after_the_answer(text, config, answer):
 def test_more_commit_forms_as_data(text, config, answer):
     options = ["[2, 1, 3, 4]", "[1, 3, 2, 4]", "[4, 3, 2, 1]", "[3, 4, 1, 2]"] if config == "order_restoration" else None
     assert classify_response(text, config, options).answer == answer
+
+
+_BOX = "┌───┬───┐\n│ 1 │ 2 │\n├───┼───┤\n│ 4 │ 3 │\n└───┴───┘"
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    (_BOX, "order_generation", "[1, 2, 4, 3]"), ("<!-- considered B -->\nD", "piece_localization_hard", "D"),
+    ("<!-- draft: A -->\n**C**", "piece_localization_hard", "C"),
+    # the other side: a hidden comment is never an answer, a line that rejects stays above it, a tail after the box
+    ("<!-- Answer: B -->", "piece_localization_hard", None), ("Incorrect:\n<!-- note -->\nB", "piece_localization_hard", None),
+    ("Worst match:\n\n<!-- x -->\nB", "piece_localization_hard", None), (_BOX + "\nor maybe the other way round", "order_generation", None),
+])
+def test_a_first_line_of_markup_or_a_box_border_around_the_answer(text, config, answer):
+    assert classify_response(text, config).answer == answer

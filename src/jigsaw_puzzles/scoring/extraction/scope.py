@@ -166,8 +166,8 @@ class Scope:
         if self._listed(m):
             return None
         lo, hi = t.rfind("\n", 0, max(cs - 1, 0)), max(cs - 1, 0)
-        while lo >= 0 and (not t[lo + 1:hi].strip() or _SKIP_LINE.fullmatch(t[lo + 1:hi])):
-            hi, lo = lo, t.rfind("\n", 0, lo)
+        while hi > 0 and (not t[lo + 1:hi].strip() or _SKIP_LINE.fullmatch(t[lo + 1:hi])):  # the first line too
+            hi, lo = (lo, t.rfind("\n", 0, lo)) if lo >= 0 else (0, -1)
         above = t[lo + 1:hi].strip() if cs > 0 else ""
         if not above.strip(_BULLETS):
             return cs, ""
@@ -358,7 +358,7 @@ class Scope:
     def _known(self, body: str) -> bool:
         """Only known words, numbers and marks (a mark the vocabulary does not list, "❌", "¬", "≠", is unknown)."""
         rest = _CONFIDENCE.sub(" ", pattern("neutral").sub(" ", _CODE_ECHO.sub(" ", body)))
-        return not re.sub(r"[\s\d_]+", "", rest).strip(_KNOWN_PUNCT + "\u2026/|`#%&+<>\uff1f\uff01\uff1a\uff1b\u300c\u300d")
+        return not re.sub(r"[\s\d_\u2500-\u257f]+", "", rest).strip(_KNOWN_PUNCT + "\u2026/|`#%&+<>\uff1f\uff01\uff1a\uff1b\u300c\u300d")
 
     def _refers(self, u0: int, u1: int, c: Commit) -> bool:
         """A sentence that says why the answer fits: it names the answer (or opens with "It", "This piece", ...) and
