@@ -843,3 +843,14 @@ _BOX = "┌───┬───┐\n│ 1 │ 2 │\n├───┼───�
 ])
 def test_a_first_line_of_markup_or_a_box_border_around_the_answer(text, config, answer):
     assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("H — the tram tracks leave image 1 at its lower-left corner and enter image 2 at its upper-right corner.", "H"),
+    ("The cloud bank at the right edge of image 1 continues at the left edge of image 2, so image 2 is directly to the right: A.", "A"),
+    # the other side: a corner named is no direction (nothing read from it), another direction still stays open
+    ("Image 2 sits at the lower-left corner of image 1.", None), ("G, but maybe upper-right.", None),
+    ("G. The stairs leave image 1 at its bottom-right corner; E would also work.", None),
+])
+def test_a_corner_or_an_edge_of_one_image_is_no_direction(text, answer):
+    assert classify_response(text, "connection_verification_3x3_8dir").answer == answer

@@ -95,6 +95,8 @@ _DIR_WORDS = (r"(?:directly\s+|diagonally\s+|immediately\s+|just\s+)?(?:to\s+the
               r"under(?:neath)?|beneath)")
 _DIR_SENTENCE = re.compile(_IMG + r"\s+(?:is|lies|sits|appears|would\s+be|should\s+be|must\s+be|is\s+located|is\s+positioned|\u2192|->|"
                            r"is\s+placed|goes|belongs)\s+(" + _DIR_WORDS + r")\s*(?:of|from|to)?\s*" + _IMG, re.I)
+_PART_OF = re.compile(r"\b(?:(?:upper|lower|top|bottom)[\s-]*(?:left|right)|left|right|top|bottom)[\s-]+(?:corner|edge|side|"
+                      r"border|half|part|portion)s?\b", re.I)  # a corner or an edge of one image: no direction
 _AXIS = re.compile(r"\b(?:adjacent\s+(?:horizontally|vertically)|(?:horizontally|vertically)\s+adjacent|not\s+adjacent|"
                    r"side\s+by\s+side|diagonal(?:ly)?\s+adjacent)\b", re.I)
 
@@ -140,7 +142,7 @@ def option_words(t: str, spec, config: str, options) -> list[Mention]:
     elif config.endswith("_8dir"):
         out = _eight(t)
         out += [Mention(a, b, d, "text") for a, b, d in relative(t) if not any(a < m.end and m.start < b for m in out)]
-        taken = [(m.start, m.end) for m in out]
+        taken = [(m.start, m.end) for m in out] + [m.span() for m in _PART_OF.finditer(t)]  # "its lower-left corner"
         out += [Mention(m.start(), m.end(), m.lastgroup, "text") for m in _DIR.finditer(t)
                 if not any(a <= m.start() < b for a, b in taken)]
         out += [Mention(m.start(), m.end(), None, "text", f"{m.group(0)!r} names no single direction")
