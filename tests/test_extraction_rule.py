@@ -854,3 +854,16 @@ def test_a_first_line_of_markup_or_a_box_border_around_the_answer(text, config, 
 ])
 def test_a_corner_or_an_edge_of_one_image_is_no_direction(text, answer):
     assert classify_response(text, "connection_verification_3x3_8dir").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("Final answer: A (the patch's fern fronds match the undergrowth around mask A).", "A"),
+    ("Final answer: option C (the only patch that continues the railing across the gap).", "C"),
+    # the other side: a bracket that rules the answer out, names another, hedges, or is no reason
+    ("Final answer: C (it does not match).", None), ("Final answer: C (D matches better).", None),
+    ("Final answer: C (maybe; the sky matches).", None), ("Final answer: C (the sky matches, but I might be wrong).", None),
+    ("Final answer: C (the sky matches). Or D.", None), ("B (Candidate 3)", None), ("C (see note)", None),
+    ("C (the only one that matches; D is close)", None), ("C (if the sky matches)", None),
+])
+def test_a_reason_in_brackets_after_the_answer(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer

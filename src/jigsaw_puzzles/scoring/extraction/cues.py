@@ -208,6 +208,15 @@ def runners_up(t: str) -> str:
             t = t[:m.start()] + " " * (m.end() - m.start()) + t[m.end():]
     return t
 
+def reason_in_brackets(t: str, pos: int, others) -> bool:
+    """A bracket after the answer that only says why it fits ("A (the fronds match the undergrowth around mask A)"): a
+    word of fit, nothing against it, no other option (``others``: what the bracket names besides the answer), and no
+    negation, hedge, condition, doubt or convention; read as the answer's explanation."""
+    close = t.find(")", pos)
+    return close > 0 and not others and judged_fit(t, pos, close) and not any(
+        pattern(k).search(t, pos, close) for k in ("negation", "condition", "doubt", "convention"))
+
+
 _SKIP_LINE = re.compile(r"[\s\u00a4\-=_*~+|:.]*|[\s\u2500-\u257f|+\-]*")
 _IDIOMS = re.compile(r"(?<![^\W_])if (?:i|we) (?:had|have|must|were) to (?:guess|choose|pick|bet|say)|if forced to "
                      r"(?:choose|pick|guess)|if i'm forced to choose|were (?:i|we) (?:forced )?to (?:choose|pick|guess)|as if",
