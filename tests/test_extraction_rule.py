@@ -867,3 +867,13 @@ def test_a_corner_or_an_edge_of_one_image_is_no_direction(text, answer):
 ])
 def test_a_reason_in_brackets_after_the_answer(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("Resposta: D, ou seja, [3, 4, 1, 2].", "D"), ("Ответ: D, то есть [3, 4, 1, 2].", "D"),
+    # the other side: the restated order is another option's, or hedged
+    ("Resposta: D, ou seja, [1, 3, 2, 4].", None), ("Resposta: D, ou seja, talvez [3, 4, 1, 2].", None),
+])
+def test_an_answer_restated_with_that_is_in_another_language(text, answer):
+    options = ["[2, 1, 3, 4]", "[1, 3, 2, 4]", "[4, 3, 2, 1]", "[3, 4, 1, 2]"]
+    assert classify_response(text, "order_restoration", options).answer == answer

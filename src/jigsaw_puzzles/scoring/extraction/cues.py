@@ -125,7 +125,8 @@ _REJECTED = re.compile(r"(?<![^\W_])(?:not|no|never|isn't|doesn't|don't|aren't|w
                        r"breaks?|broken|would break|too|different|worse|"
                        r"mismatch\w*|rule[sd]? out|reject\w*|eliminat\w*|except|unlike|lacks?|missing|fails?|fail)"
                        r"(?![^\W_])|n't", re.I)
-_RESTATES = re.compile(r"(?<![^\W_])(?:i\.e\.?|ie|that is|namely)(?![^\W_])|->|=>|\u2192|(?<![=!<>])=(?!=)|即|也就是|亦即|つまり", re.I)
+_RESTATES = re.compile(r"(?<![^\W_])(?:i\.e\.?|ie|that is|namely|ou seja|o sea|cioè|c'est-à-dire|das heißt|d\.\s?h\.|то есть|"
+                       r"tức là|yani|yaitu|czyli|dat wil zeggen)(?![^\W_])|->|=>|\u2192|(?<![=!<>])=(?!=)|即|也就是|亦即|つまり", re.I)
 _COUNTED = re.compile(r"(?<![^\W_])(?:images?|pieces?|tiles?|crops?|indices|numbers|labels?)\s*$", re.I)
 _HEDGED = re.compile(r"(?<![^\W_])(?:maybe|perhaps|possibly|probably|i think|could be|might be)\s*[(\[]?\s*$", re.I)
 _JOINS_ANOTHER = re.compile(r"[\s*\-\u2022>]*(?:and|or|plus|&|\+|/|nor)(?![^\W_])", re.I)
