@@ -877,3 +877,13 @@ def test_a_reason_in_brackets_after_the_answer(text, answer):
 def test_an_answer_restated_with_that_is_in_another_language(text, answer):
     options = ["[2, 1, 3, 4]", "[1, 3, 2, 4]", "[4, 3, 2, 1]", "[3, 4, 1, 2]"]
     assert classify_response(text, "order_restoration", options).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("Discarded: A, C. Kept: B.", "B"), ("Eliminated: A, B, D. Remaining: C.", "C"), ("I still say B.", "B"),
+    ("I agree: A.", "A"), ("I stand by D.", "D"),
+    # the other side: two kept, negated, asked; 'left' is no label ('to the left: B' stays a direction elsewhere)
+    ("Kept: B or C.", None), ("I still say not B.", None), ("I still say B? Not sure.", None), ("Left: C", None),
+])
+def test_kept_remaining_and_standing_by_an_answer(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
