@@ -887,3 +887,19 @@ def test_an_answer_restated_with_that_is_in_another_language(text, answer):
 ])
 def test_kept_remaining_and_standing_by_an_answer(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("Top left is two, top right is four, bottom left one, and bottom right three", "[2, 4, 1, 3]"),
+    ("Image 3 is the top-left (it has the left edge of the roof), image 1 the top-right, image 4 the bottom-left and "
+     "image 2 the bottom-right.", "[3, 1, 4, 2]"),
+    ("1. top-left → 3\n2. top-right → 4\n3. bottom-left → 1\n4. bottom-right → 2", "[3, 4, 1, 2]"),
+    # the other side: another number, a hedge, a condition between the placements (they read before 2026-11-29)
+    ("Top left is 2 or 4, top right is 4, bottom left is 1, bottom right is 3.", None),
+    ("Top left is 2, top right is 4 (or maybe 3), bottom left is 1, bottom right is 3.", None),
+    ("Top left is two or four, top right is four, bottom left is one, bottom right is three.", None),
+    ("Image 2 goes top-left, image 4 top-right (or image 3), image 1 bottom-left and image 3 bottom-right.", None),
+    ("Top-left: 2, top-right: 4 if the sky is up, bottom-left: 1, bottom-right: 3", None),
+])
+def test_four_placements_said_in_english(text, answer):
+    assert classify_response(text, "order_generation").answer == answer

@@ -16,13 +16,14 @@ value is outside the answer space (letter E on A-D, a list that is not a permuta
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Optional
 
 from ...spec import CHOICE, ORDER, ORIENTED, ROTATIONS, format_order, format_oriented
 from .blocks import blocks_in, unlabelled_block
 from .common import Mention, negated
-from .forms import pattern
+from .forms import alternation, pattern, table
 from .meaning import INVERSE as _INVERSE, candidates, direction as _direction, placed, relative
 
 
@@ -186,7 +187,7 @@ _ROW_LINE = re.compile(r"[ \t]*(?:[-*\u2022]\s*)?(?:\|\s*)?(?:(?i:(row\s*\d+(?:\
 _TABLE_RULE = re.compile(r"[ \t]*[|+]?\s*:?-{2,}:?(?:\s*[|+]\s*:?-{2,}:?)*\s*[|+]?[ \t]*")
 _REGIONS = [re.compile(r"(?:" + n + r")\)?(?:\s+(?:region|corner|position|cell|quadrant|slot))?\s*(?:[:=]|->|\u2192|-|is|"
                        r"gets|has|holds|goes|belongs)?\s*(?:(?:is|gets|has|holds)\s+)?(?:the\s+)?(?:<?\s*(?:image|img|"
-                       r"piece|tile)\s*|#)?([1-9])\b", re.I)
+                       r"piece|tile)\s*|#)?([1-9]|one|two|three|four)\b", re.I)
             for n in (r"top[\s-]*left|upper[\s-]*left|\b(?-i:TL)", r"top[\s-]*right|upper[\s-]*right|\b(?-i:TR)",
                       r"bottom[\s-]*left|lower[\s-]*left|\b(?-i:BL)", r"bottom[\s-]*right|lower[\s-]*right|\b(?-i:BR)")]
 
@@ -257,22 +258,38 @@ def orders_in(t: str, n: int) -> list[Mention]:
         for m in _IMAGE_FIRST.finditer(t):
             said[_REGION_OF[re.sub(r"[\s-]+", "-", m.group(2).lower().replace("upper", "top").replace("lower", "bottom"))]] = m
         if len(said) == 4:
-            lo, hi = min(m.start() for m in said.values()), max(m.end() for m in said.values())
-            if hi - lo < 400 and not any(a <= lo < b for a, b in taken):
-                out.append(_order(tuple(int(said[i].group(1)) for i in range(4)), n, lo, hi, "regions"))
+            lo = min(m.start() for m in said.values())
+            if max(m.end() for m in said.values()) - lo < 400 and not any(a <= lo < b for a, b in taken):
+                out.append(_placements(t, [said[i] for i in range(4)], n))
         four = placed(t) if not said else None  # the same in another language
         if four is not None and not any(a <= four[1] < b for a, b in taken):
             out.append(_order(four[0], n, four[1], four[2], "regions"))
         found = [(rx.search(t), rx) for rx in _REGIONS]
         if all(f for f, _ in found):
-            spans = []
-            for _, rx in found:
-                ms = list(rx.finditer(t))
-                spans.append(ms[-1])
-            lo, hi = min(s.start() for s in spans), max(s.end() for s in spans)
-            if hi - lo < 400:
-                out.append(_order(tuple(int(s.group(1)) for s in spans), n, lo, hi, "regions"))
+            spans = [list(rx.finditer(t))[-1] for _, rx in found]
+            if max(s.end() for s in spans) - min(s.start() for s in spans) < 400:
+                out.append(_placements(t, spans, n))  # "Top-left: 2, top-right: 4, ...", "top left is two"
     return sorted(out, key=lambda m: m.start)
+
+
+@functools.lru_cache(maxsize=1)
+def _english_off() -> re.Pattern:
+    """The English hedges, negations and conditions (the placements' words are English: Dutch "of" is no "or" here)."""
+    return re.compile(alternation(frozenset(f for k in ("hedge", "negation", "condition") for f in table()[k].get("en", ()))), re.I)
+
+
+def _placements(t: str, spans: list, n: int) -> Mention:
+    """The order four placements say, corner by corner (the number in each span's first group); nothing between them
+    may name another number, hedge, negate, condition or ask ("Top left is 2 or 4, ...": not read)."""
+    lo, hi = min(s.start() for s in spans), max(s.end() for s in spans)
+    rest = list(t[lo:hi])
+    for s in spans:
+        rest[s.start() - lo:s.end() - lo] = " " * (s.end() - s.start())
+    rest = re.sub(r"(?m)^[ \t]*\d[.)]", " ", "".join(rest))  # a numbered list's numbers are no placements
+    if re.search(r"[\d?]|(?<![^\W_])(?:one|two|three|four)(?![^\W_])", rest, re.I) or _english_off().search(rest):
+        return Mention(lo, hi, None, "regions", "another number, a hedge or a negation stands between the placements")
+    g = [s.group(1) for s in spans]
+    return _order(tuple(int(x) if x.isdigit() else _NUMBER_WORDS.index(x.lower()) + 1 for x in g), n, lo, hi, "regions")
 
 
 def _row_lines(t: str, n: int) -> list[Mention]:
