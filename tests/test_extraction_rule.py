@@ -903,3 +903,17 @@ def test_kept_remaining_and_standing_by_an_answer(text, answer):
 ])
 def test_four_placements_said_in_english(text, answer):
     assert classify_response(text, "order_generation").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("| Candidate | Selected |\n|---|---|\n| A | no |\n| B | yes |\n| C | no |", "B"),
+    ("| Candidate | Fit | Selected |\n|---|---|---|\n| A | poor | no |\n| B | good | yes |\n| C | might fit | no |", "B"),
+    ('{"answer": "B", "confidence": "high"}', "B"), ('{"thinking": "maybe C", "answer": "B"}', "B"),
+    ('{"answer": "B", "reason": "B continues the fence; A and C do not"}', "B"),
+    # the other side: a row or a note beside the answer keeps another open (both read B until 2026-11-29)
+    ("| Candidate | Selected |\n|---|---|\n| A | no |\n| B | yes |\n| C | maybe |", None),
+    ("| Candidate | Selected |\n|---|---|\n| A | no |\n| B | yes |\n| C | ? |", None),
+    ('{"answer": "B", "confidence": "low, could be C"}', None), ('{"answer": "B", "reason": "B or C, both fit"}', None),
+])
+def test_a_table_row_or_a_note_beside_the_answer_that_keeps_another_open(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer

@@ -27,6 +27,8 @@ _ANOMALY_KEYS = {"judgment": "j", "judgement": "j", "error_position": "p", "posi
                  "type": "t"}
 _CARRIER = forms("carrier")
 _NEUTRAL = forms("skip")
+_KEPT_OPEN = re.compile(r"(?i)(?<![^\W_])(?:maybe|perhaps|possibly|could|might|either|or|alternatively|unsure|not sure)"
+                        r"(?![^\W_])")  # in a note beside the answer, with a letter: another answer kept open
 
 
 class _Reader:
@@ -160,6 +162,9 @@ class _Reader:
                     unknown += u
             elif k not in _NEUTRAL:
                 unknown.append(k)
+            elif isinstance(v, str) and _KEPT_OPEN.search(v) and re.search(r"(?<![A-Za-z0-9'])[A-H](?![A-Za-z0-9'])", v) \
+                    and not re.search(r"think|thought|reasoning|analysis|scratch", _key(k)):  # not the reasoning before
+                unknown.append(f"{k} (it keeps an answer open)")  # "confidence": "low, could be C"
         return found, unknown
 
 

@@ -67,22 +67,30 @@ def table(t: str, m: re.Match, spec, text, anomaly) -> Optional[Claim]:
     if any(re.search(r"(?i)exclud|eliminat|reject|wrong|ruled|discard|not\b|no\b|worst|least", c) for c in rows[0]) and \
             body is not rows:
         return None  # the marks say what is ruled out
-    marked, seen = [], 0
+    marked, seen, open_ = [], 0, []
     for r in body:
         opt = next((c for c in r if len(c) <= 40 and text(c)[0] is not None), None)
         if opt is None:
             continue
         seen += 1
         others = [c for c in r if c is not opt]
+        if any(_OPEN_MARK.search(c) for c in others) and not any(_NEG_MARK.search(c) for c in others):
+            open_.append(text(opt)[0])  # "| C | maybe |": a row kept open
         if any(_POS_MARK.search(c) for c in others) and not any(_NEG_MARK.search(c) and c for c in others
                                                                if not _POS_MARK.search(c)):
             marked.append(text(opt)[0])
     if seen < 2 or not marked:
         return None
+    if set(open_) - set(marked):
+        return Claim(m.start(), m.end(), None, "a row of the table is kept open: " + "/".join(sorted(set(open_))), "table")
     if len(set(marked)) > 1:
         return Claim(m.start(), m.end(), None, "several rows of the table are marked: " + "/".join(sorted(set(marked))),
                      "table")
     return Claim(m.start(), m.end(), marked[0], "", "table")
+
+
+_OPEN_MARK = re.compile(r"(?i)(?<![^\W_])(?:maybe|perhaps|possibly|unsure|not sure|uncertain|could be|might|either)"
+                        r"(?![^\W_])|\?")  # a row marked as still possible
 
 
 def verdicts(t: str, spec, free) -> Optional[Claim]:
