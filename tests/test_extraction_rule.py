@@ -917,3 +917,13 @@ def test_four_placements_said_in_english(text, answer):
 ])
 def test_a_table_row_or_a_note_beside_the_answer_that_keeps_another_open(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("A: no\nB: yes\nC: no\nD: no", "B"), ("Answer: C. A has the wrong colour.", "C"),
+    # the other side: another option kept possible in a verdict list, or in an explanation opening with its letter
+    ("A: no\nB: yes\nC: maybe\nD: no", None), ("A ✗ B ✓ C ? D ✗", None), ("A: no, B: yes, C: possibly, D: no", None),
+    ("Answer: C\n\nExplanation: A could work too.", None), ("Answer: C\n\nExplanation: C matches, but honestly A could work too.", None),
+])
+def test_another_option_kept_possible_beside_the_answer(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer

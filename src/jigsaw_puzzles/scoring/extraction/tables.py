@@ -20,6 +20,8 @@ _VERDICT = re.compile(r"(?:^|(?<=[\n;,.\s]))[ \t]*(?:[-*\u2022][ \t]*)?(?:option
                       r"(?:\[[\d,\s]+\][ \t]*)?(?:[:=\-\u2013\u2014]|->|\u2192)?[ \t]*(" + _VERDICT_WORD + r")"
                       r"(?=[ \t]*(?:[,.;:!\n(\u2014\-]|\s+[A-Z(\[]|\s+(?:" + _MARK + r")|$))"
                       r"|(?:^|(?<=\s))(" + _MARK + r")[ \t]*(?:option[ \t]+)?[(\[]?((?-i:[A-Z]))[)\]]?(?![A-Za-z0-9])", re.I | re.M)
+_OPEN_VERDICT = re.compile(r"(?:^|(?<=[\n;,.\s]))[ \t]*(?:[-*\u2022][ \t]*)?[(\[]?((?-i:[A-Z]))[)\]]?[ \t]*(?:[:=\-\u2013\u2014]|->)?"
+                           r"[ \t]*(?:maybe|possibly|perhaps|unsure|not sure|could be|might|\?)", re.I | re.M)
 _VERDICT_POS = {"yes", "correct", "right", "true", "\u2713", "\u2705", "\u2714", "\u2714\ufe0f", "match", "matches",
                 "fits", "ok", "okay", "对", "正确", "是", "o", "\u2611", "\u2611\ufe0f", "\U0001f7e2"}
 
@@ -110,6 +112,10 @@ def verdicts(t: str, spec, free) -> Optional[Claim]:
         return None
     pos = sorted(k for k, v in last.items() if v)
     start, end = spans[0][0], spans[-1][1]
+    kept = {m.group(1) for m in _OPEN_VERDICT.finditer(t, start, min(len(t), end + 80))} & set(spec.letters)
+    if kept - set(pos):  # "A: no / B: yes / C: maybe": another kept open
+        return Claim(start, end, None, "an option is judged possible beside the one judged correct: " + "/".join(sorted(kept)),
+                     "verdicts")
     if len(pos) == 1:
         return Claim(start, end, pos[0], "", "verdicts")
     if pos:
