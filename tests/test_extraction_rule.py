@@ -927,3 +927,14 @@ def test_a_table_row_or_a_note_beside_the_answer_that_keeps_another_open(text, a
 ])
 def test_another_option_kept_possible_beside_the_answer(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("It matches area B, the one on the right side next to the window.", "B"), ("The answer is A (the one by the window).", "A"),
+    ("The answer is A, the one by the window. B is wrong.", "A"),
+    # the other side: the description hedges, rules the answer out, or holds a condition
+    ("The answer is A, the one with the sky, or maybe B.", None), ("The answer is A, the one that does not match.", None),
+    ("The answer is A, the one I'd pick if the sky were lower.", None),
+])
+def test_the_answer_described_as_the_one(text, answer):
+    assert classify_response(text, "piece_localization_easy").answer == answer

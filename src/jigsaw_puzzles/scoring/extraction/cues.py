@@ -209,13 +209,26 @@ def runners_up(t: str) -> str:
             t = t[:m.start()] + " " * (m.end() - m.start()) + t[m.end():]
     return t
 
-def reason_in_brackets(t: str, pos: int, others) -> bool:
-    """A bracket after the answer that only says why it fits ("A (the fronds match the undergrowth around mask A)"): a
-    word of fit, nothing against it, no other option (``others``: what the bracket names besides the answer), and no
-    negation, hedge, condition, doubt or convention; read as the answer's explanation."""
-    close = t.find(")", pos)
-    return close > 0 and not others and judged_fit(t, pos, close) and not any(
-        pattern(k).search(t, pos, close) for k in ("negation", "condition", "doubt", "convention"))
+_THE_ONE = re.compile(r",?[ \t]*the one(?![^\W_])", re.I)
+
+
+def reason_beside(t: str, pos: int, others) -> bool:
+    """What follows the answer only says why it fits or which it is: a bracket that judges a fit ("A (the fronds
+    match the undergrowth around mask A)") or ", the one ..." ("Area B, the one by the window"). Nothing else may be
+    in it: no other option (``others(lo, hi)``), negation, hedge, condition, doubt or convention. Read as an
+    explanation."""
+    if t[pos] == "(":
+        end = t.find(")", pos)
+        if end < 0 or not judged_fit(t, pos, end):
+            return False
+    elif _THE_ONE.match(t, pos):
+        end = next((i for i in range(pos + 1, len(t)) if t[i] in ".;!?\n"), len(t))
+        if pattern("hedge").search(t, pos, end):
+            return False
+    else:
+        return False
+    return not others(pos, end) and not any(pattern(k).search(t, pos, end) for k in ("negation", "condition", "doubt",
+                                                                                      "convention"))
 
 
 _SKIP_LINE = re.compile(r"[\s\u00a4\-=_*~+|:.]*|[\s\u2500-\u257f|+\-]*")

@@ -43,7 +43,7 @@ from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _
                    _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON,
                    _FOOTNOTE_DEF, _HEDGED, _IDIOMS, _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE,
                    _OPEN, _paragraph_end, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, rows_disagree, _REMARK_START, _RESTATES,
-                   _SEP_BEFORE, subject_before, _withdrawal, said_against, runners_up, cut_off, appositives, reason_in_brackets)
+                   _SEP_BEFORE, subject_before, _withdrawal, said_against, runners_up, cut_off, appositives, reason_beside)
 from .forms import pattern
 from .beside import Beside
 from .prose import anomaly_prose, changes_said
@@ -254,8 +254,8 @@ class _Reading(Scope, Beside):
                         (apposed is None or apposed.value == m.value):  # "A — Candidate 1 matches the sunset"
                     explain_at = pos
                     break
-            if ch == "(" and reason_in_brackets(t, pos, [x for x in self._within(pos, t.find(")", pos)) if x.value != m.value]):
-                explain_at = pos  # "A (the patch's fern fronds match the undergrowth)"
+            if ch in "(,t" and reason_beside(t, pos, lambda a, b: [x for x in self._within(a, b) if x.value != m.value]):
+                explain_at = pos  # "A (the patch's fern fronds match the undergrowth)", "B, the one by the window"
                 break
             if ch.isspace() or ch in _KNOWN_PUNCT:
                 pos += 1
