@@ -938,3 +938,14 @@ def test_another_option_kept_possible_beside_the_answer(text, answer):
 ])
 def test_the_answer_described_as_the_one(text, answer):
     assert classify_response(text, "piece_localization_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("Were I forced to choose, D.", "D"), ("If forced to choose, D.", "D"), ("If I had to bet, C.", "C"),
+    ("Unless I'm mistaken, D.", "D"),  # forced choices and a disclaimer, as "If I had to choose, D." already read
+    # the other side: a condition on the pictures, a hedge or a negation still abstains
+    ("Unless the sky is lower, D.", None), ("Unless I'm mistaken, D, or maybe C.", None),
+    ("Unless I'm mistaken, the answer is not D.", None), ("If the images were forced to fit, D.", None),
+])
+def test_a_forced_choice_or_a_disclaimer_before_the_answer(text, answer):
+    assert classify_response(text, "missing_piece_selection_hard").answer == answer

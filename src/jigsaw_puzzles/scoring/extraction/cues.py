@@ -233,7 +233,8 @@ def reason_beside(t: str, pos: int, others) -> bool:
 
 _SKIP_LINE = re.compile(r"[\s\u00a4\-=_*~+|:.]*|[\s\u2500-\u257f|+\-]*")
 _IDIOMS = re.compile(r"(?<![^\W_])if (?:i|we) (?:had|have|must|were) to (?:guess|choose|pick|bet|say)|if forced to "
-                     r"(?:choose|pick|guess)|if i'm forced to choose|were (?:i|we) (?:forced )?to (?:choose|pick|guess)|as if",
+                     r"(?:choose|pick|guess)|if i'm forced to choose|were (?:i|we) (?:forced )?to (?:choose|pick|guess)|as if|"
+                     r"unless i(?:'m| am) (?:mistaken|wrong)|if i (?:had|must) to (?:bet|wager)",
                      re.I)
 
 
