@@ -20,8 +20,11 @@ _VERDICT = re.compile(r"(?:^|(?<=[\n;,.\s]))[ \t]*(?:[-*\u2022][ \t]*)?(?:option
                       r"(?:\[[\d,\s]+\][ \t]*)?(?:[:=\-\u2013\u2014]|->|\u2192)?[ \t]*(" + _VERDICT_WORD + r")"
                       r"(?=[ \t]*(?:[,.;:!\n(\u2014\-]|\s+[A-Z(\[]|\s+(?:" + _MARK + r")|$))"
                       r"|(?:^|(?<=\s))(" + _MARK + r")[ \t]*(?:option[ \t]+)?[(\[]?((?-i:[A-Z]))[)\]]?(?![A-Za-z0-9])", re.I | re.M)
+#: An option kept possible, in a table's row or a verdict list ("| C | maybe |", "C: ?").
+_OPEN = r"(?:(?<![^\W_])(?:maybe|perhaps|possibly|unsure|not sure|uncertain|could be|might|either)(?![^\W_])|\?)"
+_OPEN_MARK = re.compile(_OPEN, re.I)
 _OPEN_VERDICT = re.compile(r"(?:^|(?<=[\n;,.\s]))[ \t]*(?:[-*\u2022][ \t]*)?[(\[]?((?-i:[A-Z]))[)\]]?[ \t]*(?:[:=\-\u2013\u2014]|->)?"
-                           r"[ \t]*(?:maybe|possibly|perhaps|unsure|not sure|could be|might|\?)", re.I | re.M)
+                           r"[ \t]*" + _OPEN, re.I | re.M)
 _VERDICT_POS = {"yes", "correct", "right", "true", "\u2713", "\u2705", "\u2714", "\u2714\ufe0f", "match", "matches",
                 "fits", "ok", "okay", "对", "正确", "是", "o", "\u2611", "\u2611\ufe0f", "\U0001f7e2"}
 
@@ -90,9 +93,6 @@ def table(t: str, m: re.Match, spec, text, anomaly) -> Optional[Claim]:
                      "table")
     return Claim(m.start(), m.end(), marked[0], "", "table")
 
-
-_OPEN_MARK = re.compile(r"(?i)(?<![^\W_])(?:maybe|perhaps|possibly|unsure|not sure|uncertain|could be|might|either)"
-                        r"(?![^\W_])|\?")  # a row marked as still possible
 
 
 def verdicts(t: str, spec, free) -> Optional[Claim]:
