@@ -949,3 +949,14 @@ def test_the_answer_described_as_the_one(text, answer):
 ])
 def test_a_forced_choice_or_a_disclaimer_before_the_answer(text, answer):
     assert classify_response(text, "missing_piece_selection_hard").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("D\n\nSources: 1. jigsaw-puzzles dataset card\n\nWas this helpful?", "D"),
+    ("D\n\nSources:\n1. The dataset card\n2. Wikipedia, Jigsaw puzzle", "D"),
+    # the other side: a "source" that names an option, a list, or says something of the answer is no residue
+    ("D\n\nSources: 1. Option B is better", None), ("D\n\nSources: 1. the answer is actually c", None),
+    ("D\n\nSources: 1. I was wrong", None), ("D\n\nSources: 1. [B]", None), ("D\n\nSources: 1. 2 4 1 3", None),
+])
+def test_a_list_of_sources_without_links_after_the_answer(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer

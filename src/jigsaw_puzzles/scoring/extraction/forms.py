@@ -193,7 +193,10 @@ def pattern(name: str) -> re.Pattern:
         return re.compile(a(forms("neutral") - forms("hedge") - forms("negation")), re.I)  # "of": Dutch "or"
     if name == "residue":
         r = a(forms("residue"))
-        return re.compile(rf"^[ \t]*related[ \t]*(?:\n[ \t]*[^\n]{{3,120}}\?[ \t]*)+$|^[ \t]*{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?))*[ \t:.]*$|^[ \t]*sources?[ \t]*:?[ \t]*(?:none|n/a|-|\u2014|"
+        w = "answer|wrong|not?|actually|ignore|disregard|guess|idea|sure|kidding|joke|wait|mistake|option|choice"  # a note
+        return re.compile(rf"^[ \t]*sources?[ \t]*:[ \t]*(?:\n[ \t]*)?\d{{1,2}}[.)](?:(?!\b(?:[a-h]|{w})\b)[^\n\[\]\d])+"
+                          rf"(?:\n[ \t]*\d{{1,2}}[.)](?:(?!\b(?:[a-h]|{w})\b)[^\n\[\]\d])+)*[ \t]*$|"
+                          rf"^[ \t]*related[ \t]*(?:\n[ \t]*[^\n]{{3,120}}\?[ \t]*)+$|^[ \t]*{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?))*[ \t:.]*$|^[ \t]*sources?[ \t]*:?[ \t]*(?:none|n/a|-|\u2014|"
                           rf"\d{{1,2}}[.)][^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)\b|/wiki/)[^\n]*)?[ \t]*$"
                           rf"(?:\n[ \t]*(?:\d{{1,2}}[.)]|[-\u2022*]|\[\d{{1,2}}\]|https?:)[^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)"
                           rf"\b|\u2013|\u2014| - )[^\n]*)*|^[ \t]*(?:\u2192|->|\u2022|-)"
