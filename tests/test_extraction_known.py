@@ -221,6 +221,13 @@ def test_a_negation_of_any_language_before_an_answer_is_never_read():
     assert n > 500
 
 
+def test_a_sign_touching_an_answer_is_never_read():
+    for sign in ("!", "-", "~", "\u2212", "\u00ac", "\u2260", "!=", "\u274c"):
+        for form in ("Answer: {s}B", "The answer is {s}B.", "{s}B", "Final answer: **{s}B**", "答案是{s}B"):
+            text = form.format(s=sign)
+            assert classify_response(text, PLH).status != PARSED, text
+
+
 @pytest.mark.slow
 def test_ten_thousand_unknown_tokens_are_never_read():
     n = _check_compositions(2500, 24)

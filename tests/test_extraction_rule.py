@@ -960,3 +960,12 @@ def test_a_forced_choice_or_a_disclaimer_before_the_answer(text, answer):
 ])
 def test_a_list_of_sources_without_links_after_the_answer(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("Answer: -B", None), ("Answer: ~B", None), ("Answer: \u2212B", None), ("-B", None),  # a sign touching the letter
+    # the other side: a dash with a space is a bullet or a separator, a hyphen between an item and its letter a key
+    ("Answer: - B", "B"), ("Answer:\n- B", "B"), ("- B", "B"), ("1-B", "B"),
+])
+def test_a_minus_or_a_tilde_touching_the_answer(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
