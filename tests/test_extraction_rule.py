@@ -969,3 +969,70 @@ def test_a_list_of_sources_without_links_after_the_answer(text, answer):
 ])
 def test_a_minus_or_a_tilde_touching_the_answer(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("Ruled out:\nB\nD", None), ("Definitely not:\nB\nD\n\nStill comparing A and C.", None),  # a run under a rejecting label
+    ("Worst matches:\nA\nC", None),
+    # the other side: a run of one answer repeated, or an answer under a label that commits
+    ("Final answer:\nC\nC", "C"), ("Ruled out:\nB\n\nAnswer: C", "C"),
+])
+def test_a_run_of_bare_answers_is_read_under_the_line_above_the_run(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # a concession does not replace the answer before it, and keeps open an option it says fits
+    ("C. Although D fits.", None), ("C. Though D fits.", None), ("C. Because the brick matches, although D fits.", None),
+    ("C. Porque el ladrillo coincide, aunque D encaja.", None), ("C, obwohl D passt.", None),
+    ("C. Then again, D fits.", None), ("C, although D matches the sky.", None),
+    # the other side: a concession that grants a feature, or rules the option out, keeps the answer; a turn set off
+    # by commas (", though,") and "looking again" still replace it
+    ("C, although D is close, its sky is off.", "C"), ("C, although area D contains similar foliage.", "C"),
+    ("The answer is C. Image 2 has the sun, though, so the answer is D.", "D"),
+    ("The answer is C. Though, looking again, the answer is D.", "D"),
+])
+def test_a_concession_keeps_another_option_open_and_replaces_nothing(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("D. A is too dark.", "D"), ("D. It fits the brick pattern; A is too dark and C is the wrong scale.", "D"),
+    ("C, because the horizon matches; B's horizon is too low.", "C"),  # "too" before an adjective is no "also"
+    # the other side: "too" as "also" keeps the option open
+    ("D. A fits too.", None), ("D. A too fits.", None), ("D. A too could work.", None), ("D. A is good too, but darker.", None),
+])
+def test_too_before_an_adjective_rejects_and_too_as_also_keeps_open(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    ("The answer is C. Would you like me to explain why?", PLH, "C"), ("B. Anything else?", PLH, "B"),
+    ("D — want me to do the next puzzle too?", PLH, "D"), ("C\n\nIs there anything else I can help with?", PLH, "C"),
+    ("[4, 3, 2, 1]\n\nShall I walk you through how I matched the edges?", "order_generation", "[4, 3, 2, 1]"),
+    ("Draft: A (to be confirmed)\nThe lower edges don't meet.\nConfirmed: A", PLH, "A"),
+    ("A\n\n*AI responses may contain mistakes. Please verify important information.*", PLH, "A"),
+    ("补丁的树枝和B区域吻合，所以是B。", PLH, "B"),
+    # the other side: an offer that doubts or changes the answer, a later "so it is" that gives another answer, a note
+    # that renumbers the order
+    ("C. Should I change it to B?", PLH, None), ("C. Want me to switch to d?", PLH, None),
+    ("C. Shall I pick another one?", PLH, None), ("C. Would you like me to double-check?", PLH, None),
+    ("C. Do you want me to try again?", PLH, None), ("Confirmed: not A", PLH, None),
+    ("答案是A。补丁中的树枝和B区域周围的树枝完全吻合，所以是B。", PLH, None),
+    ("[7, 2, 9, 4, 1, 6, 3, 8, 5]\n\n(Each number is the grid position where image 1, image 2, image 3, ... belongs, in that "
+     "order.)", "order_generation_3x3", None),
+])
+def test_an_offer_after_the_answer_and_so_it_is(text, config, answer):
+    assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("答案是D：阴影方向一致。", "D"), ("答案是B。等等，不对，应该是D：阴影方向和D区一致。", "D"),  # a full-width colon opens a remark
+    ("Não é a B, é a C: a cerca continua no candidato 3.", "C"),  # Portuguese "no" is "in the"
+    # the other side: a remark that keeps another open, withdraws, disclaims, or makes the answer conditional
+    ("答案是D：也可能是B。", None), ("答案是D：B也可以。", None), ("答案是D：不对，是B。", None), ("答案是D：开玩笑的。", None),
+    ("答案是D：如果图片旋转了的话。", None), ("答案是D，因为如果放在那里，阴影一致。", None),
+    ("A resposta é C. Não é o candidato 3.", None),
+])
+def test_a_remark_after_a_full_width_colon_and_portuguese_no(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy" if "candidat" in text else PLH).answer == answer

@@ -8,8 +8,9 @@ import re
 
 from ...spec import ANOMALY, ORDER, ORIENTED, format_oriented
 from .common import AMBIGUOUS, negated
-from .cues import Commit, _error_words, regions_said, rows_disagree
+from .cues import Commit, _error_words
 from .forms import pattern, table
+from .positions import regions_said, rows_disagree
 from .prose import anomaly_prose, oriented_prose
 
 

@@ -350,6 +350,7 @@ _NEG_LIST = re.compile(
     r"|be (?:it|right|correct|the answer))| ?(?:[:=]|->|-+) ?(?:all |both )?(?:wrong|incorrect|no|ruled out))(?![A-Za-z])",
     re.I)
 _WINDOW = 48
+_PT_NOUN = re.compile(r"(?:candidat[oa]|imagem|opção|região|área|bloco|quadrante|recorte|fragmento|canto|lado)(?![^\W_])", re.I)
 
 
 _RUN_BEFORE_REV = re.compile(r"(?:\s*(?:,|ro|ron|dna|&|/)\s*(?:noitpo\s+)?[(\[]?[A-Z][)\]]?(?![A-Za-z]))+\s*(?:,|ro|ron|dna|&|/)?\s*")
@@ -381,6 +382,8 @@ def _negation_span(t: str, start: int, end: int) -> Optional[tuple[int, int]]:
                 return start, m.end()
     back = t[max(0, start - _WINDOW - 1):start][::-1]
     m = _NEG_BEFORE_REV.match(back)
+    if m is not None and back[:m.end()].strip().lower() == "on" and _PT_NOUN.match(t, start):
+        m = None  # Portuguese "no" is "in the": "a cerca continua no candidato 3"
     if m is None and end - start == 1:  # a letter in a run the negation opens: "not C or D", "neither A nor B"
         run = _RUN_BEFORE_REV.match(t[max(0, start - 80):start][::-1])
         if run is not None:

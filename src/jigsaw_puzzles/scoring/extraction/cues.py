@@ -145,7 +145,7 @@ def judged_fit(t: str, lo: int, hi: int) -> bool:
         pattern("hedge").search(t, lo, hi) is None
 
 
-_REMARK_START = re.compile(r"\s*(?:\u2014|\u2013|--| - |:(?=\s+\S))\s*|\s*,?\s*(?:though|although|but|however)(?![^\W_])",
+_REMARK_START = re.compile(r"\s*(?:\u2014|\u2013|--| - |:(?=\s+\S)|:(?=[\u2e80-\u9fff\uac00-\ud7af]))\s*|\s*,?\s*(?:though|although|but|however)(?![^\W_])",
                            re.I)
 #: A remark after the answer that opens by judging it out ("C – no", "B — wrong", "D: unlikely, the sky is off").
 _SAID_AGAINST = re.compile(r"[\s*]*(?:(?:no|nope|not|wrong|incorrect|false|unlikely|impossible|implausible|rejected|excluded|"
@@ -313,21 +313,35 @@ def _withdrawal(t: str, u0: int, u1: int) -> Optional[int]:
 _OF_ARTICLE = re.compile(r"of\s+(?:the|a|an|its|this|that|their|his|her|it|them)(?![^\W_])", re.I)
 
 
+_TOO_ADJ = re.compile(r"(?<![^\W_])too(?=[ \t]+(?!(?:but|though|and|or|since|because|as|if|so|then|now|is|was|are|fits?|match\w*|works?|looks?|seems?|could|might|would|may|can|lines?|aligns?|continues?|plausible|possible|likely|viable|valid|good|close)(?![^\W_]))"
+                      r"[^\W\d_])", re.I)
+
+
 def _chosen_near(t: str, x: Mention) -> bool:
     """Another answer kept open or preferred in its clause ("D is also plausible", "maybe D", "B fits better"), not
     one described or rejected ("candidate 3 looks close, but the water is off, so not it")."""
     c0, c1 = clause_start(t, x.start), _clause_end(t, x.end)
     lo, hi = max(c0, x.start - _CHOICE_WINDOW), min(c1, x.end + _CHOICE_WINDOW)
     hedged = any(not _OF_ARTICLE.match(t, h.start()) for h in pattern("hedge").finditer(t, lo, hi))
-    if hedged or _OPEN_NEAR.search(t, lo, hi) is not None:  # (Dutch "of" is "or"; "a piece of the fence" is not)
+    near = " " + _TOO_ADJ.sub(lambda m: "   ", t[lo:hi])  # "A is too dark": "too" is no "also" there
+    if hedged or _OPEN_NEAR.search(near) is not None:  # (Dutch "of" is "or"; "a piece of the fence" is not)
         return not _conceded(t, x, lo, c1)
     if _rejected(t, x):
         return False
-    return pattern("choice").search(t, lo, hi) is not None
+    return pattern("choice").search(near) is not None
 
 
 _ALSO = re.compile(r"(?<![^\W_])(?:also|too|as well|también|também|auch|aussi|anche|тоже|также|ook|też|juga)(?![^\W_])",
                    re.I)
+#: "though" set off by commas turns to another answer ("Image 2 has the sun, though, and ..."); "although D fits" concedes.
+_THOUGH = re.compile(r",[ \t]*though[ \t]*[,.:;\u2014\u2013]", re.I)
+
+
+def turned(t: str, lo: int, hi: int) -> bool:
+    """A withdrawal or a turn ("but", "looking again", ", though,") in ``t[lo:hi]``: a later answer replaces one before."""
+    return any(p.search(t, lo, hi) for p in (pattern("withdraw"), pattern("contrast"), _THOUGH))
+
+
 _BUT = re.compile(r"(?<![^\W_])(?:but|yet|though|although|however|pero|mas|aber|mais|ma|но|але|ale|maar|men|ama|tapi|"
                   r"tetapi)(?![^\W_])", re.I)
 _BUT_REJECTS = re.compile(r"[^\n;.]*?(?:(?<![^\W_])(?:not|no|never|wrong|different|worse|off|mismatch\w*|lacks?|too|"
@@ -347,6 +361,22 @@ def _conceded(t: str, x: Mention, lo: int, c1: int) -> bool:
         pattern("choice").search(_ALSO.sub(" ", t[x.end:but.start()])) is None
 
 
+_CONCEDE = re.compile(r"(?:(?<![^\W_])(?:although|though|even though|even if|aunque|embora|obwohl|bien que|quoique|anche se|"
+                      r"sebbene|хотя|хоча|mặc dù|meskipun|walaupun|ondanks|chociaż|mặc dầu)|虽然|雖然|尽管|儘管)(?![^\W_])[^.;\n]*$", re.I)
+
+
+_HAS = re.compile(r"contain|show|muestr|contien|mostr|zeig|enth|montr|cont[ée]m|содерж|показ", re.I)
+
+
+def conceded_open(t: str, x: Mention) -> bool:
+    """Another answer said to fit in a concession and not ruled out in its sentence: "C, although D fits", "aunque D
+    encaja" keep D open; "although D is close, its sky is off", "although C has similar foliage" do not."""
+    c1 = _clause_end(t, x.end)
+    fit = pattern("support").search(t, x.end, c1)  # a word of fit, not of content ("contains", "muestra")
+    return fit is not None and not _HAS.match(fit.group(0)) and _CONCEDE.search(t, max(0, x.start - 100), x.start) is not \
+        None and not _rejected(t, x) and _BUT_REJECTS.match(t[:c1], x.end) is None
+
+
 def _rejected(t: str, x: Mention) -> bool:
     """What is said of another answer rules it out ("1 2 4 3 would break the seam", "C is too dark")."""
     c1 = _clause_end(t, x.end)
@@ -356,52 +386,6 @@ def _rejected(t: str, x: Mention) -> bool:
         _REJECTED.search(t, lo, x.start) is not None
 
 
-_IMG = r"(?:<\s*)?(?:image|img|piece|tile|picture)\s*#?\s*([1-4])(?:\s*>)?"
-_PLACED_IMG = re.compile(r"(?<![^\W_])(?:<\s*)?(?:images?|img|pieces?|tiles?|pictures?|crops?|imagen|imagem|bild|immagine)"
-                         r"\s*#?\s*([1-9])(?!\d)(?:\s*>)?|(?:图|圖|画像|이미지)\s*([1-9])", re.I)
-_CORNER = re.compile(r"((?:top|upper)[\s+-]*left|(?:top|upper)[\s+-]*right|(?:bottom|lower)[\s+-]*left|(?:bottom|lower)[\s+-]*"
-                     r"right)(?![^\W_])(?!\s*(?:corner|edge|side)?\s*of\b)|(?<![^\W_])(?-i:TL|TR|BL|BR)(?![^\W_])|"
-                     r"(左上|右上|左下|右下)", re.I)
-_CORNER_NUMBER = re.compile(r"(?<![^\W_])((?-i:TL|TR|BL|BR))\s*[:=]\s*([1-4])(?!\d)|(?<![\d.,])([1-4])\s*(?:\u2192|->|=>)\s*"
-                            r"((?:top|upper|bottom|lower)[\s-]*(?:left|right))(?![^\W_])|\|\s*((?:top|upper|bottom|lower)[\s-]*"
-                            r"(?:left|right))\s*\|\s*(?:image\s*|#)?([1-4])\s*\|", re.I)  # "| top-left | 3 |"
-_BARE_PLACED = re.compile(r"[ \t*-]*(?:then[ \t]+)?([1-4])[ \t]+(?:(?:goes|is|sits)[ \t]+)?(?:(?:in|at|on)[ \t]+)?(?:the[ \t]+)?"
-                          r"(?:top|upper|bottom|lower)[\s+-]*(?:left|right)[ \t:]*$", re.I)
-_CORNER_INDEX = {"tl": 0, "tr": 1, "bl": 2, "br": 3, "左上": 0, "右上": 1, "左下": 2, "右下": 3}
-
-
-def _corner(name: str) -> Optional[int]:
-    """The 2x2 region a corner's name gives ("top-left", "Lower right", "TR", "左下"), or None."""
-    return _CORNER_INDEX.get(re.sub(r"[\s+-]+", "", name.lower()).replace("upper", "t").replace("lower", "b").replace(
-        "top", "t").replace("bottom", "b").replace("left", "l").replace("right", "r"), _CORNER_INDEX.get(name))
-
-
-def regions_said(t: str) -> list[tuple[int, int]]:
-    """(region index, image) for each place the text gives an image on a 2x2 grid: "image 3 is the top-left",
-    "top-left: image 2", "左上：图2", "image 1 the flat bottom-right", "Top row: 1 and 3". A sentence that names as many
-    images as corners pairs them in order; a corner read as content ("the top-left corner of ...") does not count; a
-    sentence with a possessive image ("image 2's top-left"), a negation or a hedge is not read."""
-    out = [(2 * r + k, said[k]) for r, said in rows_said(t, 2, 2) for k in (0, 1)]
-    for m in _CORNER_NUMBER.finditer(t):  # "TL: 2", "4 → top-left" (not "image 4 → ..."), "| top-left | 3 |"
-        if m.group(1) or m.group(5) or not _PLACED_IMG.search(t[max(0, m.start() - 12):m.end()]):
-            out.append((_corner(m.group(1) or m.group(4) or m.group(5)), int(m.group(2) or m.group(3) or m.group(6))))
-    for sentence in re.split(r"[.;!?\n\u3002\uff1b]", t) if _CORNER.search(t) else ():
-        images = [int(m.group(1) or m.group(2)) for m in _PLACED_IMG.finditer(sentence)]
-        if not images or pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence):
-            continue
-        corners = [_corner(m.group(0)) for m in _CORNER.finditer(sentence)]
-        if re.search(r"\d\s*'s\b", sentence) or None in corners:
-            continue
-        if len(images) == len(corners):
-            out += list(zip(corners, images))  # "image 2 has the flat bottom-left corner, image 1 the bottom-right"
-            continue
-        for clause in re.split(r",|\s(?:and|while|whereas)\s", sentence):  # "..., image 1 is the lower-left part"
-            im, co = _PLACED_IMG.findall(clause), [_corner(m.group(0)) for m in _CORNER.finditer(clause)]
-            if len(im) == 1 and len(co) == 1 and _PLACED_IMG.match(clause.strip(" *-")):  # the image is its subject
-                out.append((co[0], int(im[0][0] or im[0][1])))
-            elif not im and len(co) == 1 and (bare := _BARE_PLACED.match(clause)):  # "Image 4 top-left, 2 top-right"
-                out.append((co[0], int(bare.group(1))))
-    return out
 
 #: A consequence drawn after the answer, in its sentence, explains it (a restating link, "i.e. C", does not).
 _THEREFORE = re.compile(r"(?:so|therefore|thus|hence|which is why|that's why|consequently|as a result|and so|"
@@ -419,8 +403,6 @@ _OR_NEXT = re.compile(r"[ \t)\]]*(?:(?:or|and/or|vs\.?|versus)[ \t]+|/[ \t]*)[\w
 _CLOSED_END = re.compile(r"[ \t]*[.!][\s.!]*\Z")  # "i choose a." ends the text: no article, a letter
 
 
-_ROW_SAID = re.compile(r"(?<![^\W_])(?:(top|upper|first|middle|second|centre|center|bottom|lower|third|last)\s+row"
-                       r"|row\s*([1-3])|(top|upper|middle|bottom|lower)(?=\s*[:=]))(?![^\W_])[ \t]*(?:[:=\u2013\u2014-]|is|has|reads)?([^\n;]*?)(?=\.\s|[.\n;]|$)", re.I)
 
 
 #: Where a Piece Localization mask lies, said beside its letter ("C, the bottom left", "B (the lower one)", "area B, in
@@ -430,26 +412,3 @@ PL_PLACE = re.compile(r"[ \t]*(?:in |at |on |near )?(?:the )?(?:very )?(?:(?:top
                       r"|mask|hole))*)(?:[ \t]+(?:of|in)[ \t]+(?:the[ \t]+)?(?:photo|image|picture|original|frame|scene|main image))?"
                       r"(?![^\W_])|[ \t]*(?:the )?one (?:over|near|by|next to|beside|above|below|under|on|in|at|with) (?:the )?"
                       r"[^\W\d_]+(?: [^\W\d_]+)?(?=[ \t]*[).,;]|$)", re.I)
-_ROW_BODY = re.compile(r"[\s\d,&|>\u2192\u2013\u2014-]*(?:(?:images?|pieces?|tiles?|and|then|is|are)[\s\d,&|>\u2192\u2013\u2014-]*)*", re.I)
-
-
-def rows_said(text: str, rows: int, cols: int) -> list[tuple[int, list[int]]]:
-    """(row index, images) for each row said in prose with numbers only ("Top row: 4, 9, 2.", "the second row is 3 5
-    7", "Top row: image 1 and image 3", "Top: 1, 2; bottom: 4, 3"); a row that also says something else is not read."""
-    out = []
-    for m in _ROW_SAID.finditer(text):
-        word = (m.group(1) or m.group(2) or m.group(3)).lower()
-        r = {"top": 0, "upper": 0, "first": 0, "1": 0, "second": 1, "2": 1, "third": 2, "3": 2,
-             "bottom": rows - 1, "lower": rows - 1, "last": rows - 1}.get(word, 1 if rows == 3 else None)
-        bare = re.sub(r"\([^()]*\)", " ", m.group(4)).replace("*", " ")  # "Top row: 1 (sky), 5, 7": numbers only
-        bare = re.split(r"\s[\u2014\u2013-]\s|:\s", bare)[0]  # "**Row 1:** 3, 9, 1 — sky and the sail"
-        said = [int(d) for d in re.findall(r"(?<!\d)[1-9](?!\d)", bare)]
-        if _ROW_BODY.fullmatch(bare) and r is not None and r < rows and len(said) == cols:
-            out.append((r, said))
-    return out
-
-
-def rows_disagree(text: str, order, rows: int, cols: int) -> bool:
-    """A row said in prose that ``order`` puts otherwise."""
-    return bool(order) and len(order) == rows * cols and any(
-        list(order[r * cols:(r + 1) * cols]) != said for r, said in rows_said(text, rows, cols))

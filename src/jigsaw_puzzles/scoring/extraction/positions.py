@@ -1,4 +1,5 @@
-"""Cells named in words, per grid: Anomaly Detection's "Error Position" and "Error Type" values.
+"""Cells named in words, per grid: Anomaly Detection's "Error Position" and "Error Type" values, and the order
+tasks' pieces placed in words ("image 3 is the top-left", "Top row: 4, 9, 2"; :func:`regions_said`, :func:`rows_said`).
 
 The sub-images of an R x C item are lettered row by row (``A`` top-left ... the last letter bottom-right), so a
 position word means a different letter on each grid: "bottom-right" is ``D`` on 2x2 and ``I`` on 3x3. A value is
@@ -24,6 +25,7 @@ import re
 from typing import Optional
 
 from ...spec import LETTERS
+from .forms import pattern
 
 _ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
         "top": 1, "leftmost": 1, "upper": 1}
@@ -119,3 +121,77 @@ def _cells(value: str, rows: int, cols: int) -> tuple[set, str]:
 _TYPE_WORD = re.compile(r"(?<![a-z])(rotat|turn|spun|mirror|flip|reflect)")
 
 
+# ------------------------------------------------------------------ pieces placed in words (the order tasks)
+_IMG = r"(?:<\s*)?(?:image|img|piece|tile|picture)\s*#?\s*([1-4])(?:\s*>)?"
+_PLACED_IMG = re.compile(r"(?<![^\W_])(?:<\s*)?(?:images?|img|pieces?|tiles?|pictures?|crops?|imagen|imagem|bild|immagine)"
+                         r"\s*#?\s*([1-9])(?!\d)(?:\s*>)?|(?:图|圖|画像|이미지)\s*([1-9])", re.I)
+_CORNER = re.compile(r"((?:top|upper)[\s+-]*left|(?:top|upper)[\s+-]*right|(?:bottom|lower)[\s+-]*left|(?:bottom|lower)[\s+-]*"
+                     r"right)(?![^\W_])(?!\s*(?:corner|edge|side)?\s*of\b)|(?<![^\W_])(?-i:TL|TR|BL|BR)(?![^\W_])|"
+                     r"(左上|右上|左下|右下)", re.I)
+_CORNER_NUMBER = re.compile(r"(?<![^\W_])((?-i:TL|TR|BL|BR))\s*[:=]\s*([1-4])(?!\d)|(?<![\d.,])([1-4])\s*(?:\u2192|->|=>)\s*"
+                            r"((?:top|upper|bottom|lower)[\s-]*(?:left|right))(?![^\W_])|\|\s*((?:top|upper|bottom|lower)[\s-]*"
+                            r"(?:left|right))\s*\|\s*(?:image\s*|#)?([1-4])\s*\|", re.I)  # "| top-left | 3 |"
+_BARE_PLACED = re.compile(r"[ \t*-]*(?:then[ \t]+)?([1-4])[ \t]+(?:(?:goes|is|sits)[ \t]+)?(?:(?:in|at|on)[ \t]+)?(?:the[ \t]+)?"
+                          r"(?:top|upper|bottom|lower)[\s+-]*(?:left|right)[ \t:]*$", re.I)
+_CORNER_INDEX = {"tl": 0, "tr": 1, "bl": 2, "br": 3, "左上": 0, "右上": 1, "左下": 2, "右下": 3}
+
+
+def _corner(name: str) -> Optional[int]:
+    """The 2x2 region a corner's name gives ("top-left", "Lower right", "TR", "左下"), or None."""
+    return _CORNER_INDEX.get(re.sub(r"[\s+-]+", "", name.lower()).replace("upper", "t").replace("lower", "b").replace(
+        "top", "t").replace("bottom", "b").replace("left", "l").replace("right", "r"), _CORNER_INDEX.get(name))
+
+
+def regions_said(t: str) -> list[tuple[int, int]]:
+    """(region index, image) for each place the text gives an image on a 2x2 grid: "image 3 is the top-left",
+    "top-left: image 2", "左上：图2", "image 1 the flat bottom-right", "Top row: 1 and 3". A sentence that names as many
+    images as corners pairs them in order; a corner read as content ("the top-left corner of ...") does not count; a
+    sentence with a possessive image ("image 2's top-left"), a negation or a hedge is not read."""
+    out = [(2 * r + k, said[k]) for r, said in rows_said(t, 2, 2) for k in (0, 1)]
+    for m in _CORNER_NUMBER.finditer(t):  # "TL: 2", "4 → top-left" (not "image 4 → ..."), "| top-left | 3 |"
+        if m.group(1) or m.group(5) or not _PLACED_IMG.search(t[max(0, m.start() - 12):m.end()]):
+            out.append((_corner(m.group(1) or m.group(4) or m.group(5)), int(m.group(2) or m.group(3) or m.group(6))))
+    for sentence in re.split(r"[.;!?\n\u3002\uff1b]", t) if _CORNER.search(t) else ():
+        images = [int(m.group(1) or m.group(2)) for m in _PLACED_IMG.finditer(sentence)]
+        if not images or pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence):
+            continue
+        corners = [_corner(m.group(0)) for m in _CORNER.finditer(sentence)]
+        if re.search(r"\d\s*'s\b", sentence) or None in corners:
+            continue
+        if len(images) == len(corners):
+            out += list(zip(corners, images))  # "image 2 has the flat bottom-left corner, image 1 the bottom-right"
+            continue
+        for clause in re.split(r",|\s(?:and|while|whereas)\s", sentence):  # "..., image 1 is the lower-left part"
+            im, co = _PLACED_IMG.findall(clause), [_corner(m.group(0)) for m in _CORNER.finditer(clause)]
+            if len(im) == 1 and len(co) == 1 and _PLACED_IMG.match(clause.strip(" *-")):  # the image is its subject
+                out.append((co[0], int(im[0][0] or im[0][1])))
+            elif not im and len(co) == 1 and (bare := _BARE_PLACED.match(clause)):  # "Image 4 top-left, 2 top-right"
+                out.append((co[0], int(bare.group(1))))
+    return out
+
+
+_ROW_SAID = re.compile(r"(?<![^\W_])(?:(top|upper|first|middle|second|centre|center|bottom|lower|third|last)\s+row"
+                       r"|row\s*([1-3])|(top|upper|middle|bottom|lower)(?=\s*[:=]))(?![^\W_])[ \t]*(?:[:=\u2013\u2014-]|is|has|reads)?([^\n;]*?)(?=\.\s|[.\n;]|$)", re.I)
+_ROW_BODY = re.compile(r"[\s\d,&|>\u2192\u2013\u2014-]*(?:(?:images?|pieces?|tiles?|and|then|is|are)[\s\d,&|>\u2192\u2013\u2014-]*)*", re.I)
+
+
+def rows_said(text: str, rows: int, cols: int) -> list[tuple[int, list[int]]]:
+    """(row index, images) for each row said in prose with numbers only ("Top row: 4, 9, 2.", "the second row is 3 5
+    7", "Top row: image 1 and image 3", "Top: 1, 2; bottom: 4, 3"); a row that also says something else is not read."""
+    out = []
+    for m in _ROW_SAID.finditer(text):
+        word = (m.group(1) or m.group(2) or m.group(3)).lower()
+        r = {"top": 0, "upper": 0, "first": 0, "1": 0, "second": 1, "2": 1, "third": 2, "3": 2,
+             "bottom": rows - 1, "lower": rows - 1, "last": rows - 1}.get(word, 1 if rows == 3 else None)
+        bare = re.sub(r"\([^()]*\)", " ", m.group(4)).replace("*", " ")  # "Top row: 1 (sky), 5, 7": numbers only
+        bare = re.split(r"\s[\u2014\u2013-]\s|:\s", bare)[0]  # "**Row 1:** 3, 9, 1 — sky and the sail"
+        said = [int(d) for d in re.findall(r"(?<!\d)[1-9](?!\d)", bare)]
+        if _ROW_BODY.fullmatch(bare) and r is not None and r < rows and len(said) == cols:
+            out.append((r, said))
+    return out
+
+
+def rows_disagree(text: str, order, rows: int, cols: int) -> bool:
+    """A row said in prose that ``order`` puts otherwise."""
+    return bool(order) and len(order) == rows * cols and any(
+        list(order[r * cols:(r + 1) * cols]) != said for r, said in rows_said(text, rows, cols))

@@ -12,8 +12,7 @@
 3. **The link, not the reasoning.** What leads to the commitment in its sentence need not be understood word by
    word, provided it is joined in a known way: after a link ("..., so the answer is C", "所以答案是C") or a
    withdrawal, or as an introducer closed by a comma ("Looking at the edges, the answer is C"). A condition
-   ("If ..., C", "Assuming ..., A") or an unknown join is not read; nor is a lead-in that names another answer as
-   chosen.
+   ("If ..., C", "Assuming ..., A"), an unknown join or a lead-in naming another answer as chosen is not read.
 4. **Everything after it.** Each sentence after the commitment must be known words ("Hope this helps!",
    "Confidence: 90%"), chat-UI residue (blanked before), or an explanation: one that opens with a connective or a
    section label ("because ...", "Explanation: ...": the rest of that paragraph), or that supports the answer
@@ -22,9 +21,9 @@
    answer is B. Just kidding, I have no idea."; "[2, 4, 1, 3]\\nI numbered the regions column by column.").
    A withdrawal ("wait", "actually", "just kidding") after the answer: only what follows it is read, by this rule.
 5. **Nothing before it disagrees.** An earlier commitment to another answer stands unless a withdrawal or a
-   contrast ("but", "looking again") comes between ("Final answer: A. ... Final answer: C" is not read); an order
-   is not read when the regions or rows named beside it say otherwise (:mod:`.beside`), nor an answer after a
-   ``<think>`` block whose last sentences commit to another one.
+   contrast ("but", "looking again"; not a concession: "C. Although D fits." keeps D open) comes between ("Final
+   answer: A. ... Final answer: C" is not read); an order is not read when the regions or rows named beside it say
+   otherwise (:mod:`.beside`), nor an answer after a ``<think>`` block whose last sentences commit to another one.
 
 Every answer not read carries its reason (``Extraction.detail``); nothing is guessed.
 """
@@ -42,9 +41,10 @@ from .common import negation_span as _negation_span
 from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, _CONFIDENCE,
                    _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON,
                    _FOOTNOTE_DEF, _HEDGED, _IDIOMS, _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE,
-                   _OPEN, _paragraph_end, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, rows_disagree, _REMARK_START, _RESTATES,
+                   _OPEN, _paragraph_end, turned, conceded_open, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES,
                    _SEP_BEFORE, subject_before, _withdrawal, said_against, runners_up, cut_off, appositives, reason_beside)
 from .forms import pattern
+from .positions import rows_disagree
 from .beside import Beside
 from .prose import anomaly_prose, changes_said
 from .scope import Scope
@@ -386,7 +386,8 @@ class _Reading(Scope, Beside):
         if me is not None and not _PLAIN_FIRST_PERSON.match(t, me.start(), u1):
             return f"the model speaks of itself after the answer ({t[me.start():me.start() + 30]!r}): not read as explanation"
         cond = pattern("condition").search(_IDIOMS.sub(" ", t[u0:u1]))
-        if cond is not None and (len(cond.group(0)) >= 4 or cond.group(0).lower() == "if" or " " in cond.group(0)):
+        if cond is not None and (len(cond.group(0)) >= 4 or cond.group(0).lower() == "if" or " " in cond.group(0) or
+                                 cond.group(0) > "\u3000"):  # a CJK condition is a word of its own ("如果")
             return f"the answer is made to depend on a condition after it is given ({cond.group(0)!r})"
         if _JOINED_OTHER.match(t, u0):
             return "another answer is joined to the answer"
@@ -414,7 +415,8 @@ class _Reading(Scope, Beside):
             if x.answer == c.answer:
                 if negated(t, x.start, x.end) or t[x.end:x.end + 2].strip().startswith("?"):
                     return "the answer is ruled out or doubted after it is given"
-            elif not negated(t, x.start, x.end) and (_chosen_near(t, x) or (self._states(x) and not _rejected(t, x))):
+            elif not negated(t, x.start, x.end) and (_chosen_near(t, x) or conceded_open(t, x) or (
+                    self._states(x) and not _rejected(t, x))):
                 return f"another answer stays open after the final one ({t[x.start:x.end]!r})"
         if _OPEN.search(t, u0, u1):
             return "another answer stays open after the final one"
@@ -436,21 +438,19 @@ class _Reading(Scope, Beside):
                    and not re.match(r"[ \t]*[?\uff1f]", t[x.end:])]  # "maybe [3, 1, 2, 4]?" is asked, not given
         for c in commits:  # an answer made conditional or rejected before: a later "So: B" does not free it
             if c is not final and c.end <= final.start and c.why.startswith(_BINDING):
-                between = t[c.end:final.pos]
-                if not (pattern("withdraw").search(between) or pattern("contrast").search(between)):
+                if not turned(t, c.end, final.pos):
                     return c.why
         for x in self._within(0, final.start):  # "The answer is not B. ... So: B": ruled out in a commit form before
             span = _negation_span(t, x.start, x.end) if x.answer == final.answer and x.end <= final.start else None
             back = t[max(0, span[0] - 240):span[0]][::-1] if span else ""
             if span and (pattern("left").match(back) or pattern("label").match(back)) and \
-                    not (pattern("withdraw").search(t, span[1], final.pos) or pattern("contrast").search(t, span[1], final.pos)):
+                    not turned(t, span[1], final.pos):
                 return "the answer is ruled out in a commit form before it is given"
         for c in commits + hedged:  # an earlier answer, or one floated with "maybe": the text gives two
             if c is final or (c.why and not c.why.startswith("the line above")) or c.answer == final.answer or \
                     c.end > final.start:
                 continue
-            between = t[c.end:final.pos]
-            if pattern("withdraw").search(between) or pattern("contrast").search(between):
+            if turned(t, c.end, final.pos):
                 continue
             said = c.answer or repr(t[c.pos:c.end].strip()[:30])
             return f"two answers are given: {said} and then {final.answer}"

@@ -12,11 +12,12 @@ from .blocks import unlabelled_block
 from .common import Mention
 from .common import AMBIGUOUS, clause_start, negated
 from .forms import corrected, forms, pattern
+from .positions import regions_said
 from .prose import REST_FINE, anomaly_prose, oriented_prose
 from .common import negation_span as _negation_span
 from .cues import (_ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT,
                    _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT,
-                   _LINE_NEG, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, regions_said, _rejected, _REJECTING,
+                   _LINE_NEG, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING,
                    _SKIP_LINE, _Span, _strip_all, _WORDS)
 
 
@@ -178,9 +179,11 @@ class Scope:
             return last.start(1), ""
         if _LABELLED_LINE.fullmatch(above) and self._heads is not None and len(self._heads) >= 2:
             return cs, ""  # the option list echoed above, then the answer alone
-        if any(hi - 3 <= x.end <= hi and not t[x.end:hi].strip(_KNOWN_PUNCT + " ") and (x.start > lo or x.value == m.value)
-               for x in self._within(max(0, lo - 400), hi)):
-            return cs, ""  # an answer above, on its own line (a repeated block: the same one, ending on the line above)
+        x = next((x for x in self._within(max(0, lo - 400), hi) if hi - 3 <= x.end <= hi
+                  and not t[x.end:hi].strip(_KNOWN_PUNCT + " ") and (x.start > lo or x.value == m.value)), None)
+        if x is not None:  # an answer above, on its own line (a repeated block: the same one, ending on the line above);
+            # another one: a run of answers, read under the line above the run ("Ruled out:\nB\nD")
+            return (cs, "") if x.value == m.value or x.start <= lo else (cs, (self._line_above(lo + 1, x) or (0, ""))[1])
         if self.spec.kind == ORIENTED and isinstance(oriented_prose(t[:hi], *self.spec.grid), list) or \
                 self.spec.kind == ORDER and self.spec.order_length == 4 and regions_said(above):
             return cs, ""  # the pieces said region by region above (they must agree: _contradicted)
