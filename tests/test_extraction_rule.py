@@ -1036,3 +1036,12 @@ def test_an_offer_after_the_answer_and_so_it_is(text, config, answer):
 ])
 def test_a_remark_after_a_full_width_colon_and_portuguese_no(text, answer):
     assert classify_response(text, "missing_piece_selection_easy" if "candidat" in text else PLH).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("Worst match: A\nBest match: D", "D"), ("Rejected candidates: B, D\nFinal choice: A", "A"),  # another one rejected
+    # the other side: the same answer rejected before, or any answer made conditional before, binds the later one
+    ("Worst match: D\nSo: D", None), ("Worst match: D\nBest match: D", None), ("If the sky is lower, A. So: D", None),
+])
+def test_a_rejected_answer_binds_only_itself_a_conditional_one_binds_any(text, answer):
+    assert classify_response(text, PLH).answer == answer

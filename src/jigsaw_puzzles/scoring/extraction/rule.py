@@ -436,10 +436,10 @@ class _Reading(Scope, Beside):
                    x.end <= final.start and _HEDGED.search(t, max(0, x.start - 16), x.start) and
                    not negated(t, x.start, x.end) and x.form in ("list", "rows", "pairs", "block")
                    and not re.match(r"[ \t]*[?\uff1f]", t[x.end:])]  # "maybe [3, 1, 2, 4]?" is asked, not given
-        for c in commits:  # an answer made conditional or rejected before: a later "So: B" does not free it
-            if c is not final and c.end <= final.start and c.why.startswith(_BINDING):
-                if not turned(t, c.end, final.pos):
-                    return c.why
+        for c in commits:  # made conditional (any answer) or rejected (this one) before: a later "So: B" does not free it
+            if c is not final and c.end <= final.start and c.why.startswith(_BINDING if c.answer == final.answer else
+                                                                            _BINDING[0]) and not turned(t, c.end, final.pos):
+                return c.why  # ("Worst match: A\nBest match: D" reads D)
         for x in self._within(0, final.start):  # "The answer is not B. ... So: B": ruled out in a commit form before
             span = _negation_span(t, x.start, x.end) if x.answer == final.answer and x.end <= final.start else None
             back = t[max(0, span[0] - 240):span[0]][::-1] if span else ""
