@@ -1045,3 +1045,15 @@ def test_a_remark_after_a_full_width_colon_and_portuguese_no(text, answer):
 ])
 def test_a_rejected_answer_binds_only_itself_a_conditional_one_binds_any(text, answer):
     assert classify_response(text, PLH).answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    ("Second choice:\nA\n\nFirst choice:\nD", PLH, "D"), ("Least likely:\nA\n\nMost likely:\nC", PLH, "C"),
+    ("Ruled out: A, B\nLeast likely of the rest:\nD\nChosen:\nC", PLH, "C"),
+    ("Rejected ordering:\n[2, 1, 4, 3]\n\nAccepted ordering:\n[2, 4, 1, 3]", OG, "[2, 4, 1, 3]"),
+    # the other side: the answer set aside by the line above, and no other one given, is not read
+    ("Worst match\nB", PLH, None), ("Rejected ordering:\n[2, 1, 4, 3]", OG, None), ("Second choice:\nA", PLH, None),
+    ("Second choice:\nA\n\nFirst choice:\nA\nor D", PLH, None),
+])
+def test_an_answer_set_aside_by_the_line_above_is_no_earlier_answer(text, config, answer):
+    assert classify_response(text, config).answer == answer

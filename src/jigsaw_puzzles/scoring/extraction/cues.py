@@ -131,9 +131,10 @@ _COUNTED = re.compile(r"(?<![^\W_])(?:images?|pieces?|tiles?|crops?|indices|numb
 _HEDGED = re.compile(r"(?<![^\W_])(?:maybe|perhaps|possibly|probably|i think|could be|might be)\s*[(\[]?\s*$", re.I)
 _JOINS_ANOTHER = re.compile(r"[\s*\-\u2022>]*(?:and|or|plus|&|\+|/|nor)(?![^\W_])", re.I)
 _REJECTING = re.compile(r"(?<![^\W_])(?:wrong|incorrect|worst|least likely|least|rejected|excluded|eliminated|bad|"
-                        r"weakest|unlikely|not the|not my|not an?)\s+(?:\w+\s+)?(?:answer|option|match|choice|"
-                        r"candidate|pick|guess|fit|one)s?(?![^\W_])|(?<![^\W_])(?:incorrect|wrong|rejected|excluded)"
-                        r"\s*:", re.I)
+                        r"weakest|unlikely|not the|not my|not an?)\s+(?:\w+\s+)?(?:answer|option|match|"
+                        r"choice|candidate|pick|guess|fit|one|order|ordering|list|arrangement)s?(?![^\W_])|(?<![^\W_])"
+                        r"(?:incorrect|wrong|rejected|excluded|least likely[^:\n]{0,24}|(?:second|2nd|third|3rd)[ -](?:choice|best"
+                        r"|pick|guess))\s*:", re.I)
 _CODE_ECHO = re.compile(r"(?:print|return|submit|display|echo|console\.log)\s*\(?\s*[A-Za-z_]\w*\s*\)?\s*;?", re.I)
 _CONNECTOR = re.compile(r"(?<![^\W_])(?:and|but|while|whereas|though|although)(?![^\W_])", re.I)
 _PAREN_LETTER = re.compile(r"\s*\(\s*(?:option\s+)?[A-Z]\s*\)")

@@ -205,7 +205,9 @@ class Scope:
             return cs, ""
         if end.endswith(("?", "\uff1f")) and len(above) > 12:
             return cs, ""  # the question echoed, then the answer
-        return cs, f"the line above the answer is not understood ({above[-60:]!r})"
+        rejecting = _REJECTING.search(above)  # "Rejected ordering:\n[2, 1, 4, 3]": an answer set aside, not given
+        return cs, (f"the answer is introduced as one that is not chosen ({rejecting.group(0)!r})" if rejecting else
+                    f"the line above the answer is not understood ({above[-60:]!r})")
 
     def _listed(self, m: Mention) -> bool:
         """True when the answer's line is one of several lines that each start with an option ("A. sky", the
