@@ -275,7 +275,7 @@ def clean(text: str, residue: re.Pattern) -> str:
 
 # --------------------------------------------------------------------------------------------------- units
 #: A sentence or line ends at a line break, at "!", "?", ";", "。", "！", "？", "；", or at "." followed by white space.
-_BREAK = re.compile(r"\n|[;\u3002\uff01\uff1f\uff1b]|(?<!i\.e)(?<!e\.g)(?<!etc)(?<!\bvs)(?<!\bcf)(?<!approx)(?<!\bfig)(?<!\bno)[.!?](?=\s|$)", re.I)
+_BREAK = re.compile(r"\n|[;\u3002\uff01\uff1f\uff1b]|(?<!i\.e)(?<!e\.g)(?<!etc)(?<!\bvs)(?<!\bcf)(?<!approx)(?<!\bfig)(?:(?<!\bno)[.!?]|(?<=\bno)\.(?!\s*\d))(?=\s|$)", re.I)
 
 
 @functools.lru_cache(maxsize=16)

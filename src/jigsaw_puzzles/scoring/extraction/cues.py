@@ -294,7 +294,7 @@ def _clause_end(t: str, pos: int) -> int:
     return len(t) if m is None else m.start()
 
 
-_CLAUSE_END = re.compile(r"\n|[;\u3002\uff01\uff1f\uff1b]|(?<!i\.e)(?<!e\.g)(?<!etc)(?<!\bvs)(?<!\bcf)(?<!approx)(?<!\bfig)(?<!\bno)[.!?](?=\s|$)", re.I)
+_CLAUSE_END = re.compile(r"\n|[;\u3002\uff01\uff1f\uff1b]|(?<!i\.e)(?<!e\.g)(?<!etc)(?<!\bvs)(?<!\bcf)(?<!approx)(?<!\bfig)(?:(?<!\bno)[.!?]|(?<=\bno)\.(?!\s*\d))(?=\s|$)", re.I)
 
 
 def _paragraph_end(t: str, pos: int) -> int:
