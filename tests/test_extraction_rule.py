@@ -1067,3 +1067,12 @@ def test_an_answer_set_aside_by_the_line_above_is_no_earlier_answer(text, config
 ])
 def test_no_with_a_full_stop_ends_a_sentence(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    ("[3, 1, 2, 4] \u2014 wait, 2 and 4 are swapped: [3, 1, 4, 2].", "[3, 1, 4, 2]"),  # the withdrawal opens a lead-in
+    # the other side: a condition after the withdrawal, or a withdrawal with no new answer
+    ("[3, 1, 2, 4] \u2014 wait, if 2 and 4 are swapped: [3, 1, 4, 2].", None), ("[3, 1, 2, 4] \u2014 wait, no.", None),
+])
+def test_a_reason_after_a_withdrawal_closed_by_a_colon(text, answer):
+    assert classify_response(text, OG).answer == answer

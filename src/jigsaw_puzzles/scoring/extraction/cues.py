@@ -307,7 +307,7 @@ def _withdrawal(t: str, u0: int, u1: int) -> Optional[int]:
     for m in pattern("withdraw").finditer(t, u0, u1):
         before = t[u0:m.start()]
         if not before.strip(_BULLETS) or before.rstrip().endswith((",", ";", "\u2014", "-", "(", ":", "...")):
-            return m.end()
+            return m.start()  # (the withdrawal opens what is read again: "wait, 2 and 4 are swapped: [...]")
     return None
 
 
