@@ -1076,3 +1076,37 @@ def test_no_with_a_full_stop_ends_a_sentence(text, answer):
 ])
 def test_a_reason_after_a_withdrawal_closed_by_a_colon(text, answer):
     assert classify_response(text, OG).answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    ("Worst match: A\n+ D", PLH, None), ("Worst match: A\nD", PLH, None),  # a bare answer after a rejected one joins it
+    ("Let me look at the seams carefully.\nWorst match: Answer: [(1, 0), (2, 0), (3, 0)]\n+ [(1, 90), (2, 90), (3, 90)]",
+     "order_generation_1x3_rot", None),  # found by the composition property test
+])
+def test_a_bare_answer_after_a_rejected_one_is_not_read(text, config, answer):
+    assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # misreads found by writers aimed at the documented rule in other languages (dev_23), each closed
+    ("A. \u05d0\u05d1\u05dc \u05d0\u05e0\u05d9 \u05e0\u05d5\u05d8\u05d4 \u05d9\u05d5\u05ea\u05e8 \u05dc-C.", PLH, None),  # Hebrew "to-C"
+    ("\u6700\u7d42\u56de\u7b54\uff1aB\n\u6700\u7d42\u56de\u7b54\uff1aA", PLH, None), ("\u6700\u7ec8\u7b54\u6848\uff1aC\n\n\u6700\u7ec8\u7b54\u6848\uff1aD", PLH, None),
+    ("[2, 4, 1, 3] \u2013 ale to strza\u0142 w ciemno.", OG, None), ("[4, 2, 1, 3] \u2013 obs, indexerat fr\u00e5n 0.", OG, None),
+    ("[2, 4, 1, 3]\nNota: la lista indica, para cada imagen, la posici\u00f3n que ocupa en el original.", OG, None),
+    ("[(2, 90), (4, 0), (1, 180), (3, 270)]\nNota: los grados son en sentido antihorario.", "order_generation_2x2_rot", None),
+    ("[(3, 0), (1, 90), (4, 270), (2, 180)]\n\u6ce8\uff1a\u65cb\u8f6c\u89d2\u5ea6\u4e3a\u9006\u65f6\u9488\u65b9\u5411\u3002", "order_generation_2x2_rot", None),
+    ("[(3, 90), (1, 270), (4, 0), (2, 180)] \u2014 pour la premi\u00e8re, je ne suis pas s\u00fbr.", "order_generation_2x2_rot", None),
+    ("Judgment: A\nError Position:\nError Type:\n\nPrawy g\u00f3rny fragment jest odbity lustrzanie.", "anomaly_detection", None),
+    ("B. Allerdings passt B an der Kante \u00fcberhaupt nicht.", "missing_piece_selection_easy", None),
+    ("B\u3002\u4f46\u662fB\u7684\u7eb9\u7406\u65b9\u5411\u5b8c\u5168\u4e0d\u5bf9\uff0c\u6240\u4ee5B\u80af\u5b9a\u4e0d\u5bf9\u3002", "missing_piece_selection_easy", None),
+    ("A. Although A's edge clearly doesn't line up, so it can't be A.", "missing_piece_selection_easy", None),
+    ("A. A's edge doesn't line up.", "missing_piece_selection_easy", None),
+    # the other side: the same shapes that commit
+    ("\u6700\u7ec8\u7b54\u6848\uff1aD", PLH, "D"), ("A. A's edge lines up.", "missing_piece_selection_easy", "A"),
+    ("B, weil B passt und C nicht.", "missing_piece_selection_easy", "B"),
+    ("Jawaban: B. D memang mirip, tapi B lebih pas karena garis pantainya menyambung.", "missing_piece_selection_easy", "B"),
+    ("D, as the blank matches the knob next to area D \u2014 not because of the color.", PLH, "D"),
+    ("[2, 4, 1, 3]\n\nNota: la lista va fila por fila.", OG, "[2, 4, 1, 3]"),
+])
+def test_misreads_in_other_languages_aimed_at_the_rule(text, config, answer):
+    assert classify_response(text, config).answer == answer

@@ -323,7 +323,7 @@ def _CJK(w: str) -> bool:  # written without spaces: a negation there is a word 
 
 
 _NEG_BEFORE_REV = re.compile(
-    r"!|[-~\u2212](?![A-Za-z0-9])|[\s(\[\"'\u00a4]*(?::?(?:(?:noitpo|eciohc|etadidnac|rettel|rewsna|redro|tsil|aera|noiger)(?: eht)? |eht |a )?"
+    r"!|[-~\u2212](?![A-Za-z0-9\u0590-\u05ff])|[\s(\[\"'\u00a4]*(?::?(?:(?:noitpo|eciohc|etadidnac|rettel|rewsna|redro|tsil|aera|noiger)(?: eht)? |eht |a )?"
     r"(?:(?:eb|esoohc|kcip|tceles|yas|htiw og|si) )?(?:(?:" + "|".join(re.escape(w[::-1]) for w in sorted(_NEG_WORDS, key=len, reverse=True) if not _CJK(w)) +
     r")(?!\w)|" + "|".join(re.escape(w[::-1]) for w in sorted(_NEG_WORDS, key=len, reverse=True) if _CJK(w)) + r")|\ufe0f?[\u274c\u2717\u2718\u2716\u00ac\u2260\U0001f6ab\u26d4]|=!|t'n)", re.I)
 _NEG_WORD = (r"(?:wrong|incorrect|false|impossible|ruled out|eliminated|excluded|unlikely|least likely|doubtful|out"

@@ -154,7 +154,7 @@ _SAID_AGAINST = re.compile(r"[\s*]*(?:(?:no|nope|not|wrong|incorrect|false|unlik
                            r"cannot|won't)(?![^\W_])(?=[\s*]*(?:$|[.,;!?)(\n])|\s+(?:a |an |the |my |this |that |it |quite |"
                            r"really |very )?(?:match|fit|answer|correct|right|it|one|option|choice|candidate|good|likely|possible|"
                            r"plausible|sure)(?![^\W_]))|[\u2717\u2718\u274c\u2716])", re.I)
-_NOT_AGAINST = re.compile(r"[\s*]*(?:no (?:doubt|question)|not only|not (?:\d+ ?%|entirely|completely|fully|totally|quite|"
+_NOT_AGAINST = re.compile(r"[\s*]*(?:no (?:doubt|question)|not only|not because|not just|not merely|not (?:\d+ ?%|entirely|completely|fully|totally|quite|"
                           r"very|absolutely|a hundred percent) (?:sure|certain|confident))(?![^\W_])", re.I)
 #: A runner-up named after the best answer in a ranking ("best: C, second: A", "Runner-up: B"): not kept open.
 _RUNNER_UP = re.compile(r"(?:(?<=[,;(\n])|(?<=\. )|^)[ \t*]*(?:the\s+)?(?:runner[- ]?up|second[- ]best|next[- ]best|second"
@@ -364,6 +364,18 @@ def _conceded(t: str, x: Mention, lo: int, c1: int) -> bool:
 
 _CONCEDE = re.compile(r"(?:(?<![^\W_])(?:although|though|even though|even if|aunque|embora|obwohl|bien que|quoique|anche se|"
                       r"sebbene|хотя|хоча|mặc dù|meskipun|walaupun|ondanks|chociaż|mặc dầu)|虽然|雖然|尽管|儘管)(?![^\W_])[^.;\n]*$", re.I)
+
+
+def denied_after(t: str, x: Mention) -> bool:
+    """The answer named again in an explanation with a negation later in its clause that rules nothing else out ("B.
+    Allerdings passt B an der Kante überhaupt nicht.", "但是B的纹理方向完全不对"); "B, not C" rules C out."""
+    hi = min(_clause_end(t, x.end), x.end + 40)
+    neg = next((n for n in pattern("negation").finditer(t, x.end, hi) if len(n.group(0)) >= 4 or n.group(0).lower() ==
+                "not" or not re.match(r"[A-Za-z\u00c0-\u024f]", n.group(0))), None)  # not "mai", "pas"
+    return x.form == "letter" and neg is not None and not _NOT_AGAINST.match(t, neg.start()) and not re.search(
+        r"(?<![^\W_])[A-Z](?![^\W_])", t[x.end:neg.start()]) and not re.match(r"[\s,(]*(?:option\s+|candidate\s+)?[(\[]?(?-i:[A-Z])(?![^\W_])", t[neg.end():hi]) \
+        and not _OF_ARTICLE.match(t, neg.start()) and re.search(r"(?<![^\W_])(?:others?|rest|all|none)(?![^\W_])", t[x.end:hi],
+                                                                 re.I) is None
 
 
 _HAS = re.compile(r"contain|show|muestr|contien|mostr|zeig|enth|montr|cont[ée]m|содерж|показ", re.I)

@@ -41,7 +41,7 @@ from .common import negation_span as _negation_span
 from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, _CONFIDENCE,
                    _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON,
                    _FOOTNOTE_DEF, _HEDGED, _IDIOMS, _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE,
-                   _OPEN, _paragraph_end, turned, conceded_open, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES,
+                   _OPEN, _paragraph_end, turned, conceded_open, denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES,
                    _SEP_BEFORE, subject_before, _withdrawal, said_against, runners_up, cut_off, appositives, reason_beside)
 from .forms import pattern
 from .positions import rows_disagree
@@ -413,7 +413,7 @@ class _Reading(Scope, Beside):
             if _OR_NEXT.match(t, x.end) and not negated(t, x.start, x.end):  # "Candidate 1 or 2", "candidate 1/2"
                 return "answers are joined as alternatives after the answer"
             if x.answer == c.answer:
-                if negated(t, x.start, x.end) or t[x.end:x.end + 2].strip().startswith("?"):
+                if negated(t, x.start, x.end) or t[x.end:x.end + 2].strip().startswith("?") or denied_after(t, x):
                     return "the answer is ruled out or doubted after it is given"
             elif not negated(t, x.start, x.end) and (_chosen_near(t, x) or conceded_open(t, x) or (
                     self._states(x) and not _rejected(t, x))):
@@ -437,9 +437,9 @@ class _Reading(Scope, Beside):
                    not negated(t, x.start, x.end) and x.form in ("list", "rows", "pairs", "block")
                    and not re.match(r"[ \t]*[?\uff1f]", t[x.end:])]  # "maybe [3, 1, 2, 4]?" is asked, not given
         for c in commits:  # made conditional (any answer) or rejected (this one) before: a later "So: B" does not free it
-            if c is not final and c.end <= final.start and c.why.startswith(_BINDING if c.answer == final.answer else
-                                                                            _BINDING[0]) and not turned(t, c.end, final.pos):
-                return c.why  # ("Worst match: A\nBest match: D" reads D)
+            if c is not final and c.end <= final.start and c.why.startswith(_BINDING if c.answer == final.answer or final.rule
+                    == "bare" else _BINDING[0]) and not turned(t, c.end, final.pos):  # "Worst: A\nBest: D" is D; "+ D" joins
+                return c.why
         for x in self._within(0, final.start):  # "The answer is not B. ... So: B": ruled out in a commit form before
             span = _negation_span(t, x.start, x.end) if x.answer == final.answer and x.end <= final.start else None
             back = t[max(0, span[0] - 240):span[0]][::-1] if span else ""

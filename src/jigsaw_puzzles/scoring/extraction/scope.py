@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 from typing import Optional
 
-from ...spec import ANOMALY, ORDER, ORIENTED, format_order, format_oriented
+from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_order, format_oriented
 from .blocks import unlabelled_block
 from .common import Mention
 from .common import AMBIGUOUS, clause_start, negated
@@ -378,6 +378,10 @@ class Scope:
             said = anomaly_prose(s, *self.spec.grid)
             names = isinstance(said, tuple) or bool(_ANOMALY_WORDS.search(s))
         sm = pattern("support").search(s)  # "It does not match." says the answer does not fit: no support
+        said = [x.end - u0 for x in self._within(u0, u1) if x.value == c.answer] if self.spec.kind == CHOICE else []
+        if said and any(pattern("negation").search(s, max(said[0], m.start() - 24), m.start()) for m in  # "A's edge doesn't
+                        pattern("support").finditer(s, said[0]) if m.start() - said[0] < 40):  # line up"
+            return False
         if sm is None or (pattern("negation").search(s, max(0, sm.start() - 24), sm.start()) is not None and
                           not self.config.startswith("connection_verification") and  # "don't share an edge": C
                           not re.search(r"(?<![^\W_])(?:others?|rest|remaining|else|none|neither|nor)(?![^\W_])", s, re.I)):  # "the others don't fit"
