@@ -1110,3 +1110,16 @@ def test_a_bare_answer_after_a_rejected_one_is_not_read(text, config, answer):
 ])
 def test_misreads_in_other_languages_aimed_at_the_rule(text, config, answer):
     assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    ("\u5e94\u8be5\u662fB\u5427\u3002", CV, "B"), ("Answer: D\u3002\u4e0d\u5bf9\uff0c\u662fA\u3002", PLH, "A"),  # "吧"; "不对，是A"
+    ("\ucd5c\uc885 \ub2f5: A\n\n\ub2e4\uc2dc \ud655\uc778\ud574 \ubcf4\ub2c8 \ub3cc\uae30 \ubaa8\uc591\uc774 B \uc790\ub9ac\uc640 \ub9de\uc2b5\ub2c8\ub2e4.\n\n\ucd5c\uc885 \ub2f5: B", PLH, "B"),
+    ("Slutgiltigt svar: B\n\nVid n\u00e4rmare eftertanke passar A:s flikar b\u00e4ttre.\n\nSlutgiltigt svar: A", PLH, "A"),
+    ("\u041b\u0443\u0447\u0448\u0438\u0439 \u0432\u0430\u0440\u0438\u0430\u043d\u0442:\nD", PLH, "D"), ("Sagot: D. Medyo sigurado ako rito.", PLH, "D"),
+    # the other side: a question particle, a zh "is" before more words, a negation
+    ("\u662fB\u5417\uff1f", CV, None), ("\u56fe2\u662fA\u533a\u57df\u7684\u4e00\u90e8\u5206\u3002", PLH, None), ("\u4e0d\u662fA\u3002", PLH, None),
+    ("\u6700\u7ec8\u7b54\u6848\uff1aA\n\n\u6700\u7ec8\u7b54\u6848\uff1aB", PLH, None),
+])
+def test_more_turns_labels_and_particles_in_other_languages(text, config, answer):
+    assert classify_response(text, config).answer == answer
