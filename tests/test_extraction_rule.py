@@ -1123,3 +1123,17 @@ def test_misreads_in_other_languages_aimed_at_the_rule(text, config, answer):
 ])
 def test_more_turns_labels_and_particles_in_other_languages(text, config, answer):
     assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    ("Obere Reihe: 4, 8, 2; mittlere Reihe: 9, 1, 5; untere Reihe: 6, 3, 7.", "order_generation_3x3", "[4, 8, 2, 9, 1, 5, 6, 3, 7]"),
+    ("Oben: 4, 1\nUnten: 3, 2", OG, "[4, 1, 3, 2]"), ("Fila 1: 2, 4\nFila 2: 1, 3", OG, "[2, 4, 1, 3]"),
+    ("Riga in alto: 2, 9, 4; riga centrale: 7, 5, 3; riga in basso: 6, 1, 8\n[2, 9, 4, 7, 5, 3, 6, 1, 8]", "order_generation_3x3",
+     "[2, 9, 4, 7, 5, 3, 6, 1, 8]"),  # the rows in other languages, then the list they give
+    # the other side: the rows and the list disagree, or a row is said twice
+    ("\u4e0a\u6bb5\uff1a4, 7, 1\n\u4e2d\u6bb5\uff1a9, 2, 5\n\u4e0b\u6bb5\uff1a3, 8, 6\n\u7b54\u3048\uff1a[4, 7, 1, 9, 5, 2, 3, 8, 6]", "order_generation_3x3", None),
+    ("Top row: 2, 9, 4; middle row: 7, 5, 3; bottom row: 6, 1, 8\n[2, 9, 4, 7, 5, 3, 6, 8, 1]", "order_generation_3x3", None),
+    ("Oben: 4, 1\nOben: 3, 2", OG, None),
+])
+def test_rows_labelled_in_other_languages(text, config, answer):
+    assert classify_response(text, config).answer == answer

@@ -23,7 +23,7 @@ from typing import Optional
 from ...spec import CHOICE, ORDER, ORIENTED, ROTATIONS, format_order, format_oriented
 from .blocks import blocks_in, unlabelled_block
 from .common import Mention, negated
-from .forms import alternation, pattern, table
+from .forms import alternation, pattern, table, value, values
 from .meaning import INVERSE as _INVERSE, candidates, direction as _direction, placed, relative
 
 
@@ -292,6 +292,11 @@ def _placements(t: str, spans: list, n: int) -> Mention:
     return _order(tuple(int(x) if x.isdigit() else _NUMBER_WORDS.index(x.lower()) + 1 for x in g), n, lo, hi, "regions")
 
 
+@functools.lru_cache(maxsize=1)
+def _row_label() -> re.Pattern:
+    return re.compile(r"[ \t]*(?:[-*\u2022]\s*)?(" + alternation(values("row")) + r")(?=\s*(?:[:=|\uff1a]|->|\u2192))", re.I)
+
+
 def _row_lines(t: str, n: int) -> list[Mention]:
     """Blocks of consecutive lines that are rows of an order ("Row 1: 5 -> 1 -> 9", "| 2 | 3 |", "[2, 3]"), also
     rows on one line ("top row: 4, 1; bottom row: 3, 2")."""
@@ -301,15 +306,18 @@ def _row_lines(t: str, n: int) -> list[Mention]:
     lines = [p for p in pieces[::2]]
     for line in lines + [None]:
         end = pos + len(line) if line is not None else pos
+        if line is not None and (said := _row_label().match(line)):  # "Obere Reihe: 4, 8, 2" read as "top row: ..."
+            line = line[:said.start(1)] + value("row", said.group(1)) + line[said.end(1):]
         r = _ROW_LINE.fullmatch(line) if line is not None and len(line) <= 200 else None  # a row is short
         rowish = r is not None and ("|" in line or re.match(r"\s*(?:[-*\u2022]\s*)?[\[(]?\s*\d", line) is None
                                     or line.strip().startswith(("[", "(")))
         if line is not None and block and _TABLE_RULE.fullmatch(line):
             pos = end + 1
             continue
-        if rowish:
-            block.append((pos, end, _ints(r.group(2)), (r.group(1) or "").lower()))
-        else:
+        row = (pos, end, _ints(r.group(2)), (r.group(1) or "").lower()) if rowish else None
+        if row is not None and (not block or len(row[2]) == len(block[0][2])):
+            block.append(row)
+        else:  # (a list of another length after the rows closes them: "Top row: 2, 9, 4; ...\n[2, 9, 4, ...]")
             if len(block) >= 2 and len({len(b[2]) for b in block}) == 1 and len(block) * len(block[0][2]) == n:
                 at = [_row_index(b[3], len(block)) for b in block]  # "Bottom row: 3, 1\nTop row: 4, 2": by label
                 lo, hi = block[0][0], block[-1][1]
@@ -323,7 +331,7 @@ def _row_lines(t: str, n: int) -> list[Mention]:
                     block = []
                 if block:
                     out.append(_order(tuple(x for b in block for x in b[2]), n, lo, hi, "rows"))
-            block = []
+            block = [row] if row is not None else []
         pos = end + 1
     return out
 

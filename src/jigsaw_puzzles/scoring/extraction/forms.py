@@ -40,6 +40,8 @@ Kinds, and how the rule uses them:
 - ``place``: Anomaly Detection's tiles by place in other languages ("unten links", "верхний правый", "中央"), read
   with the kinds of change (``rotation``, ``mirroring``) in a sentence that names one tile and one change
   (:mod:`.prose`); ``line``: the words for a row or a column (a centre said beside one is a row's middle, not read).
+- ``row``: an order's rows labelled in other languages ("Obere Reihe: 4, 8, 2", "上段：4, 7, 1"), read as the English
+  label they stand for (:mod:`.answers`).
 - ``candidate``, ``ordinal``: Missing Piece Selection's candidates in other languages ("la primera opción", "4番目の
   候補", "候选3"; :mod:`.answers`).
 - ``typo``: known misspellings ("teh=the"). A word of five letters or more that is no word of the table, within
@@ -58,7 +60,8 @@ _TABLE = Path(__file__).with_name("forms.tsv")
 KINDS = ("sep", "open", "close", "residue", "label", "copula", "verb", "pred", "filler", "link", "intro", "condition",
          "withdraw", "contrast", "explain", "neutral", "negation", "hedge", "noun", "support", "choice", "typo",
          "subject", "relate", "doubt", "convention", "judgment", "position", "type", "correct", "incorrect", "rotation",
-         "mirroring", "blank", "content", "submit", "key", "carrier", "skip", "horizontal", "vertical", "apart", "image", "direction", "place", "line", "candidate", "ordinal")
+         "mirroring", "blank", "content", "submit", "key", "carrier", "skip", "horizontal", "vertical", "apart", "image", "direction", "place", "line", "candidate", "ordinal",
+         "row")
 
 
 _GROUP = re.compile(r"\{([^{}]*/[^{}]*)\}")
