@@ -234,9 +234,10 @@ def _echo() -> re.Pattern:
     return re.compile(alternation([" ".join(p.split()) for p in out], whole=False))
 
 
-def clean(text: str, residue: re.Pattern) -> str:
+def clean(text: str, residue: re.Pattern, offer: Optional[re.Pattern] = None) -> str:
     """``text`` with markup, LaTeX wrappers, HTML, footnotes and chat-UI residue blanked, each character kept where it
-    stands; struck-through or hidden text and comments holding words become a mark no vocabulary knows."""
+    stands; struck-through or hidden text and comments holding words become a mark no vocabulary knows; ``offer``:
+    an offer on the answer's line ("C. Would you like me to explain why?"), looked for only where one may stand."""
     t = text.replace("\r", " ").replace("\t", " ")
     if len(t) > 60:  # the prompt echoed back ("Answer only "A" or "B".")
         t = _echo().sub(_blank, t)
@@ -270,7 +271,11 @@ def clean(text: str, residue: re.Pattern) -> str:
         t = _FOOTNOTE_MARK.sub(_blank, t)
     if ":" in t or "[" in t:
         t = _SPEAKER.sub(_blank, t)
-    return residue.sub(_blank, t)
+    t = residue.sub(_blank, t)
+    return offer.sub(_blank, t) if offer is not None and "?" in t and _OFFER_HINT.search(t) else t
+
+
+_OFFER_HINT = re.compile(r"me to|anything else|(?:shall|should|can) i |any other", re.I)
 
 
 # --------------------------------------------------------------------------------------------------- units

@@ -194,6 +194,11 @@ def pattern(name: str) -> re.Pattern:
         return re.compile(a(values(name)), re.I)
     if name == "neutral":
         return re.compile(a(forms("neutral") - forms("hedge") - forms("negation")), re.I)  # "of": Dutch "or"
+    if name == "offer":  # an offer after the answer on its line ("C. Would you like me to explain why?")
+        return re.compile(rf"(?:^|(?<=[.!\u2014] ))[ \t]*(?:[^\w\s]+[ \t]*)?(?:(?:do you )?want me to|would you like me to|is there anything else|anything else|"
+                          rf"(?:shall|should|can) i (?:explain|walk|show|elaborate|describe|help|go through)|any other questions|need anything else)"
+                          rf"(?:(?!(?<!')\b(?:(?-i:[A-H])|[b-h])\b|\b(?:chang|switch|reconsider|another|other|instead|pick|choos|swap|different|re(?:do|try|vis|check)"
+                          rf"|again|wrong|sure|correct|right|verif|doubl))[^\n?.!]){{0,120}}\?[ \t]*$", re.I | re.M)
     if name == "residue":
         r = a(forms("residue"))
         w = "answer|wrong|not?|actually|ignore|disregard|guess|idea|sure|kidding|joke|wait|mistake|option|choice"  # a note
@@ -212,7 +217,7 @@ def pattern(name: str) -> re.Pattern:
                           rf"|^[ \t]*[\w.-]+[ \t]\(to[ \t][\w.-]+\):[ \t]*$"
                           rf"|^[ \t]*[^\n]{{1,40}}[ \t]+APP[ \t]+\d{{1,2}}:\d{{2}}(?:[ \t]?[AP]M)?[ \t]*$"
                           rf"|^[ \t]*已深度思考[ \t]*\(用时[ \t]*\d+[ \t]*秒\)[ \t]*$"
-                          rf"|(?:^|(?<=[.!\u2014] ))[ \t]*(?:[^\w\s]+[ \t]*)?(?:(?:do you )?want me to|would you like me to|is there anything else|anything else|"
+                          rf"|^[ \t]*(?:[^\w\s]+[ \t]*)?(?:(?:do you )?want me to|would you like me to|is there anything else|anything else|"
                           rf"(?:shall|should|can) i (?:explain|walk|show|elaborate|describe|help|go through)|any other questions|need anything else)"
                           rf"(?:(?!(?<!')\b(?:(?-i:[A-H])|[b-h])\b|\b(?:chang|switch|reconsider|another|other|instead|pick|choos|swap|different|re(?:do|try|vis|check)"
                           rf"|again|wrong|sure|correct|right|verif|doubl))[^\n?.!]){{0,120}}\?[ \t]*$"

@@ -72,7 +72,7 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
     if len(reg) > MAX_CHARS:
         reg = reg.rstrip()[-MAX_CHARS:]
     reg = reg.replace("\u2019", "'").replace("\u2018", "'")
-    t = clean(reg, pattern("residue"))
+    t = clean(reg, pattern("residue"), pattern("offer"))
     if not t.strip():
         return unread(INVALID, "empty response")
     t = runners_up(t) if spec.kind in (CHOICE, ORDER) else t  # "best: C, second: A": A is ranked, not kept open
