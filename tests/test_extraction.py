@@ -412,9 +412,9 @@ def test_nested_boxes_are_cleaned_once(config, monkeypatch):
 
     cleaned = []
 
-    def counting(text, residue, _clean=common.clean):
+    def counting(text, residue, offer=None, _clean=common.clean):
         cleaned.append(len(text))
-        return _clean(text, residue)
+        return _clean(text, residue, offer)
 
     monkeypatch.setattr(rule, "clean", counting)
     text = "\\boxed{" * 2_000 + "B" + "}" * 2_000

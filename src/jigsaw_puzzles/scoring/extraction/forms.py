@@ -147,6 +147,14 @@ def _trie(words: list[str]) -> str:
     return emit(root)
 
 
+#: An offer after the answer that names no answer and doubts nothing ("Would you like me to explain why?"): residue on
+#: a line of its own, and on the answer's line (:func:`pattern` "offer").
+_OFFER = (r"[ \t]*(?:[^\w\s]+[ \t]*)?(?:(?:do you )?want me to|would you like me to|is there anything else|anything else|"
+          r"(?:shall|should|can) i (?:explain|walk|show|elaborate|describe|help|go through)|any other questions|need anything else)"
+          r"(?:(?!(?<!')\b(?:(?-i:[A-H])|[b-h])\b|\b(?:chang|switch|reconsider|another|other|instead|pick|choos|swap|different|re(?:do|try|vis|check)"
+          r"|again|wrong|sure|correct|right|verif|doubl))[^\n?.!]){0,120}\?[ \t]*$")
+
+
 @lru_cache(maxsize=None)
 def pattern(name: str) -> re.Pattern:
     """The compiled patterns the rule asks (see the module docstring for the kinds)."""
@@ -195,10 +203,7 @@ def pattern(name: str) -> re.Pattern:
     if name == "neutral":
         return re.compile(a(forms("neutral") - forms("hedge") - forms("negation")), re.I)  # "of": Dutch "or"
     if name == "offer":  # an offer after the answer on its line ("C. Would you like me to explain why?")
-        return re.compile(rf"(?:^|(?<=[.!\u2014] ))[ \t]*(?:[^\w\s]+[ \t]*)?(?:(?:do you )?want me to|would you like me to|is there anything else|anything else|"
-                          rf"(?:shall|should|can) i (?:explain|walk|show|elaborate|describe|help|go through)|any other questions|need anything else)"
-                          rf"(?:(?!(?<!')\b(?:(?-i:[A-H])|[b-h])\b|\b(?:chang|switch|reconsider|another|other|instead|pick|choos|swap|different|re(?:do|try|vis|check)"
-                          rf"|again|wrong|sure|correct|right|verif|doubl))[^\n?.!]){{0,120}}\?[ \t]*$", re.I | re.M)
+        return re.compile(r"(?:^|(?<=[.!\u2014] ))" + _OFFER, re.I | re.M)
     if name == "residue":
         r = a(forms("residue"))
         w = "answer|wrong|not?|actually|ignore|disregard|guess|idea|sure|kidding|joke|wait|mistake|option|choice"  # a note
@@ -217,15 +222,11 @@ def pattern(name: str) -> re.Pattern:
                           rf"|^[ \t]*[\w.-]+[ \t]\(to[ \t][\w.-]+\):[ \t]*$"
                           rf"|^[ \t]*[^\n]{{1,40}}[ \t]+APP[ \t]+\d{{1,2}}:\d{{2}}(?:[ \t]?[AP]M)?[ \t]*$"
                           rf"|^[ \t]*已深度思考[ \t]*\(用时[ \t]*\d+[ \t]*秒\)[ \t]*$"
-                          rf"|^[ \t]*(?:[^\w\s]+[ \t]*)?(?:(?:do you )?want me to|would you like me to|is there anything else|anything else|"
-                          rf"(?:shall|should|can) i (?:explain|walk|show|elaborate|describe|help|go through)|any other questions|need anything else)"
-                          rf"(?:(?!(?<!')\b(?:(?-i:[A-H])|[b-h])\b|\b(?:chang|switch|reconsider|another|other|instead|pick|choos|swap|different|re(?:do|try|vis|check)"
-                          rf"|again|wrong|sure|correct|right|verif|doubl))[^\n?.!]){{0,120}}\?[ \t]*$"
                           rf"|^[ \t]*\d+ of \d+ (?:responses?|drafts?)[ \t]*$|^[ \t]*\[?\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?\]?[ \t]*$"
                           rf"|^[ \t]*(?:plaintext|python|json|yaml|text|markdown|bash|javascript)[ \t]*\n(?=[ \t]*copy(?: code)?[ \t]*$)"
                           rf"|^[ \t]*(?:chatgpt|gpt-?4o?|gpt-?[45](?:\.\d)?|o[134](?:-mini)?|claude|gemini|qwen|llama|mistral|deepseek|grok|"
                           rf"copilot|internvl|llava)(?:[ \t\-.]?(?:\d[\w.]*|vl|instruct|chat|pro|flash|thinking|sonnet|opus|haiku|mini|"
-                          rf"turbo|preview|experimental|exp|max|plus|lite|ultra|nano|v\d[\w.]*|app|bot)){{0,6}}[ \t]*$",
+                          rf"turbo|preview|experimental|exp|max|plus|lite|ultra|nano|v\d[\w.]*|app|bot)){{0,6}}[ \t]*$" + r"|^" + _OFFER,
                           re.I | re.M)
     raise KeyError(name)
 
