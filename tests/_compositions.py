@@ -256,9 +256,9 @@ SUFFIXES = ("none", "restated", "hedge", "alternative", "withdrawn_new", "withdr
 #: word), and links that make the answer depend on something (never read).
 LEADS = ["Looking at the edges, ", "After comparing all the candidates carefully, ", "Based on the texture, ",
          "The roof line continues across the seam, so ", "Given the horizon, ", "Therefore, ", "So ",
-         "Judging by the colours, ", "Wait, re-checking the seams, "]
-TRAP_LEADS = ["If the sky is on top, ", "Unless I misread the seams, ", "Assuming the pieces are upright, ",
-              "Worst match: ", "Incorrect: ", "Wrong answer: "]
+         "Judging by the colours, ", "Wait, re-checking the seams, ", "Unless I misread the seams, "]
+TRAP_LEADS = ["If the sky is on top, ", "Unless the patch is rotated, ", "Assuming the pieces are upright, ",
+              "Worst match: ", "Incorrect: ", "Wrong answer: "]  # ("Unless I misread the seams, D" is D to every grader)
 
 
 def suffix(draw, config, kind, ans, other) -> tuple[str, Optional[str], str]:

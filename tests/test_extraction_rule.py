@@ -1137,3 +1137,126 @@ def test_more_turns_labels_and_particles_in_other_languages(text, config, answer
 ])
 def test_rows_labelled_in_other_languages(text, config, answer):
     assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # a remark after a dash that says, in another language, where image 2 lies: it must agree with the letter
+    ("Respuesta: D \u2014 la imagen 2 est\u00e1 justo debajo de la imagen 1.", "connection_verification_3x3_8dir", "D"),
+    ("Respuesta: C \u2014 la imagen 2 est\u00e1 justo debajo de la imagen 1.", "connection_verification_3x3_8dir", None),
+    ("\u041e\u0442\u0432\u0435\u0442: C \u2013 \u0438\u0437\u043e\u0431\u0440\u0430\u0436\u0435\u043d\u0438\u0435 2 \u043d\u0430\u0445\u043e\u0434\u0438\u0442\u0441\u044f "
+     "\u043f\u0440\u044f\u043c\u043e \u043f\u043e\u0434 \u0438\u0437\u043e\u0431\u0440\u0430\u0436\u0435\u043d\u0438\u0435\u043c 1.", "connection_verification_3x3_8dir", None),
+])
+def test_a_direction_said_after_a_dash_in_another_language(text, config, answer):
+    assert classify_response(text, config).answer == answer
+
+
+MPS = "missing_piece_selection_easy"
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # a step opened by the answer ("B: ...", "B — ...") and cut off: what was said of it is not known
+    ("Let's test C first. It does not work.\n\nNow B: its left edge has the same red car bumper, and the", MPS, None),
+    ("Answer: B \u2014 the sky in B continues the", MPS, None),
+    ("Looking at the options:\nA. [2, 4, 3, 1] - puts the", "order_restoration", None),
+    # the other side: the step is finished, or the text is cut in an explanation after the answer
+    ("Let's test C first. It does not work.\n\nNow B: its left edge has the same red car bumper.", MPS, "B"),
+    ("Answer: B \u2014 the sky in B continues the road", MPS, "B"),
+    ("Answer: B\nExplanation: the sky in B continues the", MPS, "B"),
+])
+def test_a_step_opened_by_the_answer_and_cut_off(text, config, answer):
+    assert classify_response(text, config, ["[1, 2, 3, 4]", "[2, 4, 3, 1]", "[3, 1, 2, 4]", "[4, 3, 2, 1]"]
+                             if config == "order_restoration" else None).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # a corner said in another language beside an order must agree with it, as the English regions must
+    ("Arriba a la izquierda va la imagen 4, arriba a la derecha la 2, abajo a la izquierda la 1 y abajo a la derecha la 3. "
+     "Por tanto: [4, 2, 3, 1]", None),
+    ("\u5de6\u4e0a\u662f\u56fe4\u3002\n\u7b54\u6848\uff1a[1, 2, 3, 4]", None),
+    # the other side: they agree
+    ("Arriba a la izquierda va la imagen 4, arriba a la derecha la 2, abajo a la izquierda la 3 y abajo a la derecha la 1. "
+     "Por tanto: [4, 2, 3, 1]", "[4, 2, 3, 1]"),
+    ("\u5de6\u4e0a\u662f\u56fe4\u3002\n\u7b54\u6848\uff1a[4, 2, 3, 1]", "[4, 2, 3, 1]"),
+])
+def test_corners_said_in_another_language_beside_an_order(text, answer):
+    assert classify_response(text, OG).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # a clause after a comma that says, in English, that the answer fits: read as its explanation
+    ("D, the roof edge only fits there.", "D"),
+    ("Ha, trick question? Nope \u2014 it's A, the horizon continues straight across both.", "A"),
+    ("The answer is B. No wait \u2014 D, the roof edge only fits there.", "D"),
+    ("The answer is B. No \u2014 D.", "D"),  # "No \u2014" after an answer withdraws it, as "No," does
+    # the other side: negated, hedged, conceded, another option named, a condition on it, a question, another language
+    ("D, the roof edge does not fit there.", None), ("D, the roof edge doesn't fit.", None),
+    ("D, maybe the roof fits.", None), ("D, although A fits too.", None), ("D, the roof fits E better.", None),
+    ("If it were D, I'd expect the roof edge to continue.", None), ("D, the roof edge only fits there?", None),
+    ("D, die Dachkante passt nur dort.", None), ("B, walaupun A juga cocok.", None),
+    ("B. No \u2014 it is not.", None),
+])
+def test_a_clause_after_a_comma_that_says_the_answer_fits(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy_3x3_k6").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # "unless I'm mistaken" and its kin, in the languages the table lists them in: a link, not a condition
+    ("Unless I misread the seams, D.", "D"), ("If I'm not mistaken, D.", "D"), ("Si no me equivoco, la respuesta es D.", "D"),
+    ("Sauf erreur de ma part, la r\u00e9ponse est D.", "D"), ("\u0415\u0441\u043b\u0438 \u044f \u043d\u0435 \u043e\u0448\u0438\u0431\u0430\u044e\u0441\u044c, "
+     "\u043e\u0442\u0432\u0435\u0442 D.", "D"), ("\u5982\u679c\u6211\u6ca1\u770b\u9519\uff0c\u7b54\u6848\u662fD\u3002", "D"),
+    ("Jeśli się nie mylę, odpowiedź to D.", "D"), ("D, unless I am mistaken.", "D"), ("D, wenn ich mich nicht irre.", "D"),
+    ("Respuesta: D, si no me equivoco.", "D"),
+    # the other side: a real condition, a negated answer after the idiom, a condition the idiom does not cover
+    ("Si la imagen est\u00e1 rotada, la respuesta es D.", None), ("Si no me equivoco, no es D.", None),
+    ("Unless the seams are misread, D.", None), ("If I am not mistaken about the sky, D.", None),
+    ("Unless I misread the seams, D or B.", None), ("D, unless the patch is rotated.", None),
+    ("D, unless I am mistaken about C.", None),
+])
+def test_unless_i_am_mistaken_in_many_languages(text, answer):
+    assert classify_response(text, "piece_localization_hard").answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # a decoding loop: one answer said again and again, the last copy cut off, is that answer said once
+    ("[4, 1, 3, 2] [4, 1, 3, 2] [4, 1, 3, 2] [4, 1", OG, "[4, 1, 3, 2]"), ("B\nB\nB", PLH, "B"),
+    ("Judgment: B\nError Position: A\nError Type: A\nJudgment: B\nError Position: A\nError Type: A\nJudgment: B\nError Pos",
+     "anomaly_detection", "Judgment: B\nError Position: A\nError Type: A"),
+    # the other side: the copies differ, or the last one is not a beginning of the others
+    ("Answer: A\nAnswer: A\nAnswer: B", PLH, None), ("[4, 1, 3, 2] [4, 1, 3, 2] [4, 2", OG, None), ("B B C", PLH, None),
+    ("Judgment: B\nError Position: A\nError Type: A\nJudgment: B\nError Position: C", "anomaly_detection", None),
+])
+def test_a_decoding_loop_says_its_answer_once(text, config, answer):
+    assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # options listed with a probability each are a list, not answers: the answer is the one committed to after it
+    ("A: 5%\nB: 10%\nC: 80%\nD: 5%\n\nAnswer: C", "C"), ("C: 80%", "C"),
+    ("A: 5%\nB: 10%\nC: 80%\nD: 5%", None),
+])
+def test_options_listed_with_a_probability_each(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # a line of known fillers closed by a colon introduces the answer below it
+    ("I'm fairly confident:\nJudgment: B\nError Position: C\nError Type: A", "anomaly_detection",
+     "Judgment: B\nError Position: C\nError Type: A"), ("I'm fairly confident:\nB", PLH, "B"),
+    # the other side: a hedge, or a word the reader does not know, closed by a colon
+    ("Maybe:\nJudgment: B\nError Position: C\nError Type: A", "anomaly_detection", None), ("Maybe:\nB", PLH, None),
+    ("I'm fairly sceptical:\nB", PLH, None),
+])
+def test_a_line_of_fillers_closed_by_a_colon_introduces_the_answer(text, config, answer):
+    assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # an introducer closes at its comma: the answer said after it beside a word the reader does not know is no part
+    # of it (found by the property test once its lead-ins changed)
+    ("Looking at the edges, A \u092b\u093f\u0930 : Candidate 1", None), ("Looking at the edges, A \u0444\u0438\u0433: Candidate 1", None),
+    ("Looking at the edges, A glede : Candidate 1", None),  # "A" beside a word: an article or the answer, not known
+    # the other side: the introducer alone, or a list inside it
+    ("Looking at the edges: Candidate 1", "A"), ("Looking at the sky, the roof, and the edges: A", "A"),
+])
+def test_an_introducer_closes_at_its_comma(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy_3x3_k2").answer == answer

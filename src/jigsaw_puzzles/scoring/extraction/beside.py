@@ -10,6 +10,7 @@ from ...spec import ANOMALY, ORDER, ORIENTED, format_oriented
 from .common import AMBIGUOUS, negated
 from .cues import Commit, _error_words
 from .forms import pattern, table
+from .meaning import corners_said
 from .positions import regions_said, rows_disagree
 from .prose import anomaly_prose, oriented_prose
 
@@ -73,7 +74,7 @@ class Beside:
         if not order:
             return ""
         beside = self.m[lo:final.start] + "\n" + self.m[final.end:]  # before it, and its explanation
-        if len(order) == 4 and any(order[r] != img for r, img in regions_said(beside)):
+        if len(order) == 4 and any(order[r] != img for r, img in regions_said(beside) + corners_said(beside)):
             return "the order disagrees with the regions named beside it"
         if rows_disagree(beside, order, *((2, 2) if len(order) == 4 else (3, 3) if len(order) == 9 else (0, 0))):
             return "the order disagrees with the rows named beside it"

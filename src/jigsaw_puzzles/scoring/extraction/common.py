@@ -272,10 +272,15 @@ def clean(text: str, residue: re.Pattern, offer: Optional[re.Pattern] = None) ->
     if ":" in t or "[" in t:
         t = _SPEAKER.sub(_blank, t)
     t = residue.sub(_blank, t)
+    loop = _LOOP.match(t)  # a decoding loop says the same again and again, the last copy cut off: said once
+    if loop is not None and loop.group(1).startswith(t[loop.end():].strip()):
+        t = t[:loop.end(1)] + " " * (len(t) - loop.end(1))
     return offer.sub(_blank, t) if offer is not None and "?" in t and _OFFER_HINT.search(t) else t
 
 
 _OFFER_HINT = re.compile(r"me to|anything else|(?:shall|should|can) i |any other", re.I)
+#: "[4, 1, 3, 2] [4, 1, 3, 2] [4, 1", "Judgment: B\nError Position: A\n...\nJudgment: B\nError Pos": one text, twice or more.
+_LOOP = re.compile(r"\s*(\S.{0,299}?)(?:\s+\1)+", re.S)
 
 
 # --------------------------------------------------------------------------------------------------- units

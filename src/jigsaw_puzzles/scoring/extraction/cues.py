@@ -47,7 +47,7 @@ def subject_before() -> re.Pattern:
 _SEP_BEFORE = re.compile(r"[:=]\s*[(\[\"']?\s*$")
 _LABELLED_LINE = re.compile(r"(?m)^[ \t*#>\-\u2022]*(?:option[ \t]+|(?:candidate|choice|region|area|mask|masked area)[ \t]*\d{0,2}"
                             r"[ \t]*(?=\())?[(\[]?((?-i:[A-Z]))(?:[ \t]*\([^()\n]{1,40}\)|[ \t]*\[[\d, ]+\])?"
-                            r"(?:[)\].:]|[ \t]+[\u2013\u2014\-])\**[ \t]*\S[^\n]{2,}$", re.I)  # "- **Candidate 4 (D):** sky"
+                            r"(?:[)\].:]|[ \t]+[\u2013\u2014\-])\**[ \t]*(?:\S[^\n]{2,}|\d{1,2}[ \t]?%)$", re.I)  # "- **Candidate 4 (D):** sky", "A: 5%"
 _WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _FILLER_AFTER = re.compile(r"[ \t]*(?:i think|i believe|i guess|probably|i'd say|for sure|then|again|here|overall|"
                            r"in the original(?: full)? image|in the original|in the full image|of <image 1>|in <image 1>|"
@@ -175,6 +175,18 @@ def cut_off(raw: str) -> bool:
         not _LETTER_END.search(tail)
 
 
+_STEP_CUT = re.compile(r"[ \t*]*(?::|\u2014|\u2013| - )[^.!?\n\u3002]*?(?:[,:;\u2014\u2013-]|(?<![^\W_])(?-i:the|a|an|and|or|of|to|with|"
+                       r"in|on|at|for|from|that|which|but|its|their|than|as|by|so|because|while|where|el|la|los|las|y|de|"
+                       r"del|que|con|por|para|pero|der|die|das|und|oder|mit|von|zu|den|dem|des|aber|le|les|et|ou|du|avec|"
+                       r"pour|mais|os|as|e|da|do|em|com|il|lo|gli|di|che|per|ma))\s*\Z")
+
+
+def trails_off(t: str, pos: int) -> bool:
+    """The answer ending at ``pos`` opens a step ("Now B: its left edge has the same bumper, and the") whose words are
+    cut off: what was said of it is not known."""
+    return _STEP_CUT.match(t, pos) is not None
+
+
 def said_against(t: str, pos: int) -> bool:
     """A remark after the answer at ``pos`` opens by judging it out ("C – no", "B — wrong.", "D: not a match", "C —
     ✗", "C — não."); not one that explains it ("C — no edge continues"), "no doubt", or a withdrawal ("no wait")."""
@@ -213,19 +225,23 @@ def runners_up(t: str) -> str:
 _THE_ONE = re.compile(r",?[ \t]*the one(?![^\W_])", re.I)
 
 
-def reason_beside(t: str, pos: int, others) -> bool:
+def reason_beside(t: str, pos: int, others, at: int = 0) -> bool:
     """What follows the answer only says why it fits or which it is: a bracket that judges a fit ("A (the fronds
-    match the undergrowth around mask A)") or ", the one ..." ("Area B, the one by the window"). Nothing else may be
-    in it: no other option (``others(lo, hi)``), negation, hedge, condition, doubt or convention. Read as an
-    explanation."""
+    match the undergrowth around mask A)"), ", the one ..." ("Area B, the one by the window") or a clause after a
+    comma that says in English that it fits ("D, the roof edge only fits there"; not after a condition on the answer
+    at ``at``, nor with a concession or a turn; in other languages a word of fit beside words the reader does not know
+    is not enough). Nothing else may be in it: no other option (``others(lo, hi)``), negation, hedge, condition, doubt
+    or convention. Read as an explanation."""
     if t[pos] == "(":
         end = t.find(")", pos)
         if end < 0 or not judged_fit(t, pos, end):
             return False
-    elif _THE_ONE.match(t, pos):
+    elif _THE_ONE.match(t, pos) or t[pos] == "," or t[max(0, pos - 2):pos].strip(" ") == ",":
         end = next((i for i in range(pos + 1, len(t)) if t[i] in ".;!?\n"), len(t))
-        if pattern("hedge").search(t, pos, end):
-            return False
+        if pattern("hedge").search(t, pos, end) or not (_THE_ONE.match(t, pos) or judged_fit(t, pos, end) and not (
+                _CONCEDE.search(t[pos:end]) or _BUT.search(t, pos, end) or pattern("contrast").search(t, pos, end) or
+                pattern("condition").search(t, clause_start(t, at), at))):  # "If it were A, I'd expect ... to continue"
+            return False  # (not "B, although A fits too": a concession may keep another open)
     else:
         return False
     return not others(pos, end) and not any(pattern(k).search(t, pos, end) for k in ("negation", "condition", "doubt",
@@ -235,8 +251,9 @@ def reason_beside(t: str, pos: int, others) -> bool:
 _SKIP_LINE = re.compile(r"[\s\u00a4\-=_*~+|:.]*|[\s\u2500-\u257f|+\-]*")
 _IDIOMS = re.compile(r"(?<![^\W_])if (?:i|we) (?:had|have|must|were) to (?:guess|choose|pick|bet|say)|if forced to "
                      r"(?:choose|pick|guess)|if i'm forced to choose|were (?:i|we) (?:forced )?to (?:choose|pick|guess)|as if|"
-                     r"unless i(?:'m| am) (?:mistaken|wrong)|if i (?:had|must) to (?:bet|wager)",
-                     re.I)
+                     r"unless i(?:'m| am) (?:mistaken|wrong|missing something)|unless i(?:'ve| have)? (?:misread|misjudged|misunderstood|"
+                     r"miscounted|overlooked something|missed something)(?: (?:it|this|that|something|the \w+))?|"
+                     r"if i (?:had|must) to (?:bet|wager)|" + pattern("idiom").pattern, re.I)  # and the table's, in any language
 
 
 class _Span:

@@ -156,6 +156,16 @@ _OFFER = (r"[ \t]*(?:[^\w\s]+[ \t]*)?(?:(?:do you )?want me to|would you like me
 
 
 @lru_cache(maxsize=None)
+def _idioms(caveats: bool = False) -> frozenset:
+    """The links that open with a condition and set none ("unless i'm mistaken", "si no me equivoco", "如果我没看错",
+    "if i had to guess"); ``caveats``: only those that say "if I am not wrong" (a negation in them, or "unless"), known
+    after the answer too ("B, unless I'm mistaken"; not "C would be my choice if forced")."""
+    cond = re.compile(alternation(forms("condition")), re.I)
+    neg = re.compile(alternation(forms("negation")) + r"|^(?:unless|tenzij|除非)", re.I)
+    return frozenset(f for f in forms("link") if cond.match(f) and (not caveats or neg.search(f)))
+
+
+@lru_cache(maxsize=None)
 def pattern(name: str) -> re.Pattern:
     """The compiled patterns the rule asks (see the module docstring for the kinds)."""
     a = alternation
@@ -196,12 +206,16 @@ def pattern(name: str) -> re.Pattern:
                 "image", "rotation", "mirroring", "line", "candidate"):
         fs = forms(name) | (forms("withdraw") - forms("negation") if name == "intro" else frozenset())
         return re.compile(a(fs), re.I)
+    if name == "fillers":  # a run of fillers and links ("i'm fairly confident", "so, honestly")
+        return re.compile(rf"(?:{a(forms('filler') | forms('link'))}[\s,.!]*)+", re.I)
+    if name == "idiom":
+        return re.compile(a(_idioms()), re.I)
     if name == "relation":  # any of Connection Verification's relations, in one alternation
         return re.compile(a(forms("horizontal") | forms("vertical") | forms("apart")), re.I)
     if name in ("direction", "place", "ordinal"):
         return re.compile(a(values(name)), re.I)
-    if name == "neutral":
-        return re.compile(a(forms("neutral") - forms("hedge") - forms("negation")), re.I)  # "of": Dutch "or"
+    if name == "neutral":  # "of": Dutch "or"; an idiom ("unless i'm mistaken") is known after the answer too
+        return re.compile(a(forms("neutral") - forms("hedge") - forms("negation") | _idioms(caveats=True)), re.I)
     if name == "offer":  # an offer after the answer on its line ("C. Would you like me to explain why?")
         return re.compile(r"(?:^|(?<=[.!\u2014] ))" + _OFFER, re.I | re.M)
     if name == "residue":

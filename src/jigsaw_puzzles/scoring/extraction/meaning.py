@@ -33,7 +33,7 @@ def direction(words: str) -> Optional[str]:
 
 
 _SENTENCE = re.compile(r"[^.!?\n;\u3002\uff01\uff1f\uff1b]+")
-_OPENS = re.compile(r"(?:^|[,\uff0c(\uff08:\uff1a])[ \t*\u2022(\uff08-]*")  # where a sentence or a part of one opens
+_OPENS = re.compile(r"(?:^|[,\uff0c(\uff08:\uff1a\u2014\u2013])[ \t*\u2022(\uff08-]*")  # where a sentence or a part of one opens
 _CLAUSE_END = re.compile(r"[,\uff0c\u3001(\uff08)\uff09:\uff1a]")
 _NUMBER = {"1": "1", "2": "2", "\u4e00": "1", "\u4e8c": "2", "\uff11": "1", "\uff12": "2"}
 
@@ -101,6 +101,27 @@ _ONE_DIGIT = re.compile(r"(?<![\d.,\u00b0])[1-4](?![\d\u00b0%])")
 _CORNERS = ("top left", "top right", "bottom left", "bottom right")
 
 
+def _corner(t: str, s: int, e: int):
+    """The corner and the one image a part of the text places there ((1, 3) for "arriba a la derecha la 3"), None when
+    it names neither, False when not one of each or with a negation, hedge or condition."""
+    corners = {value("place", m.group(0)) for m in pattern("place").finditer(t, s, e)}
+    nums = _ONE_DIGIT.findall(t, s, e)
+    if not corners and not nums:
+        return None
+    if len(corners) != 1 or len(nums) != 1 or not corners <= set(_CORNERS) or \
+            any(pattern(k).search(t, s, e) for k in ("negation", "hedge", "condition")):
+        return False
+    return _CORNERS.index(corners.pop()), int(nums[0])
+
+
+def corners_said(t: str) -> list[tuple[int, int]]:
+    """(corner, image) for each part of the text that places one image at one corner of a 2x2 grid, in any language
+    the table knows ("arriba a la izquierda va la imagen 4", "左上是图1"): what an order beside it must agree with."""
+    if pattern("place").search(t) is None:
+        return []
+    return [p for pm in _PART.finditer(t) if (p := _corner(t, *pm.span()))]
+
+
 def placed(t: str) -> Optional[tuple[tuple[int, ...], int, int]]:
     """The four images placed in the 2x2 grid, said in another language ("左上是图1，右上是图3，左下是图2，右下是图4",
     "Arriba a la izquierda va la imagen 4, arriba a la derecha la 2, ..."): each part of the text between commas or
@@ -112,19 +133,17 @@ def placed(t: str) -> Optional[tuple[tuple[int, ...], int, int]]:
     lo = hi = None
     for pm in _PART.finditer(t):
         s, e = pm.span()
-        corners = {value("place", m.group(0)) for m in pattern("place").finditer(t, s, e)}
-        nums = _ONE_DIGIT.findall(t, s, e)
-        if not corners and not nums:
+        part = _corner(t, s, e)
+        if part is None:
             continue
-        if len(corners) != 1 or len(nums) != 1 or not corners <= set(_CORNERS) or \
-                any(pattern(k).search(t, s, e) for k in ("negation", "hedge", "condition")):
+        if part is False:
             if said:
                 return None
             continue
-        at = _CORNERS.index(corners.pop())
+        at = part[0]
         if at in said:
             return None
-        said[at], lo, hi = int(nums[0]), s if lo is None else lo, e
+        said[at], lo, hi = part[1], s if lo is None else lo, e
         if len(said) == 4:
             break
     if len(said) != 4 or set(said.values()) != {1, 2, 3, 4} or hi - lo > 400 or \
@@ -133,4 +152,4 @@ def placed(t: str) -> Optional[tuple[tuple[int, ...], int, int]]:
     return tuple(said[i] for i in range(4)), lo, hi
 
 
-__all__ = ["INVERSE", "direction", "relative", "placed", "candidates"]
+__all__ = ["INVERSE", "direction", "relative", "placed", "corners_said", "candidates"]

@@ -36,13 +36,12 @@ from typing import Optional
 
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED
 from .answers import mentions
-from .common import AMBIGUOUS, INVALID, PARSED, Extraction, Mention, clause_start, clean, negated, region, thought, units, unread
-from .common import negation_span as _negation_span
+from .common import AMBIGUOUS, INVALID, PARSED, Extraction, Mention, clause_start, clean, negated, region, thought, units, unread, negation_span as _negation_span
 from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, _CONFIDENCE,
                    _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON,
                    _FOOTNOTE_DEF, _HEDGED, _IDIOMS, _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE,
                    _OPEN, _paragraph_end, turned, conceded_open, denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES,
-                   _SEP_BEFORE, subject_before, _withdrawal, said_against, runners_up, cut_off, appositives, reason_beside)
+                   _SEP_BEFORE, subject_before, _withdrawal, said_against, runners_up, cut_off, appositives, reason_beside, trails_off)
 from .forms import pattern
 from .positions import rows_disagree
 from .beside import Beside
@@ -160,7 +159,7 @@ class _Reading(Scope, Beside):
 
     def _commit(self, m: Mention) -> Optional[Commit]:
         t = self.m
-        if negated(t, m.start, m.end) or self._listed(m):  # ruled out, or on a line of an option list
+        if negated(t, m.start, m.end) or self._listed(m) or trails_off(t, m.end):  # ruled out, listed, or cut off
             return None
         cs = max(clause_start(t, m.start), m.start - _LONGEST_LEAD)  # a longer sentence's start is reasoning
         back = t[max(cs, m.start - 240):m.start][::-1]
@@ -254,7 +253,8 @@ class _Reading(Scope, Beside):
                         (apposed is None or apposed.value == m.value):  # "A — Candidate 1 matches the sunset"
                     explain_at = pos
                     break
-            if ch in "(,t" and reason_beside(t, pos, lambda a, b: [x for x in self._within(a, b) if x.value != m.value]):
+            if (ch in "(,t" or t[pos - 2:pos].strip(" ") == ",") and reason_beside(
+                    t, pos, lambda a, b: [x for x in self._within(a, b) if x.value != m.value], m.start):
                 explain_at = pos  # "A (the patch's fern fronds match the undergrowth)", "B, the one by the window"
                 break
             if ch.isspace() or ch in _KNOWN_PUNCT:

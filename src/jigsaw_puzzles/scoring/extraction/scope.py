@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Optional
 
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_order, format_oriented
+from .answers import mentions
 from .blocks import unlabelled_block
 from .common import Mention
 from .common import AMBIGUOUS, clause_start, negated
@@ -19,6 +20,9 @@ from .cues import (_ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _
                    _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT,
                    _LINE_NEG, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING,
                    _SKIP_LINE, _Span, _strip_all, _WORDS)
+
+
+_INTRO_CLOSED = re.compile(r"[,\uff0c\u3001\u060c]")
 
 
 @lru_cache(maxsize=1)
@@ -190,8 +194,9 @@ class Scope:
         if _OPTIONS_HEAD.search(above):  # "Looking at the options:" opens a walk through them, not the answer
             return cs, f"the line above introduces the options, not an answer ({above[-60:]!r})"
         if above.rstrip(" *").endswith((":", "\uff1a")) and (self._joins(above.rstrip(" *")[:-1]) or (
-                pattern("intro").match(above.strip(_BULLETS)) and not pattern("condition").search(above))):
-            return lo + 1, ""  # "Given that the horizon is straight across all four pieces:"
+                pattern("intro").match(above.strip(_BULLETS)) and not pattern("condition").search(above)) or
+                pattern("fillers").fullmatch(above.strip(_BULLETS).rstrip(" *:\uff1a"))):
+            return lo + 1, ""  # "Given that the horizon is straight across all four pieces:", "I'm fairly confident:"
         sm = pattern("strip").match(above.rstrip(" *")[::-1])
         if sm is not None and sm.group(1) and not any(pattern(k).search(above) for k in ("condition", "negation", "hedge")) \
                 and not _REJECTING.search(above):
@@ -229,7 +234,7 @@ class Scope:
         return bool(sm is not None and sm.group(1)) or (pattern("intro").match(line.strip(_BULLETS)) is not None and
                                                            "," in line)
 
-    def _joined(self, s: str, lead: str, licensed: bool, others: bool) -> bool:
+    def _joined(self, s: str, lead: str, licensed: bool, others: bool, value=None) -> bool:
         """The lead-in ``lead``, left as ``s`` once its fillers and links are stripped, joins the commitment."""
         core = s.strip(_BULLETS + ",:;()[]")
         closed = s.rstrip().endswith(",") or lead[len(s):].lstrip().startswith(",")
@@ -237,17 +242,22 @@ class Scope:
         last = body[max(body.rfind(","), body.rfind(";")) + 1:]  # "..., but from what I can make out, the answer is A"
         cjk = not others and re.search(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af][ \t]*,[ \t]*$", lead) is not None and \
             not any(pattern(k).search(lead) for k in ("doubt", "hedge", "negation"))  # "两张图片是上下相邻的关系，答案选B"
-        return not core or licensed or cjk or self._introduced(lead) or (closed and self._introduced(body + ",")) \
+        return not core or licensed or cjk or self._introduced(lead, value) or (closed and self._introduced(body + ",")) \
             or (closed and last != body and self._introduced(last + ",")) \
             or (self._known(core) and not others and not _DANGLING.search(core))
 
-    def _introduced(self, lead: str) -> bool:
+    def _introduced(self, lead: str, value=None) -> bool:
         body = lead.strip(_BULLETS)
         im = pattern("intro").match(body) if body else None
         if im is None or not lead.rstrip().endswith((",", "\uff0c", "\u3001", "\u060c", ":", "\u2014")) or \
                 pattern("condition").search(_IDIOMS.sub(" ", lead)) is not None:
             return False
-        return True
+        cut = _INTRO_CLOSED.search(body, im.end()) if value is not None and lead.rstrip().endswith((":", "\u2014")) else None
+        rest = body[cut.end():] if cut is not None else ""  # ("Looking at the edges, A glede : Candidate 1": the
+        # introducer closed at its comma; the answer said after it, beside a word the reader does not know, is no part
+        # of it; a letter that may be an article too: "A co :")
+        return not rest or all(x.value != value for x in mentions(rest, self.spec, self.config, self.options)) and not (
+            self.spec.kind == CHOICE and re.search(rf"(?<![^\W_]){re.escape(str(value))}(?![^\W_])", rest))
 
     def _concluded(self, m: Mention, lo: int, hi: int) -> bool:
         """The answer restated from a list in ``[lo, hi)`` that holds it too ("A: 0.9, B: 0.1 -> A")."""
@@ -307,7 +317,7 @@ class Scope:
             return ""
         if _JOINS_ANOTHER.match(s):
             return "the answer is joined to another one"
-        if self._joined(s, lead, licensed, others):
+        if self._joined(s, lead, licensed, others, m.value):
             return ""
         fixed = _WORDS.sub(lambda w: corrected(w.group(0)), s)  # misspelt: "teh answer is", "Fianl answer:"
         if fixed != s and self._joined(_strip_all(fixed)[0], fixed, _strip_all(fixed)[1] or licensed, others):
