@@ -1260,3 +1260,29 @@ def test_a_line_of_fillers_closed_by_a_colon_introduces_the_answer(text, config,
 ])
 def test_an_introducer_closes_at_its_comma(text, answer):
     assert classify_response(text, "missing_piece_selection_easy_3x3_k2").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # this item's answer, labelled as this one's after another item's ("for this one", "这一题", "Soal ini")
+    ("Earlier I answered B for the first image; for this one, D.", "D"),
+    ("(Regarding your earlier question: the answer there was A.)\n\nThis one: C", "C"),
+    ("\u4e0a\u4e00\u9898\u7b54\u6848\u662fD\u3002\n\u8fd9\u4e00\u9898\uff1aB", "B"), ("Soalan sebelumnya: C.\nSoalan ini: D.", "D"),
+    # the other side: ruled out, hedged, negated, or only another item's answer
+    ("This one: C is wrong.", None), ("This one, maybe C.", None), ("Not this one: C.", None),
+    ("For the previous puzzle the answer was B. For this one I can't see the candidate images.", None),
+])
+def test_this_items_answer_after_another_items(text, answer):
+    assert classify_response(text, "piece_localization_hard").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # a sentence after a piece's answer that says a piece differs, naming no other option: it may rule the answer out
+    ("A \u2014 the brick colour is different.", None), ("Answer: A. Its brick colour is completely different.", None),
+    ("\u041d\u0443 \u043a\u043e\u043d\u0435\u0447\u043d\u043e, \u0432\u0430\u0440\u0438\u0430\u043d\u0442 A \u2014 \u0442\u0430\u043c \u0436\u0435 "
+     "\u0441\u043e\u0432\u0441\u0435\u043c \u0434\u0440\u0443\u0433\u043e\u0439 \u0446\u0432\u0435\u0442 \u043a\u0438\u0440\u043f\u0438\u0447\u0430.", None),
+    # the other side: the others differ, or another option named as the one that differs
+    ("A. The others have a different colour.", "A"), ("A \u2014 its colour is different from B.", "A"),
+    ("**Answer: A**\n\nCandidate 1 continues the wheel. 3 and 4 show a different street entirely.", "A"),
+])
+def test_a_piece_said_to_differ_after_the_answer(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy_3x3_k6").answer == answer

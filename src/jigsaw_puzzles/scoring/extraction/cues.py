@@ -355,6 +355,14 @@ _ALSO = re.compile(r"(?<![^\W_])(?:also|too|as well|también|também|auch|aussi|
 _THOUGH = re.compile(r",[ \t]*though[ \t]*[,.:;\u2014\u2013]", re.I)
 
 
+#: A word that says a piece differs ("the brick colour is different", "другой цвет"): said of the answer's piece, beside
+#: no other option and no word of the others, it may say the answer does not fit.
+DIFFERENT = re.compile(r"(?<![^\W_])(?:different|differs?|mismatch\w*|otro|otra|distint[oa]|anders|andere[nrs]?|autre|"
+                       r"diff[ée]rente?s?|другой|другая|другого|другие|отличается|diferente|diverso|diversa|farkl[ıi]|"
+                       r"berbeda|kh[áa]c)(?![^\W_])|不同|違う|異なる|다른", re.I)
+OTHERS = re.compile(r"(?<![^\W_])(?:others?|rest|remaining|unlike|whereas|while|than|from|de|von|от|que|[1-9])(?![^\W_])", re.I)
+
+
 def turned(t: str, lo: int, hi: int) -> bool:
     """A withdrawal or a turn ("but", "looking again", ", though,") in ``t[lo:hi]``: a later answer replaces one before."""
     return any(p.search(t, lo, hi) for p in (pattern("withdraw"), pattern("contrast"), _THOUGH))

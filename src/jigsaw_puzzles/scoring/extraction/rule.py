@@ -379,7 +379,7 @@ class _Reading(Scope, Beside):
         """Why an explanation after the answer is not one: it doubts, withdraws or disclaims the answer, keeps another
         answer open, or (after an order) changes its convention ("" when none of these)."""
         t = self.m
-        d = pattern("doubt").search(t, u0, u1) or _CJK_OPEN.search(t, u0, u1)
+        d = pattern("doubt").search(t, u0, u1) or _CJK_OPEN.search(t, u0, u1) or self._differs(u0, u1, c.answer)
         if d is not None:
             return f"the answer is doubted or disclaimed after it is given ({d.group(0)!r})"
         me = _FIRST_PERSON.search(t, u0, u1)

@@ -16,7 +16,7 @@ from .forms import corrected, forms, pattern
 from .positions import regions_said
 from .prose import REST_FINE, anomaly_prose, oriented_prose
 from .common import negation_span as _negation_span
-from .cues import (_ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT,
+from .cues import (_ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT, DIFFERENT, OTHERS,
                    _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT,
                    _LINE_NEG, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING,
                    _SKIP_LINE, _Span, _strip_all, _WORDS)
@@ -369,6 +369,13 @@ class Scope:
         description: said of another option, they disagree with the answer."""
         return x.form in ("list", "rows", "regions", "pairs") or (x.form == "text" and bool(self.spec.letters) and
                                                          not self.config.startswith("missing_piece"))
+
+    def _differs(self, u0: int, u1: int, answer):
+        """A sentence after a piece's answer that says a piece differs ("A — the brick colour is different", "другой
+        цвет"), naming no other option and no word of the others: it may say the answer does not fit."""
+        dif = DIFFERENT.search(self.m, u0, u1) if self.config.startswith(("missing_piece", "piece_loc")) else None
+        return dif if dif is not None and not OTHERS.search(self.m, u0, u1) and all(
+            x.value in (None, answer) for x in self._within(u0, u1)) else None
 
     def _known(self, body: str) -> bool:
         """Only known words, numbers and marks (a mark the vocabulary does not list, "❌", "¬", "≠", is unknown)."""
