@@ -1286,3 +1286,17 @@ def test_this_items_answer_after_another_items(text, answer):
 ])
 def test_a_piece_said_to_differ_after_the_answer(text, answer):
     assert classify_response(text, "missing_piece_selection_easy_3x3_k6").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # the anomaly block said again in words after it, in another language: an explanation that agrees
+    ("Judgment: B\nError Position: C\nError Type: B\n\nLa pieza inferior izquierda est\u00e1 reflejada horizontalmente.",
+     "Judgment: B\nError Position: C\nError Type: B"),
+    ("Judgment: B\nError Position: B\nError Type: A\n\nLa pi\u00e8ce en haut \u00e0 droite a \u00e9t\u00e9 pivot\u00e9e de 180\u00b0.",
+     "Judgment: B\nError Position: B\nError Type: A"),
+    # the other side: the words name another tile or another change
+    ("Judgment: B\nError Position: C\nError Type: B\n\nLa pieza superior derecha est\u00e1 reflejada horizontalmente.", None),
+    ("Judgment: B\nError Position: C\nError Type: A\n\nLa pieza inferior izquierda est\u00e1 reflejada horizontalmente.", None),
+])
+def test_the_anomaly_said_again_in_words_after_its_block(text, answer):
+    assert classify_response(text, "anomaly_detection").answer == answer

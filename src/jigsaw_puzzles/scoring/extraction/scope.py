@@ -393,6 +393,8 @@ class Scope:
             return c.parts.get("judgment") == "B"  # "... is upside down. Everything else is fine."
         if self.spec.kind == ANOMALY and c.parts and not names:
             said = anomaly_prose(s, *self.spec.grid)
+            if said == tuple(c.parts.get(k) for k in ("judgment", "position", "type")):
+                return True  # the block said again in words, in any language ("La pieza inferior izquierda está reflejada")
             names = isinstance(said, tuple) or bool(_ANOMALY_WORDS.search(s))
         sm = pattern("support").search(s)  # "It does not match." says the answer does not fit: no support
         said = [x.end - u0 for x in self._within(u0, u1) if x.value == c.answer] if self.spec.kind == CHOICE else []
