@@ -1300,3 +1300,14 @@ def test_a_piece_said_to_differ_after_the_answer(text, answer):
 ])
 def test_the_anomaly_said_again_in_words_after_its_block(text, answer):
     assert classify_response(text, "anomaly_detection").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # "no joke", "I'm not joking": said to mean the answer, not to doubt it
+    ("A \u2014 no joke, the patch's shadow only fits there.", "A"),
+    # the other side: a joke, or another option after it
+    ("A \u2014 just kidding, the patch's shadow only fits there.", None), ("C. No joke: B fits better.", None),
+    ("C. I'm not joking about B either.", None),
+])
+def test_no_joke_is_no_doubt(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer

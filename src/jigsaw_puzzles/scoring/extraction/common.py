@@ -278,6 +278,18 @@ def clean(text: str, residue: re.Pattern, offer: Optional[re.Pattern] = None) ->
     return offer.sub(_blank, t) if offer is not None and "?" in t and _OFFER_HINT.search(t) else t
 
 
+_STEP_CUT = re.compile(r"[ \t*]*(?::|\u2014|\u2013| - )[^.!?\n\u3002]*?(?:[,:;\u2014\u2013-]|(?<![^\W_])(?-i:the|a|an|and|or|of|to|with|"
+                       r"in|on|at|for|from|that|which|but|its|their|than|as|by|so|because|while|where|el|la|los|las|y|de|"
+                       r"del|que|con|por|para|pero|der|die|das|und|oder|mit|von|zu|den|dem|des|aber|le|les|et|ou|du|avec|"
+                       r"pour|mais|os|as|e|da|do|em|com|il|lo|gli|di|che|per|ma))\s*\Z")
+
+
+def trails_off(t: str, pos: int) -> bool:
+    """The answer ending at ``pos`` opens a step ("Now B: its left edge has the same bumper, and the") whose words are
+    cut off: what was said of it is not known."""
+    return _STEP_CUT.match(t, pos) is not None
+
+
 _OFFER_HINT = re.compile(r"me to|anything else|(?:shall|should|can) i |any other", re.I)
 #: "[4, 1, 3, 2] [4, 1, 3, 2] [4, 1", "Judgment: B\nError Position: A\n...\nJudgment: B\nError Pos": one text, twice or more.
 _LOOP = re.compile(r"\s*(\S.{0,299}?)(?:\s+\1)+", re.S)
@@ -409,5 +421,5 @@ def negated(t: str, start: int, end: int) -> bool:
     return negation_span(t, start, end) is not None
 
 
-__all__ = ["Claim", "key", "Extraction", "PARSED", "AMBIGUOUS", "INVALID", "region", "clean", "clause_start", "units", "negated",
+__all__ = ["Claim", "key", "Extraction", "PARSED", "AMBIGUOUS", "INVALID", "region", "clean", "clause_start", "units", "trails_off", "negated",
            "negation_span", "thought", "unread"]

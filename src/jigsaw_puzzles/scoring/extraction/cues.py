@@ -175,18 +175,6 @@ def cut_off(raw: str) -> bool:
         not _LETTER_END.search(tail)
 
 
-_STEP_CUT = re.compile(r"[ \t*]*(?::|\u2014|\u2013| - )[^.!?\n\u3002]*?(?:[,:;\u2014\u2013-]|(?<![^\W_])(?-i:the|a|an|and|or|of|to|with|"
-                       r"in|on|at|for|from|that|which|but|its|their|than|as|by|so|because|while|where|el|la|los|las|y|de|"
-                       r"del|que|con|por|para|pero|der|die|das|und|oder|mit|von|zu|den|dem|des|aber|le|les|et|ou|du|avec|"
-                       r"pour|mais|os|as|e|da|do|em|com|il|lo|gli|di|che|per|ma))\s*\Z")
-
-
-def trails_off(t: str, pos: int) -> bool:
-    """The answer ending at ``pos`` opens a step ("Now B: its left edge has the same bumper, and the") whose words are
-    cut off: what was said of it is not known."""
-    return _STEP_CUT.match(t, pos) is not None
-
-
 def said_against(t: str, pos: int) -> bool:
     """A remark after the answer at ``pos`` opens by judging it out ("C – no", "B — wrong.", "D: not a match", "C —
     ✗", "C — não."); not one that explains it ("C — no edge continues"), "no doubt", or a withdrawal ("no wait")."""
@@ -361,6 +349,17 @@ DIFFERENT = re.compile(r"(?<![^\W_])(?:different|differs?|mismatch\w*|otro|otra|
                        r"diff[ée]rente?s?|другой|другая|другого|другие|отличается|diferente|diverso|diversa|farkl[ıi]|"
                        r"berbeda|kh[áa]c)(?![^\W_])|不同|違う|異なる|다른", re.I)
 OTHERS = re.compile(r"(?<![^\W_])(?:others?|rest|remaining|unlike|whereas|while|than|from|de|von|от|que|[1-9])(?![^\W_])", re.I)
+
+
+_NOT_JOKING = re.compile(r"(?<![^\W_])(?:no joke|(?:and no, )?(?:i'm |i am )?not (?:joking|kidding)(?: this time)?|no kidding)"
+                         r"(?![^\W_])", re.I)
+
+
+def earnest(t: str, u0: int, u1: int) -> str:
+    """``t`` with "no joke", "I'm not joking this time" in ``t[u0:u1]`` blanked: said to mean the answer, no doubt."""
+    if _NOT_JOKING.search(t, u0, u1) is None:
+        return t
+    return t[:u0] + _NOT_JOKING.sub(lambda m: " " * len(m.group(0)), t[u0:u1]) + t[u1:]
 
 
 def turned(t: str, lo: int, hi: int) -> bool:

@@ -36,12 +36,12 @@ from typing import Optional
 
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED
 from .answers import mentions
-from .common import AMBIGUOUS, INVALID, PARSED, Extraction, Mention, clause_start, clean, negated, region, thought, units, unread, negation_span as _negation_span
+from .common import AMBIGUOUS, INVALID, PARSED, Extraction, Mention, clause_start, clean, negated, region, thought, trails_off, units, unread, negation_span as _negation_span
 from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, _CONFIDENCE,
                    _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON,
                    _FOOTNOTE_DEF, _HEDGED, _IDIOMS, _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE,
                    _OPEN, _paragraph_end, turned, conceded_open, denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES,
-                   _SEP_BEFORE, subject_before, _withdrawal, said_against, runners_up, cut_off, appositives, reason_beside, trails_off)
+                   _SEP_BEFORE, subject_before, _withdrawal, said_against, runners_up, cut_off, appositives, reason_beside, earnest)
 from .forms import pattern
 from .positions import rows_disagree
 from .beside import Beside
@@ -378,7 +378,7 @@ class _Reading(Scope, Beside):
     def _explanation(self, u0: int, u1: int, c: Commit) -> str:
         """Why an explanation after the answer is not one: it doubts, withdraws or disclaims the answer, keeps another
         answer open, or (after an order) changes its convention ("" when none of these)."""
-        t = self.m
+        t = earnest(self.m, u0, u1)  # "No joke, the fence lines up": no doubt said
         d = pattern("doubt").search(t, u0, u1) or _CJK_OPEN.search(t, u0, u1) or self._differs(u0, u1, c.answer)
         if d is not None:
             return f"the answer is doubted or disclaimed after it is given ({d.group(0)!r})"
