@@ -149,8 +149,9 @@ def region(text: str) -> tuple[str, bool, str]:
     return text, truncated, ""
 
 
-def thought(text: str) -> str:
-    """What a closed ``<think>`` block holds (its last one), or "" when there is none."""
+def thought(text: str, tail: int = 0) -> str:
+    """What a closed ``<think>`` block holds (its last one), or "" when there is none; ``tail``: only its last
+    sentences within that many characters (where its conclusion is)."""
     close = None
     for close in _THINK_CLOSE.finditer(text) if "<" in text else ():
         pass
@@ -159,7 +160,11 @@ def thought(text: str) -> str:
     opened = None
     for opened in _THINK_OPEN.finditer(text, 0, close.start()):
         pass
-    return text[opened.end() if opened is not None else 0:close.start()]
+    inner = text[opened.end() if opened is not None else 0:close.start()]
+    if tail and len(inner) > tail:
+        inner = inner[-tail:]
+        inner = inner[min((i for i in (inner.find(". "), inner.find("\n")) if i >= 0), default=-1) + 1:]
+    return inner
 
 
 # --------------------------------------------------------------------------------------------------- structure

@@ -78,10 +78,7 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
     if spec.kind != ANOMALY and cut_off(reg):  # "..., so the answer would be": what it was about to say is not known
         return unread(AMBIGUOUS, "the text is cut off before the answer of its last commitment")
     ex = _Reading(t, reg, spec, config, options, depth, truncated).result()
-    inner = thought(text) if ex.status == PARSED and depth == 0 else ""
-    if len(inner) > _THOUGHT_TAIL:  # its conclusion is at its end: its last sentences are read
-        inner = inner[-_THOUGHT_TAIL:]
-        inner = inner[min((i for i in (inner.find(". "), inner.find("\n")) if i >= 0), default=-1) + 1:]
+    inner = thought(text, _THOUGHT_TAIL) if ex.status == PARSED and depth == 0 else ""  # its last sentences
     if inner.strip():  # "<think>... So it's A.</think> B": the reasoning concluded another answer
         said = read(inner, spec, config, options, depth + 1)
         if said.status == PARSED and said.answer != ex.answer and said.rule in ("form", "retraction", "structure"):
