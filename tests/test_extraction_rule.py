@@ -1311,3 +1311,15 @@ def test_the_anomaly_said_again_in_words_after_its_block(text, answer):
 ])
 def test_no_joke_is_no_doubt(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # chat-UI residue in other languages, and a pager or a chat app's marks, on lines of their own
+    ("D\n\nCopiar\nEditar\nCompartir", "D"), ("C\n\nKopieren\nTeilen\nNeu generieren\n\nChatGPT kann Fehler machen. "
+                                               "\u00dcberpr\u00fcfe wichtige Informationen.", "C"),
+    ("< 2/3 >\n\nC\n\nCopy code", "C"), ("H\n\n12:04\n\u2713\u2713 Read", "H"),
+    # the other side: a UI word inside a sentence is a word, and an answer after the residue is still read by the rule
+    ("D\n\nCopiar la D no sirve.", None), ("D\n\nCopiar\nNo, C.", "C"),
+])
+def test_chat_residue_in_other_languages(text, answer):
+    assert classify_response(text, "connection_verification_3x3_8dir").answer == answer

@@ -22,6 +22,8 @@ from .cues import (_ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _
                    _SKIP_LINE, _Span, _strip_all, _WORDS)
 
 
+_CHECKED = re.compile(r"(?<![^\W_])(?:reconsider(?:ing)?|re-?check(?:ing)?|re-?examin(?:e|ing)|double[- ]check(?:ing)?|"
+                      r"rethink(?:ing)?|look(?:ing)? again at|compar(?:e|ing)|test(?:ing)?|tr(?:y|ying))(?:[ \t]+the)?[ \t]*$", re.I)
 _INTRO_CLOSED = re.compile(r"[,\uff0c\u3001\u060c]")
 
 
@@ -283,6 +285,8 @@ class Scope:
         rejecting = _REJECTING.search(self.m, lo, m.start)
         if rejecting is not None:
             return f"the answer is introduced as one that is not chosen ({rejecting.group(0)!r})"
+        if _CHECKED.search(lead):  # "Let me reconsider candidate 2 against candidate 4": what is checked, not chosen
+            return f"the answer is what is checked again, not given ({lead.strip()[-30:]!r})"
         t, hi = self.m, lo + len(lead)
         s, others, ruled = list(lead), False, False
         for x in self._within(lo, hi):  # other answers ruled out, and the answer said again, are understood
