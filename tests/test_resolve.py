@@ -31,7 +31,8 @@ SPANNED = [("The answer is C. Wait, re-checking the seams, the answer is B.", "t
            ("After comparing all four candidates, I choose C.", "I choose C", "C"),
            ("Looking at the edges, the answer is C.", "the answer is C", "C"),
            ("The patch matches masked area C.", "masked area C", "C"),
-           ("My vote goes to C, the texture is a match.", "My vote goes to C", "C")]
+           ("My vote goes to C, the texture is a match.", "My vote goes to C", "C"),
+           ("My vote goes to C; honestly, the texture there is what sold me.", "My vote goes to C", "C")]
 
 
 def _spanned():
