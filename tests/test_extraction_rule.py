@@ -1323,3 +1323,48 @@ def test_no_joke_is_no_doubt(text, answer):
 ])
 def test_chat_residue_in_other_languages(text, answer):
     assert classify_response(text, "connection_verification_3x3_8dir").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # sentences end at the other scripts' full stops too (Devanagari "\u0964", Urdu "\u06d4", Persian "\u061b"), so a
+    # commitment followed by an explanation in the same script is read as two sentences, as in English
+    ("\u0938\u0939\u0940 \u0909\u0924\u094d\u0924\u0930 B \u0939\u0948\u0964 \u091b\u0935\u093f \u0916\u093e\u0932\u0940 "
+     "\u091c\u0917\u0939 \u0915\u0947 \u0915\u093f\u0928\u093e\u0930\u094b\u0902 \u0938\u0947 \u092a\u0942\u0930\u0940 "
+     "\u0924\u0930\u0939 \u092e\u0947\u0932 \u0916\u093e\u0924\u0940 \u0939\u0948\u0964", "B"),
+    ("\u067e\u0627\u0633\u062e B \u0646\u06cc\u0633\u062a\u061b \u067e\u0627\u0633\u062e \u062f\u0631\u0633\u062a D "
+     "\u0627\u0633\u062a.", "D"),
+    # the other side: the second sentence keeps another option open ("but maybe C too"), or is not understood
+    ("\u0938\u0939\u0940 \u0909\u0924\u094d\u0924\u0930 B \u0939\u0948\u0964 \u0932\u0947\u0915\u093f\u0928 "
+     "\u0936\u093e\u092f\u0926 C \u092d\u0940 \u0939\u094b \u0938\u0915\u0924\u093e \u0939\u0948\u0964", None),
+    ("\u0938\u0939\u0940 \u0909\u0924\u094d\u0924\u0930 B \u0939\u0948\u0964 xyzzy C\u0964", None),
+])
+def test_sentences_end_at_other_scripts_full_stops(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # more tool-call formats, read by parsers: Anthropic's XML invoke (inside function_calls), Gemini's functionCall,
+    # LangChain's "Invoking: ... with ..." (a Python dict, read as a literal), a call whose one argument is an object,
+    # and a call followed by the tool's reply after an arrow
+    ('<function_calls>\n<invoke name="submit_answer">\n<parameter name="answer">A</parameter>\n</invoke>\n'
+     '</function_calls>', "A"),
+    ('{"functionCall": {"name": "submit_answer", "args": {"answer": "C"}}}', "C"),
+    ('{"candidates": [{"content": {"parts": [{"functionCall": {"name": "answer", "args": {"choice": "B"}}}]}}]}', "B"),
+    ("> Entering new AgentExecutor chain...\n\nInvoking: `submit_answer` with `{'answer': 'D'}`\n\n\nSubmitted.", "D"),
+    ('submit_answer({"answer": "A"})', "A"), ("submit_answer(answer='B') -> {'status': 'ok', 'recorded': 'B'}", "B"),
+    # the other side: a call that is not a submission, an unknown argument beside the answer, a value that rules out,
+    # words after the call that are not understood or withdraw it, a reply that gives another answer
+    ('<invoke name="zoom"><parameter name="label">B</parameter></invoke>', None),
+    ('<invoke name="submit_answer"><parameter name="answer">A</parameter><parameter name="alternative">C</parameter>'
+     '</invoke>', None),
+    ('<invoke name="submit_answer"><parameter name="answer">not A</parameter></invoke>', None),
+    ("Invoking: `zoom` with `{'label': 'D'}`", None), ("Invoking: `submit_answer` with `{'answer': 'D', 'backup': 'B'}`",
+                                                     None),
+    ('{"functionCall": {"name": "zoom", "args": {"label": "C"}}}', None),
+    ('submit_answer({"answer": "A", "maybe": "C"})', None), ('submit_answer({"answer": "A"}, "C")', None),
+    ('submit_answer(answer="B") -> {"status": "ok"} xyzzy', None),
+    ('submit_answer(answer="B") -> {"answer": "C"}', None),
+    ('<invoke name="submit"><parameter name="answer">D</parameter></invoke>\nActually, B is better.', None),
+])
+def test_more_tool_call_formats(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer

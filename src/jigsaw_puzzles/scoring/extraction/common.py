@@ -206,7 +206,7 @@ _LATEX_MISC = re.compile(r"\\\\|\\quad|\\qquad|\\,|\\;|\\!|\\left|\\right(?![a-z
 _LATEX_ARROW = re.compile(r"\\(?:rightarrow|to|Rightarrow|implies|longrightarrow)(?![A-Za-z])")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _PLAIN_TAG = re.compile(r"</?(?:b|strong|em|i|u|mark|br|p|div|h[1-6]|li|ul|ol|code|pre|details|summary|small|big"
-                        r"|blockquote|center|font|tt|hr|table|tr|td|th|tbody|thead|tool_call|tool_calls|function_call|"
+                        r"|blockquote|center|font|tt|hr|table|tr|td|th|tbody|thead|tool_call|tool_calls|function_calls?|function_results|"
                         r"tool_response|note|notes|comment|explanation|reasoning|reason|rationale|analysis|"
                         r"\|python_tag\||\|im_start\||\|im_end\||s|span|sup|sub|ins)(?:\s+(?![^>]*(?:hidden|display\s*:"
                         r"\s*none|visibility))[^<>]*)?/?>", re.I)
@@ -301,20 +301,21 @@ _LOOP = re.compile(r"\s*(\S.{0,299}?)(?:\s+\1)+", re.S)
 
 
 # --------------------------------------------------------------------------------------------------- units
-#: A sentence or line ends at a line break, at "!", "?", ";", "。", "！", "？", "；", or at "." followed by white space.
-_BREAK = re.compile(r"\n|[;\u3002\uff01\uff1f\uff1b]|(?<!i\.e)(?<!e\.g)(?<!etc)(?<!\bvs)(?<!\bcf)(?<!approx)(?<!\bfig)(?:(?<!\bno)[.!?]|(?<=\bno)\.(?!\s*\d))(?=\s|$)", re.I)
+#: A sentence or line ends at a line break, at "!", "?", ";", "。", "！", "？", "；", the Devanagari "।", the Arabic-script
+#: "۔", "؟", "؛", the Ethiopic "።", the Burmese "။", the Armenian "։", or at "." followed by white space.
+BREAK = re.compile(r"\n|[;\u3002\uff01\uff1f\uff1b\u0964\u06d4\u061f\u061b\u1362\u104b\u0589]|(?<!i\.e)(?<!e\.g)(?<!etc)(?<!\bvs)(?<!\bcf)(?<!approx)(?<!\bfig)(?:(?<!\bno)[.!?]|(?<=\bno)\.(?!\s*\d))(?=\s|$)", re.I)
 
 
 @functools.lru_cache(maxsize=16)
 def _break_ends(t: str) -> list[int]:
     """Where each sentence or line of ``t`` ends (every break is one character), found once per text."""
-    return [m.end() for m in _BREAK.finditer(t)]
+    return [m.end() for m in BREAK.finditer(t)]
 
 
 def clause_start(t: str, pos: int, lo: int = 0) -> int:
     """Where the sentence or line holding ``t[pos]`` starts (not before ``lo``, nor 400 characters before ``pos``)."""
     floor = max(lo, pos - 400)
-    if pos > floor and t[pos - 1] in ".!?" and _BREAK.match(t, pos - 1, pos):
+    if pos > floor and t[pos - 1] in ".!?" and BREAK.match(t, pos - 1, pos):
         return pos  # a stop right before ``pos`` ends a sentence there, whatever follows it
     ends = _break_ends(t)
     i = bisect.bisect_right(ends, pos)
@@ -325,7 +326,7 @@ def units(t: str, pos: int, end: Optional[int] = None):
     """(start, end) of each non-blank sentence or line of ``t[pos:end]``, its closing punctuation included."""
     end = len(t) if end is None else end
     while pos < end:
-        m = _BREAK.search(t, pos, end)
+        m = BREAK.search(t, pos, end)
         stop = end if m is None else m.end()
         if t[pos:stop].strip():
             yield pos, stop

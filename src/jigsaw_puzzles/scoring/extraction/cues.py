@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .common import Mention
-from .common import clause_start
+from .common import BREAK, clause_start
 from .forms import alternation, forms, pattern
 
 @dataclass(slots=True)
@@ -296,11 +296,10 @@ def _explains(t: str, m: re.Match, inline: bool = False) -> bool:
 
 
 def _clause_end(t: str, pos: int) -> int:
-    m = _CLAUSE_END.search(t, pos)
+    m = BREAK.search(t, pos)
     return len(t) if m is None else m.start()
 
 
-_CLAUSE_END = re.compile(r"\n|[;\u3002\uff01\uff1f\uff1b]|(?<!i\.e)(?<!e\.g)(?<!etc)(?<!\bvs)(?<!\bcf)(?<!approx)(?<!\bfig)(?:(?<!\bno)[.!?]|(?<=\bno)\.(?!\s*\d))(?=\s|$)", re.I)
 
 
 def _paragraph_end(t: str, pos: int) -> int:

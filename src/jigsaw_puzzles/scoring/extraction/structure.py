@@ -1,6 +1,6 @@
 """Answers given as structure, read by parsers (never executed): JSON (and JSON inside a JSON string), tool calls
-(OpenAI ``tool_calls`` and ``{"name", "arguments"}``, Hermes ``<tool_call>``, Qwen ``<function=...>``, Python call
-syntax read with :mod:`ast`), YAML and TOML blocks, answer tags (``<final_answer>B</final_answer>``), code
+(OpenAI ``tool_calls`` and ``{"name", "arguments"}``, Hermes ``<tool_call>``, Qwen ``<function=...>``, Anthropic
+``<invoke name=...>``, Gemini ``functionCall``, LangChain's "Invoking:", Python call syntax read with :mod:`ast`), YAML and TOML blocks, answer tags (``<final_answer>B</final_answer>``), code
 assignments (``order = [3, 1, 4, 2]``), markdown tables with one row marked, and verdict lists ("A: no / B: yes").
 
 Each yields a :class:`Claim`: where it stands and the answer it gives, or why it gives none the reader can trust:
@@ -187,8 +187,14 @@ def _decide(found, unknown) -> tuple[Optional[str], str, bool]:
 _FENCE = re.compile(r"```[ \t]*(yaml|yml|toml)[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
 _TAG = re.compile(r"<(answer|final_answer|final|output|result|choice|option|selected|solution|response|order|judgment|submit"
                   r"|prediction|final_order|answer_letter)(?:\s[^<>]*)?>(.*?)(?:</\1\s*>|\Z)", re.S | re.I)
-_QWEN = re.compile(r"<function=([\w.\-]+)>(.*?)(?:</function>|\Z)", re.S)
-_QWEN_PARAM = re.compile(r"<parameter=([\w.\-]+)>\s*(.*?)\s*(?:</parameter>|(?=<parameter=)|\Z)", re.S)
+#: XML calls: Qwen's ``<function=submit><parameter=answer>B</parameter></function>`` and Anthropic's
+#: ``<invoke name="submit"><parameter name="answer">B</parameter></invoke>``.
+_QWEN = re.compile(r"<(function=|invoke\s+name=)[\"']?([\w.\-]+)[\"']?\s*>(.*?)(?:</(?:function|invoke)>|\Z)", re.S)
+_QWEN_PARAM = re.compile(r"<parameter(?:=|\s+name=)[\"']?([\w.\-]+)[\"']?\s*>\s*(.*?)\s*(?:</parameter>|(?=<parameter)|\Z)",
+                         re.S)
+_RETURNS = re.compile(r"[ \t]*(?:->|\u2192|=>)[ \t]*\{")
+#: LangChain's agent log: "Invoking: `submit_answer` with `{'answer': 'D'}`".
+_INVOKING = re.compile(r"^[ \t]*Invoking:?[ \t]*`([\w.\-]+)`[ \t]+with[ \t]+`([^`\n]*)`", re.M)
 _CALL = re.compile(r"(?<![\w.#])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[ \t]*\(")
 _ASSIGN = re.compile(r"^[ \t]*(?:let |const |var )?([A-Za-z_]\w*)[ \t]*(?::[ \t]*\w+[ \t]*)?=[ \t]*([^\n=][^\n]*?)[ \t]*;?"
                      r"[ \t]*(?=#|//|$)", re.M)
@@ -290,17 +296,17 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
         body = m.group(2)
         if body.strip():
             add(m.start(), m.end(), [text(body)], [], "tag")
-    for m in _QWEN.finditer(t) if "<function=" in t else ():
+    for m in _QWEN.finditer(t) if "<function=" in t or "<invoke" in t else ():
         if free(m.start()):
-            if _key(m.group(1)) in _SUBMIT:
-                params = {k: v for k, v in _QWEN_PARAM.findall(m.group(2))}
+            if _key(m.group(2)) in _SUBMIT:
+                params = {k: v for k, v in _QWEN_PARAM.findall(m.group(3))}
                 vals = {}
                 for k, v in params.items():
                     try:
                         vals[k] = json.loads(v) if v[:1] in "[{" else v
                     except ValueError:
                         vals[k] = v
-                add(m.start(), m.end(), *rd.obj({"name": m.group(1), "arguments": vals}), "call")
+                add(m.start(), m.end(), *rd.obj({"name": m.group(2), "arguments": vals}), "call")
             else:
                 taken.append(m.span())
     for m in _FENCE.finditer(t) if "```" in t else ():
@@ -322,6 +328,7 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
                 unknown = unknown + ["a key given twice"]
             add(m.start(), m.end(), found, unknown, "yaml")
     acts = [*_REACT.finditer(t), *_REACT_LINE.finditer(t)] if "ction" in t else []
+    acts += [*_INVOKING.finditer(t)] if "Invoking" in t else []
     for m in sorted(acts, key=lambda m: m.start()):  # Action: submit / Action Input: D (ReAct)
         if not free(m.start(2)):
             continue
@@ -333,7 +340,10 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
         try:
             found, unknown = rd.obj(json.loads(v)) if v[:1] in "{[" else ([text(v)], [])
         except ValueError:
-            found, unknown = [text(v)], []
+            try:  # LangChain logs the arguments as a Python dict: read as a literal, never evaluated
+                found, unknown = rd.obj(_literal(ast.parse(v, mode="eval").body)) if v[:1] == "{" else ([text(v)], [])
+            except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+                found, unknown = [text(v)], []
         add(m.start(), m.end(), found, unknown, "call")
     attempts = 0
     i = t.find("{")
@@ -383,13 +393,18 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
             continue
         if args is None:
             continue
-        found = [rd.value(a) for a in args[:1]]
+        found, unknown = rd.obj(args[0]) if len(args) == 1 and isinstance(args[0], dict) and not kw else ([], [])
+        found += [rd.value(a) for a in args[:1] if not isinstance(a, dict) or kw]
         found += [rd.value(v, k) for k, v in kw.items() if _key(k) in _ANSWER_KEYS or spec.kind == ANOMALY]
-        unknown = [k for k in kw if _key(k) not in _ANSWER_KEYS and _key(k) not in _NEUTRAL and spec.kind != ANOMALY]
+        unknown += [k for k in kw if _key(k) not in _ANSWER_KEYS and _key(k) not in _NEUTRAL and spec.kind != ANOMALY]
         if spec.kind == ANOMALY and kw:
             found = [rd.anomaly(kw)]
         if len(args) > 1:
             unknown.append("a second argument")
+        ret = _RETURNS.match(t, end)  # "submit_answer(answer='B') -> {'status': 'ok'}": the tool's reply, not the model's
+        if ret and _close(t, ret.end() - 1, "{", "}") > 0:
+            end = _close(t, ret.end() - 1, "{", "}")
+            taken.append((ret.end() - 1, end))
         add(m.start(), end, found, unknown, "call")
     assigned: dict[str, tuple[re.Match, Any]] = {}
     for m in _ASSIGN.finditer(t) if "=" in t else ():
