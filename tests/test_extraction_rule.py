@@ -1368,3 +1368,26 @@ def test_sentences_end_at_other_scripts_full_stops(text, answer):
 ])
 def test_more_tool_call_formats(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # an explanation after the answer in the languages of the table: its words for image, candidate, edge and sky, and
+    # for fitting, make it a known explanation of the answer
+    ("R\u0103spunsul este F. Al \u0219aselea candidat completeaz\u0103 perfect col\u021bul lips\u0103 al ferestrei.", "F"),
+    ("Jibu ni C. Kipande cha tatu kinaendeleza mstari wa paa.", "C"),
+    ("\u7b54\u6848\uff1aB\u3002\u9019\u584a\u5716\u50cf\u4e2d\u7684\u6a39\u8449\u8207 B \u5340\u57df\u5468\u570d\u7684"
+     "\u6a39\u51a0\u76f8\u9023\u3002", "B"),
+    ("Answer: B. C does not match the edge.", "B"), ("Answer: B. A would need the horizon to continue sideways, which "
+                                                    "it doesn't.", "B"),
+    ("Answer: B. Unlike C, which matches only the sky, B completes the roof.", "B"),
+    # the other side: the explanation says another option fits, in any of them: it stays open
+    ("Answer: F. Candidate C completes the missing corner perfectly.", None),
+    ("R\u0103spunsul este F. Candidatul C completeaz\u0103 perfect col\u021bul lips\u0103.", None),
+    ("Jibu ni C. Kipande D kinaendeleza mstari wa paa.", None), ("Antwort: F. Kandidat C passt perfekt.", None),
+    ("Respuesta: F. El candidato C encaja perfectamente.", None), ("Answer: B. C fits the colour, but its edge is off.",
+                                                                  None),
+    ("\u7b54\u6848\uff1aB\u3002\u9019\u584a\u5716\u50cf\u4e2d\u7684\u6a39\u8449\u8207 C \u5340\u57df\u5468\u570d\u7684"
+     "\u6a39\u51a0\u76f8\u9023\u3002", None),
+])
+def test_an_explanation_after_the_answer_may_not_say_another_option_fits(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy_3x3_k6").answer == answer

@@ -2,7 +2,8 @@
 the four placements of a 2x2 order, a candidate by ordinal or number (Missing Piece Selection). The words are data
 (forms.tsv kinds ``image``, ``direction``, ``place``, ``candidate``, ``ordinal``); this module only finds them, and
 :mod:`.answers` turns what it finds into mentions. A reading needs every part said once and no negation, hedge,
-condition or question beside it in any language the table knows: where it cannot tell, it reads nothing."""
+condition or question beside it in any language the table knows: where it cannot tell, it reads nothing. And the
+other way: another option said to fit after the answer, in any of them (:func:`fits_after`), keeps it open."""
 
 from __future__ import annotations
 
@@ -153,3 +154,35 @@ def placed(t: str) -> Optional[tuple[tuple[int, ...], int, int]]:
 
 
 __all__ = ["INVERSE", "direction", "relative", "placed", "corners_said", "candidates"]
+
+
+#: The words of the ``support`` kind that say what a piece shows, not that it fits ("contains", "muestra", "zeigt").
+_DESCRIBES = re.compile(r"contain|show|muestr|contien|mostr|zeig|enth|montr|cont[ée]m|содерж|показ|міст|يظهر|يحتوي|מראה|"
+                        r"menunjuk|göster|pokazuj|zawier|toon|bevat|visar|innehåll|ukazuj|obsahuj|δείχν|περιέχ|arată|"
+                        r"conține|nagpapakita|inaonyesha|chứa|berisi|दिखाता|מכיל|içerir|包含|[显顯]示|含む|포함|是|应该|應該|"
+                        r"位[于於]|위치|^va\b|^goes?$", re.I)  # and where a piece lies or goes: not a fit
+_EN_FIT = ("match", "matches", "matched", "fits", "fit", "continues", "aligns", "lines up", "completes", "fills",
+           "blends", "connects", "corresponds", "extends", "flows", "seamless", "seamlessly", "coincides", "joins",
+           "merges", "picks up", "also works", "works too", "works as well")
+_UNTIL = re.compile(r"[,;:\uff0c\uff1b\uff1a\u3001]|(?<![^\W_])(?:but|while|whereas|although|though|unlike|yet)(?![^\W_])", re.I)
+
+
+_WOULD_NEED = re.compile(r"(?<![^\W_])(?:would|will|must|should)\s+(?:require|need|have)|(?<![^\W_])if(?![^\W_])", re.I)
+
+
+@functools.lru_cache(maxsize=1)
+def _fit() -> re.Pattern:
+    from .forms import alternation, table
+    return re.compile(alternation({f for lang, fs in table()["support"].items() if lang != "en" for f in fs
+                                   if not _DESCRIBES.search(f)} | set(_EN_FIT)), re.I)
+
+
+def fits_after(t: str, x: Mention, hi: int) -> bool:
+    """Another option said to fit right after it, in its clause ("Candidate C completes the corner perfectly",
+    "Kandidat C passt perfekt", "C也很吻合"), no negation in that clause, no "would need" or "if" before the word of fit:
+    after the answer, it stays open."""
+    end = min(hi, x.end + 80)
+    cut = _UNTIL.search(t, x.end, end)
+    fit = _fit().search(t, x.end, cut.start() if cut else end)
+    return fit is not None and pattern("negation").search(t, x.end, cut.start() if cut else end) is None and \
+        _WOULD_NEED.search(t, x.end, fit.start()) is None

@@ -43,6 +43,7 @@ from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _
                    _OPEN, _paragraph_end, turned, conceded_open, denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES,
                    _SEP_BEFORE, subject_before, _withdrawal, said_against, runners_up, cut_off, appositives, reason_beside, earnest)
 from .forms import pattern
+from .meaning import fits_after
 from .positions import rows_disagree
 from .beside import Beside
 from .prose import anomaly_prose, changes_said
@@ -398,7 +399,7 @@ class _Reading(Scope, Beside):
             pos_, neg = _LINE_POS.search(rest) is not None, _LINE_NEG.search(rest) is not None
             if head.value == c.answer and neg and not pos_:
                 return "the answer's own line after it rules it out"
-            if head.value != c.answer and pos_ and not neg:
+            if head.value != c.answer and (pos_ or fits_after(t, head, u1)) and not neg:
                 return f"another option is judged a match after the answer ({t[head.start:head.end]!r})"
         for x in self._within(u0, u1):
             if x is head or (head is not None and x.start < head.end + 12 and x.value == head.value):
@@ -413,7 +414,7 @@ class _Reading(Scope, Beside):
                 if negated(t, x.start, x.end) or t[x.end:x.end + 2].strip().startswith("?") or denied_after(t, x):
                     return "the answer is ruled out or doubted after it is given"
             elif not negated(t, x.start, x.end) and (_chosen_near(t, x) or conceded_open(t, x) or (
-                    self._states(x) and not _rejected(t, x))):
+                    self._states(x) and not _rejected(t, x)) or fits_after(t, x, u1)):
                 return f"another answer stays open after the final one ({t[x.start:x.end]!r})"
         if _OPEN.search(t, u0, u1):
             return "another answer stays open after the final one"
