@@ -1391,3 +1391,28 @@ def test_more_tool_call_formats(text, answer):
 ])
 def test_an_explanation_after_the_answer_may_not_say_another_option_fits(text, answer):
     assert classify_response(text, "missing_piece_selection_easy_3x3_k6").answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # withdrawals and "no doubt" in more languages, and a subject the table lists whole before a shorter one it holds
+    ("\u0110\u00e1p \u00e1n l\u00e0 B. \u00c0 kh\u00f4ng, xin l\u1ed7i, \u0111\u00e1p \u00e1n \u0111\u00fang l\u00e0 A.",
+     "piece_localization_hard", "A"),
+    ("A\u3067\u3059\u3002\u3044\u3084\u3001\u5f85\u3063\u3066\u304f\u3060\u3055\u3044\u3002\u3084\u306f\u308aB\u3067\u3059"
+     "\u3002", "piece_localization_hard", "B"),
+    ("Antwort: B. Moment \u2013 die Kanten passen nicht zusammen, der Horizont l\u00e4uft durch. Richtig ist A.",
+     "connection_verification", "A"),
+    ("No hay duda: la respuesta es A.", "connection_verification", "A"), ("Dit is zonder twijfel C.",
+                                                                          "connection_verification", "C"),
+    ("The content in <image 2> fills the masked area labeled D in <image 1>.", "piece_localization_hard", "D"),
+    # the other side: no clean answer after the withdrawal, a negation after the form, an answer kept open
+    ("\u0110\u00e1p \u00e1n l\u00e0 B. \u00c0 kh\u00f4ng, xin l\u1ed7i.", "piece_localization_hard", None),
+    ("Richtig ist nicht A.", "connection_verification", None), ("No hay duda: la respuesta no es A.",
+                                                                 "connection_verification", None),
+    ("Sin duda, la respuesta es A o C.", "connection_verification", None),
+    ("The content in <image 2> does not fill the masked area labeled D.", "piece_localization_hard", None),
+    # found by the property test once the table grew: "A, не C" ("A, not C") does not reach over a line break
+    ("\u041e\u0442\u0432\u0435\u0442: **A \u043d\u0435 **\nC is wrong.", "connection_verification", None),
+    ("\u041e\u0442\u0432\u0435\u0442: A \u043d\u0435 C.", "connection_verification", "A"),
+])
+def test_withdrawals_and_no_doubt_in_more_languages(text, config, answer):
+    assert classify_response(text, config).answer == answer

@@ -60,9 +60,9 @@ _CONFIDENCE = re.compile(r"[ \t(\[,;-]*(?:(?:with\s+)?(?:confidence|certainty|pr
                          r"around|roughly|~|\u2248)?\s*\d{1,3}\s*%)?|(?:fairly|pretty|quite|very|reasonably|somewhat)\s+(?:sure|"
                          r"confident|certain))[ \t)\]]*", re.I)
 _NOT_OTHER = re.compile(r"[ \t,;\u060c\uff0c\u3001(\-\u2014]*(?:not|rather than|instead of|over|and not|but not|vs\.?|không phải|nicht|não|"
-                        r"no|pas|не|不是|而不是|nie|niet|değil|bukan|ليس|وليس|وليست|ولا|لا|לא|نه|non|sio)\s*(?:option\s+|la\s+|el\s+|a\s+|"
+                        r"no|pas|не|不是|而不是|nie|niet|değil|bukan|ليس|وليس|وليست|ولا|لا|לא|نه|non|sio)[ \t]*(?:option\s+|la\s+|el\s+|a\s+|"
                         r"letter\s+)?[(\[]?(?-i:[A-Z])[)\]]?(?![A-Za-z0-9])[ \t)]*"
-                        r"|[ \t,;\u060c\uff0c\u3001(\-\u2014]*[(\[]?(?-i:[A-Z])[)\]]?\s?(?:değil|नहीं|نہیں|نیست|ではなく|じゃなく|가 아니라|이 아니라"
+                        r"|[ \t,;\u060c\uff0c\u3001(\-\u2014]*[(\[]?(?-i:[A-Z])[)\]]?[ \t]?(?:değil|नहीं|نہیں|نیست|ではなく|じゃなく|가 아니라|이 아니라"
                         r"|không phải)(?![^\W\d_])[ \t)]*", re.I)
 _REFERENT = re.compile(r"[\s*\-\u2022>(]*(?:it|this|that|its|it's|this one|this piece|this patch|this candidate|this option|"
                        r"this image|the piece|the patch|the selected \w+|the chosen \w+|this region|this area|this mask|"

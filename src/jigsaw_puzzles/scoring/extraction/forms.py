@@ -125,8 +125,11 @@ def alternation(fs, reverse: bool = False, whole: bool = True) -> str:
     groups: dict[tuple[bool, bool], list[str]] = {}
     for g in sorted({f[::-1] if reverse else f for f in fs if f}):
         groups.setdefault((whole and _worded(g[0]), whole and _worded(g[-1])), []).append(g)
+    sets = {k: set(ws) for k, ws in groups.items()}  # a group whose form goes on from another group's tried first:
+    ahead = {k: sum(any(w[:i] in sets[o] for w in ws for i in range(1, len(w))) for o in sets if o != k)
+             for k, ws in groups.items()}  # "the content in <image 2>" before "<image 2>", the longest winning
     parts = [(_BEFORE if pre else "") + "(?:" + _trie(words) + ")" + (_AFTER if post else "")
-             for (pre, post), words in sorted(groups.items())]
+             for (pre, post), words in sorted(groups.items(), key=lambda kv: (-ahead[kv[0]], kv[0]))]
     return "(?:" + "|".join(parts) + ")" if parts else "(?!)"
 
 
