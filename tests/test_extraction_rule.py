@@ -1416,3 +1416,38 @@ def test_an_explanation_after_the_answer_may_not_say_another_option_fits(text, a
 ])
 def test_withdrawals_and_no_doubt_in_more_languages(text, config, answer):
     assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # first-person choices in the languages that say them after the answer (Hindi, Persian, Urdu, Bengali) or with a
+    # preposition (Hebrew, Tagalog); a Devanagari full stop ends a word, so "... चुनता हूँ।" is the form and its stop
+    ("\u092e\u0948\u0902 C \u091a\u0941\u0928\u0924\u093e \u0939\u0942\u0901\u0964", "C"),
+    ("\u0645\u0646 C \u0631\u0627 \u0627\u0646\u062a\u062e\u0627\u0628 \u0645\u06cc\u200c\u06a9\u0646\u0645.", "C"),
+    ("\u0622\u0645\u06cc C", None),
+    ("\u0986\u09ae\u09bf C \u09ac\u09c7\u099b\u09c7 \u09a8\u09bf\u099a\u09cd\u099b\u09bf\u0964", "C"),
+    ("\u05d0\u05e0\u05d9 \u05d1\u05d5\u05d7\u05e8 \u05d1-C.", "C"), ("Pinipili ko ang C.", "C"),
+    # the other side: a negation in the form, or another answer kept open after it
+    ("\u092e\u0948\u0902 C \u0928\u0939\u0940\u0902 \u091a\u0941\u0928\u0924\u093e \u0939\u0942\u0901\u0964", None),
+    ("\u092e\u0948\u0902 C \u091a\u0941\u0928\u0924\u093e \u0939\u0942\u0901, \u0936\u093e\u092f\u0926 D \u092d\u0940\u0964",
+     None),
+    ("\u0986\u09ae\u09bf C \u09ac\u09c7\u099b\u09c7 \u09a8\u09bf\u099a\u09cd\u099b\u09bf \u09a8\u09be\u0964", None),
+])
+def test_first_person_choices_said_after_the_answer(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # a note after an order that says the prompt's own convention, in other languages; chat-UI residue in more
+    ("[(4, 0), (3, 90), (1, 180), (2, 0)]\nLet op: draaiing met de klok mee.", "order_generation_2x2_rot",
+     "[(4, 0), (3, 90), (1, 180), (2, 0)]"),
+    ("[1, 4, 3, 2]\nL\u01b0u \u00fd: th\u1ee9 t\u1ef1 theo h\u00e0ng, t\u1eeb tr\u00e1i sang ph\u1ea3i, t\u1eeb tr\u00ean "
+     "xu\u1ed1ng d\u01b0\u1edbi.", "order_generation", "[1, 4, 3, 2]"),
+    ("\u0391\u03c0\u03ac\u03bd\u03c4\u03b7\u03c3\u03b7: B\n\n\u0391\u03bd\u03c4\u03b9\u03b3\u03c1\u03b1\u03c6\u03ae\n"
+     "\u039a\u03bf\u03b9\u03bd\u03bf\u03c0\u03bf\u03af\u03b7\u03c3\u03b7", "piece_localization_easy", "B"),
+    # the other side: the note says another convention
+    ("[(4, 0), (3, 90), (1, 180), (2, 0)]\nLet op: draaiing tegen de klok in.", "order_generation_2x2_rot", None),
+    ("[(4, 0), (3, 90), (1, 180), (2, 0)]\n\u6ce8\uff1a\u53cd\u6642\u8a08\u56de\u308a", "order_generation_2x2_rot", None),
+    ("[1, 4, 3, 2]\nL\u01b0u \u00fd: th\u1ee9 t\u1ef1 theo c\u1ed9t.", "order_generation", None),
+])
+def test_convention_notes_and_residue_in_more_languages(text, config, answer):
+    assert classify_response(text, config).answer == answer

@@ -108,13 +108,13 @@ _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u
 
 # A word goes on through a combining mark (a Devanagari or Bengali vowel sign, a Hebrew or Arabic point), which
 # ``re`` does not count as a word character: "কারণে" is not the word "কারণ".
-_MARKS = "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0900-\u0dff"
+_MARKS = "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0900-\u0963\u0966-\u0dff"
 _BEFORE, _AFTER = rf"(?<![^\W_]|[{_MARKS}])", rf"(?![^\W_]|[{_MARKS}])"
 
 
 def _worded(ch: str) -> bool:
     """A form that starts or ends with ``ch`` matches only as a whole word (a letter of a spaced script, or a mark)."""
-    return (ch.isalnum() or "\u0900" <= ch <= "\u0dff") and not _UNSPACED.match(ch)
+    return (ch.isalnum() or "\u0900" <= ch <= "\u0dff" and ch not in "\u0964\u0965") and not _UNSPACED.match(ch)
 
 
 def alternation(fs, reverse: bool = False, whole: bool = True) -> str:
