@@ -1451,3 +1451,40 @@ def test_first_person_choices_said_after_the_answer(text, answer):
 ])
 def test_convention_notes_and_residue_in_more_languages(text, config, answer):
     assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # "I think it is B", "final answer" and "option B is correct" in more languages
+    ("Penso che sia B.", "B"), ("B\uc778 \uac83 \uac19\uc2b5\ub2c8\ub2e4.", "B"), ("Menurut saya B.", "B"),
+    ("\u0623\u0639\u062a\u0642\u062f \u0623\u0646\u0647\u0627 B.", "B"), ("Ik denk dat het B is.", "B"),
+    ("Jag tror att det \u00e4r B.", "B"), ("\u039d\u03bf\u03bc\u03af\u03b6\u03c9 \u03cc\u03c4\u03b9 \u03b5\u03af\u03bd\u03b1\u03b9 "
+                                         "\u03c4\u03bf B.", "B"),
+    ("Cred c\u0103 este B.", "B"), ("\u05d0\u05e0\u05d9 \u05d7\u05d5\u05e9\u05d1 \u05e9\u05d6\u05d4 B.", "B"),
+    ("\u0414\u0443\u043c\u0430\u044e, \u0449\u043e \u0446\u0435 B.", "B"), ("Sa tingin ko ay B.", "B"),
+    ("Nadhani ni B.", "B"), ("Definitief antwoord: B", "B"), ("Slutligt svar: B", "B"),
+    ("\u0397 \u03b5\u03c0\u03b9\u03bb\u03bf\u03b3\u03ae B \u03b5\u03af\u03bd\u03b1\u03b9 \u03b7 \u03c3\u03c9\u03c3\u03c4\u03ae.",
+     "B"), ("\uc120\ud0dd\uc9c0 B\uac00 \uc815\ub2f5\uc785\ub2c8\ub2e4.", "B"),
+    # the other side: a negation, a second answer, a hedge or a condition beside it
+    ("Ik denk dat het niet B is.", None), ("Penso che sia B o C.", None), ("Jag tror att det \u00e4r B eller C.", None),
+    ("\u039d\u03bf\u03bc\u03af\u03b6\u03c9 \u03cc\u03c4\u03b9 \u03b5\u03af\u03bd\u03b1\u03b9 \u03c4\u03bf B, \u03af\u03c3\u03c9\u03c2 "
+     "\u03c4\u03bf C.", None),
+    ("\u0397 \u03b5\u03c0\u03b9\u03bb\u03bf\u03b3\u03ae B \u03b4\u03b5\u03bd \u03b5\u03af\u03bd\u03b1\u03b9 \u03b7 "
+     "\u03c3\u03c9\u03c3\u03c4\u03ae.", None),
+    ("\uc120\ud0dd\uc9c0 B\uac00 \uc815\ub2f5\uc774 \uc544\ub2d9\ub2c8\ub2e4.", None), ("Nadhani si B.", None),
+])
+def test_i_think_it_is_b_in_more_languages(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # other options said not to fit after the answer, in the table's languages: rejected, so the answer stands
+    ("Antwort: B. A und C passen nicht.", "B"), ("R\u00e9ponse : B. A et C ne correspondent pas.", "B"),
+    ("\u041e\u0442\u0432\u0435\u0442: B. A \u0438 C \u043d\u0435 \u043f\u043e\u0434\u0445\u043e\u0434\u044f\u0442.", "B"),
+    ("\u7b54\u6848\uff1aB\u3002A\u548cC\u90fd\u4e0d\u5339\u914d\u3002", "B"), ("Jawaban: B. A dan C tidak cocok.", "B"),
+    ("R\u0103spuns: B. A \u0219i C nu se potrivesc.", "B"), ("Svar: B. A och C passar inte.", "B"),
+    # the other side: "not bad" is praise, and another option said to fit keeps it open
+    ("\u7b54\u6848\uff1aB\u3002C\u4e5f\u4e0d\u9519\u3002", None), ("Antwort: B. C passt auch nicht schlecht.", None),
+    ("Respuesta: B. A no encaja, pero C s\u00ed encaja.", None),
+])
+def test_other_options_said_not_to_fit_in_other_languages(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer

@@ -14,6 +14,7 @@ from typing import Optional
 from .common import Mention
 from .common import BREAK, clause_start
 from .forms import alternation, forms, pattern
+from .meaning import _fit, denial
 
 @dataclass(slots=True)
 class Commit:
@@ -419,9 +420,16 @@ def _rejected(t: str, x: Mention) -> bool:
     c1 = _clause_end(t, x.end)
     lo = max(clause_start(t, x.start), x.start - _CHOICE_WINDOW)
     nxt = _NEXT_LETTER.search(t, x.end, c1)  # what is said of it: up to the next answer named in its clause
-    return _REJECTED.search(t, x.end, nxt.start() if nxt else c1) is not None or \
-        _REJECTED.search(t, lo, x.start) is not None
+    hi = c1 if nxt and _AND.fullmatch(t, x.end, nxt.start()) else nxt.start() if nxt else c1  # "A y C no encajan"
+    if _REJECTED.search(t, x.end, hi) is not None or _REJECTED.search(t, lo, x.start) is not None:
+        return True
+    neg = denial(t, x.end, hi)  # a negation of fit in any language: "A passt nicht", "A和C都不匹配"
+    return neg is not None and (_fit().search(t, neg.end(), min(hi, neg.end() + 24)) or
+                                _fit().search(t, max(x.end, neg.start() - 24), neg.start())) is not None
 
+
+_AND = re.compile(r"\s*(?:,|&|/|\band\b|\by\b|\be\b|\bet\b|\bund\b|\bи\b|\bі\b|和|与|跟|と|[와과]|\bve\b|\bdan\b|\bvà\b|"
+                  r"\bو|और|\bi\b|\ben\b|\boch\b|\ba\b|\bκαι\b|\bși\b|ו-?|\bat\b|\bna\b)\s*", re.I)
 
 
 #: A consequence drawn after the answer, in its sentence, explains it (a restating link, "i.e. C", does not).

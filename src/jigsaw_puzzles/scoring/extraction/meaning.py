@@ -184,5 +184,17 @@ def fits_after(t: str, x: Mention, hi: int) -> bool:
     end = min(hi, x.end + 80)
     cut = _UNTIL.search(t, x.end, end)
     fit = _fit().search(t, x.end, cut.start() if cut else end)
-    return fit is not None and pattern("negation").search(t, x.end, cut.start() if cut else end) is None and \
+    return fit is not None and denial(t, x.end, cut.start() if cut else end) is None and \
         _WOULD_NEED.search(t, x.end, fit.start()) is None
+
+
+_BAD = re.compile(r"\s*(?:(?:so |too |all that |that )?(?:bad|schlecht|mal|mauvais|male|плох|ruim|kötü|buruk|tệ|slecht|zł|dålig|"
+                  r"špatn|κακ|rău|بد|बुरा|나쁘|悪|差|错|錯))", re.I)
+
+
+def denial(t: str, lo: int, hi: int) -> Optional[re.Match]:
+    """A negation in ``t[lo:hi]`` in any language, but not "not bad" ("nicht schlecht", "不错"): that is praise."""
+    for neg in pattern("negation").finditer(t, lo, hi):
+        if not _BAD.match(t, neg.end()):
+            return neg
+    return None
