@@ -1488,3 +1488,43 @@ def test_i_think_it_is_b_in_more_languages(text, answer):
 ])
 def test_other_options_said_not_to_fit_in_other_languages(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # Connection Verification's relations in more languages (Swedish, Czech, Greek, Romanian, Hebrew now have rows), and
+    # the longest form wins over the English word inside it ("adjacentes na vertical" over "vertical")
+    ("As duas imagens s\u00e3o adjacentes na vertical.", "B"), ("Cele dou\u0103 imagini sunt adiacente vertical.", "B"),
+    ("Bilderna ligger vertikalt intill varandra.", "B"), ("Oba obr\u00e1zky soused\u00ed svisle.", "B"),
+    ("\u03a3\u03b5 \u03b1\u03c5\u03c4\u03ae: \u039f\u03b9 \u03b4\u03cd\u03bf \u03b5\u03b9\u03ba\u03cc\u03bd\u03b5\u03c2 \u03b4\u03b5\u03bd "
+     "\u03b5\u03af\u03bd\u03b1\u03b9 \u03b3\u03b5\u03b9\u03c4\u03bf\u03bd\u03b9\u03ba\u03ad\u03c2.", None),
+    ("\u039f\u03b9 \u03b4\u03cd\u03bf \u03b5\u03b9\u03ba\u03cc\u03bd\u03b5\u03c2 \u03b4\u03b5\u03bd \u03b5\u03af\u03bd\u03b1\u03b9 "
+     "\u03b3\u03b5\u03b9\u03c4\u03bf\u03bd\u03b9\u03ba\u03ad\u03c2.", "C"),
+    ("\u05e9\u05ea\u05d9 \u05d4\u05ea\u05de\u05d5\u05e0\u05d5\u05ea \u05e6\u05de\u05d5\u05d3\u05d5\u05ea \u05d0\u05e0\u05db\u05d9"
+     "\u05ea.", "B"), ("Bilderna ligger bredvid varandra.", "A"),
+    # the other side: the relation negated, or said with a word the reader does not know
+    ("Bilderna ligger inte vertikalt intill varandra.", None),
+    ("\u039f\u03b9 \u03b4\u03cd\u03bf \u03b5\u03b9\u03ba\u03cc\u03bd\u03b5\u03c2 \u03b4\u03b5\u03bd \u03b5\u03af\u03bd\u03b1\u03b9 "
+     "\u03ba\u03b1\u03c4\u03b1\u03ba\u03cc\u03c1\u03c5\u03c6\u03b1 \u03b3\u03b5\u03b9\u03c4\u03bf\u03bd\u03b9\u03ba\u03ad\u03c2.", None),
+    ("Oba obr\u00e1zky nejsou vedle sebe.", None), ("Cele dou\u0103 imagini xyzzy adiacente vertical.", None),
+])
+def test_connection_relations_in_more_languages(text, answer):
+    assert classify_response(text, "connection_verification").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # Piece Localization's "the piece belongs to area C" in the table's languages
+    ("El fragmento pertenece al \u00e1rea C.", "C"), ("Das Teil geh\u00f6rt in Bereich C.", "C"),
+    ("\u0424\u0440\u0430\u0433\u043c\u0435\u043d\u0442 \u043e\u0442\u043d\u043e\u0441\u0438\u0442\u0441\u044f \u043a "
+     "\u043e\u0431\u043b\u0430\u0441\u0442\u0438 C.", "C"),
+    ("\u8be5\u56fe\u50cf\u5757\u5c5e\u4e8e\u533a\u57dfC\u3002", "C"),
+    ("\u3053\u306e\u65ad\u7247\u306f\u9818\u57dfC\u306b\u5c5e\u3057\u307e\u3059\u3002", "C"),
+    ("Parça C alan\u0131na ait.", "C"), ("Fragment pochodzi z obszaru C.", "C"), ("Biten h\u00f6r till omr\u00e5de C.", "C"),
+    ("\u05d4\u05d7\u05dc\u05e7 \u05e9\u05d9\u05d9\u05da \u05dc\u05d0\u05d6\u05d5\u05e8 C.", "C"),
+    # the other side: negated, or another area kept open
+    ("El fragmento no pertenece al \u00e1rea C.", None), ("Das Teil geh\u00f6rt nicht in Bereich C.", None),
+    ("\u3053\u306e\u65ad\u7247\u306f\u9818\u57dfC\u306b\u5c5e\u3057\u307e\u305b\u3093\u3002", None),
+    ("Parça C alan\u0131na ait de\u011fil.", None), ("Fragment nie pochodzi z obszaru C.", None),
+    ("El fragmento pertenece al \u00e1rea C o D.", None), ("\u8be5\u56fe\u50cf\u5757\u4e0d\u5c5e\u4e8e\u533a\u57dfC\u3002", None),
+])
+def test_the_piece_belongs_to_an_area_in_other_languages(text, answer):
+    assert classify_response(text, "piece_localization_hard").answer == answer

@@ -157,7 +157,7 @@ def option_words(t: str, spec, config: str, options) -> list[Mention]:
         ml = pattern("relation").search(t) is not None  # any of the three in another language: one scan
         for letter, rx in _CV:
             other = pattern(_CV_KIND[letter]).finditer(t) if ml else ()  # English here, the rest as data
-            for m in [*rx.finditer(t), *other]:
+            for m in sorted([*rx.finditer(t), *other], key=lambda m: m.start() - m.end()):  # the longest first
                 if not any(a < m.end() and m.start() < b for a, b in taken):
                     taken.append(m.span())
                     out.append(Mention(m.start(), m.end(), letter, "text"))
