@@ -1528,3 +1528,36 @@ def test_connection_relations_in_more_languages(text, answer):
 ])
 def test_the_piece_belongs_to_an_area_in_other_languages(text, answer):
     assert classify_response(text, "piece_localization_hard").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # Missing Piece Selection's "the third candidate fits" in more languages (candidates and ordinals now in 24)
+    ("Le troisi\u00e8me candidat correspond.", "C"), ("De derde kandidaat past.", "C"), ("Pasuje trzeci kandydat.", "C"),
+    ("Den tredje kandidaten passar.", "C"), ("T\u0159et\u00ed kandid\u00e1t pasuje.", "C"),
+    ("Al treilea candidat se potrive\u0219te.", "C"),
+    ("\u0422\u0440\u0435\u0442\u0456\u0439 \u043a\u0430\u043d\u0434\u0438\u0434\u0430\u0442 \u043f\u0456\u0434\u0445\u043e\u0434"
+     "\u0438\u0442\u044c.", "C"),
+    # the other side: negated, or another candidate kept open
+    ("Le troisi\u00e8me candidat ne correspond pas.", None), ("De derde kandidaat past niet.", None),
+    ("Nie pasuje trzeci kandydat.", None), ("Den tredje kandidaten passar inte.", None),
+    ("Der dritte Kandidat passt, aber der vierte auch.", None),
+])
+def test_the_third_candidate_fits_in_more_languages(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # Anomaly Detection's tile and change said in more languages (places for cs, ro, fa; more for vi, el, ar)
+    ("\u03a4\u03bf \u03c0\u03ac\u03bd\u03c9 \u03b1\u03c1\u03b9\u03c3\u03c4\u03b5\u03c1\u03cc \u03ba\u03bf\u03bc\u03bc\u03ac\u03c4\u03b9 "
+     "\u03b5\u03af\u03bd\u03b1\u03b9 \u03c0\u03b5\u03c1\u03b9\u03c3\u03c4\u03c1\u03b1\u03bc\u03bc\u03ad\u03bd\u03bf.",
+     "Judgment: B\nError Position: A\nError Type: A"),
+    ("Piesa din st\u00e2nga sus este rotit\u0103.", "Judgment: B\nError Position: A\nError Type: A"),
+    ("M\u1ea3nh tr\u00ean b\u00ean tr\u00e1i b\u1ecb xoay.", "Judgment: B\nError Position: A\nError Type: A"),
+    # the other side: negated
+    ("\u03a4\u03bf \u03c0\u03ac\u03bd\u03c9 \u03b1\u03c1\u03b9\u03c3\u03c4\u03b5\u03c1\u03cc \u03ba\u03bf\u03bc\u03bc\u03ac\u03c4\u03b9 "
+     "\u03b4\u03b5\u03bd \u03b5\u03af\u03bd\u03b1\u03b9 \u03c0\u03b5\u03c1\u03b9\u03c3\u03c4\u03c1\u03b1\u03bc\u03bc\u03ad\u03bd\u03bf.",
+     None),
+    ("Piesa din st\u00e2nga sus nu este rotit\u0103.", None),
+])
+def test_the_changed_tile_in_more_languages(text, answer):
+    assert classify_response(text, "anomaly_detection").answer == answer
