@@ -14,7 +14,7 @@ from typing import Optional
 from .common import Mention
 from .common import BREAK, clause_start
 from .forms import alternation, forms, pattern
-from .meaning import _fit, denial
+from .meaning import _fit, denial, HAS
 
 @dataclass(slots=True)
 class Commit:
@@ -403,7 +403,6 @@ def denied_after(t: str, x: Mention) -> bool:
                                                                  re.I) is None
 
 
-_HAS = re.compile(r"contain|show|muestr|contien|mostr|zeig|enth|montr|cont[ée]m|содерж|показ", re.I)
 
 
 def conceded_open(t: str, x: Mention) -> bool:
@@ -411,7 +410,7 @@ def conceded_open(t: str, x: Mention) -> bool:
     encaja" keep D open; "although D is close, its sky is off", "although C has similar foliage" do not."""
     c1 = _clause_end(t, x.end)
     fit = pattern("support").search(t, x.end, c1)  # a word of fit, not of content ("contains", "muestra")
-    return fit is not None and not _HAS.match(fit.group(0)) and _CONCEDE.search(t, max(0, x.start - 100), x.start) is not \
+    return fit is not None and not HAS.match(fit.group(0)) and _CONCEDE.search(t, max(0, x.start - 100), x.start) is not \
         None and not _rejected(t, x) and _BUT_REJECTS.match(t[:c1], x.end) is None
 
 
@@ -428,8 +427,9 @@ def _rejected(t: str, x: Mention) -> bool:
                                 _fit().search(t, max(x.end, neg.start() - 24), neg.start())) is not None
 
 
-_AND = re.compile(r"\s*(?:,|&|/|\band\b|\by\b|\be\b|\bet\b|\bund\b|\bи\b|\bі\b|和|与|跟|と|[와과]|\bve\b|\bdan\b|\bvà\b|"
-                  r"\bو|और|\bi\b|\ben\b|\boch\b|\ba\b|\bκαι\b|\bși\b|ו-?|\bat\b|\bna\b)\s*", re.I)
+#: "and" between two options in the table's spaced languages: a list said of both ("A y C no encajan"; and in scope)
+AND_WORDS = "and|и|і|y|e|und|et|và|dan|ve|i|en|och|și|و"
+_AND = re.compile(rf"\s*(?:,|&|/|(?<![^\W_])(?:{AND_WORDS}|a|και|at|na|और)(?![^\W_])|和|与|跟|と|[와과]|ו-?)\s*", re.I)
 
 
 #: A consequence drawn after the answer, in its sentence, explains it (a restating link, "i.e. C", does not).

@@ -157,7 +157,8 @@ __all__ = ["INVERSE", "direction", "relative", "placed", "corners_said", "candid
 
 
 #: The words of the ``support`` kind that say what a piece shows, not that it fits ("contains", "muestra", "zeigt").
-_DESCRIBES = re.compile(r"contain|show|muestr|contien|mostr|zeig|enth|montr|cont[ée]m|содерж|показ|міст|يظهر|يحتوي|מראה|"
+HAS = re.compile(r"contain|show|muestr|contien|mostr|zeig|enth|montr|cont[ée]m|содерж|показ", re.I)
+_DESCRIBES = re.compile(HAS.pattern + r"|міст|يظهر|يحتوي|מראה|"
                         r"menunjuk|göster|pokazuj|zawier|toon|bevat|visar|innehåll|ukazuj|obsahuj|δείχν|περιέχ|arată|"
                         r"conține|nagpapakita|inaonyesha|chứa|berisi|दिखाता|מכיל|içerir|包含|[显顯]示|含む|포함|是|应该|應該|"
                         r"位[于於]|위치|^va\b|^goes?$", re.I)  # and where a piece lies or goes: not a fit

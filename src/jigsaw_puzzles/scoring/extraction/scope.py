@@ -16,7 +16,7 @@ from .forms import corrected, forms, pattern
 from .positions import regions_said
 from .prose import REST_FINE, anomaly_prose, oriented_prose
 from .common import negation_span as _negation_span
-from .cues import (_ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT, DIFFERENT, OTHERS,
+from .cues import (AND_WORDS, _ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT, DIFFERENT, OTHERS,
                    _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT,
                    _LINE_NEG, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING,
                    _SKIP_LINE, _Span, _strip_all, _WORDS)
@@ -49,8 +49,7 @@ _LAST_SENTENCE = re.compile(r"(?:[.!?;\u0964\u06d4](?:[ \t]+)|[\u3002\uff01\uff1
 _RESTATING = re.compile(r"(?:,|[ \t][\u2014\u2013-])[ \t]*(?:which|that)(?:'s|[ \t]+(?:is|corresponds[ \t]+to|matches))(?![^\W_])|"
                         r",[ \t]*(?:label(?:l)?ed|marked)(?![^\W_])|[ \t][\u2014\u2013-][ \t]*that(?:'s|[ \t]+is)(?![^\W_])", re.I)
 _THEN_END = re.compile(r"(?<![^\W_])(?:and\s+)?then[\s,:]*$", re.I)
-_BETWEEN_RULED = re.compile(r"(?<=\0)[ \t,]*(?:and|or|nor|и|і|та|y|e|und|et|và|dan|ve|oraz|i|en|och|și|و|ו|和|或)?"
-                            r"[ \t,]*(?=\0)", re.I)
+_BETWEEN_RULED = re.compile(rf"(?<=\0)[ \t,]*(?:{AND_WORDS}|or|nor|та|oraz|ו|和|或)?[ \t,]*(?=\0)", re.I)
 
 
 class Scope:

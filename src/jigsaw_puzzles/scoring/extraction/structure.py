@@ -402,9 +402,10 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
         if len(args) > 1:
             unknown.append("a second argument")
         ret = _RETURNS.match(t, end)  # "submit_answer(answer='B') -> {'status': 'ok'}": the tool's reply, not the model's
-        if ret and _close(t, ret.end() - 1, "{", "}") > 0:
-            end = _close(t, ret.end() - 1, "{", "}")
-            taken.append((ret.end() - 1, end))
+        reply = _close(t, ret.end() - 1, "{", "}") if ret else -1
+        if reply > 0:
+            taken.append((ret.end() - 1, reply))
+            end = reply
         add(m.start(), end, found, unknown, "call")
     assigned: dict[str, tuple[re.Match, Any]] = {}
     for m in _ASSIGN.finditer(t) if "=" in t else ():
