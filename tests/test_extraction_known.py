@@ -126,7 +126,57 @@ def test_a_typo_of_a_negation_is_never_read_as_a_commit_word():
     assert corrected("Fianl") == "final" and corrected("anwser") == "answer" and corrected("teh") == "the"
     for word in ("nto", "nevr", "neevr", "cnanot", "nicht"):
         assert corrected(word) == word
+    # an option noun misspelt is one too; a plural is a word, not a typo ("layout" is a label)
+    assert corrected("optoin") == "option" and corrected("layouts") == "layouts" and corrected("answers") == "answers"
+    for text, want in (("optoin b", "B"), ("Answer: optoin C", "C"), ("Based on typical puzzle layouts, A.", "A"),
+                       ("not optoin b", None), ("optoin b or c", None), ("optoin b?", None)):
+        ex = classify_response(text, PLH)
+        assert (ex.answer if ex.status == PARSED else None) == want, (text, ex)
 
+
+
+# "probably" is a filler in every language, as in English ("Probably D" is D); "maybe" stays a hedge, and another
+# option beside it, a negation or a question still keeps it unread (eleventh session)
+@pytest.mark.parametrize("text, want", [
+    ("아마 D일 거예요.", "D"), ("아마 D 또는 B일 거예요.", None), ("D일 수도 있어요.", None),
+    ("たぶんDかな。", "D"), ("たぶんDかBかな。", None), ("Dかな？", None),
+    ("Відповідь мабуть D.", "D"), ("Відповідь мабуть D або B.", None), ("Відповідь можливо D.", None),
+    ("Odpověď je pravděpodobně D.", "D"), ("Odpověď je pravděpodobně D nebo B.", None), ("Odpověď je možná D.", None),
+    ("Răspunsul este probabil D.", "D"), ("Răspunsul probabil nu este D.", None), ("Răspunsul este poate D.", None),
+    ("התשובה כנראה D.", "D"), ("התשובה כנראה לא D.", None), ("התשובה אולי D.", None),
+    ("因此，最合适的选项是 **D**。", "D"), ("最合适的选项不是D。", None), ("最合适的选项是D或B。", None),
+    ("图2显示的是一只猫的尾巴，对应的是区域D。", "D"), ("图2对应的不是区域D。", None),
+    ("Easy one: D. 😎", "D"), ("D it is 😅", "D"), ("😅 D or B", None), ("D. 😄 Or B.", None),
+])
+def test_words_of_likelihood_and_more_commit_forms(text, want):
+    ex = classify_response(text, PLH)
+    assert (ex.answer if ex.status == PARSED else None) == want, ex
+
+
+_AD_B = "Judgment: B\nError Position: B\nError Type: B"
+
+
+@pytest.mark.parametrize("text, config, want", [
+    # a place label after an introducer closed by its comma commits, as it does opening the text
+    ("Considering the brick pattern visible in the patch, masked area D.", PLH, "D"),
+    ("Based on the texture, area D.", PLH, "D"), ("If the texture is right, masked area D.", PLH, None),
+    ("Considering the texture, not masked area D.", PLH, None), ("The sky: masked area D.", PLH, None),
+    ("Based on the texture, area D, or area B.", PLH, None),
+    # the diagonals said with "above"/"below" or followed by "diagonal"
+    ("Below-left: H", CV8, "H"), ("Upper-left diagonal.", CV8, "F"), ("Image 2 is above right of image 1.", CV8, "E"),
+    ("Not upper-left diagonal.", CV8, None), ("Upper-left diagonal or lower-right diagonal.", CV8, None),
+    ("Below-left: E", CV8, None),
+    # a judgment glossed with "incorrect" in words that hold a negation ("不正确", "nicht korrekt") is that judgment
+    ("判断：B（不正确）\n错误位置：B（右上）\n错误类型：B（镜像）", AD, _AD_B),
+    ("Judgment: B (nicht korrekt)\nError Position: B\nError Type: B", AD, _AD_B),
+    ("Judgment: A (nicht korrekt)\nError Position: B\nError Type: B", AD, None),
+    ("Judgment: A (不正确)\nError Position: B\nError Type: B", AD, None),
+    ("Judgment: B (not incorrect)\nError Position: B\nError Type: B", AD, None),
+    ("Judgment: not B (incorrect)\nError Position: B\nError Type: B", AD, None),
+])
+def test_eleventh_session_shapes(text, config, want):
+    ex = classify_response(text, config)
+    assert (ex.answer if ex.status == PARSED else None) == want, ex
 
 # ------------------------------------------------------------------------------------------ the property
 def _pool() -> list[str]:

@@ -84,8 +84,9 @@ _CV = (("C", re.compile(r"(?:\b(?:not|never)|(?<=[A-Za-z])n't)\s+(?:directly\s+)
 _CV_KIND = {"A": "horizontal", "B": "vertical", "C": "apart"}  # the same relations in forms.tsv, in other languages
 _EDGE = re.compile(r"\b(?:horizontal|vertical)(?:ly)?\s+(?:edge|seam|border|boundary|cut|split|join)s?\b", re.I)
 _ADJACENT = re.compile(r"\b(?:adjacent|neighbou?rs|neighbou?ring|touching)\b", re.I)
-_DIRS = (("E", r"(?:upper|top)[\s-]*right|north[\s-]*east"), ("F", r"(?:upper|top)[\s-]*left|north[\s-]*west"),
-         ("G", r"(?:lower|bottom)[\s-]*right|south[\s-]*east"), ("H", r"(?:lower|bottom)[\s-]*left|south[\s-]*west"),
+_DIAG = r"(?:[\s-]+diagonal(?=[\s.,;:!]|$))?"  # "Upper-left diagonal."
+_DIRS = (("E", rf"(?:(?:upper|top|above)[\s-]*right|north[\s-]*east){_DIAG}"), ("F", rf"(?:(?:upper|top|above)[\s-]*left|north[\s-]*west){_DIAG}"),
+         ("G", rf"(?:(?:lower|bottom|below)[\s-]*right|south[\s-]*east){_DIAG}"), ("H", rf"(?:(?:lower|bottom|below)[\s-]*left|south[\s-]*west){_DIAG}"),
          ("A", r"(?:directly\s+)?(?:to\s+the\s+)?right(?:\s+of)?"), ("B", r"(?:directly\s+)?(?:to\s+the\s+)?left(?:\s+of)?"),
          ("C", r"(?:directly\s+)?above"), ("D", r"(?:directly\s+)?below"))
 _DIR = re.compile("|".join(rf"(?P<{k}>(?:diagonally\s+)?(?:to\s+the\s+)?\b(?:{p}))\b" for k, p in _DIRS), re.I)

@@ -65,7 +65,8 @@ def _field_value(t: str, start: int, end: int, what: str, grid: tuple[int, int])
         known = _POS_KNOWN
     if "?" in low or "\uff1f" in low:
         return "?", f"{v!r} is asked, not given"
-    if _NEGATION.search(low) and (what != "j" or any(w in ("a", "b") for w in words)):
+    said = _phrase_rx("incorrect").sub(" ", low) if what == "j" else low  # "B (不正确)": the negation is the judgment's
+    if _NEGATION.search(said) and (what != "j" or any(w in ("a", "b") for w in words)):
         return "?", f"{v!r} rules a value out"  # "Judgment: not A", "Error Position: not C"
     unknown = [w for w in words if w not in known | _SURE and not (len(w) == 1 and w.isalpha())]
     if unknown:

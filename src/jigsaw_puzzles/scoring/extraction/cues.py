@@ -246,14 +246,6 @@ _IDIOMS = re.compile(r"(?<![^\W_])if (?:i|we) (?:had|have|must|were) to (?:guess
                      re.I)  # and the table's, in any language ("unless i misread the seams", "si no me equivoco")
 
 
-class _Span:
-    def __init__(self, n: int):
-        self.n = n
-
-    def end(self) -> int:
-        return self.n
-
-
 def _strip_all(s: str) -> tuple[str, bool]:
     """``s`` without the fillers, links and withdrawals at its end, and whether a link or withdrawal was among them."""
     licensed, rev, pos, rx = False, s[::-1], 0, pattern("strip")

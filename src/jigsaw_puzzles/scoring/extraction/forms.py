@@ -262,7 +262,7 @@ def value(kind: str, said: str) -> str:
 
 @lru_cache(maxsize=1)
 def _commit_words() -> tuple[frozenset, frozenset]:
-    words = {w for k in ("label", "copula", "verb", "pred") for f in table()[k].get("en", ())
+    words = {w for k in ("label", "copula", "verb", "pred", "noun") for f in table()[k].get("en", ())
              for w in f.split(" ") if len(w) >= 5 and w.isalpha()}  # English only: "takie" is no typo of "takže"
     return frozenset(words), frozenset(w for f in forms("negation") for w in f.split(" "))
 
@@ -289,7 +289,8 @@ def _edits1(a: str, b: str) -> bool:
 @lru_cache(maxsize=4096)
 def corrected(word: str) -> str:
     """``word`` as the commit word it misspells ("fianl" -> "final", "teh" -> "the"), else ``word``: the typo table,
-    or one edit from an English commit word of 5+ letters (the typed word of 5+ letters too, never near a negation)."""
+    or one edit from an English commit word or option noun of 5+ letters (the typed word of 5+ letters too, never near a
+    negation, never a plural or singular of it)."""
     low = word.lower()
     fixed = values("typo").get(low)
     if fixed is not None:
@@ -297,7 +298,7 @@ def corrected(word: str) -> str:
     known, negations = _commit_words()
     if len(low) < 5 or low in known or low in _all_words() or any(_edits1(low, n) or low == n for n in negations if len(n) >= 3):
         return word
-    hits = {w for w in known if _edits1(low, w)}
+    hits = {w for w in known if _edits1(low, w) and low not in (w + "s", w[:-1])}  # "layouts" is no typo of "layout"
     return next(iter(hits)) if len(hits) == 1 else word
 
 

@@ -164,11 +164,11 @@ class _Reading(Scope, Beside):
         fm = pattern("left").match(back) or self._typo_form(t, cs, m.start)
         if fm is not None:
             start, rule = m.start - fm.end(), "form"
-        elif (lm := pattern("label").match(back)) is not None and (not _PLACE_LABEL.match(back, lm.start()) or (
+        elif (lm := pattern("label").match(back) or self._typo_form(t, cs, m.start, "label")) is not None and (not _PLACE_LABEL.match(back, lm.start()) or (
                 (_OWN_LINE.match(t, m.end) or (not t[:m.start - lm.end()].strip(_BULLETS) and self._remark_after(m)))
-                and not t[t.rfind("\n", 0, m.start) + 1:m.start - lm.end()].strip(_BULLETS))):
-            start, rule = m.start - lm.end(), "label"  # "Answer B", "Option C"; "Region B — ..." opening the text;
-            # not "mask D", "region C" alone
+                and self._place_lead(t[t.rfind("\n", 0, m.start) + 1:m.start - lm.end()], m))):
+            start, rule = m.start - lm.end(), "label"  # "Answer B", "Option C"; "Region B — ..." opening the text or
+            # after an introducer ("Based on the texture, area D."); not "mask D", "region C" alone
         elif m.form == "text" and (sm := subject_before().match(back)) is not None:
             start, rule = m.start - sm.end(), "form"  # "They are not adjacent": the option's words said of the images
         else:

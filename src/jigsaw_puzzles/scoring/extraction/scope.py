@@ -19,7 +19,7 @@ from .common import negation_span as _negation_span
 from .cues import (AND_WORDS, _ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT, DIFFERENT, OTHERS,
                    _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT,
                    _LINE_NEG, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING,
-                   _SKIP_LINE, _Span, _strip_all, _WORDS)
+                   _SKIP_LINE, _strip_all, _WORDS)
 
 
 _CHECKED = re.compile(r"(?<![^\W_])(?:reconsider(?:ing)?|re-?check(?:ing)?|re-?examin(?:e|ing)|double[- ]check(?:ing)?|"
@@ -50,6 +50,18 @@ _RESTATING = re.compile(r"(?:,|[ \t][\u2014\u2013-])[ \t]*(?:which|that)(?:'s|[ 
                         r",[ \t]*(?:label(?:l)?ed|marked)(?![^\W_])|[ \t][\u2014\u2013-][ \t]*that(?:'s|[ \t]+is)(?![^\W_])", re.I)
 _THEN_END = re.compile(r"(?<![^\W_])(?:and\s+)?then[\s,:]*$", re.I)
 _BETWEEN_RULED = re.compile(rf"(?<=\0)[ \t,]*(?:{AND_WORDS}|or|nor|та|oraz|ו|和|或)?[ \t,]*(?=\0)", re.I)
+
+
+class _Span:
+    """How far back a corrected form reaches, read as a match of the reversed text (from 0)."""
+    def __init__(self, n: int):
+        self.n = n
+
+    def start(self) -> int:
+        return 0
+
+    def end(self) -> int:
+        return self.n
 
 
 class Scope:
@@ -124,8 +136,9 @@ class Scope:
         return f"the answer depends on a condition ({cond.group(0)!r})" if cond else ""
 
     # ------------------------------------------------------------------------------------------ 2. one commitment
-    def _typo_form(self, t: str, cs: int, pos: int):
-        """The commit form before ``pos`` read with misspelt words corrected ("teh answer is", "Fianl answer:")."""
+    def _typo_form(self, t: str, cs: int, pos: int, kind: str = "left"):
+        """The commit form (or with ``kind="label"`` the label) before ``pos`` read with misspelt words corrected ("teh
+        answer is", "Fianl answer:", "optoin b")."""
         left = t[max(cs, pos - 240):pos]
         words = list(_WORDS.finditer(left))
         fixed, changed = left, False
@@ -135,11 +148,12 @@ class Scope:
                 fixed, changed = fixed[:w.start()] + c + fixed[w.end():], True
         if not changed:
             return None
-        fm = pattern("left").match(fixed[::-1])
+        fm = pattern(kind).match(fixed[::-1])
         if fm is None:
             return None
         n_words = len(_WORDS.findall(fixed[len(fixed) - fm.end():]))
         return _Span(len(left) - (words[-n_words].start() if 0 < n_words <= len(words) else len(left)))
+
 
     def _ruled_out_from(self, pos: int, stop: int) -> Optional[int]:
         """Where a ruled-out other answer that starts at ``pos`` (with its negation: "not horizontally (option A)")
@@ -246,6 +260,11 @@ class Scope:
         return not core or licensed or cjk or self._introduced(lead, value) or (closed and self._introduced(body + ",")) \
             or (closed and last != body and self._introduced(last + ",")) \
             or (self._known(core) and not others and not _DANGLING.search(core))
+
+    def _place_lead(self, before: str, m: Mention) -> bool:
+        """What stands before a place label on its line ("area D") lets it commit: nothing, or an introducer closed by
+        its comma ("Considering the brick pattern, masked area D")."""
+        return not before.strip(_BULLETS) or before.rstrip().endswith(",") and self._introduced(before, m.value)
 
     def _introduced(self, lead: str, value=None) -> bool:
         body = lead.strip(_BULLETS)
