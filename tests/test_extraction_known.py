@@ -173,6 +173,18 @@ _AD_B = "Judgment: B\nError Position: B\nError Type: B"
     ("Judgment: A (不正确)\nError Position: B\nError Type: B", AD, None),
     ("Judgment: B (not incorrect)\nError Position: B\nError Type: B", AD, None),
     ("Judgment: not B (incorrect)\nError Position: B\nError Type: B", AD, None),
+    # a withdrawal and its new answer in more languages
+    ("Ответ: A. Стоп, нет — правильно C.", PLH, "C"), ("Ответ: A. Стоп, нет — правильно не C.", PLH, None),
+    ("B... à không, D mới đúng.", PLH, "D"), ("B... à không, D mới đúng không?", PLH, None),
+    ("Odpowiedź: B. Chwileczkę… nie, jednak A.", PLH, "A"), ("Odpowiedź: B. Nie, jednak nie A.", PLH, None),
+    ("Die Antwort ist B. Nein, Quatsch — D.", PLH, "D"), ("Die Antwort ist B. Nein, Quatsch — D oder C.", PLH, None),
+    # an English sentence of fit after the answer that points at no other option explains it, named or not
+    ("Answer: C. The pattern on the rug continues smoothly into it.", MPS, "C"),
+    ("Answer: C. The pattern continues into the left one.", MPS, None), ("Answer: C. Another one fits better.", MPS, None),
+    ("Answer: C. The grass does not continue.", MPS, None), ("Answer: C. Just kidding, the pattern continues.", MPS, None),
+    ("Answer: C. The pattern continues, I guess.", MPS, None), ("Answer: C. Scratch that, the rug matches.", MPS, None),
+    ("Answer: C. The other one matches too.", MPS, None), ("Answer: C. The other candidate fits too.", MPS, None),
+    ("Answer: C. The other ones are too dark.", MPS, "C"),
 ])
 def test_eleventh_session_shapes(text, config, want):
     ex = classify_response(text, config)

@@ -77,7 +77,8 @@ _OPEN = re.compile(r"(?<![^\W_])(?:could also|might also|may also|also possible|
                    r"torn between|runner-up|runner up|close second|hard to choose|toss-up|either one|either of|or at least|"
                    r"more certain|more likely|more convincing|stronger candidate|better candidate|better fit|better match|"
                    r"both (?-i:[A-H]) and (?-i:[A-H]) (?:would|could|work|fit|match|seem|look|are (?:possible|plausible|fine))|"
-                   r"both (?:would|could) (?:work|fit|match|do))"
+                   r"both (?:would|could) (?:work|fit|match|do)|(?:an)?other (?:one|candidate|option|patch|piece|area|region"
+                   r"|mask)?[ \t]*\w*[ \t]*(?:too|also|as well))"  # "The other one matches too."
                    r"(?![^\W_])", re.I)
 _CHOICE_WINDOW = 28
 _LINE_POS = re.compile(r"(?<![^\W_])(?:yes|match(?:es)?|fits?|correct|right|lines? up|aligns?|continues|consistent|"

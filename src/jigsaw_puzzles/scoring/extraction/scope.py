@@ -49,6 +49,16 @@ _LAST_SENTENCE = re.compile(r"(?:[.!?;\u0964\u06d4](?:[ \t]+)|[\u3002\uff01\uff1
 _RESTATING = re.compile(r"(?:,|[ \t][\u2014\u2013-])[ \t]*(?:which|that)(?:'s|[ \t]+(?:is|corresponds[ \t]+to|matches))(?![^\W_])|"
                         r",[ \t]*(?:label(?:l)?ed|marked)(?![^\W_])|[ \t][\u2014\u2013-][ \t]*that(?:'s|[ \t]+is)(?![^\W_])", re.I)
 _THEN_END = re.compile(r"(?<![^\W_])(?:and\s+)?then[\s,:]*$", re.I)
+#: An English sentence of fit after the answer that points at no other option, even without naming one ("The pattern on
+#: the rug continues smoothly into it."): no option, number, or word that could point at another one.
+_ABOUT_IT = re.compile(r"[A-Za-z][A-Za-z \t',;\-]*")
+_ELSEWHERE = re.compile(r"(?<![^\W_])(?:another|other|others|else|different|ones?|first|second|third|fourth|fifth|sixth|"
+                        r"last|previous|earlier|former|latter|better|best|worse|instead|rather|too|also|either|both|all|"
+                        r"none|neither|each|every|any|only|more|less|than|but|if|when|unless|except|left|right|top|bottom|"
+                        r"upper|lower|middle|centre|center|scratch|disregard|ignore|never|mind|oops|sorry|kidd\w*|jok\w*|"
+                        r"guess\w*|random\w*|coin|sure|please|verify|check\w*|wrong|mistake|typo|meant|mean|actually|wait|"
+                        r"hmm+|though|although|however|yet|still|whatever|any\w+|some\w+|which\w*|seems?|appears?|might|"
+                        r"could|would|should|may|can|lol|jk|haha)(?![^\W_])", re.I)
 _BETWEEN_RULED = re.compile(rf"(?<=\0)[ \t,]*(?:{AND_WORDS}|or|nor|та|oraz|ו|和|或)?[ \t,]*(?=\0)", re.I)
 
 
@@ -427,4 +437,6 @@ class Scope:
                           not self.config.startswith("connection_verification") and  # "don't share an edge": C
                           not re.search(r"(?<![^\W_])(?:others?|rest|remaining|else|none|neither|nor)(?![^\W_])", s, re.I)):  # "the others don't fit"
             return False
-        return names or _CONTENT.search(s) is not None or pattern("content").search(s) is not None
+        return names or _CONTENT.search(s) is not None or pattern("content").search(s) is not None or (
+            _ABOUT_IT.fullmatch(s.strip(" \t.!")) is not None and _ELSEWHERE.search(s) is None and not self._within(u0, u1)
+            and not any(pattern(k).search(s) for k in ("negation", "hedge", "condition", "doubt", "withdraw")))
