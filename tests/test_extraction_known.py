@@ -184,7 +184,17 @@ _AD_B = "Judgment: B\nError Position: B\nError Type: B"
     ("Answer: C. The grass does not continue.", MPS, None), ("Answer: C. Just kidding, the pattern continues.", MPS, None),
     ("Answer: C. The pattern continues, I guess.", MPS, None), ("Answer: C. Scratch that, the rug matches.", MPS, None),
     ("Answer: C. The other one matches too.", MPS, None), ("Answer: C. The other candidate fits too.", MPS, None),
-    ("Answer: C. The other ones are too dark.", MPS, "C"),
+    ("Answer: C. The other ones are too dark.", MPS, "C"), ("Answer: C. The colours of the brick wall are the same.", MPS, "C"),
+    # and in other languages, with none of the table's words that could point at another option
+    ("Respuesta: C. El patrón de la alfombra continúa sin interrupción.", MPS, "C"),
+    ("Ответ: C. Узор ковра продолжается без разрыва.", MPS, "C"), ("答案：C。地毯的图案完美衔接。", MPS, "C"),
+    ("答え：C。カーペットの模様が自然につながっています。", MPS, "C"), ("정답: C. 카펫 무늬가 자연스럽게 이어집니다.", MPS, "C"),
+    ("उत्तर: C. कालीन का पैटर्न पूरी तरह से मेल खाता है।", MPS, "C"),
+    ("Respuesta: C. La otra encaja mejor.", MPS, None), ("Antwort: C. Die andere passt besser.", MPS, None),
+    ("Respuesta: C. La segunda continúa el patrón.", MPS, None), ("Respuesta: C. Quizás el patrón continúa.", MPS, None),
+    ("Ответ: C. Но узор продолжается в другом.", MPS, None), ("答案：C。其他的图案也衔接。", MPS, None),
+    ("Respuesta: C. Si el patrón continúa.", MPS, None), ("Respuesta: C. El patrón de la izquierda continúa.", MPS, None),
+    ("答案：C。左边的图案衔接。", MPS, None),
 ])
 def test_eleventh_session_shapes(text, config, want):
     ex = classify_response(text, config)
@@ -315,3 +325,13 @@ def test_the_vocabulary_regexes_do_not_depend_on_the_hash_seed():
     from jigsaw_puzzles.scoring.extraction.forms import alternation
     rx = re.compile(alternation({"answer", "answer is", "the answer is"}))
     assert rx.match("the answer is C").group(0) == "the answer is" and rx.match("answered") is None
+
+
+def test_a_call_holding_a_stray_escape_warns_no_user():
+    """Python call syntax is parsed with ast (never run); the model's "\\R" in a string is its text, not our warning."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert classify_response('submit(answer="\\R")', PLH).status != PARSED
+        assert classify_response("submit(order=[2, 4, 1, 3])", OG).answer == "[2, 4, 1, 3]"

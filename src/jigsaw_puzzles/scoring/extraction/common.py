@@ -6,10 +6,12 @@ found by the structure parsers, the answer finders and the rule means the same c
 
 from __future__ import annotations
 
+import ast
 import bisect
 import functools
 import re
 import unicodedata
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -427,5 +429,13 @@ def negated(t: str, start: int, end: int) -> bool:
     return negation_span(t, start, end) is not None
 
 
+def parse_expression(src: str):
+    """``src`` parsed as one Python expression (an :mod:`ast` node, never run); the model's text may hold "\\R" in a
+    string, and a warning about it is no user's business."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(src, mode="eval").body
+
+
 __all__ = ["Claim", "key", "Extraction", "PARSED", "AMBIGUOUS", "INVALID", "region", "clean", "clause_start", "units", "trails_off", "negated",
-           "negation_span", "thought", "unread"]
+           "negation_span", "thought", "unread", "parse_expression"]

@@ -18,7 +18,7 @@ from .prose import REST_FINE, anomaly_prose, oriented_prose
 from .common import negation_span as _negation_span
 from .cues import (AND_WORDS, _ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT, DIFFERENT, OTHERS,
                    _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT,
-                   _LINE_NEG, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING,
+                   _LINE_NEG, _OF_ARTICLE, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING,
                    _SKIP_LINE, _strip_all, _WORDS)
 
 
@@ -59,6 +59,8 @@ _ELSEWHERE = re.compile(r"(?<![^\W_])(?:another|other|others|else|different|ones
                         r"guess\w*|random\w*|coin|sure|please|verify|check\w*|wrong|mistake|typo|meant|mean|actually|wait|"
                         r"hmm+|though|although|however|yet|still|whatever|any\w+|some\w+|which\w*|seems?|appears?|might|"
                         r"could|would|should|may|can|lol|jk|haha)(?![^\W_])", re.I)
+_BETTER = re.compile(r"(?<![^\W_])(?:mejor|melhor|mieux|besser|meglio|lepiej|beter|лучше|краще|iyi|baik|hơn|bättre|lépe|"
+                     r"καλύτερα|bine|bora|mabuti|بهتر|أفضل|बेहतर|טוב|অন্য|دوسر)(?![^\W_])|更|より|더|其他|別の|다른", re.I)
 _BETWEEN_RULED = re.compile(rf"(?<=\0)[ \t,]*(?:{AND_WORDS}|or|nor|та|oraz|ו|和|或)?[ \t,]*(?=\0)", re.I)
 
 
@@ -271,6 +273,16 @@ class Scope:
             or (closed and last != body and self._introduced(last + ",")) \
             or (self._known(core) and not others and not _DANGLING.search(core))
 
+    def _about_it(self, s: str) -> bool:
+        """Words only, and in another script or language none of the table's words that could point at another option
+        (a choice or contrast word, "other", an ordinal, a direction, "better")."""
+        if _ABOUT_IT.fullmatch(s.strip(" \t.!")) is not None:
+            return True
+        return re.fullmatch(r"[^\W\d_](?:[^\W\d_]|[ \t',;\-\u00b7\u200c\u0900-\u09ff\u0e00-\u0e7f\u064b-\u065f\u3001\uff0c])*",
+                            s.strip(" \t.!\u3002\u0964\u06d4"))\
+            is not None and not (DIFFERENT.search(s) or _BETTER.search(s) or any(pattern(k).search(s) for k in (
+                "choice", "contrast", "ordinal", "direction", "place", "intro", "explain", "link")))
+
     def _place_lead(self, before: str, m: Mention) -> bool:
         """What stands before a place label on its line ("area D") lets it commit: nothing, or an introducer closed by
         its comma ("Considering the brick pattern, masked area D")."""
@@ -438,5 +450,6 @@ class Scope:
                           not re.search(r"(?<![^\W_])(?:others?|rest|remaining|else|none|neither|nor)(?![^\W_])", s, re.I)):  # "the others don't fit"
             return False
         return names or _CONTENT.search(s) is not None or pattern("content").search(s) is not None or (
-            _ABOUT_IT.fullmatch(s.strip(" \t.!")) is not None and _ELSEWHERE.search(s) is None and not self._within(u0, u1)
-            and not any(pattern(k).search(s) for k in ("negation", "hedge", "condition", "doubt", "withdraw")))
+            self._about_it(s) and _ELSEWHERE.search(s) is None and not self._within(u0, u1)
+            and not any(not _OF_ARTICLE.match(s, h.start()) for k in ("negation", "hedge", "condition", "doubt", "withdraw")
+                        for h in pattern(k).finditer(s)))  # (Dutch "of" is "or"; "the colours of the wall" is not)

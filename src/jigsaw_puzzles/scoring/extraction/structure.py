@@ -1,7 +1,7 @@
-"""Answers given as structure, read by parsers (never executed): JSON (and JSON inside a JSON string), tool calls
-(OpenAI ``tool_calls`` and ``{"name", "arguments"}``, Hermes ``<tool_call>``, Qwen ``<function=...>``, Anthropic
-``<invoke name=...>``, Gemini ``functionCall``, LangChain's "Invoking:", Python call syntax read with :mod:`ast`), YAML and TOML blocks, answer tags (``<final_answer>B</final_answer>``), code
-assignments (``order = [3, 1, 4, 2]``), markdown tables with one row marked, and verdict lists ("A: no / B: yes").
+"""Answers given as structure, read by parsers (never executed): JSON (and JSON inside a JSON string), tool calls (OpenAI
+``tool_calls``, ``{"name", "arguments"}``, Hermes ``<tool_call>``, Qwen ``<function=...>``, Anthropic ``<invoke name=...>``,
+Gemini ``functionCall``, LangChain's "Invoking:", Python calls read with :mod:`ast`), YAML and TOML blocks, answer tags
+(``<final_answer>B</final_answer>``), code (``order = [3, 1, 4, 2]``), tables with one row marked, verdict lists.
 
 Each yields a :class:`Claim`: where it stands and the answer it gives, or why it gives none the reader can trust:
 an answer under a name the reader does not know beside it (``{"answer": "B", "alternative": "C"}``), two answer
@@ -17,7 +17,7 @@ import re
 from typing import Any, Callable, Optional
 
 from ...spec import ANOMALY, CHOICE, LETTERS, ORDER, ORIENTED, ROTATIONS, format_anomaly, format_order, format_oriented
-from .common import Claim, key as _key
+from .common import Claim, key as _key, parse_expression as _parse
 from .forms import forms
 from .tables import TABLE as _TABLE, statuses as _statuses, table as _table, verdicts as _verdicts
 
@@ -341,7 +341,7 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
             found, unknown = rd.obj(json.loads(v)) if v[:1] in "{[" else ([text(v)], [])
         except ValueError:
             try:  # LangChain logs the arguments as a Python dict: read as a literal, never evaluated
-                found, unknown = rd.obj(_literal(ast.parse(v, mode="eval").body)) if v[:1] == "{" else ([text(v)], [])
+                found, unknown = rd.obj(_literal(_parse(v))) if v[:1] == "{" else ([text(v)], [])
             except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
                 found, unknown = [text(v)], []
         add(m.start(), m.end(), found, unknown, "call")
@@ -367,7 +367,7 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
                     data = json.loads(t[i:end])
                 except ValueError:
                     try:
-                        data = _literal(ast.parse(t[i:end], mode="eval").body)
+                        data = _literal(_parse(t[i:end]))
                     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
                         data = None
             if isinstance(data, (dict, list)):
@@ -386,7 +386,7 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
         if end < 0:
             continue
         try:
-            call = ast.parse(t[m.start():end].replace("\n", " "), mode="eval").body
+            call = _parse(t[m.start():end].replace("\n", " "))
             args = [_literal(a) for a in call.args] if isinstance(call, ast.Call) else None
             kw = {k.arg: _literal(k.value) for k in call.keywords if k.arg} if isinstance(call, ast.Call) else None
         except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
@@ -412,7 +412,7 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
         if not free(m.start()) or _key(m.group(1)) not in _ANSWER_KEYS - {"value", "mask"}:
             continue
         try:
-            v = _literal(ast.parse(m.group(2), mode="eval").body)
+            v = _literal(_parse(m.group(2)))
         except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
             continue
         if _key(m.group(1)) in assigned:  # reassigned: as in the code, the last value counts
