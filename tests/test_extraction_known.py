@@ -195,6 +195,37 @@ _AD_B = "Judgment: B\nError Position: B\nError Type: B"
     ("Ответ: C. Но узор продолжается в другом.", MPS, None), ("答案：C。其他的图案也衔接。", MPS, None),
     ("Respuesta: C. Si el patrón continúa.", MPS, None), ("Respuesta: C. El patrón de la izquierda continúa.", MPS, None),
     ("答案：C。左边的图案衔接。", MPS, None),
+    # a last chat turn that only returns thanks leaves the answer in the turn before it
+    ("[14:03] Assistant: A\n[14:03] You: ok thanks\n[14:04] Assistant: You're welcome! Let me know if you have any "
+     "other puzzles.", PLH, "A"),
+    ("B\n\n4o mini\n\nYou said:\nthanks\n\nChatGPT said:\nYou're welcome! Good luck with the puzzle.", PLH, "B"),
+    ("Assistant: B\nUser: is it C?\nAssistant: You're welcome!", PLH, None),
+    ("Assistant: B\nUser: thanks\nAssistant: You're welcome! Actually D.", PLH, "D"),
+    ("Assistant: B\nUser: thanks\nAssistant: You're welcome! Actually, not B.", PLH, None),
+    # the image said to be correct: a bare "Correct", and in other languages with an image noun
+    ("Correct", AD, "Judgment: A\nError Position:\nError Type:"), ("Correct? Not sure.", AD, None), ("Not correct.", AD, None),
+    ("La imagen está correcta.", AD, "Judgment: A\nError Position:\nError Type:"),
+    ("Bilden är korrekt.", AD, "Judgment: A\nError Position:\nError Type:"),
+    ("La imagen no está correcta.", AD, None), ("L'immagine è corretta? Forse.", AD, None),
+    ("La imagen está correcta, pero la pieza C está girada.", AD, None),
+    # more chat-UI residue: "Ask ChatGPT", "Related" after a blank line, read receipts, Korean buttons, a share link
+    ("ChatGPT said:\nC\n\n\nCopy\nEdit\n\nAsk ChatGPT", MPS, "C"),
+    ("The answer is **B**[1].\n\nSources\n\n[1] Jigsaw-Puzzles — arxiv.org\n\nRelated\n\nHow do VLMs reason?", PLH, "B"),
+    ("[14:33] Assistant: [4, 1, 3, 2]\n[14:33] ✓✓ Read", OG, "[4, 1, 3, 2]"),
+    ("정답: B\n\n복사\n다시 생성\n좋아요  싫어요\n\nGPT-4o · 오후 3:12", CV, "B"),
+    ("Shared via ChatGPT app\n\n[2, 4, 1, 3]\n\nhttps://chatgpt.com/share/6710a3f2-9c4e", OG, "[2, 4, 1, 3]"),
+    ("[14:33] Assistant: [4, 1, 3, 2]\n[14:33] ✓✓ Read\nActually [1, 4, 3, 2]?", OG, None),
+    # "provided" after a noun is no condition; before a clause, or negated, it stays one
+    ("Based on the two masked areas and the patch provided, the answer is B.", PLH, "B"),
+    ("Provided the lighting is consistent, the answer is B.", PLH, None), ("The answer is B, provided the patch is not rotated.", PLH, None),
+    # a horizontal seam joins crops stacked vertically: said before B it agrees, before A it does not
+    ("The two crops meet along a horizontal seam, so they are adjacent vertically, option B.", CV, "B"),
+    ("They share a horizontal edge, so they are left-right neighbours: A.", CV, None), ("They share a vertical edge, so A.", CV, "A"),
+    # a call's "pieces"; an anomaly block's fields in any order
+    ("submit_solution(pieces=[(1, 270), (4, 0), (2, 90), (3, 180)])", OGR, "[(1, 270), (4, 0), (2, 90), (3, 180)]"),
+    ("Error Type: B\nJudgment: B\nError Position: A", AD, "Judgment: B\nError Position: A\nError Type: B"),
+    ("Error Type: A\nError Type: B\nJudgment: B\nError Position: A", AD, None),
+    ("Error Type: B\n\nJudgment: A\nError Position:\nError Type:", AD, None),
 ])
 def test_eleventh_session_shapes(text, config, want):
     ex = classify_response(text, config)

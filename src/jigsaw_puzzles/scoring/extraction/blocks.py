@@ -103,6 +103,11 @@ def blocks_in(t: str, spec) -> list[Mention]:
             groups.append([f])
         else:
             groups[-1].append(f)
+    for i in range(len(groups) - 1, 0, -1):  # "Error Type: B / Judgment: B / Error Position: A": fields in any order
+        a, b = groups[i - 1], groups[i]
+        if all(f.lastgroup != "j" for f in a) and b[0].start() - a[-1].end() <= 160 and \
+                not {f.lastgroup for f in a} & {f.lastgroup for f in b}:
+            groups[i - 1:i + 1] = [a + b]
     for g in groups:
         vals: dict = {}
         why = ""

@@ -89,6 +89,13 @@ _TURN = re.compile(r"(?:^|\n|(?<=\|>))[ \t]*(?:#{1,3}[ \t]*)?(?:assistant|ASSIST
                    r"\[ASSISTANT\]|(?i:chatgpt|gemini|claude|copilot|assistant) said)[ \t]*:|"
                    r"<\|im_start\|>assistant|(?:\[gMASK\]\s*<sop>\s*)?<\|assistant\|>|"
                    r"\[/INST\]|<start_of_turn>model|<\|start_header_id\|>assistant<\|end_header_id\|>")
+#: A last turn that only returns thanks ("You're welcome! Let me know if you have another puzzle."): no answer in it.
+_COURTESY = re.compile(r"[ \t\n]*(?:(?:you're|you are|you’re) (?:very )?welcome|no problem|my pleasure|glad (?:i could|to) help|happy "
+                       r"to help|any ?time|sure thing)(?:[ \t\n]*[!.,;]?[ \t]*(?:good luck(?: with (?:the|your) puzzles?)?|let me know if "
+                       r"you have (?:any )?(?:other|another|more)(?: questions| puzzles?)?|have a (?:nice|great|good) day|happy "
+                       r"puzzling|cheers)?[!.]*)*[ \t\n]*\Z", re.I)
+_THANKS = re.compile(r"[ \t\n]*(?:(?:ok(?:ay)?|great|cool|perfect|nice|got it|alright)[ \t,!.]*)?(?:thanks?(?: a lot| so much)?|"
+                     r"thank you(?: so much)?|thx|ty)?[ \t!.]*(?:\n[ \t]*)*", re.I)
 _TURN_HINT = re.compile(r"assistant|user|human|said:|INST\]|GPT4", re.I)
 _TURN_OTHER = re.compile(r"<\|im_start\|>(?:user|system)|(?:^|\n)[ \t]*(?:#{1,3}[ \t]*)?(?:user|human|you said)[ \t]*(?::|\n|$)"
                          r"|\[INST\]|<start_of_turn>user|<\|start_header_id\|>user|<\|user\|>|GPT4 Correct User:"
@@ -122,10 +129,15 @@ def region(text: str) -> tuple[str, bool, str]:
         if "</s>" not in text:
             text = re.sub(r"^\s*<s>", "", text)  # a begin-of-sequence token
     if "<" in text or _TURN_HINT.search(text):  # chat turns, in tokens or in plain text ("User: ...\nAssistant: B")
-        turn = None
-        for turn in _TURN.finditer(text):
+        turns = list(_TURN.finditer(text))
+        turn = turns[-1] if turns else None
+        user = None
+        for user in _TURN_OTHER.finditer(text, turns[-2].end() if len(turns) > 1 else 0, turn.start() if turn else 0):
             pass
-        if turn is not None and text[turn.end():].strip():
+        if user is not None and _COURTESY.match(text, turn.end()) and _THANKS.fullmatch(text, user.end(), turn.start()):
+            text = text[turns[-2].end() if len(turns) > 1 else 0:user.start()]  # "You said: thanks / ChatGPT said:
+            # You're welcome!": the answer is in the turn before the thanks
+        elif turn is not None and text[turn.end():].strip():
             before = re.sub(r"<\|im_end\|>\s*$|<\|eot_id\|>\s*$|<end_of_turn>\s*$", "", text[:turn.start()]).rstrip()
             if before and not _TURN_OTHER.search(before):  # "A<|im_end|><|im_start|>assistant\nB": one turn after
                 text = before + "\n" + text[turn.end():]  # another, with no one between: both are read

@@ -243,7 +243,8 @@ def reason_beside(t: str, pos: int, others, at: int = 0) -> bool:
 _SKIP_LINE = re.compile(r"[\s\u00a4\-=_*~+|:.]*|[\s\u2500-\u257f|+\-]*")
 _IDIOMS = re.compile(r"(?<![^\W_])if (?:i|we) (?:had|have|must|were) to (?:guess|choose|pick|bet|say)|if forced to "
                      r"(?:choose|pick|guess)|if i'm forced to choose|were (?:i|we) (?:forced )?to (?:choose|pick|guess)|as if|"
-                     r"unless i(?:'m| am) (?:mistaken|wrong)|if i (?:had|must) to (?:bet|wager)|" + pattern("idiom").pattern,
+                     r"unless i(?:'m| am) (?:mistaken|wrong)|if i (?:had|must) to (?:bet|wager)|(?<!not )(?<=[a-z] )provided(?=[ \t]*(?:[,.;:)]|$))|" +
+                     pattern("idiom").pattern,
                      re.I)  # and the table's, in any language ("unless i misread the seams", "si no me equivoco")
 
 

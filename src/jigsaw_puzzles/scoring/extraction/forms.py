@@ -226,7 +226,7 @@ def pattern(name: str) -> re.Pattern:
         w = "answer|wrong|not?|actually|ignore|disregard|guess|idea|sure|kidding|joke|wait|mistake|option|choice"  # a note
         return re.compile(rf"^[ \t]*sources?[ \t]*:[ \t]*(?:\n[ \t]*)?\d{{1,2}}[.)](?:(?!\b(?:[a-h]|{w})\b)[^\n\[\]\d])+"
                           rf"(?:\n[ \t]*\d{{1,2}}[.)](?:(?!\b(?:[a-h]|{w})\b)[^\n\[\]\d])+)*[ \t]*$|"
-                          rf"^[ \t]*related[ \t]*(?:\n[ \t]*[^\n]{{3,120}}\?[ \t]*)+$|^[ \t]*{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?))*[ \t:.]*$|^[ \t]*sources?[ \t]*:?[ \t]*(?:none|n/a|-|\u2014|"
+                          rf"^[ \t]*related[ \t]*(?:\n[ \t]*(?:\n[ \t]*)?[^\n]{{3,120}}\?[ \t]*)+$|^[ \t]*(?:\[\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?\][ \t]*)?{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?|(?:오전|오후|午前|午後|[ap]m)?[ \t]?\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?))*[ \t:.]*$|^[ \t]*https?://(?:chatgpt\.com|chat\.openai\.com|g\.co|gemini\.google\.com|claude\.ai)/share/\S+[ \t]*$|^[ \t]*sources?[ \t]*:?[ \t]*(?:none|n/a|-|\u2014|"
                           rf"\d{{1,2}}[.)][^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)\b|/wiki/)[^\n]*)?[ \t]*$"
                           rf"(?:\n[ \t]*(?:\d{{1,2}}[.)]|[-\u2022*]|\[\d{{1,2}}\]|https?:)[^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)"
                           rf"\b|\u2013|\u2014| - )[^\n]*)*|^[ \t]*(?:\u2192|->|\u2022|-)"

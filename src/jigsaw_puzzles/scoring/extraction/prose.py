@@ -25,10 +25,11 @@ Returns the parts read, ``AMBIGUOUS`` or ``None`` (nothing of that form); the ca
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional, Union
 
 from .common import AMBIGUOUS, negated as _negated
-from .forms import pattern, value
+from .forms import alternation, forms, pattern, value
 from .positions import cells_named
 
 _HEDGE = re.compile(r"(?<![A-Za-z])(?:or|maybe|perhaps|possibly|probably|might|could|either|unsure|not sure|guess"
@@ -242,11 +243,14 @@ def oriented_prose(t: str, rows: int, cols: int, where: Optional[list] = None
 _SUBJECT = r"(?:everything|all(?: of)?(?: the)?(?: (?:four|nine|4|9))? (?:sub-?images|pieces|tiles|parts|cells|squares|images|regions)" \
            r"|(?:the )?(?:whole |entire |full |stitched |assembled |combined )?(?:image|picture|puzzle|grid|composite)" \
            r"|each (?:sub-?image|piece|tile)|every (?:sub-?image|piece|tile))"
+_BARE_CORRECT = re.compile(r"(?:(?:yeah|yes|yep),?\s+)?(?:correct|all (?:correct|good|fine))", re.I)
 _NORMAL = re.compile(
     r"(?:" + _SUBJECT + r" (?:looks?|is|are|seems?|appears?)(?: to be)? (?:completely |perfectly |entirely |all |fully )?"
     r"(?:normal|correct|fine|ok|okay|intact|consistent|upright|right|in place|in (?:the )?(?:right|correct) "
     r"(?:place|position|orientation)|where (?:it|they) should be|(?:correctly|properly) (?:oriented|placed|assembled)"
     r"|(?:put together|assembled|stitched|oriented) (?:correctly|properly))(?: to me)?"
+    r"|no (?:sub-?image|piece|tile) (?:is|has been|was) "
+    r"(?:altered|changed|modified)"
     r"|there (?:is|are) no (?:anomal(?:y|ies)|errors?|problems?|issues?|mistakes?)(?: in (?:the )?(?:image|picture|grid))?"
     r"|(?:i )?(?:see|find|detect|notice) no (?:anomal(?:y|ies)|errors?|problems?|issues?)"
     r"|(?:i )?(?:do not|don't|can't|cannot) (?:see|find|detect|spot) any (?:anomal(?:y|ies)|errors?|problems?|issues?|"
@@ -299,6 +303,8 @@ def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
     last = _LEAD.sub("", segs[-1], count=1).strip(" \t*\"'")
     if not last:
         return None
+    if _BARE_CORRECT.fullmatch(last) and not any(re.search(r"\b[A-I]\b|\d", x) or _TYPE.search(x) for x in segs[:-1]):
+        return "A", None, None  # "Correct", "... yeah, correct." (not "B. Correct": the letter says otherwise)
     head, *tail = re.split(r"\s+[\u2014\u2013]\s+|:\s+|\s+-\s+", last, maxsplit=1)
     if tail and not _TYPE.search(tail[0]) and not _HEDGE.search(tail[0]) and \
             not _RETRACT.search(re.sub(r"instead of|rather than", " ", tail[0], flags=re.I)):
@@ -329,11 +335,24 @@ _ROW_COL = re.compile(r"\u7b2c\s*([1-9])\s*\u884c\W{0,3}\u7b2c\s*([1-9])\s*\u521
                       r"|h\u00e0ng\s*([1-9]),?\s*c\u1ed9t\s*([1-9])|([1-9])\s*\ud589\W{0,3}([1-9])\s*\uc5f4", re.I)
 
 
+@lru_cache(maxsize=1)
+def _CORRECT_ML() -> re.Pattern:  # the judgment "correct" in the table's languages, not the English yes/ok/fine
+    return re.compile(alternation(forms("correct") - {"yes", "ok", "okay", "fine", "normal"}), re.I)
+
+
+@lru_cache(maxsize=1)
+def _INCORRECT_ML() -> re.Pattern:
+    return re.compile(alternation(forms("incorrect")), re.I)
+
+
 def _stated_ml(last: str, rows: int, cols: int):
     """A tile and its change said in another language ("Нижний левый фрагмент отзеркален", "右上的子图被旋转了",
     "Ô ở hàng 1, cột 1 bị lật gương"): one place (forms.tsv ``place``, or a row and column by number), one kind of
     change (``rotation``, ``mirroring``), and no negation, hedge, condition or question in the sentence."""
     types = {k for k, name in (("A", "rotation"), ("B", "mirroring")) if pattern(name).search(last)}
+    if not types and "?" not in last and _CORRECT_ML().search(last) and pattern("content").search(last) and not any(
+            pattern(k).search(last) for k in ("negation", "hedge", "condition")) and not _INCORRECT_ML().search(last):
+        return "A", None, None  # "La imagen está correcta.", "Bilden är korrekt.", "這張拼接圖是正確的。"
     if not types or "?" in last or any(pattern(k).search(last) for k in ("negation", "hedge", "condition")):
         return None
     cells = {value("place", m.group(0)) for m in pattern("place").finditer(last)}

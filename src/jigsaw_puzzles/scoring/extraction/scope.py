@@ -341,7 +341,9 @@ class Scope:
                 elif any(y.start == x.start - 1 or 0 < x.start - y.end <= 2 for y in self._within(x.start - 60, x.start)
                          if y is not x and negated(t, y.start, y.end) and y.end <= x.start):
                     continue  # the letter of an option ruled out just before: "not upper left (F)"
-                elif (x.answer is not None and _chosen_near(t, x)) or self._states(x):
+                elif (x.answer is not None and _chosen_near(t, x)) or self._states(x) and not (
+                        x.why.startswith("an edge's") and t[x.start:x.start + 3].lower() == {"A": "ver", "B": "hor"}.get(m.value)):
+                    # (a horizontal seam joins crops stacked vertically: said before B it agrees)
                     return f"another answer is named as chosen before it ({t[x.start:x.end]!r})"
                 else:
                     if restates and x.answer != m.answer and not self._concluded(m, lo, hi):
