@@ -226,6 +226,26 @@ _AD_B = "Judgment: B\nError Position: B\nError Type: B"
     ("Error Type: B\nJudgment: B\nError Position: A", AD, "Judgment: B\nError Position: A\nError Type: B"),
     ("Error Type: A\nError Type: B\nJudgment: B\nError Position: A", AD, None),
     ("Error Type: B\n\nJudgment: A\nError Position:\nError Type:", AD, None),
+    # the anomaly said after "the image is incorrect:", with its evidence after a dash; "every other tile is fine"
+    ("The stitched image is incorrect: the top-right piece has been rotated — the horizon in it runs vertically.", AD,
+     "Judgment: B\nError Position: B\nError Type: A"),
+    ("The image is incorrect: maybe the top-right piece has been rotated — the horizon runs vertically.", AD, None),
+    ("The stitched image is incorrect: the top-right piece has been rotated or mirrored — hard to say.", AD, None),
+    ("Sub-image H (bottom row, middle) is mirrored: the clock runs the wrong way round. Every other tile is fine.", AD9,
+     "Judgment: B\nError Position: H\nError Type: B"),
+    # a resubmission after "resubmit"/"revising"; turns as "image 3 @ 90°" under a known label
+    ('Action: submit_answer\nAction Input: {"choice": "B"}\nObservation: ok\nThought: B was wrong; resubmit C.\n'
+     'Action: submit_answer\nAction Input: {"choice": "C"}', MPS, "C"),
+    ('Action: submit_answer\nAction Input: {"choice": "B"}\nObservation: ok\nAction: submit_answer\n'
+     'Action Input: {"choice": "C"}', MPS, None), ("The answer is B. Revising.", MPS, None),
+    ("image 3 @ 0°, image 1 @ 180°, image 4 @ 90°, image 2 @ 0°", OGR, "[(3, 0), (1, 180), (4, 90), (2, 0)]"),
+    ("pairs: 2@90, 4@0, 1@0, 3@180", OGR, "[(2, 90), (4, 0), (1, 0), (3, 180)]"), ("3@0, 1@180", OGR, None),
+    ("image 3 @ 0°, image 1 @ 180°, image 4 @ 90°, image 2 @ 0° or maybe image 2 @ 90°", OGR, None),
+    ("Order (top-left, top-right, bottom-left, bottom-right): [1, 4, 3, 2]", OG, "[1, 4, 3, 2]"),
+    ("Order (column by column): [1, 4, 3, 2]", OG, None),
+    # the diagonals said "down and to the left": the same direction as the letter explains it, another one does not
+    ("H. The road continues down and to the left.", CV8, "H"), ("G. The road continues down and to the left.", CV8, None),
+    ("Up and to the right: E.", CV8, "E"),
 ])
 def test_eleventh_session_shapes(text, config, want):
     ex = classify_response(text, config)

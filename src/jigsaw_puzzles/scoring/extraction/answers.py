@@ -85,8 +85,11 @@ _CV_KIND = {"A": "horizontal", "B": "vertical", "C": "apart"}  # the same relati
 _EDGE = re.compile(r"\b(?:horizontal|vertical)(?:ly)?\s+(?:edge|seam|border|boundary|cut|split|join)s?\b", re.I)
 _ADJACENT = re.compile(r"\b(?:adjacent|neighbou?rs|neighbou?ring|touching)\b", re.I)
 _DIAG = r"(?:[\s-]+diagonal(?=[\s.,;:!]|$))?"  # "Upper-left diagonal."
-_DIRS = (("E", rf"(?:(?:upper|top|above)[\s-]*right|north[\s-]*east){_DIAG}"), ("F", rf"(?:(?:upper|top|above)[\s-]*left|north[\s-]*west){_DIAG}"),
-         ("G", rf"(?:(?:lower|bottom|below)[\s-]*right|south[\s-]*east){_DIAG}"), ("H", rf"(?:(?:lower|bottom|below)[\s-]*left|south[\s-]*west){_DIAG}"),
+_AND = r"[\s-]+and[\s-]+(?:to[\s-]+the[\s-]+)?"  # "down and to the left"
+_DIRS = (("E", rf"(?:(?:upper|top|above)[\s-]*right|(?:up|above){_AND}right|north[\s-]*east){_DIAG}"),
+         ("F", rf"(?:(?:upper|top|above)[\s-]*left|(?:up|above){_AND}left|north[\s-]*west){_DIAG}"),
+         ("G", rf"(?:(?:lower|bottom|below)[\s-]*right|(?:down|below){_AND}right|south[\s-]*east){_DIAG}"),
+         ("H", rf"(?:(?:lower|bottom|below)[\s-]*left|(?:down|below){_AND}left|south[\s-]*west){_DIAG}"),
          ("A", r"(?:directly\s+)?(?:to\s+the\s+)?right(?:\s+of)?"), ("B", r"(?:directly\s+)?(?:to\s+the\s+)?left(?:\s+of)?"),
          ("C", r"(?:directly\s+)?above"), ("D", r"(?:directly\s+)?below"))
 _DIR = re.compile("|".join(rf"(?P<{k}>(?:diagonally\s+)?(?:to\s+the\s+)?\b(?:{p}))\b" for k, p in _DIRS), re.I)
@@ -355,12 +358,14 @@ _PAIR = (r"[(\[]\s*(?:<?image\s*|img\s*|#)?(\d{1,3})>?\s*,\s*(?:(?:rotation|rot|
          r"(?:°|deg(?:rees?)?|\^\s*\{?\s*\\circ\s*\}?)?\s*[)\]]")  # "(image 3, rotation 90)", "(1, 90^\circ)"
 _PAIRS = re.compile(r"\[?\s*" + _PAIR + r"(?:\s*(?:,\s*)?" + _PAIR + r")*(?:\s*,)?\s*\]?", re.I)
 _ONE_PAIR = re.compile(_PAIR, re.I)
+_AT = r"(?<![\w@])(?:image\s*|img\s*|#)?(\d{1,3})\s*@\s*(\d{1,4})\s*(?:°|deg(?:rees?)?)?(?![\w@])"  # "image 3 @ 90°", "3@90"
+_AT_PAIRS, _ONE_AT = re.compile(_AT + r"(?:\s*[,;]\s*" + _AT + r")+", re.I), re.compile(_AT, re.I)
 
 
 def pairs_in(t: str, n: int) -> list[Mention]:
     out = []
-    for m in _PAIRS.finditer(t):
-        pairs = [(int(i), int(r)) for i, r in _ONE_PAIR.findall(m.group(0))]
+    for m, one in [(m, _ONE_PAIR) for m in _PAIRS.finditer(t)] + [(m, _ONE_AT) for m in _AT_PAIRS.finditer(t)]:
+        pairs = [(int(i), int(r)) for i, r in one.findall(m.group(0))]
         order, rots = [i for i, _ in pairs], [r for _, r in pairs]
         if len(pairs) < 2:
             continue

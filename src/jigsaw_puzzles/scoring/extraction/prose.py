@@ -243,6 +243,8 @@ def oriented_prose(t: str, rows: int, cols: int, where: Optional[list] = None
 _SUBJECT = r"(?:everything|all(?: of)?(?: the)?(?: (?:four|nine|4|9))? (?:sub-?images|pieces|tiles|parts|cells|squares|images|regions)" \
            r"|(?:the )?(?:whole |entire |full |stitched |assembled |combined )?(?:image|picture|puzzle|grid|composite)" \
            r"|each (?:sub-?image|piece|tile)|every (?:sub-?image|piece|tile))"
+_JUDGED_WRONG = re.compile(r"(?:the )?(?:stitched |assembled |combined )?(?:image|picture|puzzle|grid) is (?:incorrect|wrong|"
+                          r"not correct)", re.I)
 _BARE_CORRECT = re.compile(r"(?:(?:yeah|yes|yep),?\s+)?(?:correct|all (?:correct|good|fine))", re.I)
 _NORMAL = re.compile(
     r"(?:" + _SUBJECT + r" (?:looks?|is|are|seems?|appears?)(?: to be)? (?:completely |perfectly |entirely |all |fully )?"
@@ -267,6 +269,7 @@ _NORMAL = re.compile(
     r"(?:(?:rotated|turned) or (?:mirrored|flipped)|(?:mirrored|flipped) or (?:rotated|turned)))",  # both types said
     re.I)
 REST_FINE = re.compile(r"(?:(?:and |while )?(?:all )?(?:the )?(?:rest(?: of the (?:picture|image|pieces|grid|sub-?images))?|others|everything else|all else"
+                        r"|every other (?:tile|piece|sub-?image|part|cell|square)|each other (?:tile|piece|sub-?image)"
                         r"|other (?:three|eight|sub-?images|pieces|tiles)|remaining (?:sub-?images|pieces|tiles)) (?:are|is|looks?"
                         r"|seems?) (?:all )?(?:fine|normal|correct|ok|okay"
                         r"|upright|unchanged))", re.I)
@@ -306,6 +309,9 @@ def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
     if _BARE_CORRECT.fullmatch(last) and not any(re.search(r"\b[A-I]\b|\d", x) or _TYPE.search(x) for x in segs[:-1]):
         return "A", None, None  # "Correct", "... yeah, correct." (not "B. Correct": the letter says otherwise)
     head, *tail = re.split(r"\s+[\u2014\u2013]\s+|:\s+|\s+-\s+", last, maxsplit=1)
+    if tail and _JUDGED_WRONG.fullmatch(head) and not _HEDGE.search(tail[0]):  # "The stitched image is incorrect: the
+        last = tail[0]  # top-right piece has been rotated — the horizon ...": what is wrong, and its evidence after it
+        head, *tail = re.split(r"\s+[\u2014\u2013]\s+|:\s+|\s+-\s+", last, maxsplit=1)
     if tail and not _TYPE.search(tail[0]) and not _HEDGE.search(tail[0]) and \
             not _RETRACT.search(re.sub(r"instead of|rather than", " ", tail[0], flags=re.I)):
         said = _stated(head, rows, cols)  # "... is flipped: the bicycle faces the other way" (its evidence after)
