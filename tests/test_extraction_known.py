@@ -245,7 +245,9 @@ _AD_B = "Judgment: B\nError Position: B\nError Type: B"
     ("Order (column by column): [1, 4, 3, 2]", OG, None),
     # the diagonals said "down and to the left": the same direction as the letter explains it, another one does not
     ("H. The road continues down and to the left.", CV8, "H"), ("G. The road continues down and to the left.", CV8, None),
-    ("Up and to the right: E.", CV8, "E"),
+    ("Up and to the right: E.", CV8, "E"), ("H. The road continues down-left.", CV8, "H"),
+    ("G. The road continues down-left.", CV8, None), ("C. Image 2 is right above image 1.", CV8, "C"),
+    ("Image 2 is right next to image 1.", CV8, None),
 ])
 def test_eleventh_session_shapes(text, config, want):
     ex = classify_response(text, config)

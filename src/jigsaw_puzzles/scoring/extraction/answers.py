@@ -86,11 +86,11 @@ _EDGE = re.compile(r"\b(?:horizontal|vertical)(?:ly)?\s+(?:edge|seam|border|boun
 _ADJACENT = re.compile(r"\b(?:adjacent|neighbou?rs|neighbou?ring|touching)\b", re.I)
 _DIAG = r"(?:[\s-]+diagonal(?=[\s.,;:!]|$))?"  # "Upper-left diagonal."
 _AND = r"[\s-]+and[\s-]+(?:to[\s-]+the[\s-]+)?"  # "down and to the left"
-_DIRS = (("E", rf"(?:(?:upper|top|above)[\s-]*right|(?:up|above){_AND}right|north[\s-]*east){_DIAG}"),
-         ("F", rf"(?:(?:upper|top|above)[\s-]*left|(?:up|above){_AND}left|north[\s-]*west){_DIAG}"),
-         ("G", rf"(?:(?:lower|bottom|below)[\s-]*right|(?:down|below){_AND}right|south[\s-]*east){_DIAG}"),
-         ("H", rf"(?:(?:lower|bottom|below)[\s-]*left|(?:down|below){_AND}left|south[\s-]*west){_DIAG}"),
-         ("A", r"(?:directly\s+)?(?:to\s+the\s+)?right(?:\s+of)?"), ("B", r"(?:directly\s+)?(?:to\s+the\s+)?left(?:\s+of)?"),
+_DIRS = (("E", rf"(?:(?:upper|top|above|up)[\s-]*right|(?:up|above){_AND}right|north[\s-]*east){_DIAG}"),
+         ("F", rf"(?:(?:upper|top|above|up)[\s-]*left|(?:up|above){_AND}left|north[\s-]*west){_DIAG}"),
+         ("G", rf"(?:(?:lower|bottom|below|down)[\s-]*right|(?:down|below){_AND}right|south[\s-]*east){_DIAG}"),
+         ("H", rf"(?:(?:lower|bottom|below|down)[\s-]*left|(?:down|below){_AND}left|south[\s-]*west){_DIAG}"),
+         ("A", r"(?:directly\s+)?(?:to\s+the\s+)?right(?!\s+(?:above|below|under|beneath|on|over|next|beside|at|in|into|there|here|behind|after)\b)(?:\s+of)?"), ("B", r"(?:directly\s+)?(?:to\s+the\s+)?left(?:\s+of)?"),
          ("C", r"(?:directly\s+)?above"), ("D", r"(?:directly\s+)?below"))
 _DIR = re.compile("|".join(rf"(?P<{k}>(?:diagonally\s+)?(?:to\s+the\s+)?\b(?:{p}))\b" for k, p in _DIRS), re.I)
 _IMG = r"(?:<\s*image\s*([12])\s*>|\b(?:the\s+)?image\s*([12]|one|two)\b|\bthe\s+(first|second)(?:\s+(?:image|one|crop|piece))?(?![^\W_]))"
