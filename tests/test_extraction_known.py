@@ -248,6 +248,13 @@ _AD_B = "Judgment: B\nError Position: B\nError Type: B"
     ("Up and to the right: E.", CV8, "E"), ("H. The road continues down-left.", CV8, "H"),
     ("G. The road continues down-left.", CV8, None), ("C. Image 2 is right above image 1.", CV8, "C"),
     ("Image 2 is right next to image 1.", CV8, None),
+    # Italian "i" (the article) is no English "I": a lower-case "i" in a sentence with letters of other Latin scripts
+    ("Scelgo la C: non sono adiacenti, perché né i bordi orizzontali né quelli verticali combaciano.", CV, "C"),
+    ("Answer: C. i am not sure.", CV, None), ("[4, 2, 3, 1]\n(where entry i says which region image i goes to)", OG, None),
+    # the images said as "the first image", "the second one"; "neighbours left-right"
+    ("The second image sits right under the first one.", CV, "B"), ("The second image is to the left of the first one.", CV, "A"),
+    ("The first image is not on top of the second one.", CV, None), ("so they're neighbours left-right.", CV, "A"),
+    ("They are neighbours top-bottom.", CV, "B"), ("They are not neighbours left-right.", CV, None),
 ])
 def test_eleventh_session_shapes(text, config, want):
     ex = classify_response(text, config)
@@ -388,3 +395,13 @@ def test_a_call_holding_a_stray_escape_warns_no_user():
         warnings.simplefilter("error")
         assert classify_response('submit(answer="\\R")', PLH).status != PARSED
         assert classify_response("submit(order=[2, 4, 1, 3])", OG).answer == "[2, 4, 1, 3]"
+
+
+
+def test_the_options_listed_by_their_letters_are_no_answer_said_before():
+    """"A is [1, 3, 4, 2], ..., D is [2, 4, 1, 3]" lists the options; an order said alone before another letter is one."""
+    opts = ["[1, 3, 4, 2]", "[3, 4, 2, 1]", "[4, 2, 1, 3]", "[2, 4, 1, 3]"]
+    listed = "A is [1, 3, 4, 2], D is [2, 4, 1, 3]. So the order [2, 4, 1, 3] matches D. Answer: D"
+    assert classify_response(listed, OR, opts).answer == "D"
+    for text in ("The order is [1, 3, 4, 2]. Answer: D", "The order is [1, 3, 4, 2], which is A. Answer: D"):
+        assert classify_response(text, OR, opts).status != PARSED, text

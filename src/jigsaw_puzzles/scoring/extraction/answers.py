@@ -66,21 +66,22 @@ _CANDIDATE = re.compile(rf"\b(?:candidate|candidat|candidata|candidato|kandidat|
                         rf"|\bimage\s*#?\s*([1-9])\b", re.I)
 # the verb between an image and where it lies: known words only ("Image 2 is not below image 1" says no relation)
 _IS = r"(?:(?:is|was|were|sits|lies|fits|goes|belongs|continues|appears|comes|would\s+be|should\s+be|must\s+be|is\s+(?:located|positioned|placed|somewhere))\s+)?(?:(?:probably|likely|clearly|definitely|certainly)\s+)?"
+_ONE = r"(?:\bimage\s*[12]\b|\bthe\s+(?:first|second)(?:\s+(?:image|one|crop|piece))?\b)"  # "the first image", "the second one"
 _CV = (("C", re.compile(r"(?:\b(?:not|never)|(?<=[A-Za-z])n't)\s+(?:directly\s+)?(?:adjac(?:ent|net|nt|ant)|"
                         r"neighbou?ring|neighbou?rs|touching|touch|connected|share\s+an\s+edge)\b|\bnon[\s-]*adjacent\b"
                         r"|\bnonadjacent\b|\bdiagonal(?:ly)?\b(?:\s+(?:placed|positioned|apart|related|adjacent))?"
                         r"|不相邻|不相鄰|不相连|不相連|不接壤|对角关系|對角關係|隣接していない|隣り合っていない|인접하지 않", re.I)),
        ("A", re.compile(r"\b(?:adjacent\s+)?horizontal(?:ly)?(?:\s+(?:adjacent|neighbou?rs))?\b|\bleft[\s-]*(?:and[\s-]*|/|"
                         r"-|to[\s-]*)?right\b(?:\s+(?:relationship|neighbou?rs|adjacent))?|\bside[\s-]by[\s-]side\b|\bnext\s+to\s+each\s+other\s+"
-                        r"horizontally\b|\bimage\s*[12]\s+" + _IS + r"(?:directly\s+|just\s+)?to\s+the\s+(?:left|right)\s+of\s+"
-                        r"image\s*[12]\b|左右相邻|左右相鄰|水平相邻|水平相鄰|左右に隣接|좌우로 인접", re.I)),
+                        r"horizontally\b|" + _ONE + r"\s+" + _IS + r"(?:directly\s+|just\s+)?to\s+the\s+(?:left|right)\s+of\s+"
+                        + _ONE + r"|\bneighbou?rs\s+left[\s-]*(?:and[\s-]*|/|-|to[\s-]*)?right\b|左右相邻|左右相鄰|水平相邻|水平相鄰|左右に隣接|좌우로 인접", re.I)),
        ("B", re.compile(r"\b(?:adjacent\s+)?vertical(?:ly)?(?:\s+(?:adjacent|neighbou?rs))?\b|\btop[\s-]*(?:and[\s-]*|/|"
                         r"-|to[\s-]*)?bottom\b(?:\s+(?:relationship|neighbou?rs|adjacent))?|\babove[\s-]*(?:and[\s-]*|/)?below\b|\bone\s+(?:is\s+)?"
                         r"(?:directly\s+)?(?:above|below|on\s+top\s+of|under|beneath)\s+the\s+other\b|\bone\s+(?:sits|lies|goes|is\s+placed)\s+"
                         r"(?:directly\s+)?(?:above|below|on\s+top\s+of|under|beneath)\s+the\s+other\b|\bstacked\b|上下相邻|上下相鄰|"
                         r"垂直相邻|垂直相鄰|上下に隣接|위아래로 인접|"
-                        r"\bimage\s*[12]\s+" + _IS + r"(?:directly\s+|right\s+|just\s+)?(?:above|below|under|beneath|"
-                        r"on\s+top\s+of)\s+image\s*[12]\b", re.I)))
+                        + _ONE + r"\s+" + _IS + r"(?:directly\s+|right\s+|just\s+)?(?:above|below|under|beneath|"
+                        r"on\s+top\s+of)\s+" + _ONE + r"|\bneighbou?rs\s+top[\s-]*(?:and[\s-]*|/|-|to[\s-]*)?bottom\b", re.I)))
 _CV_KIND = {"A": "horizontal", "B": "vertical", "C": "apart"}  # the same relations in forms.tsv, in other languages
 _EDGE = re.compile(r"\b(?:horizontal|vertical)(?:ly)?\s+(?:edge|seam|border|boundary|cut|split|join)s?\b", re.I)
 _ADJACENT = re.compile(r"\b(?:adjacent|neighbou?rs|neighbou?ring|touching)\b", re.I)

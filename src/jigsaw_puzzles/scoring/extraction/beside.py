@@ -16,7 +16,7 @@ from .prose import anomaly_prose, oriented_prose
 
 
 #: A list right after its option's label ("Option B ([4, 1, 2, 3])", "A. [2, 3, 4, 1]"): the option quoted, not chosen.
-_LABELLED_BEFORE = re.compile(r"(?:option|choice|candidate|(?<![^\W_])[A-H])[\s:.)(\-\u2014\u2013=]*$", re.I)
+_LABELLED_BEFORE = re.compile(r"(?:option|choice|candidate|(?<![^\W_])[A-H])[\s:.)(\-\u2014\u2013=]*(?:(?:is|gives|says)[\s:]*)?$", re.I)
 
 
 class Beside:
