@@ -206,7 +206,7 @@ def pattern(name: str) -> re.Pattern:
         return re.compile(rf"(?:[ \t]*{a(forms('close'))})*", re.I)
     if name in ("intro", "condition", "explain", "withdraw", "link", "hedge", "negation", "support", "choice",
                 "contrast", "doubt", "convention", "subject", "relate", "content", "horizontal", "vertical", "apart",
-                "image", "rotation", "mirroring", "line", "candidate"):
+                "image", "rotation", "mirroring", "line", "candidate", "correct", "incorrect"):
         fs = forms(name) | (forms("withdraw") - forms("negation") if name == "intro" else frozenset())
         return re.compile(a(fs), re.I)
     if name == "fillers":  # a run of fillers and links ("i'm fairly confident", "so, honestly")

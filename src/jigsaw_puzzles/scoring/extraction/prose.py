@@ -25,11 +25,10 @@ Returns the parts read, ``AMBIGUOUS`` or ``None`` (nothing of that form); the ca
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Optional, Union
 
 from .common import AMBIGUOUS, negated as _negated
-from .forms import alternation, forms, pattern, value
+from .forms import pattern, value
 from .positions import cells_named
 
 _HEDGE = re.compile(r"(?<![A-Za-z])(?:or|maybe|perhaps|possibly|probably|might|could|either|unsure|not sure|guess"
@@ -341,23 +340,14 @@ _ROW_COL = re.compile(r"\u7b2c\s*([1-9])\s*\u884c\W{0,3}\u7b2c\s*([1-9])\s*\u521
                       r"|h\u00e0ng\s*([1-9]),?\s*c\u1ed9t\s*([1-9])|([1-9])\s*\ud589\W{0,3}([1-9])\s*\uc5f4", re.I)
 
 
-@lru_cache(maxsize=1)
-def _CORRECT_ML() -> re.Pattern:  # the judgment "correct" in the table's languages, not the English yes/ok/fine
-    return re.compile(alternation(forms("correct") - {"yes", "ok", "okay", "fine", "normal"}), re.I)
-
-
-@lru_cache(maxsize=1)
-def _INCORRECT_ML() -> re.Pattern:
-    return re.compile(alternation(forms("incorrect")), re.I)
-
-
 def _stated_ml(last: str, rows: int, cols: int):
     """A tile and its change said in another language ("Нижний левый фрагмент отзеркален", "右上的子图被旋转了",
     "Ô ở hàng 1, cột 1 bị lật gương"): one place (forms.tsv ``place``, or a row and column by number), one kind of
     change (``rotation``, ``mirroring``), and no negation, hedge, condition or question in the sentence."""
     types = {k for k, name in (("A", "rotation"), ("B", "mirroring")) if pattern(name).search(last)}
-    if not types and "?" not in last and _CORRECT_ML().search(last) and pattern("content").search(last) and not any(
-            pattern(k).search(last) for k in ("negation", "hedge", "condition")) and not _INCORRECT_ML().search(last):
+    judged = {m.group(0).lower() for m in pattern("correct").finditer(last)} - {"yes", "ok", "okay", "fine", "normal"}
+    if not types and judged and "?" not in last and pattern("content").search(last) and not any(  # not the English yes/ok
+            pattern(k).search(last) for k in ("negation", "hedge", "condition", "incorrect")):
         return "A", None, None  # "La imagen está correcta.", "Bilden är korrekt.", "這張拼接圖是正確的。"
     if not types or "?" in last or any(pattern(k).search(last) for k in ("negation", "hedge", "condition")):
         return None
