@@ -405,3 +405,55 @@ def test_the_options_listed_by_their_letters_are_no_answer_said_before():
     assert classify_response(listed, OR, opts).answer == "D"
     for text in ("The order is [1, 3, 4, 2]. Answer: D", "The order is [1, 3, 4, 2], which is A. Answer: D"):
         assert classify_response(text, OR, opts).status != PARSED, text
+
+
+@pytest.mark.parametrize("text, config, want", [
+    # an English clause that says the answer fits, closed by a colon, joins it as "so" would
+    ("The blank is at the point above. Candidate 1 fills it best: **A**.", MPS, "A"),
+    ("The seam matches far better: A", CV, "A"), ("The colours match perfectly: B", MPS, "B"),
+    ("The roof line continues across the seam, so agar A: Candidate 1", MPS, None),
+    ("The seam matches agar: A", CV, None), ("Image 2 continues the bridge from the corner: G", CV8, None),
+    ("The one that fits worst: B", MPS, None), ("Nothing fits: B", MPS, None), ("I doubt it fits: B", MPS, None),
+    ("The user thinks it fits: B", MPS, None), ("The piece that barely fits: B", MPS, None),
+    ("Almost fits: B", MPS, None), ("The seam does not match: B", MPS, None), ("Quizas encaja: B", MPS, None),
+    ("It fits only if mirrored: B", MPS, None), ("Candidate 2 fits too: B", MPS, None),
+    # a note after an order that says how the images or regions are numbered may change its reading
+    ("[4, 2, 3, 1]\n\n(Images are numbered left to right as they appear in the collage.)", OG, None),
+    ("[4, 2, 3, 1]\n\nRegions were numbered column by column.", OG, None),
+    ("[4, 2, 3, 1]\n\nImage 4 has the sky and the top of the mountain.", OG, "[4, 2, 3, 1]"),
+])
+def test_twelfth_session_shapes(text, config, want):
+    ex = classify_response(text, config)
+    assert (ex.answer if ex.status == PARSED else None) == want, ex
+
+
+_AD_A_A = "Judgment: B\nError Position: A\nError Type: A"
+
+
+@pytest.mark.parametrize("text, config, want", [
+    # chat-UI residue: a bare time ("11:05 ص"), "(edited)", a chat header with its time, the UI in more languages
+    ("الإجابة: C\n\nنسخ\nمشاركة\nإعادة الإنشاء\n\n11:05 ص", CV8, "C"), ("回答：B\n\nコピー\n共有する\n再生成", MPS, "B"),
+    ("You — Today at 14:02\nWhich area?\n\nAssistant — Today at 14:02\nA\n\n(edited)", PLE, "A"),
+    ("You — Today at 14:02\nIs it A?\n\nAssistant — Today at 14:03\nNo.", PLE, None),
+    ("الإجابة: C\n\n11:05 ص ليس C", CV8, None),
+    # the last turn only asks for the next puzzle: the answer is in the turn before
+    ("ChatGPT said:\nThe patch belongs to mask **B**.\n\nYou said:\nok and the next one?\n\nChatGPT said:\nSure — send it over.",
+     PLH, "B"),
+    ("ChatGPT said:\nB\n\nYou said:\nis it A?\n\nChatGPT said:\nSure — send it over.", PLH, None),
+    ("The missing patch is candidate 4.", MPS, "D"), ("The missing patch is not candidate 4.", MPS, None),
+    # "Tile I" on a 3x3 grid is a tile, not the model speaking of itself
+    ("Judgment: A\nError Position:\nError Type:\n\nTile I looked odd because the slats lean, but H leans the same way.",
+     AD9, "Judgment: A\nError Position:\nError Type:"),
+    ("Judgment: A\nError Position:\nError Type:\n\nAnd I am not sure.", AD9, None),
+    # the regions listed in the prompt's order, then one named again, are no other convention
+    ("**B**\n\nThe lists are read top-left, top-right, bottom-left, bottom-right, so B = [4, 2, 3, 1] puts image 4 "
+     "in the top-left corner.", OR, "B"),
+    ("**B**\n\nThe lists are read top-right, top-left, bottom-left, bottom-right.", OR, None),
+    # an anomaly said again in Bengali, Swahili; an explanation of fit in Hindi, Swahili
+    ("উত্তর:\nJudgment: B\nError Position: A\nError Type: A\n\nউপরের বাম দিকের অংশটি ৯০ ডিগ্রি ঘোরানো হয়েছে।", AD, _AD_A_A),
+    ("Judgment: B\nError Position: A\nError Type: A\n\nKipande cha juu kulia kimezungushwa.", AD, None),
+    ("Jibu ni B. Kipande hiki kinaonyesha sehemu ya shina la mti inayoendelea hadi kwenye eneo lililo wazi.", MPS, "B"),
+])
+def test_twelfth_session_residue_and_turns(text, config, want):
+    ex = classify_response(text, config, ["[2, 4, 1, 3]", "[4, 2, 3, 1]", "[1, 2, 3, 4]", "[4, 3, 2, 1]"] if config == OR else None)
+    assert (ex.answer if ex.status == PARSED else None) == want, ex

@@ -86,20 +86,22 @@ _EOS = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<\|end\|>|<en
 _TURN = re.compile(r"(?:^|\n|(?<=\|>))[ \t]*(?:#{1,3}[ \t]*)?(?:assistant|ASSISTANT|Assistant|<\|assistant\|>)[ \t]*:?[ \t]*(?=\n|$)|"
                    r"(?:^|\n|(?<=\|>))[ \t]*(?:\[\d{1,2}:\d{2}(?:[ \t]?[AP]M)?\][ \t]*)?(?:ASSISTANT|Assistant|### Assistant|"
                    r"### Response|GPT4 Correct Assistant|"
-                   r"\[ASSISTANT\]|(?i:chatgpt|gemini|claude|copilot|assistant) said)[ \t]*:|"
+                   r"\[ASSISTANT\]|(?i:chatgpt|gemini|claude|copilot|assistant) said)[ \t]*:|(?i:assistant|chatgpt|claude|gemini|"
+                   r"copilot)[ \t]+[\u2014\u2013-][ \t]+(?i:today|yesterday) at \d{1,2}:\d{2}(?:[ \t]?(?i:[ap]m))?[ \t]*(?=\n)|"
                    r"<\|im_start\|>assistant|(?:\[gMASK\]\s*<sop>\s*)?<\|assistant\|>|"
                    r"\[/INST\]|<start_of_turn>model|<\|start_header_id\|>assistant<\|end_header_id\|>")
 #: A last turn that only returns thanks ("You're welcome! Let me know if you have another puzzle."): no answer in it.
 _COURTESY = re.compile(r"[ \t\n]*(?:(?:you're|you are|you’re) (?:very )?welcome|no problem|my pleasure|glad (?:i could|to) help|happy "
-                       r"to help|any ?time|sure thing)(?:[ \t\n]*[!.,;]?[ \t]*(?:good luck(?: with (?:the|your) puzzles?)?|let me know if "
+                       r"to help|any ?time|sure thing|sure[ \t,!.\u2014\u2013-]*(?:send it (?:over|along)|go ahead)|go ahead[ \t,]+send it(?: over)?)(?:[ \t\n]*[!.,;]?[ \t]*(?:good luck(?: with (?:the|your) puzzles?)?|let me know if "
                        r"you have (?:any )?(?:other|another|more)(?: questions| puzzles?)?|have a (?:nice|great|good) day|happy "
                        r"puzzling|cheers)?[!.]*)*[ \t\n]*\Z", re.I)
 _THANKS = re.compile(r"[ \t\n]*(?:(?:ok(?:ay)?|great|cool|perfect|nice|got it|alright)[ \t,!.]*)?(?:thanks?(?: a lot| so much)?|"
-                     r"thank you(?: so much)?|thx|ty)?[ \t!.]*(?:\n[ \t]*)*", re.I)
+                     r"thank you(?: so much)?|thx|ty)?[ \t!.]*(?:(?:and )?(?:the )?next one[ \t?!.]*)?(?:\n[ \t]*)*", re.I)
 _TURN_HINT = re.compile(r"assistant|user|human|said:|INST\]|GPT4", re.I)
 _TURN_OTHER = re.compile(r"<\|im_start\|>(?:user|system)|(?:^|\n)[ \t]*(?:#{1,3}[ \t]*)?(?:user|human|you said)[ \t]*(?::|\n|$)"
                          r"|\[INST\]|<start_of_turn>user|<\|start_header_id\|>user|<\|user\|>|GPT4 Correct User:"
-                         r"|(?:^|\n)[ \t]*\[\d{1,2}:\d{2}(?:[ \t]?[AP]M)?\][ \t]*(?:you|user)[ \t]*:", re.I)
+                         r"|(?:^|\n)[ \t]*\[\d{1,2}:\d{2}(?:[ \t]?[AP]M)?\][ \t]*(?:you|user)[ \t]*:"
+                         r"|(?:^|\n)[ \t]*(?:you|user)[ \t]+[\u2014\u2013-][ \t]+(?:today|yesterday) at \d{1,2}:\d{2}", re.I)
 _LETTER_EMOJI = {"\U0001f170": "A", "\U0001f171": "B", "\U0001f172": "C", "\U0001f173": "D"}
 
 

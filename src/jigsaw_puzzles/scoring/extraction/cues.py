@@ -95,7 +95,7 @@ _NEXT_LETTER = re.compile(r"(?<![A-Za-z0-9])[A-Z](?![A-Za-z0-9])|(?i:candidate\s
 _LEAD_DOUBT = re.compile(r"(?<![^\W_])(?:can't confirm|cannot confirm|can not confirm|not confirmed|unconfirmed|unverified|"
                          r"can't verify|cannot verify|numbered (?:right|from)|counted (?:right|from|column)|right to left|"
                          r"column by column)(?![^\W_])", re.I)
-_FIRST_PERSON = re.compile(r"(?<![^\W_])(?:(?:(?-i:I)|(?-i:i)(?![^\n.!?]*(?-i:[\u00c0-\u024f])))(?!\.[a-z]\.)|i'm|i've|i'd|i'll|my|me|myself|mine)(?![^\W_'])", re.I)
+_FIRST_PERSON = re.compile(r"(?<![^\W_])(?<!tile )(?<!cell )(?<!piece )(?<!position )(?<!square )(?<!region )(?:(?:(?-i:I)|(?-i:i)(?![^\n.!?]*(?-i:[\u00c0-\u024f])))(?!\.[a-z]\.)|i'm|i've|i'd|i'll|my|me|myself|mine)(?![^\W_'])", re.I)
 _PLAIN_FIRST_PERSON = re.compile(r"(?:(?:i|my)(?:\s+|(?='))(?:(?:also|first|then|mostly|only|further|additionally)\s+)?(?:arrived at|final answer|final choice|think|believe|chose|picked|selected|choose|pick|select|went with|"
                                  r"go with|see|can see|notice|noticed|compared|checked|double-checked|re-checked|rechecked|"
                                  r"verified|confirmed|looked at|matched|answer|choice|pick|determined|worked out|figured out|"
@@ -122,7 +122,9 @@ _OPEN_NEAR = re.compile(r"(?<![^\W_])(?:also|too|as well|maybe|perhaps|possibly|
                         r"second|backup|plausible|possible|tempted|torn|equally|likely|just as)(?![^\W_])", re.I)
 _CHOICE_CONVENTION = re.compile(r"(?<![^\W_])(?:letters? (?:refer|are|were) (?:swapped|shifted|reversed|to)|labels? "
                                 r"(?:refer|are swapped|are reversed)|lettered from|labell?ed from|counting from|relabel\w*|"
-                                r"swapped|0-based|zero-based|reversed order)(?![^\W_])", re.I)
+                                r"swapped|0-based|zero-based|reversed order|(?:images?|regions?|pieces?|tiles?|crops?|positions?|candidates?|they) "
+                                r"(?:are|were|is|was|get) (?:re)?numbered|(?:re)?numbered (?:the|them|each|images|regions|pieces|"
+                                r"tiles))(?![^\W_])", re.I)
 _JOINED_OTHER = re.compile(r"[\s\u2014\u2013\-,;:(]*(?:and|or|plus|also|&|/)\s+(?:(?:option|candidate|maybe|possibly)\s+)?"
                            r"[(\[]?(?-i:[A-Z])(?![A-Za-z])", re.I)
 _REJECTED = re.compile(r"(?<![^\W_])(?:not|no|never|isn't|doesn't|don't|aren't|wasn't|cannot|can't|won't|off|wrong|"

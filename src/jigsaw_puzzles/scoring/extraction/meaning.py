@@ -165,7 +165,7 @@ _DESCRIBES = re.compile(HAS.pattern + r"|міст|يظهر|يحتوي|מראה|"
 _EN_FIT = ("match", "matches", "matched", "fits", "fit", "continues", "aligns", "lines up", "completes", "fills",
            "blends", "connects", "corresponds", "extends", "flows", "seamless", "seamlessly", "coincides", "joins",
            "merges", "picks up", "also works", "works too", "works as well")
-_UNTIL = re.compile(r"[,;:\uff0c\uff1b\uff1a\u3001]|(?<![^\W_])(?:but|while|whereas|although|though|unlike|yet)(?![^\W_])", re.I)
+_UNTIL = re.compile(r"[,;:\uff0c\uff1b\uff1a\u3001\u060c\u061b]|(?<![^\W_])(?:but|while|whereas|although|though|unlike|yet)(?![^\W_])", re.I)
 
 
 _WOULD_NEED = re.compile(r"(?<![^\W_])(?:would|will|must|should)\s+(?:require|need|have)|(?<![^\W_])if(?![^\W_])", re.I)
@@ -187,6 +187,30 @@ def fits_after(t: str, x: Mention, hi: int) -> bool:
     fit = _fit().search(t, x.end, cut.start() if cut else end)
     return fit is not None and denial(t, x.end, cut.start() if cut else end) is None and \
         _WOULD_NEED.search(t, x.end, fit.start()) is None
+
+
+_EN_FITS = re.compile(r"(?<![^\W_])(?:%s|best)(?:\s+(?:it|here|best|better|far|much|most|perfectly|clearly|exactly|"
+                      r"seamlessly|nicely|smoothly|precisely|cleanly|the (?:gap|blank|hole|mask|masked area|area|region)))*"
+                      r"[\s*]*$" % "|".join(_EN_FIT[:-3]), re.I)
+_NOT_SAID_FIT = re.compile(r"(?<![^\W_])(?:worst|least|weak\w*|poor\w*|sa[iy]\w*|suggest\w*|claim\w*|thought|think\w*|believ\w*|you|user|"
+                           r"hint\w*|other|another|else|but|except|was|were|would|could|might|too|also|well|if|when|"
+                           r"which|what|whichever|whether|who|doubt\w*|almost|nearly|seem\w*|appear\w*|guess\w*|kind|sort|"
+                           r"(?!(?:perfectly|clearly|exactly|seamlessly|nicely|naturally|smoothly|precisely|fully|really|"
+                           r"obviously|definitely|cleanly|closely|directly)(?![^\W_]))\w+ly)(?![^\W_])", re.I)
+
+
+def fit_closed(lead: str) -> bool:
+    """A clause that says the answer fits, closed by a colon before it ("Candidate 1 fills it best: A", "The seam
+    matches far better: A"): the colon joins it as "so" would. English only, one clause that ends on its word of fit
+    (or "best", "perfectly", "the gap" after it), no link or introducer in it, and not a clause that could say
+    something else of the answer (a negation, hedge, condition, doubt, contrast or ordinal; "worst", "said", "was",
+    "which", "too", "almost", an adverb in -ly other than "perfectly", "clearly" and their like)."""
+    body = lead.rstrip(" \t*")
+    clause = body[:-1]
+    return body.endswith(":") and clause.isascii() and _EN_FITS.search(clause) is not None and \
+        not re.search(r"[,;(]", clause) and not any(pattern(k).search(clause) for k in ("link", "intro")) and denial(clause, 0, len(clause)) is None \
+        and _NOT_SAID_FIT.search(clause) is None and not any(pattern(k).search(clause) for k in (
+            "hedge", "condition", "doubt", "withdraw", "ordinal", "contrast"))
 
 
 _BAD = re.compile(r"\s*(?:(?:so |too |all that |that )?(?:bad|schlecht|mal|mauvais|male|плох|ruim|kötü|buruk|tệ|slecht|zł|dålig|"

@@ -13,6 +13,7 @@ from .blocks import unlabelled_block
 from .common import Mention
 from .common import AMBIGUOUS, clause_start, negated
 from .forms import corrected, forms, pattern
+from .meaning import fit_closed
 from .positions import regions_said
 from .prose import REST_FINE, anomaly_prose, oriented_prose
 from .common import negation_span as _negation_span
@@ -271,7 +272,7 @@ class Scope:
             not any(pattern(k).search(lead) for k in ("doubt", "hedge", "negation"))  # "两张图片是上下相邻的关系，答案选B"
         return not core or licensed or cjk or self._introduced(lead, value) or (closed and self._introduced(body + ",")) \
             or (closed and last != body and self._introduced(last + ",")) \
-            or (self._known(core) and not others and not _DANGLING.search(core))
+            or (self._known(core) and not others and not _DANGLING.search(core)) or (not others and fit_closed(lead))
 
     def _about_it(self, s: str) -> bool:
         """Words only, and in another script or language none of the table's words that could point at another option
@@ -381,6 +382,7 @@ class Scope:
             return None
         seq = [_REGION_INDEX[re.sub(r"[\s-]+", "-", m.group(0).lower().replace("upper", "top").replace("lower", "bottom"))]
                for m in _REGION_NAME.finditer(self.m, u0, u1)]
+        seq = list(dict.fromkeys(seq))  # each region where it is first named ("..., so B puts 4 in the top-left")
         return _REGION_NAME.search(self.m, u0, u1) if len(seq) >= 3 and seq != sorted(seq) else None
 
     def _rejects(self, u0: int, u1: int, c: Commit) -> bool:
