@@ -457,3 +457,26 @@ _AD_A_A = "Judgment: B\nError Position: A\nError Type: A"
 def test_twelfth_session_residue_and_turns(text, config, want):
     ex = classify_response(text, config, ["[2, 4, 1, 3]", "[4, 2, 3, 1]", "[1, 2, 3, 4]", "[4, 3, 2, 1]"] if config == OR else None)
     assert (ex.answer if ex.status == PARSED else None) == want, ex
+
+
+@pytest.mark.parametrize("text, config, want", [
+    # a line above that turns with "but" to a label: only the label introduces the answer
+    ("I can't verify this with certainty, but here's my best attempt:\nJudgment: B\nError Position: D\nError Type: A", AD,
+     "Judgment: B\nError Position: D\nError Type: A"),
+    ("It is not B, but here is my answer:\nB", MPS, None), ("I cannot verify this, but here is my best attempt:\nB", MPS, "B"),
+    # "不过" (however) is no negation before a closed introducer; "不是" still is
+    ("抱歉，我无法百分之百确定。不过从拼块边缘的颜色来看，我选 C。", PLH, "C"), ("不过不是从颜色来看，我选 C。", PLH, None),
+    # withdrawals and new answers in Ukrainian and Vietnamese
+    ("Відповідь: A. Ні, стривайте, це C.", PLH, "C"), ("Це не C.", PLH, None),
+    ("Đáp án: D. À không, tôi nhầm rồi, phải là A.", OR, "A"), ("Đáp án: D. Tôi nhầm rồi.", OR, None),
+    # an agent's closing call that submits nothing; one that names another answer
+    ('Action: submit_answer("C")\nObservation: Answer recorded.\nAction: finalize()', PLH, "C"),
+    ('Action: submit_answer("C")\nObservation: Answer recorded.\nAction: finalize("B")', PLH, None),
+    # rotated pieces said "3 (0°), 1 (90°), ..."
+    ("Order: 3 (0°), 1 (90°), 4 (270°), 2 (180°)", OGR, "[(3, 0), (1, 90), (4, 270), (2, 180)]"),
+    ("3 (0°) → 1 (90°) → 4 (270°) → 2 (180°)", OGR, "[(3, 0), (1, 90), (4, 270), (2, 180)]"),
+    ("Order: 3 (0°), 1 (90°), 4 (270°)", OGR, None),
+])
+def test_twelfth_session_links_and_turns(text, config, want):
+    ex = classify_response(text, config, OR_OPTS if config == OR else None)
+    assert (ex.answer if ex.status == PARSED else None) == want, ex

@@ -1000,7 +1000,11 @@ def test_a_concession_keeps_another_option_open_and_replaces_nothing(text, answe
     ("D. A is too dark.", "D"), ("D. It fits the brick pattern; A is too dark and C is the wrong scale.", "D"),
     ("C, because the horizon matches; B's horizon is too low.", "C"),  # "too" before an adjective is no "also"
     # the other side: "too" as "also" keeps the option open
-    ("D. A fits too.", None), ("D. A too fits.", None), ("D. A too could work.", None), ("D. A is good too, but darker.", None),
+    ("D. A fits too.", None), ("D. A too fits.", None), ("D. A too could work.", None),
+    ("D. A fits too, but B is darker.", None), ("D. A is good too, but I am not sure.", None),
+    # granted, then ruled out in its sentence ("but darker", "but ... not plain blue"): the answer stays
+    ("D. A is good too, but darker.", "D"),
+    ("A.\n\nArea C was the closest alternative because it also covers a window, but its awning is not blue.", "A"),
 ])
 def test_too_before_an_adjective_rejects_and_too_as_also_keeps_open(text, answer):
     assert classify_response(text, "missing_piece_selection_easy").answer == answer

@@ -361,11 +361,14 @@ _PAIRS = re.compile(r"\[?\s*" + _PAIR + r"(?:\s*(?:,\s*)?" + _PAIR + r")*(?:\s*,
 _ONE_PAIR = re.compile(_PAIR, re.I)
 _AT = r"(?<![\w@])(?:image\s*|img\s*|#)?(\d{1,3})\s*@\s*(\d{1,4})\s*(?:°|deg(?:rees?)?)?(?![\w@])"  # "image 3 @ 90°", "3@90"
 _AT_PAIRS, _ONE_AT = re.compile(_AT + r"(?:\s*[,;]\s*" + _AT + r")+", re.I), re.compile(_AT, re.I)
+_DEG = r"(?<![\w(@])(?:image\s*|img\s*|#)?(\d{1,3})\s*\(\s*(\d{1,4})\s*(?:°|deg(?:rees?)?)\s*\)"  # "3 (0°), 1 (90°), ..."
+_DEG_PAIRS, _ONE_DEG = re.compile(_DEG + r"(?:\s*(?:[,;]|->|\u2192)\s*" + _DEG + r")+", re.I), re.compile(_DEG, re.I)
 
 
 def pairs_in(t: str, n: int) -> list[Mention]:
     out = []
-    for m, one in [(m, _ONE_PAIR) for m in _PAIRS.finditer(t)] + [(m, _ONE_AT) for m in _AT_PAIRS.finditer(t)]:
+    for m, one in [(m, _ONE_PAIR) for m in _PAIRS.finditer(t)] + [(m, _ONE_AT) for m in _AT_PAIRS.finditer(t)] + \
+            [(m, _ONE_DEG) for m in _DEG_PAIRS.finditer(t)]:
         pairs = [(int(i), int(r)) for i, r in one.findall(m.group(0))]
         order, rots = [i for i, _ in pairs], [r for _, r in pairs]
         if len(pairs) < 2:

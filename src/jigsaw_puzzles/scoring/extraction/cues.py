@@ -329,7 +329,7 @@ def _chosen_near(t: str, x: Mention) -> bool:
     near = " " + _TOO_ADJ.sub(lambda m: "   ", t[lo:hi])  # "A is too dark": "too" is no "also" there
     if hedged or _OPEN_NEAR.search(near) is not None:  # (Dutch "of" is "or"; "a piece of the fence" is not)
         return not _conceded(t, x, lo, c1)
-    if _rejected(t, x):
+    if _rejected(t, x) or _conceded(t, x, lo, c1):  # "C was the closest alternative ..., but its awning is not blue"
         return False
     return pattern("choice").search(near) is not None
 
@@ -373,14 +373,15 @@ _BUT_REJECTS = re.compile(r"[^\n;.]*?(?:(?<![^\W_])(?:not|no|never|wrong|differe
 
 def _conceded(t: str, x: Mention, lo: int, c1: int) -> bool:
     """Another option granted a shared feature, then rejected in its sentence: "B also has sky, but its clouds stop
-    abruptly", "D has the right colours too, but its knob is on the wrong side". Only "also"/"too" grant it, and
-    only a feature: a word of fit or choice before the "but" ("D also fits, but ...") keeps it open."""
-    but = _BUT.search(t, x.end, c1)
+    abruptly", "D has the right colours too, but its knob is on the wrong side", "C was the closest alternative ..., but
+    its awning is not blue". A hedge before the "but", or a hedge, doubt or choice after it ("A fits too, but I'm not
+    sure"), keeps it open."""
+    c1 = next((i for i in range(x.end, min(len(t), x.end + 240)) if t[i] in ".;!?\n"), min(len(t), x.end + 240))
+    but = _BUT.search(t, x.end, c1)  # in its sentence: "C was the closest alternative because ..., but ... not ..."
     if but is None or _BUT_REJECTS.match(t, but.end()) is None:
         return False
     granted = _ALSO.sub(" ", t[lo:but.start()])
-    return pattern("hedge").search(granted) is None and _OPEN_NEAR.search(granted) is None and \
-        pattern("choice").search(_ALSO.sub(" ", t[x.end:but.start()])) is None
+    return pattern("hedge").search(granted) is None and not any(pattern(k).search(t, but.end(), c1) for k in ("hedge", "doubt", "choice"))
 
 
 _CONCEDE = re.compile(r"(?:(?<![^\W_])(?:although|though|even though|even if|aunque|embora|obwohl|bien que|quoique|anche se|"

@@ -44,7 +44,7 @@ _OPTIONS_HEAD = re.compile(r"^[\s*#>\-]*(?:(?:let(?:'s| us)\s+|i'll\s+|now\s+)?(
                            r"\s+)?(?:each\s+of\s+)?(?:the\s+|all\s+|these\s+|all\s+the\s+|the\s+four\s+|the\s+given\s+)?"
                            r"(?:options|candidates|choices|regions|areas|masks)(?:\s+(?:one\s+by\s+one|in\s+turn))?"
                            r"[ \t*]*[:\uff1a]?[ \t*]*$", re.I)
-_LAST_SENTENCE = re.compile(r"(?:[.!?;\u0964\u06d4](?:[ \t]+)|[\u3002\uff01\uff1f\uff1b])([^.!?;\u0964\u06d4\u3002\uff01\uff1f\uff1b\n]{1,40}[:\uff1a][ \t*]*)$",
+_LAST_SENTENCE = re.compile(r"(?:[.!?;\u0964\u06d4](?:[ \t]+)|[\u3002\uff01\uff1f\uff1b]|,[ \t]*(?i:but|however|still|anyway)[ \t,]+)([^.!?;\u0964\u06d4\u3002\uff01\uff1f\uff1b\n]{1,40}[:\uff1a][ \t*]*)$",
                             re.M)
 #: A restating link that names the answer of the clause before it: "..., which is area C", "..., labelled C".
 _RESTATING = re.compile(r"(?:,|[ \t][\u2014\u2013-])[ \t]*(?:which|that)(?:'s|[ \t]+(?:is|corresponds[ \t]+to|matches))(?![^\W_])|"
@@ -207,7 +207,8 @@ class Scope:
         if pattern("label_line").fullmatch(above):
             return lo + 1, ""
         last = _LAST_SENTENCE.search(t, lo + 1, hi)  # "... is rotated 180 degrees. Cevabım:": a label ends the line
-        if last is not None and pattern("label_line").fullmatch(last.group(1).strip()):
+        if last is not None and pattern("label_line").fullmatch(last.group(1).strip()) and not (
+                last.group(0)[0] == "," and self._within(lo, last.start())):  # "It is not B, but my answer:\nB"
             return last.start(1), ""
         if _LABELLED_LINE.fullmatch(above) and self._heads is not None and len(self._heads) >= 2:
             return cs, ""  # the option list echoed above, then the answer alone
@@ -269,7 +270,7 @@ class Scope:
         body = s.rstrip(" ,")
         last = body[max(body.rfind(","), body.rfind(";")) + 1:]  # "..., but from what I can make out, the answer is A"
         cjk = not others and re.search(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af][ \t]*,[ \t]*$", lead) is not None and \
-            not any(pattern(k).search(lead) for k in ("doubt", "hedge", "negation"))  # "两张图片是上下相邻的关系，答案选B"
+            not any(pattern(k).search(re.sub("不[过過]", "", lead)) for k in ("doubt", "hedge", "negation"))  # "两张图片是上下相邻的关系，答案选B"
         return not core or licensed or cjk or self._introduced(lead, value) or (closed and self._introduced(body + ",")) \
             or (closed and last != body and self._introduced(last + ",")) \
             or (self._known(core) and not others and not _DANGLING.search(core)) or (not others and fit_closed(lead))
