@@ -250,7 +250,7 @@ _AD_B = "Judgment: B\nError Position: B\nError Type: B"
     ("Image 2 is right next to image 1.", CV8, None),
     # Italian "i" (the article) is no English "I": a lower-case "i" in a sentence with letters of other Latin scripts
     ("Scelgo la C: non sono adiacenti, perché né i bordi orizzontali né quelli verticali combaciano.", CV, "C"),
-    ("Answer: C. i am not sure.", CV, None), ("[4, 2, 3, 1]\n(where entry i says which region image i goes to)", OG, None),
+    ("Answer: C. i have no idea.", CV, None), ("[4, 2, 3, 1]\n(where entry i says which region image i goes to)", OG, None),
     # the images said as "the first image", "the second one"; "neighbours left-right"
     ("The second image sits right under the first one.", CV, "B"), ("The second image is to the left of the first one.", CV, "A"),
     ("The first image is not on top of the second one.", CV, None), ("so they're neighbours left-right.", CV, "A"),
@@ -444,7 +444,7 @@ _AD_A_A = "Judgment: B\nError Position: A\nError Type: A"
     # "Tile I" on a 3x3 grid is a tile, not the model speaking of itself
     ("Judgment: A\nError Position:\nError Type:\n\nTile I looked odd because the slats lean, but H leans the same way.",
      AD9, "Judgment: A\nError Position:\nError Type:"),
-    ("Judgment: A\nError Position:\nError Type:\n\nAnd I am not sure.", AD9, None),
+    ("Judgment: A\nError Position:\nError Type:\n\nAnd I have no idea.", AD9, None),
     # the regions listed in the prompt's order, then one named again, are no other convention
     ("**B**\n\nThe lists are read top-left, top-right, bottom-left, bottom-right, so B = [4, 2, 3, 1] puts image 4 "
      "in the top-left corner.", OR, "B"),
@@ -479,4 +479,22 @@ def test_twelfth_session_residue_and_turns(text, config, want):
 ])
 def test_twelfth_session_links_and_turns(text, config, want):
     ex = classify_response(text, config, OR_OPTS if config == OR else None)
+    assert (ex.answer if ex.status == PARSED else None) == want, ex
+
+
+@pytest.mark.parametrize("text, want", [
+    # a confidence note standing alone as a clause keeps the answer, as "(not entirely sure)" and "Confidence: low" do
+    ("I'd say B, but I'm not sure.", "B"), ("B. I'm not 100% sure, though.", "B"), ("B, though I could be wrong.", "B"),
+    ("Diría que A, aunque no estoy del todo seguro.", "A"), ("Ich würde sagen B, bin mir aber nicht ganz sicher.", "B"),
+    ("おそらくCだと思いますが、確信はありません。", "C"), ("Myslím, že správná odpověď je D, ale nejsem si úplně jistý.", "D"),
+    ("I am not sure, but B.", "B"),
+    # the other side: a note that scopes over an answer, or one beside another answer left open, or a disclaimer
+    ("I'm not sure it's B.", None), ("B. I'm not sure, it might be C.", None), ("I'm not sure, B or C.", None),
+    ("B. I'm not sure about the top row though.", None), ("B? I'm not sure.", None), ("Not B, I'm not sure.", None),
+    ("B. I'm not sure. Honestly I have no idea.", None), ("The answer is B. Not sure though, maybe C.", None),
+    ("B, I think, but I'm not certain; C is close.", None), ("Cだと思いますが、Dかもしれません。", None),
+    ("B, A ou C, je ne suis pas sûr.", None), ("B — for the first one, I'm not sure.", None),
+])
+def test_a_confidence_note_alone_keeps_the_answer(text, want):
+    ex = classify_response(text, "missing_piece_selection_easy")
     assert (ex.answer if ex.status == PARSED else None) == want, ex

@@ -271,7 +271,8 @@ SCOPE_3 = [
     ("plaintext\nCopy code\n[2, 3, 4, 1]", OG, "[2, 3, 4, 1]"), ("Claude says\nB", PLH, None),
     # the answer said again after it; confidence about itself; an anomaly explanation that reopens the judgment
     ("The answer is E. E", CV8, "E"), ("The answer is E. F", CV8, None),
-    ("I'd say B, though I'm not 100% sure.", PLH, "B"), ("B, though I'm not sure.", PLH, None),
+    ("I'd say B, though I'm not 100% sure.", PLH, "B"), ("B, though I'm not sure.", PLH, "B"),
+    ("B, though I'm not sure it is.", PLH, None),
     ("B. I double-checked the seams.", PLH, "B"),
     ("Judgment: B\nError Position: D\nError Type: B\nThough it might be correct after all.", AD, None),
     ("정답은 B가 아닙니다. C입니다.", PLH, "C"), ("順番は［２, ４, １, ３］です。", OG, "[2, 4, 1, 3]"),
@@ -302,7 +303,7 @@ SCOPE_3 = [
     ('{"tool": "submit", "args": {"order": [3, 4, 1, 2]}}', OG, "[3, 4, 1, 2]"),
     ('{"tool": "zoom", "args": {"order": [3, 4, 1, 2]}}', OG, None), ('Step 4: submit("B")', PLH, "B"),
     ("两张图片是上下相邻的关系，答案选B。", CV, "B"), ("天空在A里，答案是B。", CV, None), ("如果天空在上面，答案是B。", CV, None),
-    ("我不确定，答案是B。", CV, None), ("So the patch corresponds to A.", PLH, "A"), ("D is the better fit.", PLH, "D"),
+    ("我不确定，答案是B。", CV, "B"), ("我不确定答案是B。", CV, None), ("So the patch corresponds to A.", PLH, "A"), ("D is the better fit.", PLH, "D"),
     ("A (the one over the lake).", PLH, "A"), ("Region B (top-right). The patch shows the chimney.", PLH, "B"),
     ("Region D. Region C shows the sky.", PLH, None),
     ("A\n\nWant me to explain how I figured that out?", PLH, "A"), ("A\n\nWould you like me to explain why B is wrong?", PLH, None),
@@ -861,7 +862,8 @@ def test_a_corner_or_an_edge_of_one_image_is_no_direction(text, answer):
     ("Final answer: option C (the only patch that continues the railing across the gap).", "C"),
     # the other side: a bracket that rules the answer out, names another, hedges, or is no reason
     ("Final answer: C (it does not match).", None), ("Final answer: C (D matches better).", None),
-    ("Final answer: C (maybe; the sky matches).", None), ("Final answer: C (the sky matches, but I might be wrong).", None),
+    ("Final answer: C (maybe; the sky matches).", None), ("Final answer: C (the sky matches, but I might be wrong).", "C"),
+    ("Final answer: C (the sky matches, but I might be wrong about D).", None),
     ("Final answer: C (the sky matches). Or D.", None), ("B (Candidate 3)", None), ("C (see note)", None),
     ("C (the only one that matches; D is close)", None), ("C (if the sky matches)", None),
 ])

@@ -44,6 +44,9 @@ Kinds, and how the rule uses them:
   label they stand for (:mod:`.answers`).
 - ``candidate``, ``ordinal``: Missing Piece Selection's candidates in other languages ("la primera opción", "4番目の
   候補", "候选3"; :mod:`.answers`).
+- ``unsure``: a confidence note standing alone as a clause ("B, but I'm not sure.", "aunque no estoy del todo
+  seguro"): blanked, as "Confidence: low" is known; one that scopes over an answer ("not sure it's B") is no clause
+  of its own and stays a ``doubt``.
 - ``typo``: known misspellings ("teh=the"). A word of five letters or more that is no word of the table, within
   one edit of one English commit word (label, copula, verb, pred: "Fianl", "asnwer"), is read as it; never one
   within an edit of a negation.
@@ -61,7 +64,7 @@ KINDS = ("sep", "open", "close", "residue", "label", "copula", "verb", "pred", "
          "withdraw", "contrast", "explain", "neutral", "negation", "hedge", "noun", "support", "choice", "typo",
          "subject", "relate", "doubt", "convention", "judgment", "position", "type", "correct", "incorrect", "rotation",
          "mirroring", "blank", "content", "submit", "key", "carrier", "skip", "horizontal", "vertical", "apart", "image", "direction", "place", "line", "candidate", "ordinal",
-         "row")
+         "row", "unsure")
 
 
 _GROUP = re.compile(r"\{([^{}]*/[^{}]*)\}")
@@ -168,6 +171,31 @@ def _idioms(caveats: bool = False) -> frozenset:
     return frozenset(f for f in forms("link") if cond.match(f) and (not caveats or neg.search(f)))
 
 
+_CONJ = re.compile(r"(?:but|though|although|aunque|pero|mas|embora|mais|aber|ma|anche se|но|хотя|але|хоча|ale|choć|maar|men|"
+                   r"ama|tapi|tetapi|meskipun|walaupun|nhưng|dù|dar|لكنني|لكن|लेकिन|पर|אבל|αλλά|اما|lakini|لیکن)\s|但|แต่|তবে",
+                   re.I)
+
+
+def blank_unsure(t: str) -> str:
+    """``t`` with each ``unsure`` note blanked (positions kept) where it is a sentence of its own ("B. I'm not 100%
+    sure.") or is joined by "but"/"though" ("B, but I'm not sure", "Cだと思いますが、確信はありません"); not after a
+    phrase that says what it is unsure of ("pour la première, je ne suis pas sûr"), nor in a sentence that holds a
+    hedge ("A ou C, je ne suis pas sûr": what it is unsure of is left open, and the note is the only sign of it)."""
+    if not pattern("unsure").search(t):
+        return t
+    hedge = pattern("hedge")
+    out = list(t)
+    for u in pattern("unsure").finditer(t):
+        at = len(t[:u.start()].rstrip(" \t"))
+        if t[at - 1:at] in (",", ";", "\u2014", "\u2013", "\u3001", "\uff0c") and not _CONJ.search(u.group(0)) and t[at - 2:at - 1] != "\u304c":  # "が、": "but" in Japanese
+            continue
+        lo = max(t.rfind(c, 0, u.start()) for c in ".!?\n\u3002") + 1
+        hi = min([i for i in (t.find(c, u.end()) for c in ".!?\n\u3002") if i >= 0] or [len(t)])
+        if not hedge.search(t[lo:u.start()] + " " + t[u.end():hi]):
+            out[u.start():u.end()] = " " * (u.end() - u.start())
+    return "".join(out)
+
+
 @lru_cache(maxsize=None)
 def pattern(name: str) -> re.Pattern:
     """The compiled patterns the rule asks (see the module docstring for the kinds)."""
@@ -189,6 +217,9 @@ def pattern(name: str) -> re.Pattern:
         core = (rf"(?:{sep}\s*{aside}(?:{cop}\s*)?{label}|(?:{sep}\s*)?{cop}\s*{of}{label}|{rel}\s*(?:{fill}\s*)?{subj}"
                 rf"|(?:{sep}\s*)?{verb})")  # "the patch corresponds to A": subject and verb before a verb alone
         return re.compile(head + core, re.I)
+    if name == "unsure":  # only where a clause opens, and only up to where it ends
+        return re.compile(r"(?:(?<=[,;\u2014\u2013\u3001\uff0c])|(?<=[.!?\u3002\uff01]\s)|(?<=[.!?\u3002\uff01])|^)[ \t]*"
+                          rf"{a(forms('unsure'))}(?=[ \t]*(?:[.!,;)\u3002\uff0c\uff01]|$))", re.I | re.M)
     if name == "unfinished":  # a text cut off after a commit form, before its answer ("so the answer would be")
         label, cop = a(forms("label"), True), a(forms("copula"), True)
         return re.compile(rf"{cop}\s*{label}(?![^\W_])", re.I)

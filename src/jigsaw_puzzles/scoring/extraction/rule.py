@@ -42,7 +42,7 @@ from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _
                    _FOOTNOTE_DEF, _HEDGED, _IDIOMS, _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE,
                    _OPEN, _paragraph_end, turned, conceded_open, denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES,
                    _SEP_BEFORE, subject_before, _withdrawal, said_against, runners_up, cut_off, appositives, reason_beside, earnest)
-from .forms import pattern
+from .forms import blank_unsure, pattern
 from .meaning import fits_after
 from .positions import rows_disagree
 from .beside import Beside
@@ -72,7 +72,7 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
     if len(reg) > MAX_CHARS:
         reg = reg.rstrip()[-MAX_CHARS:]
     reg = reg.replace("\u2019", "'").replace("\u2018", "'")
-    t = clean(reg, pattern("residue"), pattern("offer"))
+    t = blank_unsure(clean(reg, pattern("residue"), pattern("offer")))  # "B, but I'm not sure.": a confidence note
     if not t.strip():
         return unread(INVALID, "empty response")
     t = runners_up(t) if spec.kind in (CHOICE, ORDER) else t  # "best: C, second: A": A is ranked, not kept open
