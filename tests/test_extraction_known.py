@@ -498,3 +498,23 @@ def test_twelfth_session_links_and_turns(text, config, want):
 def test_a_confidence_note_alone_keeps_the_answer(text, want):
     ex = classify_response(text, "missing_piece_selection_easy")
     assert (ex.answer if ex.status == PARSED else None) == want, ex
+
+
+@pytest.mark.parametrize("text, want", [
+    # another option ranked below the answer in words is not kept open, as "Runner-up: D" after "Best: C" is not
+    ("I'd go with C (about 55% sure; D is the runner-up).", "C"), ("E — the seam is blurred; F is the runner-up.", "E"),
+    ("B\n\nA is the runner-up since it's also on the clock, but the numeral settles it.", "B"),
+    ("I'd say D. Its shadow lines up with the staircase, though C is a close second.", "D"),
+    ("C. D is the runner-up, maybe even better.", None), ("C. D could be the runner-up.", None),
+    ("C. D also fits.", None), ("C, or D as a close second.", None),
+    # a question about the answer's form only, then the answer on that assumption
+    ("Do you want just the letter? Assuming so: D", "D"), ("Wollen Sie nur den Buchstaben? Dann: D.", "D"),
+    ("Do you want the letter or the candidate number? I'll give the letter: C.", "C"),
+    ("Do you want just the letter? If the sky is on top: D", None), ("Is the sky on top? If so: C", None),
+    ("Do you want just the letter or B? If so: C", None),
+    # Tagalog: the answer before "ang sagot", after "if I had to guess"
+    ("Pero kung huhulaan ko, B ang sagot.", "B"), ("Hindi B ang sagot.", None), ("Kung ang langit ay nasa itaas, B ang sagot.", None),
+])
+def test_twelfth_session_rankings_and_questions(text, want):
+    ex = classify_response(text, "missing_piece_selection_easy_3x3_k6")
+    assert (ex.answer if ex.status == PARSED else None) == want, ex

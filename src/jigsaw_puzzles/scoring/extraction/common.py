@@ -311,7 +311,7 @@ def trails_off(t: str, pos: int) -> bool:
     return _STEP_CUT.match(t, pos) is not None
 
 
-_OFFER_HINT = re.compile(r"me to|anything else|(?:shall|should|can) i |any other", re.I)
+_OFFER_HINT = re.compile(r"me to|anything else|(?:shall|should|can) i |any other|do you want|would you like|wollen sie|möchten sie|willst du", re.I)
 #: "[4, 1, 3, 2] [4, 1, 3, 2] [4, 1", "Judgment: B\nError Position: A\n...\nJudgment: B\nError Pos": one text, twice or more.
 _LOOP = re.compile(r"\s*(\S.{0,299}?)(?:\s+\1)+", re.S)
 

@@ -14,7 +14,7 @@ from typing import Optional
 from .common import Mention
 from .common import BREAK, clause_start
 from .forms import alternation, forms, pattern
-from .meaning import _fit, denial, HAS
+from .meaning import _fit, denial, HAS, _RANKED, ranked_below
 
 @dataclass(slots=True)
 class Commit:
@@ -162,12 +162,6 @@ _SAID_AGAINST = re.compile(r"[\s*]*(?:(?:no|nope|not|wrong|incorrect|false|unlik
                            r"plausible|sure)(?![^\W_]))|[\u2717\u2718\u274c\u2716])", re.I)
 _NOT_AGAINST = re.compile(r"[\s*]*(?:no (?:doubt|question)|not only|not because|not just|not merely|not (?:\d+ ?%|entirely|completely|fully|totally|quite|"
                           r"very|absolutely|a hundred percent) (?:sure|certain|confident))(?![^\W_])", re.I)
-#: A runner-up named after the best answer in a ranking ("best: C, second: A", "Runner-up: B"): not kept open.
-_RUNNER_UP = re.compile(r"(?:(?<=[,;(\n])|(?<=\. )|^)[ \t*]*(?:the\s+)?(?:runner[- ]?up|second[- ]best|next[- ]best|second"
-                        r"(?:[- ]place)?|2nd|top[- ]?[2-4]|third|3rd)(?:\s+(?:choice|pick|option|candidate|place))?[ \t*]*"
-                        r"[:=][ \t*]*(?:[A-Z](?![^\W_])|\[[\d,\s]+\])(?:\s*\([^()\n]{0,40}\))?", re.I)
-_RUNNER_UP_ANY = re.compile(r"(?:runner|second|2nd|top|third|3rd)[^:=]*[:=]", re.I)
-_BEST_BEFORE = re.compile(r"(?<![^\W_])(?:best|top[- ]?1|top choice|first choice|answer|final|winner)[ \t*]*[:=]", re.I)
 
 
 _LETTER_END = re.compile(r"(?<![^\W_])(?:[a-z]|ay|bee|cee|dee|sea)\W*\Z", re.I)
@@ -206,15 +200,6 @@ def appositives(t: str) -> str:
         return t
     return _APPOSITIVE.sub(lambda m: m.group(0) if _APPOSITIVE_NOT.search(m.group(0)) else " " * len(m.group(0)), t)
 
-
-def runners_up(t: str) -> str:
-    """``t`` with each runner-up that follows a best answer blanked (characters kept where they stand)."""
-    if _RUNNER_UP_ANY.search(t) is None:  # a cheap scan, implied by _RUNNER_UP: most texts hold none of its words
-        return t
-    for m in list(_RUNNER_UP.finditer(t)):
-        if _BEST_BEFORE.search(t, 0, m.start()):
-            t = t[:m.start()] + " " * (m.end() - m.start()) + t[m.end():]
-    return t
 
 _THE_ONE = re.compile(r",?[ \t]*the one(?![^\W_])", re.I)
 
@@ -320,11 +305,20 @@ _TOO_ADJ = re.compile(r"(?<![^\W_])too(?=[ \t]+(?!(?:but|though|and|or|since|bec
                       r"[^\W\d_])", re.I)
 
 
+def open_said(t: str, u0: int, u1: int):
+    """A phrase that keeps another answer open in ``t[u0:u1]`` ("also fits", "runner-up"), but not a ranking below
+    the answer said of one option ("D is the runner-up")."""
+    s = _RANKED.sub(lambda m: " " * len(m.group(0)), t[u0:u1])
+    return _OPEN.search(s)
+
+
 def _chosen_near(t: str, x: Mention) -> bool:
     """Another answer kept open or preferred in its clause ("D is also plausible", "maybe D", "B fits better"), not
     one described or rejected ("candidate 3 looks close, but the water is off, so not it")."""
     c0, c1 = clause_start(t, x.start), _clause_end(t, x.end)
     lo, hi = max(c0, x.start - _CHOICE_WINDOW), min(c1, x.end + _CHOICE_WINDOW)
+    if ranked_below(t, x):
+        return False
     hedged = any(not _OF_ARTICLE.match(t, h.start()) for h in pattern("hedge").finditer(t, lo, hi))
     near = " " + _TOO_ADJ.sub(lambda m: "   ", t[lo:hi])  # "A is too dark": "too" is no "also" there
     if hedged or _OPEN_NEAR.search(near) is not None:  # (Dutch "of" is "or"; "a piece of the fence" is not)
@@ -412,8 +406,11 @@ def conceded_open(t: str, x: Mention) -> bool:
 
 
 def _rejected(t: str, x: Mention) -> bool:
-    """What is said of another answer rules it out ("1 2 4 3 would break the seam", "C is too dark")."""
+    """What is said of another answer rules it out ("1 2 4 3 would break the seam", "C is too dark") or ranks it
+    below the answer ("D is the runner-up")."""
     c1 = _clause_end(t, x.end)
+    if ranked_below(t, x):
+        return True
     lo = max(clause_start(t, x.start), x.start - _CHOICE_WINDOW)
     nxt = _NEXT_LETTER.search(t, x.end, c1)  # what is said of it: up to the next answer named in its clause
     hi = c1 if nxt and _AND.fullmatch(t, x.end, nxt.start()) else nxt.start() if nxt else c1  # "A y C no encajan"

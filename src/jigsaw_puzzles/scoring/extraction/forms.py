@@ -161,6 +161,13 @@ _OFFER = (r"[ \t]*(?:[^\w\s]+[ \t]*)?(?:(?:do you )?want me to|would you like me
           r"|again|wrong|sure|correct|right|verif|doubl))[^\n?.!]){0,120}\?[ \t]*$")
 
 
+#: A question about the answer's form only, then the answer on that assumption ("Do you want just the letter? Assuming
+#: so: D", "Wollen Sie nur den Buchstaben? Dann: D"): what it assumes changes nothing of the answer.
+_FORMAT_ASKED = (r"[ \t]*(?:just to (?:check|confirm)[ \t,\u2014-]*)?(?:do you want|would you like|wollen sie|möchten sie|willst du)"
+                 r"(?:(?!\b(?-i:[A-H])\b)[^\n?.!]){0,40}?(?:letter|buchstaben|format|only|just|nur)(?:(?!\b(?-i:[A-H])\b)[^\n?.!0-9]){0,30}\?[ \t]*(?:(?:if so|assuming so|"
+                 r"assuming yes|in that case|then|dann|here it is|here you go|i'll give the letter|either way)[ \t]*[:,]?)?")
+
+
 @lru_cache(maxsize=None)
 def _idioms(caveats: bool = False) -> frozenset:
     """The links that open with a condition and set none ("unless i'm mistaken", "si no me equivoco", "如果我没看错",
@@ -251,7 +258,7 @@ def pattern(name: str) -> re.Pattern:
     if name == "neutral":  # "of": Dutch "or"; an idiom ("unless i'm mistaken") is known after the answer too
         return re.compile(a(forms("neutral") - forms("hedge") - forms("negation") | _idioms(caveats=True)), re.I)
     if name == "offer":  # an offer after the answer on its line ("C. Would you like me to explain why?")
-        return re.compile(r"(?:^|(?<=[.!\u2014] ))" + _OFFER, re.I | re.M)
+        return re.compile(r"(?:^|(?<=[.!\u2014] ))(?:" + _OFFER + "|" + _FORMAT_ASKED + ")", re.I | re.M)
     if name == "residue":
         r = a(forms("residue"))
         w = "answer|wrong|not?|actually|ignore|disregard|guess|idea|sure|kidding|joke|wait|mistake|option|choice"  # a note

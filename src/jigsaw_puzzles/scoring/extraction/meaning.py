@@ -223,3 +223,33 @@ def denial(t: str, lo: int, hi: int) -> Optional[re.Match]:
         if not _BAD.match(t, neg.end()):
             return neg
     return None
+
+
+#: A runner-up named after the best answer in a ranking ("best: C, second: A", "Runner-up: B"): not kept open.
+_RUNNER_UP = re.compile(r"(?:(?<=[,;(\n])|(?<=\. )|^)[ \t*]*(?:the\s+)?(?:runner[- ]?up|second[- ]best|next[- ]best|second"
+                        r"(?:[- ]place)?|2nd|top[- ]?[2-4]|third|3rd)(?:\s+(?:choice|pick|option|candidate|place))?[ \t*]*"
+                        r"[:=][ \t*]*(?:[A-Z](?![^\W_])|\[[\d,\s]+\])(?:\s*\([^()\n]{0,40}\))?", re.I)
+_RUNNER_UP_ANY = re.compile(r"(?:runner|second|2nd|top|third|3rd)[^:=]*[:=]", re.I)
+_BEST_BEFORE = re.compile(r"(?<![^\W_])(?:best|top[- ]?1|top choice|first choice|answer|final|winner)[ \t*]*[:=]", re.I)
+
+
+def runners_up(t: str) -> str:
+    """``t`` with each runner-up that follows a best answer blanked (characters kept where they stand)."""
+    if _RUNNER_UP_ANY.search(t) is None:  # a cheap scan, implied by _RUNNER_UP: most texts hold none of its words
+        return t
+    for m in list(_RUNNER_UP.finditer(t)):
+        if _BEST_BEFORE.search(t, 0, m.start()):
+            t = t[:m.start()] + " " * (m.end() - m.start()) + t[m.end():]
+    return t
+
+
+#: Another option ranked below the answer in words ("D is the runner-up", "C is a close second"): not kept open.
+_RANKED = re.compile(r"[ \t]*(?:\([^()\n]{0,40}\)[ \t]*)?(?:is|was|comes|would be)[ \t]+(?:the[ \t]+|a[ \t]+|my[ \t]+)?(?:close[ \t]+|"
+                     r"distant[ \t]+|closest[ \t]+|clear[ \t]+)?(?:runner[- ]?up|second(?:[- ]best)?(?:[ \t]+(?:choice|pick|option|"
+                     r"place))?|next[- ]best)(?![^\W_])", re.I)
+
+
+def ranked_below(t: str, x: Mention) -> bool:
+    """Said of ``x`` right after it, with no hedge or doubt in its sentence ("D is the runner-up, maybe even better")."""
+    c1 = (re.compile(r"[.;!?\n]").search(t, x.end) or re.search(r"$", t)).start()
+    return _RANKED.match(t, x.end) is not None and not any(pattern(k).search(t, x.end, c1) for k in ("hedge", "doubt"))

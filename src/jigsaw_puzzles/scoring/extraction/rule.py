@@ -40,10 +40,10 @@ from .common import AMBIGUOUS, INVALID, PARSED, Extraction, Mention, clause_star
 from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, _CONFIDENCE,
                    _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON,
                    _FOOTNOTE_DEF, _HEDGED, _IDIOMS, _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE,
-                   _OPEN, _paragraph_end, turned, conceded_open, denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES,
-                   _SEP_BEFORE, subject_before, _withdrawal, said_against, runners_up, cut_off, appositives, reason_beside, earnest)
+                   open_said, _paragraph_end, turned, conceded_open, denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES,
+                   _SEP_BEFORE, subject_before, _withdrawal, said_against, cut_off, appositives, reason_beside, earnest)
 from .forms import blank_unsure, pattern
-from .meaning import fits_after
+from .meaning import fits_after, runners_up
 from .positions import rows_disagree
 from .beside import Beside
 from .prose import anomaly_prose, changes_said
@@ -416,7 +416,7 @@ class _Reading(Scope, Beside):
             elif not negated(t, x.start, x.end) and (_chosen_near(t, x) or conceded_open(t, x) or (
                     self._states(x) and not _rejected(t, x)) or fits_after(t, x, u1)):
                 return f"another answer stays open after the final one ({t[x.start:x.end]!r})"
-        if _OPEN.search(t, u0, u1):
+        if open_said(t, u0, u1):
             return "another answer stays open after the final one"
         if self.spec.kind == ANOMALY and c.parts:
             said = anomaly_prose(t[u0:u1], *self.spec.grid)
