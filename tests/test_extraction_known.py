@@ -518,3 +518,17 @@ def test_a_confidence_note_alone_keeps_the_answer(text, want):
 def test_twelfth_session_rankings_and_questions(text, want):
     ex = classify_response(text, "missing_piece_selection_easy_3x3_k6")
     assert (ex.answer if ex.status == PARSED else None) == want, ex
+
+
+@pytest.mark.parametrize("text, want", [
+    # more confidence notes, either way, and chat-app residue
+    ("C, though I'm not highly confident.", "C"), ("I'd lean C, but I wouldn't bet on it.", "C"),
+    ("D. The images were small, so take this with a grain of salt.", "D"), ("B. I'm pretty confident about this one.", "B"),
+    ("D\n\nThe railing in candidate 4 runs at the same angle. I'm confident in D.", "D"), ("B\n\nAsk anything", "B"),
+    ("B\n— Sent from my assistant app", "B"),
+    ("D\n\nI'm confident in C.", None), ("D. Take this with a grain of salt, C may be better.", None),
+    ("B. I'm pretty confident about C.", None),
+])
+def test_twelfth_session_confidence_notes(text, want):
+    ex = classify_response(text, "missing_piece_selection_easy")
+    assert (ex.answer if ex.status == PARSED else None) == want, ex
