@@ -33,7 +33,7 @@ _LOOKALIKE = {"\u0391": "A", "\u0392": "B", "\u0395": "E", "\u0410": "A", "\u041
 _LOWER = re.compile(r"(?<![^\W_]|['\-])([a-hj-z]|bee|cee|sea|dee|ay)(?![^\W_]|['\-])(?=[\s)\]}\"'*]*"
                     r"(?:[.!,;:(]|\n|$|i think|i guess|probably|maybe))", re.I)
 _NAMES = {"bee": "B", "cee": "C", "sea": "C", "dee": "D", "ay": "A"}
-_ARTICLE_NEXT = re.compile(r"[ \t]+(?!(?:is|was|do|does|did|or|and|nor|because|since|as|which|fits|matches|seems|looks|would|should"
+_ARTICLE_NEXT = re.compile(r"[ \t]+(?!(?:i|although|albeit|whereas|unless|if|when|yet|tho|is|was|do|does|did|or|and|nor|because|since|as|which|fits|matches|seems|looks|would|should"
                            r"|best|correct|right|fills|belongs|corresponds|for|with|it|too|also|then|instead|here|though"
                            r"|but|could|might|may|has|had|shows|contains|works|continues|aligns|lines|isn't|doesn't|wasn't|—|-)\b)[a-z]")
 

@@ -13,7 +13,7 @@ from typing import Optional
 
 from .common import Mention
 from .common import BREAK, clause_start
-from .forms import alternation, forms, pattern
+from .forms import alternation, forms, in_note, pattern
 from .meaning import _fit, denial, HAS, _RANKED, ranked_below
 
 @dataclass(slots=True)
@@ -319,7 +319,8 @@ def _chosen_near(t: str, x: Mention) -> bool:
     lo, hi = max(c0, x.start - _CHOICE_WINDOW), min(c1, x.end + _CHOICE_WINDOW)
     if ranked_below(t, x):
         return False
-    hedged = any(not _OF_ARTICLE.match(t, h.start()) for h in pattern("hedge").finditer(t, lo, hi))
+    hedged = any(not _OF_ARTICLE.match(t, h.start()) for h in pattern("hedge").finditer(t, lo, hi)) or \
+        pattern("note").search(t, c0, x.start) is not None  # "B, although I'm not absolutely sure C"
     near = " " + _TOO_ADJ.sub(lambda m: "   ", t[lo:hi])  # "A is too dark": "too" is no "also" there
     if hedged or _OPEN_NEAR.search(near) is not None:  # (Dutch "of" is "or"; "a piece of the fence" is not)
         return not _conceded(t, x, lo, c1)
@@ -382,6 +383,10 @@ _CONCEDE = re.compile(r"(?:(?<![^\W_])(?:although|though|even though|even if|aun
                       r"sebbene|хотя|хоча|mặc dù|meskipun|walaupun|ondanks|chociaż|mặc dầu)|虽然|雖然|尽管|儘管)(?![^\W_])[^.;\n]*$", re.I)
 
 
+_CONCEDE_BARE = re.compile(_CONCEDE.pattern.replace("[^.;\\n]*$", r"[\s*(\"']*$"), re.I)
+_SAID_NOTHING = re.compile(r"[\s*\"')\]]*(?:[.!;,\n]|$)")
+
+
 def denied_after(t: str, x: Mention) -> bool:
     """The answer named again in an explanation with a negation later in its clause that rules nothing else out ("B.
     Allerdings passt B an der Kante überhaupt nicht.", "但是B的纹理方向完全不对"); "B, not C" rules C out."""
@@ -394,11 +399,11 @@ def denied_after(t: str, x: Mention) -> bool:
                                                                  re.I) is None
 
 
-
-
 def conceded_open(t: str, x: Mention) -> bool:
     """Another answer said to fit in a concession and not ruled out in its sentence: "C, although D fits", "aunque D
     encaja" keep D open; "although D is close, its sky is off", "although C has similar foliage" do not."""
+    if _CONCEDE_BARE.search(t, max(0, x.start - 40), x.start) and _SAID_NOTHING.match(t, x.end):
+        return True  # "B, though D.": what is conceded of D is left unsaid
     c1 = _clause_end(t, x.end)
     fit = pattern("support").search(t, x.end, c1)  # a word of fit, not of content ("contains", "muestra")
     return fit is not None and not HAS.match(fit.group(0)) and _CONCEDE.search(t, max(0, x.start - 100), x.start) is not \
@@ -414,7 +419,8 @@ def _rejected(t: str, x: Mention) -> bool:
     lo = max(clause_start(t, x.start), x.start - _CHOICE_WINDOW)
     nxt = _NEXT_LETTER.search(t, x.end, c1)  # what is said of it: up to the next answer named in its clause
     hi = c1 if nxt and _AND.fullmatch(t, x.end, nxt.start()) else nxt.start() if nxt else c1  # "A y C no encajan"
-    if _REJECTED.search(t, x.end, hi) is not None or _REJECTED.search(t, lo, x.start) is not None:
+    if any(not (_NOT_AGAINST.match(t, r.start()) or in_note(t, r.start()))  # "not 100% sure D" rejects no D
+           for r in (*_REJECTED.finditer(t, x.end, hi), *_REJECTED.finditer(t, lo, x.start))):
         return True
     neg = denial(t, x.end, hi)  # a negation of fit in any language: "A passt nicht", "A和C都不匹配"
     return neg is not None and (_fit().search(t, neg.end(), min(hi, neg.end() + 24)) or

@@ -183,6 +183,9 @@ _CONJ = re.compile(r"(?:but|though|although|aunque|pero|mas|embora|mais|aber|ma|
                    re.I)
 
 
+_ANSWER_END = re.compile(r"(?:(?<![^\W_])[A-Z]|[\])\d])[*_`'\"]*$")  # a letter, list or number just before
+
+
 def blank_unsure(t: str) -> str:
     """``t`` with each ``unsure`` note blanked (positions kept) where it is a sentence of its own ("B. I'm not 100%
     sure.") or is joined by "but"/"though" ("B, but I'm not sure", "Cだと思いますが、確信はありません"); not after a
@@ -194,13 +197,20 @@ def blank_unsure(t: str) -> str:
     out = list(t)
     for u in pattern("unsure").finditer(t):
         at = len(t[:u.start()].rstrip(" \t"))
-        if t[at - 1:at] in (",", ";", "\u2014", "\u2013", "\u3001", "\uff0c") and not _CONJ.search(u.group(0)) and t[at - 2:at - 1] != "\u304c":  # "が、": "but" in Japanese
-            continue
+        if t[at - 1:at] in (",", ";", "\u2014", "\u2013", "\u3001", "\uff0c") and not _CONJ.search(u.group(0)) and \
+                t[at - 2:at - 1] != "\u304c" and not _ANSWER_END.search(t, max(0, at - 40), at - 1):  # "が、": "but"
+            continue  # "for the first one, I'm not sure"; not "B, I'm not sure"
         lo = max(t.rfind(c, 0, u.start()) for c in ".!?\n\u3002") + 1
         hi = min([i for i in (t.find(c, u.end()) for c in ".!?\n\u3002") if i >= 0] or [len(t)])
         if not hedge.search(t[lo:u.start()] + " " + t[u.end():hi]):
             out[u.start():u.end()] = " " * (u.end() - u.start())
     return "".join(out)
+
+
+def in_note(t: str, at: int) -> bool:
+    """``t[at]`` is in a confidence note ("i'm not 100% sure", "no estoy del todo seguro"): a negation there rejects
+    nothing."""
+    return any(n.start() <= at < n.end() for n in pattern("note").finditer(t, max(0, at - 24), at + 64))
 
 
 @lru_cache(maxsize=None)
@@ -225,8 +235,11 @@ def pattern(name: str) -> re.Pattern:
                 rf"|(?:{sep}\s*)?{verb})")  # "the patch corresponds to A": subject and verb before a verb alone
         return re.compile(head + core, re.I)
     if name == "unsure":  # only where a clause opens, and only up to where it ends
-        return re.compile(r"(?:(?<=[,;\u2014\u2013\u3001\uff0c])|(?<=[.!?\u3002\uff01]\s)|(?<=[.!?\u3002\uff01])|^)[ \t]*"
+        return re.compile(r"(?:(?<=[,;\u2014\u2013\u3001\uff0c])|(?<=[.!?\u3002\uff01]\s)|(?<=[.!?\u3002\uff01])|^|"
+                          rf"(?<=[^\W_]|[*)\]])(?=[ \t]+(?:{_CONJ.pattern})))[ \t]*"  # "C although I'm not sure": no comma
                           rf"{a(forms('unsure'))}(?=[ \t]*(?:[.!,;)\u3002\uff0c\uff01]|$))", re.I | re.M)
+    if name == "note":  # a confidence note wherever it stands ("i'm not 100% sure", "no estoy del todo seguro")
+        return re.compile(a(forms("unsure")), re.I)
     if name == "unfinished":  # a text cut off after a commit form, before its answer ("so the answer would be")
         label, cop = a(forms("label"), True), a(forms("copula"), True)
         return re.compile(rf"{cop}\s*{label}(?![^\W_])", re.I)
