@@ -60,3 +60,29 @@ def test_every_note_of_the_table_keeps_the_answer_and_opens_nothing():
 ])
 def test_thirteenth_session_notes(text, want):
     assert _read(text) == want, classify_response(text, MPS)
+
+
+@pytest.mark.parametrize("text, config, want", [
+    # a confidence note the model says of itself, or of a part of its answer, keeps it
+    ("My best guess is C (not adjacent), though the crops are small enough that I could be wrong.", "connection_verification", "C"),
+    ("Probably [2, 4, 3, 1]; the bottom row is the part I'm least sure about.", "order_generation", "[2, 4, 3, 1]"),
+    ("C, though I could be wrong and it may be A.", "connection_verification", None),
+    ("Probably [2, 4, 3, 1]; I could be wrong about [2, 1, 3, 4].", "order_generation", None),
+    # another option granted a likeness, then ruled out in its sentence ("but its edge texture is off"), stays closed
+    ("D, though C is close \u2014 the colours in C match almost as well, but its edge texture is off.", MPS, "D"),
+    ("D, though C is close \u2014 the colours in C match almost as well.", MPS, None),
+    # "also matches the light" adds a reason about the answer's piece; said of another option, it keeps it open
+    ("A\n\nArea A covers the car. The shading on the door also matches the afternoon light.", "piece_localization_easy", "A"),
+    ("D. The other one also matches the light.", MPS, None), ("D. It also matches.", MPS, None),
+    ("A. B also matches the light.", MPS, None),
+    # chat-app residue: a numbered source with a bare domain, a count after a thumb, "Liked by you", Spanish, Russian
+    ("**Answer: A**\n\nShow drafts\n\U0001f50a\nSources\n1. jigsaw-puzzles.github.io", "piece_localization_easy", "A"),
+    ("Answer: B\n[14:03] \U0001f44d Liked by you\n[14:03] Saved to notes", MPS, "B"),
+    ("Respuesta: A\n\nCopiar\nEditar\nCompartir\nRegenerar respuesta", "connection_verification", "A"),
+    ("\u041e\u0442\u0432\u0435\u0442: B\n\n\u041a\u043e\u043f\u0438\u0440\u043e\u0432\u0430\u0442\u044c \u00b7 "
+     "\u041f\u043e\u0434\u0435\u043b\u0438\u0442\u044c\u0441\u044f \u00b7 \U0001f44d 1", MPS, "B"),
+    ("Answer: B\n\nSources\n1. C is also possible", MPS, None), ("B\n\U0001f44d 3 C", MPS, None),
+])
+def test_thirteenth_session_dev_27(text, config, want):
+    ex = classify_response(text, config)
+    assert (ex.answer if ex.status == PARSED else None) == want, ex

@@ -1390,8 +1390,11 @@ def test_more_tool_call_formats(text, answer):
     ("Answer: F. Candidate C completes the missing corner perfectly.", None),
     ("R\u0103spunsul este F. Candidatul C completeaz\u0103 perfect col\u021bul lips\u0103.", None),
     ("Jibu ni C. Kipande D kinaendeleza mstari wa paa.", None), ("Antwort: F. Kandidat C passt perfekt.", None),
-    ("Respuesta: F. El candidato C encaja perfectamente.", None), ("Answer: B. C fits the colour, but its edge is off.",
-                                                                  None),
+    ("Respuesta: F. El candidato C encaja perfectamente.", None),
+    # a fit granted and then ruled out in its sentence keeps nothing open (turned in the thirteenth session); a hedge
+    # after the "but" still does
+    ("Answer: B. C fits the colour, but its edge is off.", "B"), ("Answer: B. C fits the colour, but maybe its edge is off.", None),
+    ("Answer: B. C fits the colour too.", None),
     ("\u7b54\u6848\uff1aB\u3002\u9019\u584a\u5716\u50cf\u4e2d\u7684\u6a39\u8449\u8207 C \u5340\u57df\u5468\u570d\u7684"
      "\u6a39\u51a0\u76f8\u9023\u3002", None),
 ])

@@ -14,7 +14,7 @@ from typing import Optional
 from .common import Mention
 from .common import BREAK, clause_start
 from .forms import alternation, forms, in_note, pattern
-from .meaning import _fit, denial, HAS, _RANKED, ranked_below
+from .meaning import _ADDS_REASON, _fit, denial, HAS, _OPEN, _OTHERNESS, _RANKED, ranked_below
 
 @dataclass(slots=True)
 class Commit:
@@ -71,15 +71,6 @@ _REFERENT = re.compile(r"[\s*\-\u2022>(]*(?:it|this|that|its|it's|this one|this 
                        r"the two pieces|the two regions|the pieces|the images)(?![^\W_])", re.I)
 _ANOMALY_WORDS = re.compile(r"(?<![^\W_])(?:rotat\w*|mirror\w*|flip\w*|upside|reversed|backwards|turned|normal|intact|"
                             r"correct(?:ly)?|upright|fine|consistent|natural(?:ly)?|no anomal\w*|nothing)(?![^\W_])", re.I)
-_OPEN = re.compile(r"(?<![^\W_])(?:could also|might also|may also|also possible|also plausible|or maybe|or possibly|"
-                   r"alternatively|second choice|second best|backup|fallback|also works|also fits|also matches|"
-                   r"equally|just as|as good|as likely|as plausible|as well|for that matter|can't decide|cannot decide|"
-                   r"torn between|runner-up|runner up|close second|hard to choose|toss-up|either one|either of|or at least|"
-                   r"more certain|more likely|more convincing|stronger candidate|better candidate|better fit|better match|"
-                   r"both (?-i:[A-H]) and (?-i:[A-H]) (?:would|could|work|fit|match|seem|look|are (?:possible|plausible|fine))|"
-                   r"both (?:would|could) (?:work|fit|match|do)|(?:an)?other (?:one|candidate|option|patch|piece|area|region"
-                   r"|mask)?[ \t]*\w*[ \t]*(?:too|also|as well))"  # "The other one matches too."
-                   r"(?![^\W_])", re.I)
 _CHOICE_WINDOW = 28
 _LINE_POS = re.compile(r"(?<![^\W_])(?:yes|match(?:es)?|fits?|correct|right|lines? up|aligns?|continues|consistent|"
                        r"seamless(?:ly)?|all match|best)(?![^\W_])|\u2713|\u2705|\u2714", re.I)
@@ -102,6 +93,7 @@ _PLAIN_FIRST_PERSON = re.compile(r"(?:(?:i|my)(?:\s+|(?='))(?:(?:also|first|then
                                  r"(?:'d|'ll|should|would|will|must)\s+"
                                  r"(?:note|mention|add|point out)|"
                                  r"(?:'m|am)\s+not\s+(?:100\s*%|completely|entirely|totally|fully|absolutely)\s+(?:sure|certain)|"
+                                 r"(?:could|might|may)\s+be\s+wrong|(?:'m|am)\s+(?:least|less)\s+(?:sure|confident|certain)|"
                                  r"(?:'m|am)\s+(?:only\s+)?(?:fairly|pretty|quite|reasonably|very|moderately|somewhat)\s+(?:confident|sure|certain)|"
                                  r"(?:'m|am)\s+(?:(?:fairly|pretty|quite|very)\s+)?(?:confident|sure|certain)\s+(?:of|about)\s+(?:it|this|that))"
                                  r"|me\s+(?:know\s+if|explain))(?![^\W_])", re.I)  # "Let me know if ...", "Let me explain why ..."
@@ -305,11 +297,15 @@ _TOO_ADJ = re.compile(r"(?<![^\W_])too(?=[ \t]+(?!(?:but|though|and|or|since|bec
                       r"[^\W\d_])", re.I)
 
 
-def open_said(t: str, u0: int, u1: int):
+def open_said(t: str, u0: int, u1: int, others=()):
     """A phrase that keeps another answer open in ``t[u0:u1]`` ("also fits", "runner-up"), but not a ranking below
-    the answer said of one option ("D is the runner-up")."""
-    s = _RANKED.sub(lambda m: " " * len(m.group(0)), t[u0:u1])
-    return _OPEN.search(s)
+    the answer said of one option ("D is the runner-up"), one in a grant the sentence then rules out ("though C is
+    close, ... as well, but its edge is off"), nor one that adds a reason and names no other ("the door also matches
+    the light"). ``others``: the other options named in it."""
+    op = _OPEN.search(_RANKED.sub(lambda m: " " * len(m.group(0)), t[u0:u1]))
+    if op is None or any(x.start < u0 + op.start() and _conceded(t, x, u0, u1) for x in others):
+        return None
+    return op if others or not _ADDS_REASON.match(t, u0 + op.end()) or _OTHERNESS.search(t, u0, u1) else None
 
 
 def _chosen_near(t: str, x: Mention) -> bool:

@@ -251,5 +251,21 @@ _RANKED = re.compile(r"[ \t]*(?:\([^()\n]{0,40}\)[ \t]*)?(?:is|was|comes|would b
 
 def ranked_below(t: str, x: Mention) -> bool:
     """Said of ``x`` right after it, with no hedge or doubt in its sentence ("D is the runner-up, maybe even better")."""
-    c1 = (re.compile(r"[.;!?\n]").search(t, x.end) or re.search(r"$", t)).start()
+    end = _SENTENCE_END.search(t, x.end)
+    c1 = end.start() if end else len(t)
     return _RANKED.match(t, x.end) is not None and not any(pattern(k).search(t, x.end, c1) for k in ("hedge", "doubt"))
+
+
+_SENTENCE_END = re.compile(r"[.;!?\n]")
+#: A phrase that keeps another answer open ("also fits", "runner-up"; read by ``cues.open_said``).
+_OPEN = re.compile(r"(?<![^\W_])(?:could also|might also|may also|also possible|also plausible|or maybe|or possibly|"
+                   r"alternatively|second choice|second best|backup|fallback|also works|also fits|also matches|"
+                   r"equally|just as|as good|as likely|as plausible|as well|for that matter|can't decide|cannot decide|"
+                   r"torn between|runner-up|runner up|close second|hard to choose|toss-up|either one|either of|or at least|"
+                   r"more certain|more likely|more convincing|stronger candidate|better candidate|better fit|better match|"
+                   r"both (?-i:[A-H]) and (?-i:[A-H]) (?:would|could|work|fit|match|seem|look|are (?:possible|plausible|fine))|"
+                   r"both (?:would|could) (?:work|fit|match|do)|(?:an)?other (?:one|candidate|option|patch|piece|area|region"
+                   r"|mask)?[ \t]*\w*[ \t]*(?:too|also|as well))"  # "The other one matches too."
+                   r"(?![^\W_])", re.I)
+_ADDS_REASON = re.compile(r"[ \t]+(?:the|its|their|this|that|with)(?![^\W_])", re.I)
+_OTHERNESS = re.compile(r"(?<![^\W_])(?:other|another|second|both|either|else|rest|alternative)(?![^\W_])", re.I)

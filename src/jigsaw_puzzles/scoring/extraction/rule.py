@@ -37,7 +37,7 @@ from typing import Optional
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED
 from .answers import mentions
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, Mention, clause_start, clean, negated, region, thought, trails_off, units, unread, negation_span as _negation_span
-from .cues import (_at, _BULLETS, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, _CONFIDENCE,
+from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, _CONFIDENCE,
                    _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON,
                    _FOOTNOTE_DEF, _HEDGED, _IDIOMS, _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE,
                    open_said, _paragraph_end, turned, conceded_open, denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES,
@@ -414,9 +414,9 @@ class _Reading(Scope, Beside):
                 if negated(t, x.start, x.end) or t[x.end:x.end + 2].strip().startswith("?") or denied_after(t, x):
                     return "the answer is ruled out or doubted after it is given"
             elif not negated(t, x.start, x.end) and (_chosen_near(t, x) or conceded_open(t, x) or (
-                    self._states(x) and not _rejected(t, x)) or fits_after(t, x, u1)):
+                    self._states(x) and not _rejected(t, x)) or (fits_after(t, x, u1) and not _conceded(t, x, u0, u1))):
                 return f"another answer stays open after the final one ({t[x.start:x.end]!r})"
-        if open_said(t, u0, u1):
+        if open_said(t, u0, u1, [x for x in self._within(u0, u1) if x.answer not in (None, c.answer)]):
             return "another answer stays open after the final one"
         if self.spec.kind == ANOMALY and c.parts:
             said = anomaly_prose(t[u0:u1], *self.spec.grid)
