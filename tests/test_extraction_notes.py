@@ -86,3 +86,26 @@ def test_thirteenth_session_notes(text, want):
 def test_thirteenth_session_dev_27(text, config, want):
     ex = classify_response(text, config)
     assert (ex.answer if ex.status == PARSED else None) == want, ex
+
+
+OR_OPTS = ["[4, 1, 2, 3]", "[1, 4, 3, 2]", "[1, 3, 4, 2]", "[4, 1, 3, 2]"]
+
+
+@pytest.mark.parametrize("text, config, want", [
+    # "I'd change my answer to A" withdraws the answer before it; "I wouldn't change ..." does not, nor a condition
+    ("C\n\nAfter comparing both again, I'd change my answer to A.", MPS, "A"), ("C. I am changing my answer to A.", MPS, "A"),
+    ("C. I wouldn't change my answer to A.", MPS, None), ("C. If the sky were darker, I would change my answer to A.", MPS, None),
+    ("C. I would change nothing.", MPS, None), ("C. I would change my answer to A or D.", MPS, None),
+    # an option's own words in brackets after its letter say that option: ruled out with it ("Why not B (top-bottom)")
+    ("**C \u2014 not adjacent.**\n\nWhy not B (top-bottom): the bottom of image 1 is the hedge.", "connection_verification", "C"),
+    ("**C \u2014 not adjacent.**\n\nB (top-bottom) also fits.", "connection_verification", None),
+    # a sentence that opens with another option says where that option puts an image, not where the answer does
+    ("**D** ([4, 1, 3, 2])\n\nImage 4 is top-left, image 1 top-right, image 3 bottom-left, image 2 bottom-right. "
+     "Options B and C put image 1 at the top-left, which breaks the symmetry.", "order_restoration", "D"),
+    ("**D** ([4, 1, 3, 2])\n\nImage 1 is top-left, image 4 top-right.", "order_restoration", None),
+    ("Top-left is image 1, top-right is image 3, bottom-left is image 2, bottom-right is image 4.\n\n[1, 2, 3, 4]",
+     "order_generation", None),
+])
+def test_thirteenth_session_turns_and_options(text, config, want):
+    ex = classify_response(text, config, OR_OPTS if config == "order_restoration" else None)
+    assert (ex.answer if ex.status == PARSED else None) == want, ex

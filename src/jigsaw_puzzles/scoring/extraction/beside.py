@@ -16,6 +16,7 @@ from .prose import anomaly_prose, oriented_prose
 
 
 #: A list right after its option's label ("Option B ([4, 1, 2, 3])", "A. [2, 3, 4, 1]"): the option quoted, not chosen.
+_SENTENCE = re.compile(r"[^.!?\n]+")
 _LABELLED_BEFORE = re.compile(r"(?:option|choice|candidate|(?<![^\W_])[A-H])[\s:.)(\-\u2014\u2013=]*(?:(?:is|gives|says)[\s:]*)?$", re.I)
 
 
@@ -73,12 +74,23 @@ class Beside:
             order = tuple(int(d) for d in re.findall(r"\d+", str(self.options[self.spec.letters.index(final.answer)])))
         if not order:
             return ""
-        beside = self.m[lo:final.start] + "\n" + self.m[final.end:]  # before it, and its explanation
+        beside = self._of_others(lo, final.start, final) + "\n" + self._of_others(final.end, len(self.m), final)
         if len(order) == 4 and any(order[r] != img for r, img in regions_said(beside) + corners_said(beside)):
             return "the order disagrees with the regions named beside it"
         if rows_disagree(beside, order, *((2, 2) if len(order) == 4 else (3, 3) if len(order) == 9 else (0, 0))):
             return "the order disagrees with the rows named beside it"
         return ""
+
+    def _of_others(self, lo: int, hi: int, final: Commit) -> str:
+        """``t[lo:hi]`` with each sentence that opens by naming another option blanked: "Options B and C put image 1
+        at the top-left" says where that option puts it, not where the answer does."""
+        out = list(self.m[lo:hi])
+        for s in _SENTENCE.finditer(self.m, lo, hi):
+            head = re.match(r"[\s*\-\u2022]*(?:(?:options?|choices?|candidates?)\s+)?", self.m[s.start():s.end()], re.I)
+            first = next(iter(self._within(s.start() + head.end(), s.start() + head.end() + 1)), None)
+            if first is not None and first.form == "letter" and first.answer not in (None, final.answer):
+                out[s.start() - lo:s.end() - lo] = " " * (s.end() - s.start())
+        return "".join(out)
 
     def _regions_again(self, u0: int, u1: int, c: Commit) -> bool:
         """A sentence after a 2x2 order that names the image of each of the four regions as the order does ("TL = 2

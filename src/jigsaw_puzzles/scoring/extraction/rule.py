@@ -58,6 +58,7 @@ _LONGEST_LEAD = 600
 _THOUGHT_TAIL = 320
 #: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
 _VERDICT_WORDS = re.compile(r"(?<![^\W_])(?:correct|incorrect|normal|fine|wrong|anomal\w*|intact)(?![^\W_])", re.I)
+_GLOSS = re.compile(r"[ \t]*[(\[][ \t]*")  # an option's words in brackets after its letter say the same option
 _BINDING = ("the answer depends", "the answer is introduced as one that is not")
 
 
@@ -402,7 +403,8 @@ class _Reading(Scope, Beside):
             if head.value != c.answer and (pos_ or fits_after(t, head, u1)) and not neg:
                 return f"another option is judged a match after the answer ({t[head.start:head.end]!r})"
         for x in self._within(u0, u1):
-            if x is head or (head is not None and x.start < head.end + 12 and x.value == head.value):
+            if x is head or (head is not None and x.start < head.end + 12 and x.value == head.value) or any(  # "B (top-bottom)"
+                    y.value == x.value and y.end <= x.start and _GLOSS.fullmatch(t, y.end, x.start) for y in self._within(u0, u1)):
                 continue
             if x.answer is None and x.form == "text" and x.why:
                 return f"the explanation names what is not the answer's option ({t[x.start:x.end]!r})"
