@@ -109,3 +109,23 @@ OR_OPTS = ["[4, 1, 2, 3]", "[1, 4, 3, 2]", "[1, 3, 4, 2]", "[4, 1, 3, 2]"]
 def test_thirteenth_session_turns_and_options(text, config, want):
     ex = classify_response(text, config, OR_OPTS if config == "order_restoration" else None)
     assert (ex.answer if ex.status == PARSED else None) == want, ex
+
+
+@pytest.mark.parametrize("text, want", [
+    # a relative clause right after the answer explains it ("A, which fits", "A, que encaixa") unless it rules it out
+    ("I'll go with A, which fits and continues the fence.", "A"), ("Fico com a A, que encaixa e continua a cerca.", "A"),
+    ("Me quedo con la A, que encaja con la valla.", "A"), ("Je choisis A, qui prolonge la cl\u00f4ture.", "A"),
+    ("A, which continues the roof, unlike B.", "A"),
+    ("A, which is wrong.", None), ("I'll go with A, which doesn't fit.", None), ("A, which seems unlikely.", None),
+    ("Fico com a A, que n\u00e3o encaixa.", None), ("Je choisis A, qui ne colle pas.", None), ("A, which is a guess.", None),
+    # a French sentence after the answer that says the piece "reprend" (takes up) the pattern of the answer's area
+    ("R\u00e9ponse finale : A. Le morceau reprend le m\u00eame motif de carrelage que la zone A, alors que B est sur le mur.", "A"),
+])
+def test_thirteenth_session_relative_clauses(text, want):
+    assert _read(text) == want, classify_response(text, MPS)
+
+
+def test_an_answer_said_wrong_in_a_relative_clause_is_never_read():
+    words = sorted({f for fs in table()["incorrect"].values() for f in fs} | set(table()["negation"].get("en", ())))
+    read = [t for w in words for t in (f"A, which is {w}.", f"I choose A, which is {w}.") if _read(t) is not None]
+    assert len(words) > 50 and not read, read[:5]

@@ -14,7 +14,7 @@ from typing import Optional
 from .common import Mention
 from .common import BREAK, clause_start
 from .forms import alternation, forms, in_note, pattern
-from .meaning import _ADDS_REASON, _fit, denial, HAS, _OPEN, _OTHERNESS, _RANKED, ranked_below
+from .meaning import _ADDS_REASON, _fit, denial, HAS, _OPEN, _OTHERNESS, _RANKED, ranked_below, _REJECTED
 
 @dataclass(slots=True)
 class Commit:
@@ -119,10 +119,6 @@ _CHOICE_CONVENTION = re.compile(r"(?<![^\W_])(?:letters? (?:refer|are|were) (?:s
                                 r"tiles))(?![^\W_])", re.I)
 _JOINED_OTHER = re.compile(r"[\s\u2014\u2013\-,;:(]*(?:and|or|plus|also|&|/)\s+(?:(?:option|candidate|maybe|possibly)\s+)?"
                            r"[(\[]?(?-i:[A-Z])(?![A-Za-z])", re.I)
-_REJECTED = re.compile(r"(?<![^\W_])(?:not|no|never|isn't|doesn't|don't|aren't|wasn't|cannot|can't|won't|off|wrong|"
-                       r"breaks?|broken|would break|too|different|worse|"
-                       r"mismatch\w*|rule[sd]? out|reject\w*|eliminat\w*|except|unlike|lacks?|missing|fails?|fail)"
-                       r"(?![^\W_])|n't", re.I)
 _RESTATES = re.compile(r"(?<![^\W_])(?:i\.e\.?|ie|that is|namely|ou seja|o sea|cioè|c'est-à-dire|das heißt|d\.\s?h\.|то есть|"
                        r"tức là|yani|yaitu|czyli|dat wil zeggen)(?![^\W_])|->|=>|\u2192|(?<![=!<>])=(?!=)|即|也就是|亦即|つまり", re.I)
 _COUNTED = re.compile(r"(?<![^\W_])(?:images?|pieces?|tiles?|crops?|indices|numbers|labels?)\s*$", re.I)

@@ -269,3 +269,20 @@ _OPEN = re.compile(r"(?<![^\W_])(?:could also|might also|may also|also possible|
                    r"(?![^\W_])", re.I)
 _ADDS_REASON = re.compile(r"[ \t]+(?:the|its|their|this|that|with)(?![^\W_])", re.I)
 _OTHERNESS = re.compile(r"(?<![^\W_])(?:other|another|second|both|either|else|rest|alternative)(?![^\W_])", re.I)
+_REJECTED = re.compile(r"(?<![^\W_])(?:not|no|never|isn't|doesn't|don't|aren't|wasn't|cannot|can't|won't|off|wrong|"
+                       r"breaks?|broken|would break|too|different|worse|"
+                       r"mismatch\w*|rule[sd]? out|reject\w*|eliminat\w*|except|unlike|lacks?|missing|fails?|fail)"
+                       r"(?![^\W_])|n't", re.I)
+_RELATIVE = re.compile(r"[\s,]*(?:which|que|qui|che|который|которая|которое|który|która|które|yang)(?![^\W_])", re.I)
+
+
+def relative_denied(t: str, u0: int):
+    """A relative clause right after the answer that says it is wrong or does not fit ("A, which is wrong", "A, que
+    não encaixa"): it rules the answer out. None where ``t[u0:]`` opens no relative clause."""
+    r = _RELATIVE.match(t, u0)
+    end = r and (_CLAUSE_END.search(t, r.end()) or re.search(r"\Z", t)).start()
+    return r and (_REJECTED.search(t, r.end(), end) or pattern("negation").search(t, r.end(), end) or
+                  pattern("incorrect").search(t, r.end(), end) or pattern("doubt").search(t, r.end(), end))
+
+
+_CLAUSE_END = re.compile(r"[,;.!?\n\u3002\uff0c]")

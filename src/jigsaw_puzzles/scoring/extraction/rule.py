@@ -43,7 +43,7 @@ from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _
                    open_said, _paragraph_end, turned, conceded_open, denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES,
                    _SEP_BEFORE, subject_before, _withdrawal, said_against, cut_off, appositives, reason_beside, earnest)
 from .forms import blank_unsure, pattern
-from .meaning import fits_after, runners_up
+from .meaning import fits_after, relative_denied, runners_up
 from .positions import rows_disagree
 from .beside import Beside
 from .prose import anomaly_prose, changes_said
@@ -378,7 +378,7 @@ class _Reading(Scope, Beside):
         """Why an explanation after the answer is not one: it doubts, withdraws or disclaims the answer, keeps another
         answer open, or (after an order) changes its convention ("" when none of these)."""
         t = earnest(self.m, u0, u1)  # "No joke, the fence lines up": no doubt said
-        d = pattern("doubt").search(t, u0, u1) or _CJK_OPEN.search(t, u0, u1) or self._differs(u0, u1, c.answer)
+        d = pattern("doubt").search(t, u0, u1) or relative_denied(t, u0) or _CJK_OPEN.search(t, u0, u1) or self._differs(u0, u1, c.answer)
         if d is not None:
             return f"the answer is doubted or disclaimed after it is given ({d.group(0)!r})"
         me = _FIRST_PERSON.search(t, u0, u1)
