@@ -129,3 +129,12 @@ def test_an_answer_said_wrong_in_a_relative_clause_is_never_read():
     words = sorted({f for fs in table()["incorrect"].values() for f in fs} | set(table()["negation"].get("en", ())))
     read = [t for w in words for t in (f"A, which is {w}.", f"I choose A, which is {w}.") if _read(t) is not None]
     assert len(words) > 50 and not read, read[:5]
+
+
+@pytest.mark.parametrize("text, want", [
+    # the answer said again is no restatement when it is joined to another ("candidate 4/2": D or B), found by the
+    # hedges' property test (older than this session)
+    ("d.\ncandidate 4/2", None), ("D.\nCandidate 4 or 2.", None), ("D.\nCandidate 4.", "D"), ("D.\n**D**", "D"),
+])
+def test_the_answer_said_again_joined_to_another_is_no_restatement(text, want):
+    assert _read(text) == want, classify_response(text, MPS)

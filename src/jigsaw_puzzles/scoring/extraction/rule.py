@@ -363,7 +363,7 @@ class _Reading(Scope, Beside):
         for x in xs:
             rest[x.start - u0:x.end - u0] = " " * (min(x.end, u1) - x.start)
         rest = "".join(rest)  # "E", "**E**", "Yeah, dee."
-        return (bool(xs) and all(x.answer == c.answer for x in xs) and (not rest.strip(_KNOWN_PUNCT + " \t\n*") or (
+        return (bool(xs) and all(x.answer == c.answer and not _OR_NEXT.match(self.m, x.end) for x in xs) and (not rest.strip(_KNOWN_PUNCT + " \t\n*") or (
             self.spec.kind == CHOICE and self._known(rest)))) or self._regions_again(u0, u1, c)
 
     def _reread(self, at: int) -> Extraction:
