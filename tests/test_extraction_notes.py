@@ -138,3 +138,18 @@ def test_an_answer_said_wrong_in_a_relative_clause_is_never_read():
 ])
 def test_the_answer_said_again_joined_to_another_is_no_restatement(text, want):
     assert _read(text) == want, classify_response(text, MPS)
+
+
+@pytest.mark.parametrize("text, want", [
+    # "though C is close" ranks C below the answer, as "C is a close second" does; not with a hedge or "too" after it
+    ("A, though C is close \u2014 the seam is faint and the colours only roughly match.", "A"),
+    ("D, though C is close \u2014 both have the same railing, but only D's shadow lines up with the post.", "D"),
+    ("A, though C is close, maybe better.", None), ("A, though C is also close.", None), ("A. C is close; it matches too.", None),
+    ("B. A is the runner-up since it's also on the clock, but the numeral settles it.", "B"),
+    ("A, though C is close to the seam.", None),
+    # a confidence note between two answers is no clean turn to the later one (a withdrawal still is)
+    ("Answer: B. but i am not 100% certain, honestly C.", None), ("Answer: B. But honestly, C.", "C"),
+    ("Answer: B. Wait, I am not sure. Actually C.", "C"), ("B, but I'm not sure; C is close.", None),
+])
+def test_thirteenth_session_close_and_turns(text, want):
+    assert _read(text) == want, classify_response(text, MPS)

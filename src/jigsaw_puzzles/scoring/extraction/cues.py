@@ -348,7 +348,8 @@ def earnest(t: str, u0: int, u1: int) -> str:
 
 def turned(t: str, lo: int, hi: int) -> bool:
     """A withdrawal or a turn ("but", "looking again", ", though,") in ``t[lo:hi]``: a later answer replaces one before."""
-    return any(p.search(t, lo, hi) for p in (pattern("withdraw"), pattern("contrast"), _THOUGH))
+    return pattern("withdraw").search(t, lo, hi) is not None or (  # "B. But I'm not sure, honestly C.": no clean turn
+        any(p.search(t, lo, hi) for p in (pattern("contrast"), _THOUGH)) and not pattern("note").search(t, lo, hi))
 
 
 _BUT = re.compile(r"(?<![^\W_])(?:but|yet|though|although|however|pero|mas|aber|mais|ma|но|але|ale|maar|men|ama|tapi|"

@@ -183,6 +183,7 @@ _CONJ = re.compile(r"(?:but|though|although|aunque|pero|mas|embora|mais|aber|ma|
                    re.I)
 
 
+_OPTION_AFTER = re.compile(r"(?<![^\W_])[A-H](?![^\W_])")  # "but I'm not sure; C is close": C is what it doubts
 _ANSWER_END = re.compile(r"(?:(?<![^\W_])[A-Z]|[\])\d])[*_`'\"]*$")  # a letter, list or number just before
 
 
@@ -202,7 +203,7 @@ def blank_unsure(t: str) -> str:
             continue  # "for the first one, I'm not sure"; not "B, I'm not sure"
         lo = max(t.rfind(c, 0, u.start()) for c in ".!?\n\u3002") + 1
         hi = min([i for i in (t.find(c, u.end()) for c in ".!?\n\u3002") if i >= 0] or [len(t)])
-        if not hedge.search(t[lo:u.start()] + " " + t[u.end():hi]):
+        if not hedge.search(t[lo:u.start()] + " " + t[u.end():hi]) and not _OPTION_AFTER.search(t, u.end(), hi):
             out[u.start():u.end()] = " " * (u.end() - u.start())
     return "".join(out)
 

@@ -182,6 +182,8 @@ def fits_after(t: str, x: Mention, hi: int) -> bool:
     """Another option said to fit right after it, in its clause ("Candidate C completes the corner perfectly",
     "Kandidat C passt perfekt", "C也很吻合"), no negation in that clause, no "would need" or "if" before the word of fit:
     after the answer, it stays open."""
+    if ranked_below(t, x):  # "though C is close — the colours only roughly match": C is ranked below the answer
+        return False
     end = min(hi, x.end + 80)
     cut = _UNTIL.search(t, x.end, end)
     fit = _fit().search(t, x.end, cut.start() if cut else end)
@@ -246,17 +248,22 @@ def runners_up(t: str) -> str:
 #: Another option ranked below the answer in words ("D is the runner-up", "C is a close second"): not kept open.
 _RANKED = re.compile(r"[ \t]*(?:\([^()\n]{0,40}\)[ \t]*)?(?:is|was|comes|would be)[ \t]+(?:the[ \t]+|a[ \t]+|my[ \t]+)?(?:close[ \t]+|"
                      r"distant[ \t]+|closest[ \t]+|clear[ \t]+)?(?:runner[- ]?up|second(?:[- ]best)?(?:[ \t]+(?:choice|pick|option|"
-                     r"place))?|next[- ]best)(?![^\W_])", re.I)
+                     r"place))?|next[- ]best|close(?=[ \t]*(?:[,.;:!\u2014\u2013]|$))|(?:the[ \t]+)?closest[ \t]+(?:competitor|alternative|contender|call))(?![^\W_])", re.I)
 
 
 def ranked_below(t: str, x: Mention) -> bool:
-    """Said of ``x`` right after it, with no hedge or doubt in its sentence ("D is the runner-up, maybe even better")."""
+    """Said of ``x`` right after it ("D is the runner-up", "though C is close"), with no hedge or doubt in its sentence
+    ("D is the runner-up, maybe even better") and nothing that keeps it open before a reason ("C is close; it fits too")."""
     end = _SENTENCE_END.search(t, x.end)
     c1 = end.start() if end else len(t)
-    return _RANKED.match(t, x.end) is not None and not any(pattern(k).search(t, x.end, c1) for k in ("hedge", "doubt"))
+    why = _REASON.search(t, x.end, c1)  # "since it's also on the clock" gives a reason; "; it matches too" keeps it open
+    return _RANKED.match(t, x.end) is not None and not any(pattern(k).search(t, x.end, c1) for k in ("hedge", "doubt")) \
+        and _STILL_OPEN.search(t, x.end, why.start() if why else c1) is None
 
 
-_SENTENCE_END = re.compile(r"[.;!?\n]")
+_SENTENCE_END = re.compile(r"[.!?\n]")
+_REASON = re.compile(r"(?<![^\W_])(?:since|because|as|given|for)(?![^\W_])", re.I)
+_STILL_OPEN = re.compile(r"(?<![^\W_])(?:too|also|as well|equally|just as|as good)(?![^\W_])", re.I)
 #: A phrase that keeps another answer open ("also fits", "runner-up"; read by ``cues.open_said``).
 _OPEN = re.compile(r"(?<![^\W_])(?:could also|might also|may also|also possible|also plausible|or maybe|or possibly|"
                    r"alternatively|second choice|second best|backup|fallback|also works|also fits|also matches|"
