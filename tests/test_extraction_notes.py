@@ -153,3 +153,22 @@ def test_the_answer_said_again_joined_to_another_is_no_restatement(text, want):
 ])
 def test_thirteenth_session_close_and_turns(text, want):
     assert _read(text) == want, classify_response(text, MPS)
+
+
+@pytest.mark.parametrize("text, config, want", [
+    # what dev_28 taught: a note with its reason, "going by", another look, "Thought for 47 seconds ▸", Russian "находится"
+    ("Creo que es la B, aunque no estoy del todo seguro porque el fragmento es muy peque\u00f1o.", MPS, "B"),
+    ("B, but I am not sure because the image is small.", MPS, "B"), ("B, but I am not sure because C also fits.", MPS, None),
+    ("Going by the other three, though, I'd pick A: its edge matches the road markings.", MPS, "A"),
+    ("D is the answer.\n\nLooking at it once more, the basket is on the right, so B. B is my final answer.", MPS, "B"),
+    ("Thought for 47 seconds \u25b8\n\n[3, 8, 1, 6, 9, 2, 5, 7, 4]", "order_generation_3x3", "[3, 8, 1, 6, 9, 2, 5, 7, 4]"),
+    ("\u041e\u0442\u0432\u0435\u0442: B. \u041e\u043d\u0430 \u043d\u0430\u0445\u043e\u0434\u0438\u0442\u0441\u044f "
+     "\u0438\u043c\u0435\u043d\u043d\u043e \u0432 \u043e\u0431\u043b\u0430\u0441\u0442\u0438 B.", "piece_localization_easy", "B"),
+    # a hedge cut off by the window's edge is none ("o" of "of": Spanish "or"); "right" of a side is no choice
+    ("**B**\n\nHere is why the other candidates fail:\n\n1. **A** contains the right part of the flower pot, but the pot is left of the "
+     "blank.", MPS, "B"),
+    ("B. A is the right one too.", MPS, None), ("B. A has the right colours too.", MPS, None),
+])
+def test_thirteenth_session_dev_28(text, config, want):
+    ex = classify_response(text, config)
+    assert (ex.answer if ex.status == PARSED else None) == want, ex

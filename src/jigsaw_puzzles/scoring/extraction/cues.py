@@ -289,6 +289,8 @@ def _withdrawal(t: str, u0: int, u1: int) -> Optional[int]:
 _OF_ARTICLE = re.compile(r"of\s+(?:the|a|an|its|this|that|their|his|her|it|them)(?![^\W_])", re.I)
 
 
+_SIDE = re.compile(r"(?<![^\W_])right(?=[ \t-]+(?:part|side|edge|half|corner|column|end|hand|border|margin|portion|third|"
+                   r"quarter)s?(?![^\W_]))", re.I)
 _TOO_ADJ = re.compile(r"(?<![^\W_])too(?=[ \t]+(?!(?:but|though|and|or|since|because|as|if|so|then|now|is|was|are|fits?|match\w*|works?|looks?|seems?|could|might|would|may|can|lines?|aligns?|continues?|plausible|possible|likely|viable|valid|good|close)(?![^\W_]))"
                       r"[^\W\d_])", re.I)
 
@@ -311,9 +313,11 @@ def _chosen_near(t: str, x: Mention) -> bool:
     lo, hi = max(c0, x.start - _CHOICE_WINDOW), min(c1, x.end + _CHOICE_WINDOW)
     if ranked_below(t, x):
         return False
-    hedged = any(not _OF_ARTICLE.match(t, h.start()) for h in pattern("hedge").finditer(t, lo, hi)) or \
+    hedged = any(not _OF_ARTICLE.match(t, h.start()) and not t[h.end():h.end() + 1].isalnum()  # "o" of "of" cut off
+                 for h in pattern("hedge").finditer(t, lo, hi)) or \
         pattern("note").search(t, c0, x.start) is not None  # "B, although I'm not absolutely sure C"
-    near = " " + _TOO_ADJ.sub(lambda m: "   ", t[lo:hi])  # "A is too dark": "too" is no "also" there
+    near = " " + _SIDE.sub(lambda m: " " * len(m.group(0)), _TOO_ADJ.sub(lambda m: "   ", t[lo:hi]))  # "A is too dark":
+    # "too" is no "also" there; "the right part of the pot": "right" is a side, no choice
     if hedged or _OPEN_NEAR.search(near) is not None:  # (Dutch "of" is "or"; "a piece of the fence" is not)
         return not _conceded(t, x, lo, c1)
     if _rejected(t, x) or _conceded(t, x, lo, c1):  # "C was the closest alternative ..., but its awning is not blue"

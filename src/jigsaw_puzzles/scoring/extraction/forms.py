@@ -183,6 +183,8 @@ _CONJ = re.compile(r"(?:but|though|although|aunque|pero|mas|embora|mais|aber|ma|
                    re.I)
 
 
+_BECAUSE = ("because|since|as|porque|pois|ya que|parce que|car|weil|da|perch\u00e9|poich\u00e9|\u043f\u043e\u0442\u043e\u043c\u0443 \u0447\u0442\u043e|"
+            "\u0442\u0430\u043a \u043a\u0430\u043a|\u00e7\u00fcnk\u00fc|karena|v\u00ec|bo|omdat|eftersom")  # a reason after a note
 _OPTION_AFTER = re.compile(r"(?<![^\W_])[A-H](?![^\W_])")  # "but I'm not sure; C is close": C is what it doubts
 _ANSWER_END = re.compile(r"(?:(?<![^\W_])[A-Z]|[\])\d])[*_`'\"]*$")  # a letter, list or number just before
 
@@ -238,7 +240,7 @@ def pattern(name: str) -> re.Pattern:
     if name == "unsure":  # only where a clause opens, and only up to where it ends
         return re.compile(r"(?:(?<=[,;\u2014\u2013\u3001\uff0c])|(?<=[.!?\u3002\uff01]\s)|(?<=[.!?\u3002\uff01])|^|"
                           rf"(?<=[^\W_]|[*)\]])(?=[ \t]+(?:{_CONJ.pattern})))[ \t]*"  # "C although I'm not sure": no comma
-                          rf"{a(forms('unsure'))}(?=[ \t]*(?:[.!,;)\u3002\uff0c\uff01]|$))", re.I | re.M)
+                          rf"{a(forms('unsure'))}(?=[ \t]*(?:[.!,;)\u3002\uff0c\uff01]|$)|[ \t]+(?:{_BECAUSE})(?![^\W_]))", re.I | re.M)
     if name == "note":  # a confidence note wherever it stands ("i'm not 100% sure", "no estoy del todo seguro")
         return re.compile(a(forms("unsure")), re.I)
     if name == "unfinished":  # a text cut off after a commit form, before its answer ("so the answer would be")
@@ -284,7 +286,7 @@ def pattern(name: str) -> re.Pattern:
                           rf"(?:\n[ \t]*(?:\d{{1,2}}[.)]|[-\u2022*]|\[\d{{1,2}}\]|https?:)[^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)"
                           rf"\b|\u2013|\u2014| - )[^\n]*)*"
                           rf"|^[ \t]*(?:\[\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?\][ \t]*)?{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?|[\U0001f44d\U0001f44e\u2764][ \t]?\d{{1,3}}|(?:오전|오후|午前|午後|[ap]m)?[ \t]?\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?))*[ \t:.]*$|^[ \t]*https?://(?:chatgpt\.com|chat\.openai\.com|g\.co|gemini\.google\.com|claude\.ai)/share/\S+[ \t]*$|^[ \t]*(?:\u2192|->|\u2022|-)"
-                          rf"[^\n]{{3,120}}\?[ \t]*$|^[ \t]*(?:thought|reasoned|thinking) for (?:a few |\d+ ?)?(?:seconds?|s|minutes?|m)[ \t]*$"
+                          rf"[^\n]{{3,120}}\?[ \t]*$|^[ \t]*(?:thought|reasoned|thinking) for (?:a few |\d+ ?)?(?:seconds?|s|minutes?|m)[ \t]*[\u25b8\u203a>\u25be]?[ \t]*$"
                           rf"|^[ \t]*you've reached your [^\n]{{0,40}}limit[^\n]*$|^[ \t]*\d+(?:\.\d+)?[ \t]?s[ \t]*$"
                           rf"|^[ \t]*thinking completed[^\n]{{0,24}}$|^[ \t]*\d+[ \t]*\n[ \t]*of[ \t]*\n[ \t]*\d+[ \t]*\n[ \t]*responses?[ \t]*$"
                           rf"|^[ \t]*[\u2022\-*][^\n]{{3,100}}[ \t][\u2014\u2013-][ \t]*[\w.-]+\.(?:org|com|net|edu|io|gov|ai)[ \t]*$"
