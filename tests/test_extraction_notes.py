@@ -172,3 +172,28 @@ def test_thirteenth_session_close_and_turns(text, want):
 def test_thirteenth_session_dev_28(text, config, want):
     ex = classify_response(text, config)
     assert (ex.answer if ex.status == PARSED else None) == want, ex
+
+
+@pytest.mark.parametrize("text, config, want", [
+    # what dev_29 taught: "E would be my runner-up", "Why the others fail:", an anomaly table with glossed values,
+    # "Copied", "2 sources" with "·" bullets, "water only," (no "only C")
+    ("F, with moderate confidence (~60%). E would be my runner-up.", "connection_verification_3x3_8dir", "F"),
+    ("F. E would be my runner-up, maybe better.", "connection_verification_3x3_8dir", None),
+    ("**Answer: C**\n\nWhy the others fail:\n- **A** has the right colours, but the brick rows are offset.\n\nC fits.", MPS, "C"),
+    ("**Answer:** D\n\n**Why not the others?**\n- A: wrong colour temperature", MPS, "D"),
+    ("| Field | Value |\n|---|---|\n| Judgment | B (Incorrect) |\n| Error Position | B (Top-right) |\n| Error Type | B "
+     "(Mirroring) |", "anomaly_detection", "Judgment: B\nError Position: B\nError Type: B"),
+    ("| Field | Value |\n|---|---|\n| Judgment | B (Incorrect) |\n| Error Position | B (Top-left) |\n| Error Type | B "
+     "(Mirroring) |", "anomaly_detection", None),
+    ('{"judgment": "Incorrect", "error_position": "C", "error_type": "rotation"}', "anomaly_detection",
+     "Judgment: B\nError Position: C\nError Type: A"),
+    ('{"judgment": "B", "error_position": "not C", "error_type": "A"}', "anomaly_detection", None),
+    ("Claude 3.5 Sonnet\n\nA\n\nRetry   Copy   \u2713 Copied", MPS, "A"),
+    ("A\n\n2 sources\n\u00b7 Jigsaw puzzle solving tips \u2013 reddit.com\n\u00b7 wikipedia.org\n\nAsk a follow-up\u2026", MPS, "A"),
+    ("A\n\n2 sources\n\u00b7 C is also possible", MPS, None),
+    ("E\n\nCandidates 1 and 2 show water only, candidate 3 is the tower top.", "missing_piece_selection_easy_3x3_k6", "E"),
+    ("E. Only candidate 3, too.", "missing_piece_selection_easy_3x3_k6", None),
+])
+def test_thirteenth_session_dev_29(text, config, want):
+    ex = classify_response(text, config)
+    assert (ex.answer if ex.status == PARSED else None) == want, ex

@@ -93,7 +93,7 @@ _PLAIN_FIRST_PERSON = re.compile(r"(?:(?:i|my)(?:\s+|(?='))(?:(?:also|first|then
                                  r"(?:'d|'ll|should|would|will|must)\s+"
                                  r"(?:note|mention|add|point out)|"
                                  r"(?:'m|am)\s+not\s+(?:100\s*%|completely|entirely|totally|fully|absolutely)\s+(?:sure|certain)|"
-                                 r"(?:could|might|may)\s+be\s+wrong|(?:'m|am)\s+(?:least|less)\s+(?:sure|confident|certain)|"
+                                 r"(?:could|might|may)\s+be\s+wrong|(?:'m|am)\s+(?:least|less)\s+(?:sure|confident|certain)|runner[- ]?up|second choice|"
                                  r"(?:'m|am)\s+(?:only\s+)?(?:fairly|pretty|quite|reasonably|very|moderately|somewhat)\s+(?:confident|sure|certain)|"
                                  r"(?:'m|am)\s+(?:(?:fairly|pretty|quite|very)\s+)?(?:confident|sure|certain)\s+(?:of|about)\s+(?:it|this|that))"
                                  r"|me\s+(?:know\s+if|explain))(?![^\W_])", re.I)  # "Let me know if ...", "Let me explain why ..."
@@ -259,7 +259,10 @@ def _explains(t: str, m: re.Match, inline: bool = False) -> bool:
     if w in ("to verify", "verification", "check", "checking", "verify", "confirmation", "evidence", "analysis",
              "details", "observations", "observation", "thoughts", "thought process", "reasons", "reason", "why",
              "reasoning", "explanation", "rationale", "justification", "supporting evidence", "key evidence",
-             "brief explanation", "short explanation", "the reason"):
+             "brief explanation", "short explanation", "the reason") or w.startswith("why "):  # "Why the others fail:"
+        nxt = nxt.lstrip("*_") if w.startswith("why ") else nxt  # "**Why not the others?**"
+        if w.startswith("why ") and nxt[:1] in ("?", "\n", ""):
+            return True
         return nxt[:1] in (":", "-", "\u2014") or w.endswith(":") or t[m.end():m.end() + 1] == ":" or \
             (w in ("to verify",) and nxt[:1] == ",")
     return True
@@ -268,8 +271,6 @@ def _explains(t: str, m: re.Match, inline: bool = False) -> bool:
 def _clause_end(t: str, pos: int) -> int:
     m = BREAK.search(t, pos)
     return len(t) if m is None else m.start()
-
-
 
 
 def _paragraph_end(t: str, pos: int) -> int:
@@ -289,8 +290,8 @@ def _withdrawal(t: str, u0: int, u1: int) -> Optional[int]:
 _OF_ARTICLE = re.compile(r"of\s+(?:the|a|an|its|this|that|their|his|her|it|them)(?![^\W_])", re.I)
 
 
-_SIDE = re.compile(r"(?<![^\W_])right(?=[ \t-]+(?:part|side|edge|half|corner|column|end|hand|border|margin|portion|third|"
-                   r"quarter)s?(?![^\W_]))", re.I)
+_SIDE = re.compile(r"(?<![^\W_])(?:right(?=[ \t-]+(?:part|side|edge|half|corner|column|end|hand|border|margin|portion|"
+                   r"third|quarter)s?(?![^\W_]))|only(?=[ \t]*[,;:]))", re.I)  # "show water only, candidate 3 is ..."
 _TOO_ADJ = re.compile(r"(?<![^\W_])too(?=[ \t]+(?!(?:but|though|and|or|since|because|as|if|so|then|now|is|was|are|fits?|match\w*|works?|looks?|seems?|could|might|would|may|can|lines?|aligns?|continues?|plausible|possible|likely|viable|valid|good|close)(?![^\W_]))"
                       r"[^\W\d_])", re.I)
 
@@ -317,7 +318,7 @@ def _chosen_near(t: str, x: Mention) -> bool:
                  for h in pattern("hedge").finditer(t, lo, hi)) or \
         pattern("note").search(t, c0, x.start) is not None  # "B, although I'm not absolutely sure C"
     near = " " + _SIDE.sub(lambda m: " " * len(m.group(0)), _TOO_ADJ.sub(lambda m: "   ", t[lo:hi]))  # "A is too dark":
-    # "too" is no "also" there; "the right part of the pot": "right" is a side, no choice
+    # "too" is no "also" there; "the right part of the pot": "right" is a side, no choice; "water only,": no "only C"
     if hedged or _OPEN_NEAR.search(near) is not None:  # (Dutch "of" is "or"; "a piece of the fence" is not)
         return not _conceded(t, x, lo, c1)
     if _rejected(t, x) or _conceded(t, x, lo, c1):  # "C was the closest alternative ..., but its awning is not blue"

@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional
 
 from ...spec import ANOMALY, CHOICE, LETTERS, ORDER, ORIENTED, ROTATIONS, format_anomaly, format_order, format_oriented
 from .common import Claim, key as _key, parse_expression as _parse
+from .blocks import _field_value
 from .forms import forms
 from .tables import TABLE as _TABLE, statuses as _statuses, table as _table, verdicts as _verdicts
 
@@ -89,6 +90,10 @@ class _Reader:
                     continue
                 return None, f"an unknown key {str(k)[:30]!r}"
             vals[f] = None if v in (None, "", [], "none", "None", "N/A", "n/a", "-") else str(v).strip()
+            if vals[f] and f in "jpt":  # a value glossed in brackets is read with it ("B (Top-right)")
+                vals[f], why = _field_value(vals[f], 0, len(vals[f]), f, self.spec.grid)
+                if vals[f] == "?":
+                    return None, why
         j, p, t = vals.get("j"), vals.get("p"), vals.get("t")
         j = {"correct": "A", "incorrect": "B"}.get(str(j).lower(), j) if j else j
         if j == "A" and not p and not t:
