@@ -150,6 +150,11 @@ def test_the_answer_said_again_joined_to_another_is_no_restatement(text, want):
     # a confidence note between two answers is no clean turn to the later one (a withdrawal still is)
     ("Answer: B. but i am not 100% certain, honestly C.", None), ("Answer: B. But honestly, C.", "C"),
     ("Answer: B. Wait, I am not sure. Actually C.", "C"), ("B, but I'm not sure; C is close.", None),
+    # a note before a ranking in its sentence keeps the ranked option open (found by the compositions' property test)
+    ("\\boxed{A}\nNot fully sure, B is my second choice.", None), ("I am not sure. A, though C is close.", None),
+    # "Changing my answer: A." withdraws the answer before it
+    ("C\n\nWait, actually the road does continue across the edge. Changing my answer: A.", "A"),
+    ("C. Changing the order would break the seam.", None),
 ])
 def test_thirteenth_session_close_and_turns(text, want):
     assert _read(text) == want, classify_response(text, MPS)

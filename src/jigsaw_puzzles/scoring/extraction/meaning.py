@@ -257,7 +257,8 @@ def ranked_below(t: str, x: Mention) -> bool:
     end = _SENTENCE_END.search(t, x.end)
     c1 = end.start() if end else len(t)
     why = _REASON.search(t, x.end, c1)  # "since it's also on the clock" gives a reason; "; it matches too" keeps it open
-    return _RANKED.match(t, x.end) is not None and not any(pattern(k).search(t, x.end, c1) for k in ("hedge", "doubt")) \
+    s0 = max(t.rfind(c, 0, x.start) for c in ".!?\n") + 1  # "Not fully sure, B is my second choice": kept open
+    return _RANKED.match(t, x.end) is not None and not any(pattern(k).search(t, s0, c1) for k in ("hedge", "doubt", "note")) \
         and _STILL_OPEN.search(t, x.end, why.start() if why else c1) is None
 
 
