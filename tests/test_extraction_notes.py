@@ -202,3 +202,32 @@ def test_thirteenth_session_dev_28(text, config, want):
 def test_thirteenth_session_dev_29(text, config, want):
     ex = classify_response(text, config)
     assert (ex.answer if ex.status == PARSED else None) == want, ex
+
+
+@pytest.mark.parametrize("text, config, want", [
+    # what dev_30 taught
+    ("**C**\n\nWhy the others fail:\n- **A** has the right colour palette, but the window frame it contains is white.", MPS, "C"),
+    ("C. A has the right colour palette too.", MPS, None),
+    ("Likely F (upper left). The roof edge seems to continue, but I wouldn't bet much on it.",
+     "connection_verification_3x3_8dir", "F"),
+    ("I can't be certain from such small thumbnails, but if I have to pick one: C.", MPS, "C"),
+    ("\u7b54\u3048\u306fB\u3067\u3059\u3002\u2026\u2026\u3044\u3048\u3001\u8a02\u6b63\u3057\u307e\u3059\u3002"
+     "\u6b63\u3057\u304f\u306fD\u3067\u3059\u3002", MPS, "D"),
+    ("\u6b63\u3057\u304f\u306fD\u3067\u306f\u3042\u308a\u307e\u305b\u3093\u3002", MPS, None),
+    ("Sub-image E (the centre tile) is upside down \u2014 it has been turned 180\u00b0. Everything else lines up.",
+     "anomaly_detection_3x3", "Judgment: B\nError Position: E\nError Type: A"),
+    ("<|python_tag|>submit(order=[(2, 0), (4, 90), (1, 90), (3, 180)])<|eom_id|>", "order_generation_2x2_rot",
+     "[(2, 0), (4, 90), (1, 90), (3, 180)]"),
+    ("Final order \u27f6 [4, 3, 2, 1]", "order_generation", "[4, 3, 2, 1]"),
+])
+def test_thirteenth_session_dev_30(text, config, want):
+    ex = classify_response(text, config)
+    assert (ex.answer if ex.status == PARSED else None) == want, ex
+
+
+def test_a_sentence_that_opens_with_another_option_is_not_the_answers_regions():
+    opts = ["[2, 1, 4, 3]", "[4, 3, 1, 2]", "[1, 4, 3, 2]", "[3, 2, 1, 4]"]
+    text = ("B. Hmm \u2014 option B puts image 4 in the top-left, but 4 is clearly the ground with the picnic blanket. "
+            "Switching to D.")
+    assert classify_response(text, "order_restoration", opts).answer == "D"
+    assert classify_response("D. Image 2 is in the top-left.", "order_restoration", opts).status != PARSED

@@ -81,7 +81,7 @@ _DIGITS = str.maketrans({**{chr(0x660 + i): str(i) for i in range(10)}, **{chr(0
 _ANSWER_OPEN = re.compile(r"<(?:answer|final_answer)\s*>", re.I)
 _SUPERSCRIPT = re.compile(r"[\u00b9\u00b2\u00b3\u2070-\u2079]+")
 #: An end-of-sequence token: what a model emits after it was generated past its end, and is not read.
-_EOS = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<\|end\|>|<end_of_turn>|<\|end_of_text\|>|<\|end_of_turn\|>")
+_EOS = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<\|eom_id\|>|<\|end\|>|<end_of_turn>|<\|end_of_text\|>|<\|end_of_turn\|>")
 #: A chat turn's header: only the last assistant turn is the response ("USER: ...\nASSISTANT: C").
 _TURN = re.compile(r"(?:^|\n|(?<=\|>))[ \t]*(?:#{1,3}[ \t]*)?(?:assistant|ASSISTANT|Assistant|<\|assistant\|>)[ \t]*:?[ \t]*(?=\n|$)|"
                    r"(?:^|\n|(?<=\|>))[ \t]*(?:\[\d{1,2}:\d{2}(?:[ \t]?[AP]M)?\][ \t]*)?(?:ASSISTANT|Assistant|### Assistant|"

@@ -14,7 +14,7 @@ from typing import Optional
 from .common import Mention
 from .common import BREAK, clause_start
 from .forms import alternation, forms, in_note, pattern
-from .meaning import _ADDS_REASON, _fit, denial, HAS, _OPEN, _OTHERNESS, _RANKED, ranked_below, _REJECTED
+from .meaning import _ADDS_REASON, _STILL_OPEN, _fit, denial, HAS, _OPEN, _OTHERNESS, _RANKED, ranked_below, _REJECTED
 
 @dataclass(slots=True)
 class Commit:
@@ -282,7 +282,7 @@ def _withdrawal(t: str, u0: int, u1: int) -> Optional[int]:
     """Where what follows a withdrawal begins, when the sentence starts with one (or has one after a comma)."""
     for m in pattern("withdraw").finditer(t, u0, u1):
         before = t[u0:m.start()]
-        if not before.strip(_BULLETS) or before.rstrip().endswith((",", ";", "\u2014", "-", "(", ":", "...")):
+        if not before.strip(_BULLETS) or before.rstrip().endswith((",", ";", "\u2014", "-", "(", ":", "...", "\u3001", "\uff0c")):
             return m.start()  # (the withdrawal opens what is read again: "wait, 2 and 4 are swapped: [...]")
     return None
 
@@ -290,8 +290,8 @@ def _withdrawal(t: str, u0: int, u1: int) -> Optional[int]:
 _OF_ARTICLE = re.compile(r"of\s+(?:the|a|an|its|this|that|their|his|her|it|them)(?![^\W_])", re.I)
 
 
-_SIDE = re.compile(r"(?<![^\W_])(?:right(?=[ \t-]+(?:part|side|edge|half|corner|column|end|hand|border|margin|portion|"
-                   r"third|quarter)s?(?![^\W_]))|only(?=[ \t]*[,;:]))", re.I)  # "show water only, candidate 3 is ..."
+_SIDE = re.compile(r"(?<![^\W_])(?:right(?=[ \t-]+(?:(?:colou?r|palette|shape|scale|size|texture|tone|hue|shade|part|side|"
+                   r"edge|half|corner|column|end|hand|border|margin|portion|third|quarter)s?)(?![^\W_]))|only(?=[ \t]*[,;:]))", re.I)  # "show water only, candidate 3 is ..."
 _TOO_ADJ = re.compile(r"(?<![^\W_])too(?=[ \t]+(?!(?:but|though|and|or|since|because|as|if|so|then|now|is|was|are|fits?|match\w*|works?|looks?|seems?|could|might|would|may|can|lines?|aligns?|continues?|plausible|possible|likely|viable|valid|good|close)(?![^\W_]))"
                       r"[^\W\d_])", re.I)
 
@@ -319,7 +319,8 @@ def _chosen_near(t: str, x: Mention) -> bool:
         pattern("note").search(t, c0, x.start) is not None  # "B, although I'm not absolutely sure C"
     near = " " + _SIDE.sub(lambda m: " " * len(m.group(0)), _TOO_ADJ.sub(lambda m: "   ", t[lo:hi]))  # "A is too dark":
     # "too" is no "also" there; "the right part of the pot": "right" is a side, no choice; "water only,": no "only C"
-    if hedged or _OPEN_NEAR.search(near) is not None:  # (Dutch "of" is "or"; "a piece of the fence" is not)
+    if hedged or _OPEN_NEAR.search(near) is not None or _STILL_OPEN.search(_TOO_ADJ.sub("   ", t[x.end:c1])):  # or
+        # "too" at its clause's end ("A has the right colour palette too"); Dutch "of" is "or", "a piece of" is not
         return not _conceded(t, x, lo, c1)
     if _rejected(t, x) or _conceded(t, x, lo, c1):  # "C was the closest alternative ..., but its awning is not blue"
         return False
