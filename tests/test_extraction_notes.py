@@ -219,6 +219,9 @@ def test_thirteenth_session_dev_29(text, config, want):
     ("<|python_tag|>submit(order=[(2, 0), (4, 90), (1, 90), (3, 180)])<|eom_id|>", "order_generation_2x2_rot",
      "[(2, 0), (4, 90), (1, 90), (3, 180)]"),
     ("Final order \u27f6 [4, 3, 2, 1]", "order_generation", "[4, 3, 2, 1]"),
+    # options listed as "1 (A) — ..." are a list, not commitments
+    ("1 (A) \u2014 dog's ear.\n2 (B) \u2014 grass only.\n3 (C) \u2014 dog's ear.\n\nSo it's between A and C. I'll go with A.", MPS, "A"),
+    ("1 (A) \u2014 dog's ear.\n2 (B) \u2014 grass only.\n\nI'll go with A or B.", MPS, None),
 ])
 def test_thirteenth_session_dev_30(text, config, want):
     ex = classify_response(text, config)

@@ -46,8 +46,8 @@ def subject_before() -> re.Pattern:
     table's subjects in other languages: "las dos imágenes no son adyacentes")."""
     return re.compile(rf"{_SUBJECT_BEFORE.pattern}|[ \t]*{alternation(forms('subject'), True)}", re.I)
 _SEP_BEFORE = re.compile(r"[:=]\s*[(\[\"']?\s*$")
-_LABELLED_LINE = re.compile(r"(?m)^[ \t*#>\-\u2022]*(?:option[ \t]+|(?:candidate|choice|region|area|mask|masked area)[ \t]*\d{0,2}"
-                            r"[ \t]*(?=\())?[(\[]?((?-i:[A-Z]))(?:[ \t]*\([^()\n]{1,40}\)|[ \t]*\[[\d, ]+\])?"
+_LABELLED_LINE = re.compile(r"(?m)^[ \t*#>\-\u2022]*(?:option[ \t]+|(?:(?:candidate|choice|region|area|mask|masked area)[ \t]*)?"
+                            r"\d{0,2}[ \t]*(?=\())?[(\[]?((?-i:[A-Z]))(?:[ \t]*\([^()\n]{1,40}\)|[ \t]*\[[\d, ]+\])?"
                             r"(?:[)\].:]|[ \t]+[\u2013\u2014\-])\**[ \t]*(?:\S[^\n]{2,}|\d{1,2}[ \t]?%)$", re.I)  # "- **Candidate 4 (D):** sky", "A: 5%"
 _WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _FILLER_AFTER = re.compile(r"[ \t]*(?:i think|i believe|i guess|probably|i'd say|for sure|then|again|here|overall|"
