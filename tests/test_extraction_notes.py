@@ -234,3 +234,20 @@ def test_a_sentence_that_opens_with_another_option_is_not_the_answers_regions():
             "Switching to D.")
     assert classify_response(text, "order_restoration", opts).answer == "D"
     assert classify_response("D. Image 2 is in the top-left.", "order_restoration", opts).status != PARSED
+
+
+@pytest.mark.parametrize("text, config, want", [
+    # a small model's loop cut off mid-sentence repeats one answer: read; one that changes, or repeats once, is not
+    ("The answer is D. The answer is D. The answer is D. The answer is", MPS, "D"),
+    ("The answer is D. The answer is", MPS, None), ("The answer is D. The answer is D. The answer is", MPS, None), ("The answer is D. The answer is C. The answer is D. The answer is", MPS, None),
+    ("The answer is D. The answer is D. The answer is D. So the answer would be", MPS, None),
+    # "Alternatives I considered", "The one I hesitated over" speak of the reasoning, not another answer
+    ("[9, 4, 2, 7, 1, 5, 6, 3, 8]\n\nAlternatives I considered: swapping 7 and 5 would put the ivy on the left, but the "
+     "ivy continues from image 2 above.", "order_generation_3x3", "[9, 4, 2, 7, 1, 5, 6, 3, 8]"),
+    ("C. Although I first considered A, its roofline doesn't continue into the gap.", MPS, "C"),
+    ("C. I considered A too.", MPS, None), ("C. Alternatives I considered: A, which also fits.", MPS, None),
+    ("[3, 1, 4, 2]\n\nOrder is top-left, top-right, bottom-left, bottom-right, as requested.", "order_generation", "[3, 1, 4, 2]"),
+])
+def test_thirteenth_session_loops_and_considered(text, config, want):
+    ex = classify_response(text, config)
+    assert (ex.answer if ex.status == PARSED else None) == want, ex

@@ -94,6 +94,7 @@ _PLAIN_FIRST_PERSON = re.compile(r"(?:(?:i|my)(?:\s+|(?='))(?:(?:also|first|then
                                  r"(?:note|mention|add|point out)|"
                                  r"(?:'m|am)\s+not\s+(?:100\s*%|completely|entirely|totally|fully|absolutely)\s+(?:sure|certain)|"
                                  r"(?:could|might|may)\s+be\s+wrong|(?:'m|am)\s+(?:least|less)\s+(?:sure|confident|certain)|runner[- ]?up|second choice|"
+                                 r"considered|hesitated\s+over|"
                                  r"(?:'m|am)\s+(?:only\s+)?(?:fairly|pretty|quite|reasonably|very|moderately|somewhat)\s+(?:confident|sure|certain)|"
                                  r"(?:'m|am)\s+(?:(?:fairly|pretty|quite|very)\s+)?(?:confident|sure|certain)\s+(?:of|about)\s+(?:it|this|that))"
                                  r"|me\s+(?:know\s+if|explain))(?![^\W_])", re.I)  # "Let me know if ...", "Let me explain why ..."
@@ -159,8 +160,10 @@ def cut_off(raw: str) -> bool:
     """The text is cut off after a commit form, before its answer ("..., so the answer would be"). A letter that is
     also a copula ends nothing ("option E": Romanian "e" is "is"; "option ay": Tagalog "ay")."""
     tail = raw.rstrip(" \t\n*")
+    frag = tail[max(tail.rfind(c) for c in ".!?\n") + 1:].strip()  # a loop cut off: "The answer is B." 3+ times, then
+    said = set(re.findall(re.escape(frag) + r"[^.!?\n]*[.!?]", tail)) if len(frag) > 8 else ()  # "The answer is"
     return tail[-1:].isalpha() and pattern("unfinished").match(tail[:-200:-1]) is not None and \
-        not _LETTER_END.search(tail)
+        not _LETTER_END.search(tail) and not (len(said) == 1 and tail.count(frag) > 3)
 
 
 def said_against(t: str, pos: int) -> bool:
@@ -327,8 +330,7 @@ def _chosen_near(t: str, x: Mention) -> bool:
     return pattern("choice").search(near) is not None
 
 
-_ALSO = re.compile(r"(?<![^\W_])(?:also|too|as well|también|também|auch|aussi|anche|тоже|также|ook|też|juga)(?![^\W_])",
-                   re.I)
+_ALSO = re.compile(r"(?<![^\W_])(?:also|too|as well|también|também|auch|aussi|anche|тоже|также|ook|też|juga)(?![^\W_])", re.I)
 #: "though" set off by commas turns to another answer ("Image 2 has the sun, though, and ..."); "although D fits" concedes.
 _THOUGH = re.compile(r",[ \t]*though[ \t]*[,.:;\u2014\u2013]", re.I)
 
