@@ -247,6 +247,11 @@ def test_a_sentence_that_opens_with_another_option_is_not_the_answers_regions():
     ("C. Although I first considered A, its roofline doesn't continue into the gap.", MPS, "C"),
     ("C. I considered A too.", MPS, None), ("C. Alternatives I considered: A, which also fits.", MPS, None),
     ("[3, 1, 4, 2]\n\nOrder is top-left, top-right, bottom-left, bottom-right, as requested.", "order_generation", "[3, 1, 4, 2]"),
+    # "Reading row by row:" introduces an order; a chat app's header and timing around the answer are residue
+    ("The image shows a painting of a village. Reading row by row:\n\n[6, 3, 9, 1, 7, 2, 8, 4, 5]", "order_generation_3x3",
+     "[6, 3, 9, 1, 7, 2, 8, 4, 5]"),
+    ("Not reading row by row:\n[6, 3, 9, 1, 7, 2, 8, 4, 5]", "order_generation_3x3", None),
+    ("HuggingChat\nModel: Qwen/Qwen2-VL-72B-Instruct\nG\nGenerated in 1.4s", "connection_verification_3x3_8dir", "G"),
 ])
 def test_thirteenth_session_loops_and_considered(text, config, want):
     ex = classify_response(text, config)
