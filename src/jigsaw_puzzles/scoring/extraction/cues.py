@@ -160,10 +160,10 @@ def cut_off(raw: str) -> bool:
     """The text is cut off after a commit form, before its answer ("..., so the answer would be"). A letter that is
     also a copula ends nothing ("option E": Romanian "e" is "is"; "option ay": Tagalog "ay")."""
     tail = raw.rstrip(" \t\n*")
+    if not (tail[-1:].isalpha() and pattern("unfinished").match(tail[:-200:-1]) and not _LETTER_END.search(tail)):
+        return False
     frag = tail[max(tail.rfind(c) for c in ".!?\n") + 1:].strip()  # a loop cut off: "The answer is B." 3+ times, then
-    said = set(re.findall(re.escape(frag) + r"[^.!?\n]*[.!?]", tail)) if len(frag) > 8 else ()  # "The answer is"
-    return tail[-1:].isalpha() and pattern("unfinished").match(tail[:-200:-1]) is not None and \
-        not _LETTER_END.search(tail) and not (len(said) == 1 and tail.count(frag) > 3)
+    return not (len(frag) > 8 and tail.count(frag) > 3 and len(set(re.findall(re.escape(frag) + r"[^.!?\n]*[.!?]", tail))) == 1)
 
 
 def said_against(t: str, pos: int) -> bool:
