@@ -1570,3 +1570,42 @@ def test_the_third_candidate_fits_in_more_languages(text, answer):
 ])
 def test_the_changed_tile_in_more_languages(text, answer):
     assert classify_response(text, "anomaly_detection").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # a contrast word turns to a later answer only when it says something on the way ("but looking again")
+    ("B. But looking again at the seam, D.", "D"), ("B. But actually D.", "D"),
+    # the other side: "but" and nothing else between two answers leaves both open
+    ("B, but D.", None), ("B but D", None), ("B. But D.", None), ("Answer: B, but D.", None),
+])
+def test_a_bare_contrast_between_two_answers_is_no_turn(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # another option said before the answer to fit as a whole, and never withdrawn: the text gives two answers
+    ("C fits best.\nAnswer: D", None), ("Candidate C continues the wall seamlessly.\nAnswer: D", None),
+    ("Kandidat 3 setzt die Mauer nahtlos fort.\nAntwort: D", None), ("B fits perfectly.\n\n**Answer:** D", None),
+    # the other side: one feature matched, granted and rejected, conditional, withdrawn, beside another option
+    ("A matches the sky colour. The roof edge continues only in D.\nAnswer: D", "D"),
+    ("B matches the sky.\n\nAnswer: D", "D"), ("B fits the gap perfectly but its colour is too dark.\nAnswer: D", "D"),
+    ("B would fit perfectly if it were mirrored.\nAnswer: D", "D"), ("B fits perfectly. Wait, no. D.", "D"),
+    ("B and D both continue the railing perfectly; the thickness is right only in D.\nAnswer: D", "D"),
+])
+def test_another_option_said_to_fit_wholly_before_the_answer(text, answer):
+    assert classify_response(text, "missing_piece_selection_easy").answer == answer
+
+
+def _relative_preds():
+    from jigsaw_puzzles.scoring.extraction.forms import forms
+    return sorted(f for f in forms("pred") if f.rstrip().split(" ")[-1] in ("that", "which", "whose", "where", "with"))
+
+
+@pytest.mark.parametrize("form", _relative_preds())
+def test_what_follows_the_one_that_is_read_on_both_sides(form):
+    # every commit form that ends in a relative ("B is the one that ...") or "with": what follows it says whether the
+    # answer is chosen. A fit is read; a negation, doubt, hedge, judgement against or ranking last never is.
+    for rest in ("doesn't fit", "does not match the sky", "is wrong", "I would reject", "fits worst", "might fit",
+                 "is least likely", "is incorrect", "no one would pick", "cannot be right", "a wrong colour"):
+        assert classify_response(f"B {form} {rest}.", "missing_piece_selection_easy").answer is None, rest
+    assert classify_response(f"B {form} the roof line continues.", "missing_piece_selection_easy").answer == "B"

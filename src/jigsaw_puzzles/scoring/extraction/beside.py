@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 
 from ...spec import ANOMALY, ORDER, ORIENTED, format_oriented
-from .common import AMBIGUOUS, negated
-from .cues import Commit, _error_words
+from .common import AMBIGUOUS, clause_start, negated
+from .cues import Commit, _clause_end, _conceded, _error_words, turned
 from .forms import pattern, table
-from .meaning import corners_said
+from .meaning import corners_said, fits_wholly
 from .positions import regions_said, rows_disagree
 from .prose import anomaly_prose, oriented_prose
 
@@ -46,8 +46,14 @@ class Beside:
         return ""
 
     def _contradicted(self, final: Commit) -> str:
-        """What the text said just before the answer must agree with it: the regions named before a 2x2 order, the
-        anomaly described before an anomaly block (not withdrawn)."""
+        """What the text said just before the answer must agree with it: another option said to fit as a whole, the
+        regions named before a 2x2 order, the anomaly described before an anomaly block (not withdrawn)."""
+        for x in self._within(0, final.start):  # another answer said before to fit as a whole: "C fits best.\nAnswer: D"
+            lo, hi = clause_start(self.m, x.start), _clause_end(self.m, x.end)
+            if x.answer not in (None, final.answer) and len(self._within(lo, hi)) == 1 and fits_wholly(self.m, x, lo, hi) \
+                    and not negated(self.m, x.start, x.end) and not _conceded(self.m, x, lo, hi) and \
+                    not turned(self.m, x.end, final.pos):
+                return f"another answer is said to fit before it: {x.answer}"
         if self.spec.kind == ANOMALY and final.parts:
             return self._anomaly_before(final)
         if self.spec.kind == ORIENTED and final.answer and final.rule != "prose":

@@ -11,8 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from .common import Mention
-from .common import BREAK, clause_start
+from .common import BREAK, Mention, clause_start
 from .forms import alternation, forms, in_note, pattern
 from .meaning import _ADDS_REASON, _STILL_OPEN, _fit, denial, HAS, _OPEN, _OTHERNESS, _RANKED, ranked_below, _REJECTED
 
@@ -355,9 +354,10 @@ def earnest(t: str, u0: int, u1: int) -> str:
 
 
 def turned(t: str, lo: int, hi: int) -> bool:
-    """A withdrawal or a turn ("but", "looking again", ", though,") in ``t[lo:hi]``: a later answer replaces one before."""
-    return pattern("withdraw").search(t, lo, hi) is not None or (  # "B. But I'm not sure, honestly C.": no clean turn
-        any(p.search(t, lo, hi) for p in (pattern("contrast"), _THOUGH)) and not pattern("note").search(t, lo, hi))
+    """A withdrawal or a turn ("but", "looking again", ", though,") in ``t[lo:hi]``: a later answer replaces one before;
+    not "B, but D." (nothing said on the way); a note after it is no clean turn."""
+    return pattern("withdraw").search(t, lo, hi) is not None or (not pattern("note").search(t, lo, hi) and any(
+        re.search(r"[^\W_]", t[m.end():hi]) for p in (pattern("contrast"), _THOUGH) for m in p.finditer(t, lo, hi)))
 
 
 _BUT = re.compile(r"(?<![^\W_])(?:but|yet|though|although|however|pero|mas|aber|mais|ma|но|але|ale|maar|men|ama|tapi|"

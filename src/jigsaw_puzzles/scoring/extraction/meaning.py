@@ -191,6 +191,27 @@ def fits_after(t: str, x: Mention, hi: int) -> bool:
         _WOULD_NEED.search(t, x.end, fit.start()) is None
 
 
+#: Words that rank or judge an option out ("the one that fits worst", "the one I would reject", "least likely").
+WORSE = re.compile(r"(?<![^\W_])(?:worst|least|reject\w*|exclud\w*|eliminat\w*|rul(?:e|ed|ing) out|unlikely|implausible|poor\w*|"
+                   r"weak\w*|bad|worse)(?![^\W_])", re.I)
+_WHOLLY = re.compile(r"(?<![^\W_])(?:perfect\w*|seamless\w*|exact\w*|best|flawless\w*|nahtlos\w*|perfekt\w*|parfait\w*|"
+                     r"perfeit\w*|perfett\w*|sin costuras|sem costura|идеально|ідеально|idealnie|doskonale|mükemmel|"
+                     r"sempurna|hoàn hảo|perfect)(?![^\W_])|完美|完全|ぴったり|완벽", re.I)
+
+
+def fits_wholly(t: str, x: Mention, lo: int, hi: int) -> bool:
+    """Another option said, before the answer, to fit as a whole and with nothing else in its clause ("C fits best.",
+    "Candidate 5 continues the wall seamlessly", "Kandidat 5 setzt die Mauer nahtlos fort"): the text gives two answers.
+    Said to match one feature ("A matches the sky colour"), beside another option, with a hedge or a condition, or
+    granted and then rejected, it is reasoning, not a choice."""
+    if not _WHOLLY.search(t, x.end, hi) or any(pattern(k).search(t, lo, hi) for k in ("condition", "hedge")):
+        return False
+    return fits_after(t, x, hi) or bool(_SEPARABLE.search(t, x.end, hi))
+
+
+_SEPARABLE = re.compile(r"(?<![^\W_])(?:setzt|passt|f[üu]gt)(?![^\W_])[^.;\n]*(?<![^\W_])(?:fort|ein|an)(?![^\W_])", re.I)
+
+
 _EN_FITS = re.compile(r"(?<![^\W_])(?:%s|best)(?:\s+(?:it|here|best|better|far|much|most|perfectly|clearly|exactly|"
                       r"seamlessly|nicely|smoothly|precisely|cleanly|the (?:gap|blank|hole|mask|masked area|area|region)))*"
                       r"[\s*]*$" % "|".join(_EN_FIT[:-3]), re.I)

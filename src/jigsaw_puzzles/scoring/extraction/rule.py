@@ -20,10 +20,11 @@
    or keep open another one, nor rule out or doubt the answer. Any other sentence leaves the text unread ("The
    answer is B. Just kidding, I have no idea."; "[2, 4, 1, 3]\\nI numbered the regions column by column.").
    A withdrawal ("wait", "actually", "just kidding") after the answer: only what follows it is read, by this rule.
-5. **Nothing before it disagrees.** An earlier commitment to another answer stands unless a withdrawal or a
-   contrast ("but", "looking again"; not a concession: "C. Although D fits." keeps D open) comes between ("Final
-   answer: A. ... Final answer: C" is not read); an order is not read when the regions or rows named beside it say
-   otherwise (:mod:`.beside`), nor an answer after a ``<think>`` block whose last sentences commit to another one.
+5. **Nothing before it disagrees.** An earlier commitment to another answer, or another option said to fit as a
+   whole ("C fits best.\nAnswer: D"), stands unless a withdrawal or a contrast ("but", "looking again"; not a bare
+   "B, but D", nor a concession: "C. Although D fits." keeps D open) comes between; an order is not read when the
+   regions or rows named beside it say otherwise (:mod:`.beside`), nor an answer after a ``<think>`` block whose
+   last sentences commit to another one.
 
 Every answer not read carries its reason (``Extraction.detail``); nothing is guessed.
 """
@@ -37,13 +38,13 @@ from typing import Optional
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED
 from .answers import mentions
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, Mention, clause_start, clean, negated, region, thought, trails_off, units, unread, negation_span as _negation_span
-from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, _CONFIDENCE,
-                   _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON,
-                   _FOOTNOTE_DEF, _HEDGED, _IDIOMS, _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE,
-                   open_said, _paragraph_end, turned, conceded_open, denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES,
-                   _SEP_BEFORE, subject_before, _withdrawal, said_against, cut_off, appositives, reason_beside, earnest)
+from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, _CONFIDENCE, _NUMBERING,
+                   _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
+                   _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, open_said, _paragraph_end, turned, conceded_open,
+                   denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE, subject_before, _withdrawal,
+                   said_against, cut_off, appositives, reason_beside, earnest)
 from .forms import blank_unsure, pattern
-from .meaning import fits_after, relative_denied, runners_up
+from .meaning import fits_after, relative_denied, runners_up, WORSE
 from .positions import rows_disagree
 from .beside import Beside
 from .prose import anomaly_prose, changes_said
@@ -54,8 +55,7 @@ from .structure import claims, streamed
 MAX_CHARS = 16_384
 #: Only the last this many answer mentions are judged as commitments (bounded work on degenerate text).
 _MAX_MENTIONS = 400
-_LONGEST_LEAD = 600
-_THOUGHT_TAIL = 320
+_LONGEST_LEAD, _THOUGHT_TAIL = 600, 320
 #: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
 _VERDICT_WORDS = re.compile(r"(?<![^\W_])(?:correct|incorrect|normal|fine|wrong|anomal\w*|intact)(?![^\W_])", re.I)
 _GLOSS = re.compile(r"[ \t]*[(\[][ \t]*")  # an option's words in brackets after its letter say the same option
@@ -226,8 +226,11 @@ class _Reading(Scope, Beside):
         pm = pattern("pred").match(t, pos)
         if pm is not None and pm.end() > pos and pm.end() <= max(stop, pos):
             pos, pred = pm.end(), True
-            if pm.group(0).rstrip().lower().endswith((" with", " that", " for", " to")):
-                return _clause_end(t, pos), pred, "", pos, True
+            if pm.group(0).rstrip().lower().endswith((" with", " that", " for", " to", " which", " whose", " where")):
+                ce = _clause_end(t, pos)  # "B is the one that fits"; not "B is the one that doesn't fit / is wrong"
+                bad = next((b for k in ("negation", "hedge", "doubt", "condition") if (b := pattern(k).search(t, pos, ce))),
+                           None) or _LINE_NEG.search(t, pos, ce) or WORSE.search(t, pos, ce)
+                return ce, pred, bad and f"the clause after the answer says otherwise ({bad.group(0)!r})", pos, not bad
             pos = pos if _REMARK_START.match(t, pos) else min(pattern("close").match(t, pos).end(), stop)  # "fits: ..."
         why, explain_at = "", None
         if opening and ":" in t[m.end:pos] and len(self.mentions) == 1 and judged_fit(t, pos, stop):
@@ -443,14 +446,11 @@ class _Reading(Scope, Beside):
         for x in self._within(0, final.start):  # "The answer is not B. ... So: B": ruled out in a commit form before
             span = _negation_span(t, x.start, x.end) if x.answer == final.answer and x.end <= final.start else None
             back = t[max(0, span[0] - 240):span[0]][::-1] if span else ""
-            if span and (pattern("left").match(back) or pattern("label").match(back)) and \
-                    not turned(t, span[1], final.pos):
+            if span and (pattern("left").match(back) or pattern("label").match(back)) and not turned(t, span[1], final.pos):
                 return "the answer is ruled out in a commit form before it is given"
         for c in commits + hedged:  # an earlier answer, or one floated with "maybe": the text gives two
             if c is final or (c.why and not c.why.startswith("the line above")) or c.answer == final.answer or \
-                    c.end > final.start:
-                continue
-            if turned(t, c.end, final.pos):
+                    c.end > final.start or turned(t, c.end, final.pos):
                 continue
             said = c.answer or repr(t[c.pos:c.end].strip()[:30])
             return f"two answers are given: {said} and then {final.answer}"
