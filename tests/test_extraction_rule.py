@@ -1609,3 +1609,30 @@ def test_what_follows_the_one_that_is_read_on_both_sides(form):
                  "is least likely", "is incorrect", "no one would pick", "cannot be right", "a wrong colour"):
         assert classify_response(f"B {form} {rest}.", "missing_piece_selection_easy").answer is None, rest
     assert classify_response(f"B {form} the roof line continues.", "missing_piece_selection_easy").answer == "B"
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # the answer said again with its subject, then a remark after a colon: the remark is read as its explanation
+    ("Answer: C. The two pieces are not adjacent: their edges share no lines or continuing objects.",
+     "connection_verification", "C"),
+    ("\u041e\u0442\u0432\u0435\u0442: C. \u042d\u0442\u0438 \u0444\u0440\u0430\u0433\u043c\u0435\u043d\u0442\u044b \u043d\u0435 "
+     "\u0441\u043e\u0441\u0435\u0434\u0441\u0442\u0432\u0443\u044e\u0442: \u043d\u0430 \u0438\u0445 \u043a\u0440\u0430\u044f\u0445 "
+     "\u043d\u0435\u0442 \u043e\u0431\u0449\u0438\u0445 \u043b\u0438\u043d\u0438\u0439.", "connection_verification", "C"),
+    ("Resposta final: D. O candidato 4 preenche a \u00e1rea em branco com a mesma textura de grama.",
+     "missing_piece_selection_hard", "D"),
+    ('{"tool": "submit_answer", "tool_input": {"answer": "C"}}', "missing_piece_selection_easy", "C"),
+    ("The top-right tile is upside down, while the other three look normal.", "anomaly_detection",
+     "Judgment: B\nError Position: B\nError Type: A"),
+    ("Sub-image E is mirrored. So the stitched image is incorrect.", "anomaly_detection_3x3",
+     "Judgment: B\nError Position: E\nError Type: B"),
+    ("A. B was the only real competitor and it fails on the brick.", "missing_piece_selection_easy", "A"),
+    # the other side: the remark doubts the answer or keeps another open; the tile negated; the rival kept open
+    ("Answer: C. The two pieces are not adjacent: I am not sure at all.", "connection_verification", None),
+    ("Answer: C. They are not adjacent: maybe B.", "connection_verification", None),
+    ("Resposta final: D. O candidato 2 preenche a \u00e1rea em branco.", "missing_piece_selection_hard", None),
+    ("The top-right tile is not upside down, while the other three look normal.", "anomaly_detection", None),
+    ("Everything lines up. So the stitched image is incorrect.", "anomaly_detection", None),
+    ("A. B was the main rival, and honestly it might be right.", "missing_piece_selection_easy", None),
+])
+def test_restated_answers_remarks_and_rivals(text, config, answer):
+    assert classify_response(text, config).answer == answer

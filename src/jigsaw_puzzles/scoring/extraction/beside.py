@@ -4,11 +4,12 @@ said before a rotated order, the two images' corners on Connection Verification.
 
 from __future__ import annotations
 
+import functools
 import re
 
-from ...spec import ANOMALY, ORDER, ORIENTED, format_oriented
+from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_oriented
 from .common import AMBIGUOUS, clause_start, negated
-from .cues import Commit, _clause_end, _conceded, _error_words, turned
+from .cues import Commit, _clause_end, _conceded, _error_words, turned, _KNOWN_PUNCT, _OR_NEXT, _REMARK_START
 from .forms import pattern, table
 from .meaning import corners_said, fits_wholly
 from .positions import regions_said, rows_disagree
@@ -18,6 +19,11 @@ from .prose import anomaly_prose, oriented_prose
 #: A list right after its option's label ("Option B ([4, 1, 2, 3])", "A. [2, 3, 4, 1]"): the option quoted, not chosen.
 _SENTENCE = re.compile(r"[^.!?\n]+")
 _LABELLED_BEFORE = re.compile(r"(?:option|choice|candidate|(?<![^\W_])[A-H])[\s:.)(\-\u2014\u2013=]*(?:(?:is|gives|says)[\s:]*)?$", re.I)
+
+
+@functools.lru_cache(maxsize=1)
+def _SUBJECT() -> re.Pattern:  # "The two pieces are" before an option's words, ending where they start
+    return re.compile(r"(?<![^\W_])(?:%s)\s+(?:(?:%s)\s+)?$" % (pattern("subject").pattern, pattern("relate").pattern), re.I)
 
 
 class Beside:
@@ -105,3 +111,21 @@ class Beside:
         order = (c.parts or {}).get("order") if self.spec.kind == ORDER else None
         said = regions_said(self.m[u0:u1]) if order and len(order) == 4 else []
         return len({r for r, _ in said}) == 4 and all(order[r] == img for r, img in said)
+
+    def _again(self, u0: int, u1: int, c: Commit) -> bool:
+        """A sentence that only says the answer again ("E", "**E**")."""
+        xs = self._within(u0, u1)
+        rest = list(self.m[u0:u1])
+        for x in xs:  # an option's words with their subject: "The two pieces are not adjacent"
+            sm = _SUBJECT().search(self.m, u0, x.start) if x.form == "text" else None
+            lo = sm.start() if sm else x.start
+            rest[lo - u0:x.end - u0] = " " * (min(x.end, u1) - lo)
+        rest = "".join(rest)  # "E", "**E**", "Yeah, dee."
+        return (bool(xs) and all(x.answer == c.answer and not _OR_NEXT.match(self.m, x.end) for x in xs) and (not rest.strip(_KNOWN_PUNCT + " \t\n*") or (
+            self.spec.kind == CHOICE and self._known(rest)))) or self._regions_again(u0, u1, c)
+
+    def _remark_at(self, u0: int, u1: int, c: Commit) -> int:
+        """Where a remark opens after the answer said again in a sentence ("They are not adjacent: no edge continues")."""
+        last = max((x.end for x in self._within(u0, u1) if x.value == c.answer), default=u1)
+        rm = _REMARK_START.match(self.m, last) if last < u1 else None
+        return last if rm is not None and rm.end() < u1 and re.search(r"[:\u2014\u2013-]", rm.group(0)) else u0

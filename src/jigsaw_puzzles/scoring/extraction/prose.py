@@ -272,6 +272,7 @@ REST_FINE = re.compile(r"(?:(?:and |while )?(?:all )?(?:the )?(?:rest(?: of the 
                         r"|other (?:three|eight|sub-?images|pieces|tiles)|remaining (?:sub-?images|pieces|tiles)) (?:are|is|looks?"
                         r"|seems?) (?:all )?(?:fine|normal|correct|ok|okay"
                         r"|upright|unchanged))", re.I)
+_REST_AFTER = re.compile(r"[,;]?\s+(?:%s)[\s.!]*$" % REST_FINE.pattern, re.I)
 _NEGATION = re.compile(r"(?<![A-Za-z])(?:not|no|none|never|neither|nor|without|nothing|normal|correct|correctly"
                        r"|fine|ok|okay|except|but|other|else|only because|just because|merely)(?![A-Za-z])|n't", re.I)
 _TYPE = re.compile(r"(?<![A-Za-z])(?:(rotat\w*|turned|upside[- ]down|spun)|(mirror\w*|flipped|flip|reflect\w*))"
@@ -296,13 +297,15 @@ def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
     the start and end of that sentence."""
     starts: list[int] = []
     segs = _segments(t, starts)
-    while len(segs) > 1 and (_remark(segs[-1]) or REST_FINE.fullmatch(segs[-1].strip(" \t*\"'"))):
-        segs.pop()  # "That is my answer.", "the rest are fine"
+    while len(segs) > 1 and (_remark(segs[-1]) or REST_FINE.fullmatch(segs[-1].strip(" \t*\"'")) or
+                             _JUDGED_WRONG.fullmatch(_LEAD.sub("", segs[-1], count=1).strip(" \t*\"'"))):
+        segs.pop()  # "That is my answer.", "the rest are fine", "So the stitched image is incorrect" (after its tile)
     if not segs:
         return None
     if where is not None:
         where += [starts[len(segs) - 1], starts[len(segs) - 1] + len(segs[-1])]
     last = _LEAD.sub("", segs[-1], count=1).strip(" \t*\"'")
+    last = _REST_AFTER.sub("", last)  # "The top-right tile is upside down, while the other three look normal."
     if not last:
         return None
     if _BARE_CORRECT.fullmatch(last) and not any(re.search(r"\b[A-I]\b|\d", x) or _TYPE.search(x) for x in segs[:-1]):

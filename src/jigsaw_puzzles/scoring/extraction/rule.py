@@ -340,6 +340,8 @@ class _Reading(Scope, Beside):
                 continue
             elif not section and self._again(u0, u1, c):  # "Image 2 is to the upper right of image 1. E"
                 continue
+            elif not section and self._again(u0, self._remark_at(u0, u1, c), c):  # "They are not adjacent: no edge ..."
+                section, para_end = True, _paragraph_end(t, u0)
             elif not section and (self._refers(u0, u1, c) or self._rejects(u0, u1, c)):
                 section, para_end = True, _paragraph_end(t, u0)  # the rest of its paragraph explains too
             elif not section:
@@ -358,16 +360,6 @@ class _Reading(Scope, Beside):
             rest = rest[paren.end():]
         return re.match(r"\s*(?:\u2014|\u2013|-|:)\s|\.(?:\s|$)|\s*$", rest) is not None and \
             not any(x.value not in (None, m.value) for x in self._within(m.end, len(self.m)))
-
-    def _again(self, u0: int, u1: int, c: Commit) -> bool:
-        """A sentence that only says the answer again ("E", "**E**")."""
-        xs = self._within(u0, u1)
-        rest = list(self.m[u0:u1])
-        for x in xs:
-            rest[x.start - u0:x.end - u0] = " " * (min(x.end, u1) - x.start)
-        rest = "".join(rest)  # "E", "**E**", "Yeah, dee."
-        return (bool(xs) and all(x.answer == c.answer and not _OR_NEXT.match(self.m, x.end) for x in xs) and (not rest.strip(_KNOWN_PUNCT + " \t\n*") or (
-            self.spec.kind == CHOICE and self._known(rest)))) or self._regions_again(u0, u1, c)
 
     def _reread(self, at: int) -> Extraction:
         if self.depth >= 3:

@@ -1,6 +1,6 @@
 """Answers given as structure, read by parsers (never executed): JSON (and JSON inside a JSON string), tool calls (OpenAI
 ``tool_calls``, ``{"name", "arguments"}``, Hermes ``<tool_call>``, Qwen ``<function=...>``, Anthropic ``<invoke name=...>``,
-Gemini ``functionCall``, LangChain's "Invoking:", Python calls read with :mod:`ast`), YAML and TOML blocks, answer tags
+Gemini ``functionCall``, LangChain's "Invoking:" and ``{"tool", "tool_input"}``, Python calls read with :mod:`ast`), YAML and TOML blocks, answer tags
 (``<final_answer>B</final_answer>``), code (``order = [3, 1, 4, 2]``), tables with one row marked, verdict lists.
 
 Each yields a :class:`Claim`: where it stands and the answer it gives, or why it gives none the reader can trust:
@@ -124,12 +124,12 @@ class _Reader:
         elif name is None and isinstance(keys.get("action"), str) and "value" in keys:  # {"action": "submit", "value": "A"}
             name, keys = keys["action"], dict(keys, input=keys["value"])
             keys.pop("value")
-        if name is not None and any(k in keys for k in ("arguments", "args", "parameters", "input", "action_input")):
+        if name is not None and any(k in keys for k in ("arguments", "args", "parameters", "input", "action_input", "tool_input")):
             for k in ("tool", "tool_name", "function_name"):
                 keys.pop(k, None)
             if _key(name) not in _SUBMIT:
                 return found, unknown  # an action, not a submission
-            args = next(keys[k] for k in ("arguments", "args", "parameters", "input", "action_input") if k in keys)
+            args = next(keys[k] for k in ("arguments", "args", "parameters", "input", "action_input", "tool_input") if k in keys)
             if isinstance(args, str):
                 try:
                     args = json.loads(args)
