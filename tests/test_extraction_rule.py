@@ -1636,3 +1636,61 @@ def test_what_follows_the_one_that_is_read_on_both_sides(form):
 ])
 def test_restated_answers_remarks_and_rivals(text, config, answer):
     assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # from dev_32: confidence words, elimination, a better choice, Malay and Turkish forms, app residue
+    ("Tentatively D.", "missing_piece_selection_easy", "D"),
+    ("None of them fits the gap, so by elimination it has to be Candidate 2: **B**.", "missing_piece_selection_easy", "B"),
+    ("B.\n\nOn reflection, the grain in C actually lines up better. C is the stronger choice.",
+     "missing_piece_selection_easy", "C"),
+    ("\u03a0\u03b9\u03b8\u03b1\u03bd\u03cc\u03c4\u03b1\u03c4\u03b1 \u03b7 \u03b1\u03c0\u03ac\u03bd\u03c4\u03b7\u03c3\u03b7 "
+     "\u03b5\u03af\u03bd\u03b1\u03b9 \u03c4\u03bf D, \u03b1\u03bd \u03ba\u03b1\u03b9 \u03b4\u03b5\u03bd \u03b5\u03af\u03bc\u03b1\u03b9 "
+     "\u03b1\u03c0\u03cc\u03bb\u03c5\u03c4\u03b1 \u03c3\u03af\u03b3\u03bf\u03c5\u03c1\u03bf\u03c2.", "missing_piece_selection_easy", "D"),
+    ("Jawapannya ialah C. Tunggu, saya silap: jawapan sebenar ialah D.", "missing_piece_selection_easy", "D"),
+    ("Do\u011fru s\u0131ralama: [3, 1, 2, 4].", "order_generation", "[3, 1, 2, 4]"),
+    ("< 2 / 3 >\n\npython\nCopy code\n[3, 1, 2, 4]", "order_generation", "[3, 1, 2, 4]"),
+    ("Assistant  \u2022  11:07\n[3, 1, 2, 4]\n\u2713 Copied to clipboard", "order_generation", "[3, 1, 2, 4]"),
+    # the other side
+    ("C is the better choice, or maybe B.", "missing_piece_selection_easy", None),
+    ("Answer: B. saya mungkin silap C.", "missing_piece_selection_easy", None),
+    ("By elimination it is not B.", "missing_piece_selection_easy", None),
+    ("Tentatively D, or C.", "missing_piece_selection_easy", None),
+])
+def test_what_dev_32_taught(text, config, answer):
+    assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # Anthropic's content blocks: a text block that gives no answer is the reasoning beside the tool call
+    ('[{"type": "text", "text": "The tower tip goes top-right."}, {"type": "tool_use", "id": "toolu_01", '
+     '"name": "submit_answer", "input": {"order": [2, 4, 1, 3]}}]', "[2, 4, 1, 3]"),
+    # the other side: a text block that gives another answer, two tool calls that disagree
+    ('[{"type": "text", "text": "The answer is [1, 2, 3, 4]."}, {"type": "tool_use", "id": "toolu_01", '
+     '"name": "submit_answer", "input": {"order": [2, 4, 1, 3]}}]', None),
+    ('[{"type": "tool_use", "name": "submit_answer", "input": {"order": [2, 4, 1, 3]}}, '
+     '{"type": "tool_use", "name": "submit_answer", "input": {"order": [1, 2, 3, 4]}}]', None),
+])
+def test_content_blocks_beside_a_tool_call(text, answer):
+    assert classify_response(text, "order_generation").answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # an offer after the answer, also one that ends without a question mark, is residue
+    ("[2, 4, 1, 3] \u2014 let me know if you'd like me to walk through how I got there.", "order_generation", "[2, 4, 1, 3]"),
+    ("[2, 4, 1, 3]\n\nLet me know if you have more puzzles!", "order_generation", "[2, 4, 1, 3]"),
+    ("[2, 4, 1, 3]. Would you like me to explain why?", "order_generation", "[2, 4, 1, 3]"),
+    # the other side: an offer that names another answer (a list too) is no residue; nor one that disagrees
+    ("[2, 4, 1, 3]. Want me to go with [1, 2, 3, 4]?", "order_generation", None),
+    ("[2, 4, 1, 3]. Would you like me to show [1, 2, 3, 4]?", "order_generation", None),
+    ("[2, 4, 1, 3]. Let me know if you need [1, 2, 3, 4].", "order_generation", None),
+    ("[2, 4, 1, 3]. Let me know if you'd like the other order instead.", "order_generation", None),
+    # from dev_33: a place said with "it's from"; reasoning that says another option fits wholly ("of" is no "or")
+    ("So it's from D.", "piece_localization_hard", "D"),
+    ("So it's from D.\n\nB", "piece_localization_hard", None),
+    ("Candidate 3's left edge continues the road perfectly, and the lighting matches the rest of the scene.\n\n"
+     "Answer: A", "missing_piece_selection_easy", None),
+    ("Image 2 continues directly below image 1.", "connection_verification", "B"),
+])
+def test_offers_places_and_reasoning_that_disagrees(text, config, answer):
+    assert classify_response(text, config).answer == answer

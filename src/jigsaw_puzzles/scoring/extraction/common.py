@@ -296,7 +296,7 @@ def clean(text: str, residue: re.Pattern, offer: Optional[re.Pattern] = None) ->
     loop = _LOOP.match(t)  # a decoding loop says the same again and again, the last copy cut off: said once
     if loop is not None and loop.group(1).startswith(t[loop.end():].strip()):
         t = t[:loop.end(1)] + " " * (len(t) - loop.end(1))
-    return offer.sub(_blank, t) if offer is not None and "?" in t and _OFFER_HINT.search(t) else t
+    return offer.sub(_blank, t) if offer is not None and ("?" in t or "if you" in t.lower()) and _OFFER_HINT.search(t) else t
 
 
 _STEP_CUT = re.compile(r"[ \t*]*(?::|\u2014|\u2013| - )[^.!?\n\u3002]*?(?:[,:;\u2014\u2013-]|(?<![^\W_])(?-i:the|a|an|and|or|of|to|with|"
@@ -311,7 +311,7 @@ def trails_off(t: str, pos: int) -> bool:
     return _STEP_CUT.match(t, pos) is not None
 
 
-_OFFER_HINT = re.compile(r"me to|anything else|(?:shall|should|can) i |any other|do you want|would you like|wollen sie|möchten sie|willst du", re.I)
+_OFFER_HINT = re.compile(r"me to|me know if|free to ask|anything else|(?:shall|should|can) i |any other|do you want|would you like|wollen sie|möchten sie|willst du", re.I)
 #: "[4, 1, 3, 2] [4, 1, 3, 2] [4, 1", "Judgment: B\nError Position: A\n...\nJudgment: B\nError Pos": one text, twice or more.
 _LOOP = re.compile(r"\s*(\S.{0,299}?)(?:\s+\1)+", re.S)
 

@@ -157,8 +157,13 @@ def _trie(words: list[str]) -> str:
 #: a line of its own, and on the answer's line (:func:`pattern` "offer").
 _OFFER = (r"[ \t]*(?:[^\w\s]+[ \t]*)?(?:(?:do you )?want me to|would you like me to|is there anything else|anything else|"
           r"(?:shall|should|can) i (?:explain|walk|show|elaborate|describe|help|go through)|any other questions|need anything else)"
-          r"(?:(?!(?<!')\b(?:(?-i:[A-H])|[b-h])\b|\b(?:chang|switch|reconsider|another|other|instead|pick|choos|swap|different|re(?:do|try|vis|check)"
+          r"(?:(?![\d\[]|(?<!')\b(?:(?-i:[A-H])|[b-h])\b|\b(?:chang|switch|reconsider|another|other|instead|pick|choos|swap|different|re(?:do|try|vis|check)"
           r"|again|wrong|sure|correct|right|verif|doubl))[^\n?.!]){0,120}\?[ \t]*$")
+
+
+_LET_ME_KNOW = (r"[ \t]*(?:[^\w\s]+[ \t]*)?(?:let me know|feel free to ask) if you(?:'d| would)? (?:like|want|need|have)"
+                r"(?:(?![\d\[]|(?<!')\b(?:(?-i:[A-H])|[b-h])\b|\b(?:chang|switch|reconsider|another|other|instead|pick|choos|swap|"
+                r"different|re(?:do|try|vis|check)|again|wrong|sure|correct|right|verif|doubl|disagree))[^\n?.!]){0,100}[.!]?[ \t]*$")
 
 
 #: A question about the answer's form only, then the answer on that assumption ("Do you want just the letter? Assuming
@@ -274,7 +279,7 @@ def pattern(name: str) -> re.Pattern:
     if name == "neutral":  # "of": Dutch "or"; an idiom ("unless i'm mistaken") is known after the answer too
         return re.compile(a(forms("neutral") - forms("hedge") - forms("negation") | _idioms(caveats=True)), re.I)
     if name == "offer":  # an offer after the answer on its line ("C. Would you like me to explain why?")
-        return re.compile(r"(?:^|(?<=[.!\u2014] ))(?:" + _OFFER + "|" + _FORMAT_ASKED + ")", re.I | re.M)
+        return re.compile(r"(?:^|(?<=[.!\u2014] ))(?:" + _OFFER + "|" + _FORMAT_ASKED + "|" + _LET_ME_KNOW + ")", re.I | re.M)
     if name == "residue":
         r = a(forms("residue"))
         w = "answer|wrong|not?|actually|ignore|disregard|guess|idea|sure|kidding|joke|wait|mistake|option|choice"  # a note
@@ -291,7 +296,7 @@ def pattern(name: str) -> re.Pattern:
                           rf"|^[ \t]*you've reached your [^\n]{{0,40}}limit[^\n]*$|^[ \t]*\d+(?:\.\d+)?[ \t]?s[ \t]*$"
                           rf"|^[ \t]*thinking completed[^\n]{{0,24}}$|^[ \t]*\d+[ \t]*\n[ \t]*of[ \t]*\n[ \t]*\d+[ \t]*\n[ \t]*responses?[ \t]*$"
                           rf"|^[ \t]*[\u2022\-*][^\n]{{3,100}}[ \t][\u2014\u2013-][ \t]*[\w.-]+\.(?:org|com|net|edu|io|gov|ai)[ \t]*$"
-                          rf"|^[ \t]*:[a-z0-9_+-]+:[ \t]*\d{{0,3}}[ \t]*$"
+                          rf"|^[ \t]*:[a-z0-9_+-]+:[ \t]*\d{{0,3}}[ \t]*$|^[ \t]*<?[ \t]*\d{{1,2}}[ \t]*/[ \t]*\d{{1,2}}[ \t]*>?[ \t]*$"
                           rf"|^[ \t]*(?:(?:오전|오후|午前|午後|上午|下午)[ \t]?)?\d{{1,2}}:\d{{2}}(?:[ \t]?(?:[ap]\.?m\.?|ص|م))?(?:[ \t:|\u00b7\u2022]+{r})*[ \t]*$"
                           rf"|^[ \t]*\((?:edited|bearbeitet|modifié|editado|modificato|изменено|编辑过|已编辑)\)[ \t]*$"
                           rf"|^[ \t]*[\u2013\u2014-][ \t]*\d{{1,4}}[ \t]*[\u2013\u2014-][ \t]*$|^[ \t]*page[ \t]\d{{1,4}}(?:[ \t]of[ \t]\d{{1,4}})?[ \t]*$"

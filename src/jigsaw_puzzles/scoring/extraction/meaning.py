@@ -204,7 +204,8 @@ def fits_wholly(t: str, x: Mention, lo: int, hi: int) -> bool:
     "Candidate 5 continues the wall seamlessly", "Kandidat 5 setzt die Mauer nahtlos fort"): the text gives two answers.
     Said to match one feature ("A matches the sky colour"), beside another option, with a hedge or a condition, or
     granted and then rejected, it is reasoning, not a choice."""
-    if not _WHOLLY.search(t, x.end, hi) or any(pattern(k).search(t, lo, hi) for k in ("condition", "hedge")):
+    if not _WHOLLY.search(t, x.end, hi) or any(h.group(0).lower() != "of" for k in ("condition", "hedge")  # Dutch "or"
+                                               for h in pattern(k).finditer(t, lo, hi)):
         return False
     return fits_after(t, x, hi) or bool(_SEPARABLE.search(t, x.end, hi))
 

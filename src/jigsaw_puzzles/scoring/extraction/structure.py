@@ -111,8 +111,10 @@ class _Reader:
         if isinstance(d, list):
             if self.spec.kind == ORIENTED and d and all(isinstance(x, dict) and "image" in x for x in d):
                 return [self.value(d, "placement")], unknown
-            for x in d:
-                f, u = self.obj(x, depth + 1)
+            for x in d:  # a content block of text that gives no answer is the reasoning beside a tool call
+                said = self.text(x["text"]) if isinstance(x, dict) and x.get("type") == "text" and isinstance(
+                    x.get("text"), str) else None
+                f, u = ([said] if said[0] is not None else [], []) if said else self.obj(x, depth + 1)
                 found, unknown = found + f, unknown + u
             return found, unknown
         if not isinstance(d, dict):
@@ -144,8 +146,7 @@ class _Reader:
             if k in _ANSWER_KEYS and isinstance(v, dict) and not (self.spec.kind == ANOMALY and
                                                                    {"judgment", "judgement"} & {_key(x) for x in v}):
                 f, u = self.obj(v, depth + 1)  # {"result": {"selected_option": "D"}}
-                found += f
-                unknown += u
+                found, unknown = found + f, unknown + u
             elif k in _ANSWER_KEYS:
                 found.append(self.value(v, k))
             elif k in _CARRIER:
@@ -355,13 +356,13 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
     while i >= 0 and attempts < 64:
         attempts += 1
         if free(i):
-            j = len(t[:i].rstrip()) - 1  # a list of objects ([{"image": 2, "rotation": 90}, ...]) is one value
-            end = _close(t, j, "[", "]") if spec.kind == ORIENTED and j >= 0 and t[j] == "[" and free(j) else -1
+            j = len(t[:i].rstrip()) - 1  # a list of objects ([{"image": 2, ...}, ...], content blocks) is one value
+            end = _close(t, j, "[", "]") if j >= 0 and t[j] == "[" and free(j) else -1
             try:
                 data = json.loads(t[j:end]) if end > 0 else None
             except ValueError:
                 data = None
-            if isinstance(data, list):
+            if isinstance(data, list) and (spec.kind == ORIENTED or all(isinstance(x, dict) and "type" in x for x in data)):
                 add(j, end, *rd.obj(data), "json")
                 i = t.find("{", end)
                 continue
