@@ -1694,3 +1694,20 @@ def test_content_blocks_beside_a_tool_call(text, answer):
 ])
 def test_offers_places_and_reasoning_that_disagrees(text, config, answer):
     assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # from dev_33: a winner named after a runner-up; a tail that sticks with the answer; a comment that keeps the convention
+    ("B is the runner-up; the clear winner is A, since the striped awning continues.", "piece_localization_hard", "A"),
+    ("\u4e0d\u662fA\uff0c\u4e5f\u4e0d\u662fC\uff0c\u7b54\u6848\u662fB\u3002", "piece_localization_hard", "B"),
+    ("\u4e0d\u662fA\uff0c\u4e5f\u662fC\uff0c\u7b54\u6848\u662fB\u3002", "piece_localization_hard", None),
+    ("B. Final answer, and I'm sticking with it \U0001f604", "order_restoration", "B"),
+    ("[(3, 0), (1, 270), (4, 90), (2, 180)]  # degrees clockwise, as asked", "order_generation_2x2_rot",
+     "[(3, 0), (1, 270), (4, 90), (2, 180)]"),
+    # the other side
+    ("The winner is not A.", "piece_localization_hard", None),
+    ("The clear winner is A or B.", "piece_localization_hard", None),
+    ("[(3, 0), (1, 270), (4, 90), (2, 180)]  # degrees counterclockwise", "order_generation_2x2_rot", None),
+])
+def test_what_dev_33_taught(text, config, answer):
+    assert classify_response(text, config).answer == answer

@@ -62,7 +62,7 @@ _ELSEWHERE = re.compile(r"(?<![^\W_])(?:another|other|others|else|different|ones
                         r"could|would|should|may|can|lol|jk|haha)(?![^\W_])", re.I)
 _BETTER = re.compile(r"(?<![^\W_])(?:mejor|melhor|mieux|besser|meglio|lepiej|beter|лучше|краще|iyi|baik|hơn|bättre|lépe|"
                      r"καλύτερα|bine|bora|mabuti|بهتر|أفضل|बेहतर|טוב|অন্য|دوسر)(?![^\W_])|更|より|더|其他|別の|다른", re.I)
-_BETWEEN_RULED = re.compile(rf"(?<=\0)[ \t,]*(?:{AND_WORDS}|or|nor|та|oraz|ו|和|或)?[ \t,]*(?=\0)", re.I)
+_BETWEEN_RULED = re.compile(rf"(?<=\0)[ \t,\uff0c\u3001]*(?:{AND_WORDS}|or|nor|та|oraz|ו|和|或|也)?[ \t,\uff0c\u3001]*(?=\0)", re.I)
 
 
 class _Span:
