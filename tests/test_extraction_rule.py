@@ -1711,3 +1711,29 @@ def test_offers_places_and_reasoning_that_disagrees(text, config, answer):
 ])
 def test_what_dev_33_taught(text, config, answer):
     assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # from dev_34: the worst named after the best; a guess after a refusal; an assumption then "on that basis"; residue
+    ("**Best match:** D \u2014 the tiled floor pattern continues without a seam.\n**Worst match:** A \u2014 wrong colour "
+     "temperature entirely.", "missing_piece_selection_hard", "D"),
+    ("Worst: A\nBest: D", "missing_piece_selection_hard", "D"),
+    ("I can't actually view the images you attached, so this is a guess: B.", "piece_localization_hard", "B"),
+    ("I'll assume the areas are labelled left to right. On that basis the patch belongs to area C.",
+     "piece_localization_hard", "C"),
+    ("The answer is D\u00b9\n\n\u00b9 Based on the colour continuity of the sky.\n\nEdited \u00b7 2 min ago\n\n"
+     "\U0001f44d 0  \U0001f4ac Reply", "missing_piece_selection_hard", "D"),
+    ("[(3, 270), (1, 0), (4, 180), (2, 90)]\n\nCopy\n\nDeepSeek-V3 \u00b7 2.1s\n\nNew chat\n\nAI-generated, for reference only",
+     "order_generation_2x2_rot", "[(3, 270), (1, 0), (4, 180), (2, 90)]"),
+    ("Sub-image E (the centre one) is upside down; it has been rotated 180\u00b0.", "anomaly_detection_3x3",
+     "Judgment: B\nError Position: E\nError Type: A"),
+    # the other side
+    ("Best: D or C\nWorst: A", "missing_piece_selection_hard", None),
+    ("D.\nWorst match: A. Actually, B or C.", "missing_piece_selection_hard", None),
+    ("Best: D\nWorst: D", "missing_piece_selection_hard", None),
+    ("B\n\n2 min ago maybe C", "piece_localization_hard", None),
+    ("Sub-image E is upside down; it has been mirrored.", "anomaly_detection_3x3", None),
+    ("Sub-image E is upside down; it has not been rotated.", "anomaly_detection_3x3", None),
+])
+def test_what_dev_34_taught(text, config, answer):
+    assert classify_response(text, config).answer == answer

@@ -290,7 +290,7 @@ def pattern(name: str) -> re.Pattern:
                           rf"\d{{1,2}}[.)][^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)\b|/wiki/)[^\n]*)?[ \t]*$"
                           rf"(?:\n[ \t]*(?:\d{{1,2}}[.)]|[-\u2022*\u00b7]|\[\d{{1,2}}\]|https?:)[^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)"
                           rf"\b|\u2013|\u2014| - )[^\n]*)*"
-                          rf"|^[ \t]*(?:\[\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?\][ \t]*)?{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?|[\U0001f44d\U0001f44e\u2764][ \t]?\d{{1,3}}|(?:오전|오후|午前|午後|[ap]m)?[ \t]?\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?))*[ \t:.]*$|^[ \t]*https?://(?:chatgpt\.com|chat\.openai\.com|g\.co|gemini\.google\.com|claude\.ai)/share/\S+[ \t]*$|^[ \t]*(?:\u2192|->|\u2022|-)"
+                          rf"|^[ \t]*(?:\[\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?\][ \t]*)?{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?|[\U0001f44d\U0001f44e\u2764][ \t]?\d{{1,3}}|\d{{1,3}}[ \t]?(?:sec|min|mins|minutes?|h|hrs?|hours?|days?)[ \t]+ago|[\d.]+[ \t]?s|(?:오전|오후|午前|午後|[ap]m)?[ \t]?\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?))*[ \t:.]*$|^[ \t]*https?://(?:chatgpt\.com|chat\.openai\.com|g\.co|gemini\.google\.com|claude\.ai)/share/\S+[ \t]*$|^[ \t]*(?:\u2192|->|\u2022|-)"
                           rf"[^\n]{{3,120}}\?[ \t]*$|^[ \t]*(?:thought|reasoned|thinking) for (?:a few |\d+ ?)?(?:seconds?|s|minutes?|m)[ \t]*[\u25b8\u203a>\u25be]?[ \t]*$"
                           rf"|^[ \t]*model:[ \t]*[\w.:-]+/[\w./:-]+[ \t]*$|^[ \t]*generated in [\d.]+[ \t]?(?:s|sec|seconds?)[ \t]*$"
                           rf"|^[ \t]*you've reached your [^\n]{{0,40}}limit[^\n]*$|^[ \t]*\d+(?:\.\d+)?[ \t]?s[ \t]*$"

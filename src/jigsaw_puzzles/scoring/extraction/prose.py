@@ -272,6 +272,8 @@ REST_FINE = re.compile(r"(?:(?:and |while )?(?:all )?(?:the )?(?:rest(?: of the 
                         r"|other (?:three|eight|sub-?images|pieces|tiles)|remaining (?:sub-?images|pieces|tiles)) (?:are|is|looks?"
                         r"|seems?) (?:all )?(?:fine|normal|correct|ok|okay"
                         r"|upright|unchanged))", re.I)
+_IT_AGAIN = re.compile(r"(?:it|this(?: one| tile| piece)?)\s+(?:has been|had been|was|is)\s+(?:\w+\s+)?(?:rotat|turned|flip|mirror|"
+                       r"reflect|upside)[^,;:]*$", re.I)
 _REST_AFTER = re.compile(r"[,;]?\s+(?:%s)[\s.!]*$" % REST_FINE.pattern, re.I)
 _NEGATION = re.compile(r"(?<![A-Za-z])(?:not|no|none|never|neither|nor|without|nothing|normal|correct|correctly"
                        r"|fine|ok|okay|except|but|other|else|only because|just because|merely)(?![A-Za-z])|n't", re.I)
@@ -298,7 +300,8 @@ def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
     starts: list[int] = []
     segs = _segments(t, starts)
     while len(segs) > 1 and (_remark(segs[-1]) or REST_FINE.fullmatch(segs[-1].strip(" \t*\"'")) or
-                             _JUDGED_WRONG.fullmatch(_LEAD.sub("", segs[-1], count=1).strip(" \t*\"'"))):
+                             _JUDGED_WRONG.fullmatch(_LEAD.sub("", segs[-1], count=1).strip(" \t*\"'")) or
+                             (_IT_AGAIN.match(segs[-1]) and not _HEDGE.search(segs[-1]))):  # "...; it has been rotated 180°"
         segs.pop()  # "That is my answer.", "the rest are fine", "So the stitched image is incorrect" (after its tile)
     if not segs:
         return None

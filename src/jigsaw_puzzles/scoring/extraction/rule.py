@@ -137,6 +137,9 @@ class _Reading(Scope, Beside):
                 return unread(AMBIGUOUS, "only rules answers out; names no answer", rule="negation")
             return unread(INVALID, "no answer found")
         final = max(commits, key=lambda c: (c.end, c.pos))
+        if final.why.startswith(_BINDING[1]) and (best := [c for c in commits if not c.why and c.end <= final.start and
+                                                            c.answer not in (None, final.answer)]):
+            final = max(best, key=lambda c: c.end)  # "Best match: D\nWorst match: A": the worst one ranks the others
         if final.why and final.answer is not None:  # a restatement of a clean answer is read as its explanation
             clean_before = [c for c in commits if not c.why and c.answer == final.answer and c.end <= final.start]
             if clean_before:
