@@ -1737,3 +1737,17 @@ def test_what_dev_33_taught(text, config, answer):
 ])
 def test_what_dev_34_taught(text, config, answer):
     assert classify_response(text, config).answer == answer
+
+
+@pytest.mark.parametrize("text,answer", [
+    # a place label with "the one ..." after it, or a bold answer and a full stop; "I get the same:"; "my best reading:"
+    ("Masked area A, the one by the window.", "A"),
+    ("Region **B**. The patch has the corner of the blue door, and B is the only masked area next to the doorway.", "B"),
+    ("GPT said C in the other tab. I get the same: C.", "C"),
+    ("I can't be certain from such a compressed image, but here's my best reading:\n\nB", "B"),
+    # the other side
+    ("Masked area A, the one I would not choose.", None), ("Masked area A, the one by the window, or maybe C.", None),
+    ("Region **B**. Or C.", None), ("Region B, the one that is wrong.", None), ("I get the same: C or D.", None),
+])
+def test_place_labels_with_a_remark_and_agreement(text, answer):
+    assert classify_response(text, "piece_localization_hard").answer == answer

@@ -361,7 +361,7 @@ class _Reading(Scope, Beside):
         rest, paren = self.m[m.end:m.end + 200], re.match(r"\s*\(([^()\n]{1,40})\)", self.m[m.end:m.end + 60])
         if paren is not None and PL_PLACE.fullmatch(paren.group(1)):
             rest = rest[paren.end():]
-        return re.match(r"\s*(?:\u2014|\u2013|-|:)\s|\.(?:\s|$)|\s*$", rest) is not None and \
+        return re.match(r"\s*(?:\u2014|\u2013|-|:)\s|\s*\.(?:\s|$)|\s*$|,[ \t]*the one(?![^\W_])", rest) is not None and \
             not any(x.value not in (None, m.value) for x in self._within(m.end, len(self.m)))
 
     def _reread(self, at: int) -> Extraction:
