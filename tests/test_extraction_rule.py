@@ -1751,3 +1751,16 @@ def test_what_dev_34_taught(text, config, answer):
 ])
 def test_place_labels_with_a_remark_and_agreement(text, answer):
     assert classify_response(text, "piece_localization_hard").answer == answer
+
+
+@pytest.mark.parametrize("text,options,answer", [
+    # pieces placed as bare numbers ("1 top+left, 3 top+right, ...") must agree with the option chosen
+    ("Flat edges: 1 top+left, 3 top+right, 2 bottom+left, 4 bottom+right \u2192 option A.",
+     ["[1, 3, 2, 4]", "[2, 1, 3, 4]", "[3, 4, 1, 2]", "[4, 2, 1, 3]"], "A"),
+    ("Flat edges: 1 top+left, 3 top+right, 2 bottom+left, 4 bottom+right \u2192 option A.",
+     ["[2, 1, 3, 4]", "[1, 3, 2, 4]", "[3, 4, 1, 2]", "[4, 2, 1, 3]"], None),
+    ("3 top-left, 1 top-right.\nAnswer: B", ["[2, 1, 3, 4]", "[1, 3, 2, 4]", "[3, 4, 1, 2]", "[4, 2, 1, 3]"], None),
+    ("3 top-left, 4 top-right.\nAnswer: C", ["[2, 1, 3, 4]", "[1, 3, 2, 4]", "[3, 4, 1, 2]", "[4, 2, 1, 3]"], "C"),
+])
+def test_pieces_placed_as_bare_numbers_agree_with_the_option(text, options, answer):
+    assert classify_response(text, "order_restoration", options).answer == answer

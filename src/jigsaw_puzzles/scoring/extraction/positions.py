@@ -153,7 +153,12 @@ def regions_said(t: str) -> list[tuple[int, int]]:
             out.append((_corner(m.group(1) or m.group(4) or m.group(5)), int(m.group(2) or m.group(3) or m.group(6))))
     for sentence in re.split(r"[.;!?\n\u3002\uff1b]", t) if _CORNER.search(t) else ():
         images = [int(m.group(1) or m.group(2)) for m in _PLACED_IMG.finditer(sentence)]
-        if not images or pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence):
+        if pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence):
+            continue
+        if not images:  # "Flat edges: 1 top+left, 3 top+right, 2 bottom+left, 4 bottom+right": numbers placed bare
+            bare = [_BARE_PLACED.match(re.sub(r"^[^:\d]{0,40}:", "", c)) for c in sentence.split(",")]
+            if len(bare) >= 2 and all(bare):
+                out += [(_corner(_CORNER.search(b.group(0)).group(0)), int(b.group(1))) for b in bare]
             continue
         corners = [_corner(m.group(0)) for m in _CORNER.finditer(sentence)]
         if re.search(r"\d\s*'s\b", sentence) or None in corners:
