@@ -55,8 +55,10 @@ class Beside:
         """What the text said just before the answer must agree with it: another option said to fit as a whole, the
         regions named before a 2x2 order, the anomaly described before an anomaly block (not withdrawn)."""
         for x in self._within(0, final.start):  # another answer said before to fit as a whole: "C fits best.\nAnswer: D"
+            if x.answer in (None, final.answer):
+                continue
             lo, hi = clause_start(self.m, x.start), _clause_end(self.m, x.end)
-            if x.answer not in (None, final.answer) and len(self._within(lo, hi)) == 1 and fits_wholly(self.m, x, lo, hi) \
+            if len(self._within(lo, hi)) == 1 and fits_wholly(self.m, x, lo, hi) \
                     and not negated(self.m, x.start, x.end) and not _conceded(self.m, x, lo, hi) and \
                     not turned(self.m, x.end, final.pos):
                 return f"another answer is said to fit before it: {x.answer}"

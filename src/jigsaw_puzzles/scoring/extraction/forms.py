@@ -153,17 +153,18 @@ def _trie(words: list[str]) -> str:
     return emit(root)
 
 
+#: What stops an offer: an answer (a letter, a number, a list) or a word about changing or doubting one.
+_ABOUT_ANSWER = (r"[\d\[]|(?<!')\b(?:(?-i:[A-H])|[b-h])\b|\b(?:chang|switch|reconsider|another|other|instead|pick|choos|swap|"
+                 r"different|re(?:do|try|vis|check)|again|wrong|sure|correct|right|verif|doubl")
 #: An offer after the answer that names no answer and doubts nothing ("Would you like me to explain why?"): residue on
 #: a line of its own, and on the answer's line (:func:`pattern` "offer").
 _OFFER = (r"[ \t]*(?:[^\w\s]+[ \t]*)?(?:(?:do you )?want me to|would you like me to|is there anything else|anything else|"
           r"(?:shall|should|can) i (?:explain|walk|show|elaborate|describe|help|go through)|any other questions|need anything else)"
-          r"(?:(?![\d\[]|(?<!')\b(?:(?-i:[A-H])|[b-h])\b|\b(?:chang|switch|reconsider|another|other|instead|pick|choos|swap|different|re(?:do|try|vis|check)"
-          r"|again|wrong|sure|correct|right|verif|doubl))[^\n?.!]){0,120}\?[ \t]*$")
+          r"(?:(?!" + _ABOUT_ANSWER + r"))[^\n?.!]){0,120}\?[ \t]*$")
 
 
 _LET_ME_KNOW = (r"[ \t]*(?:[^\w\s]+[ \t]*)?(?:let me know|feel free to ask) if you(?:'d| would)? (?:like|want|need|have)"
-                r"(?:(?![\d\[]|(?<!')\b(?:(?-i:[A-H])|[b-h])\b|\b(?:chang|switch|reconsider|another|other|instead|pick|choos|swap|"
-                r"different|re(?:do|try|vis|check)|again|wrong|sure|correct|right|verif|doubl|disagree))[^\n?.!]){0,100}[.!]?[ \t]*$")
+                r"(?:(?!" + _ABOUT_ANSWER + r"|disagree))[^\n?.!]){0,100}[.!]?[ \t]*$")
 
 
 #: A question about the answer's form only, then the answer on that assumption ("Do you want just the letter? Assuming
