@@ -205,6 +205,19 @@ RULE = [
     ("Image 3 has the spire, so it is the top-left. Image 1 has the clouds, top-right. Image 4 has the entrance, "
      "bottom-left. Image 2 has the square, bottom-right.\n\nSo the order is [3, 1, 2, 4].", OG, None),
     ("The top-left corner of image 3 shows sky. [3, 1, 2, 4]", OG, "[3, 1, 2, 4]"),
+    # a row given its images in any order, in a sentence: they must be that row's images
+    ("The answer is [2, 1, 4, 3]. The sky shows in images 3 and 4, so they form the top row.", OG, None),
+    ("The answer is [2, 1, 4, 3]. The sky shows in images 1 and 2, so they form the top row.", OG, "[2, 1, 4, 3]"),
+    ("\u7b54\u3048\u306f [2, 1, 4, 3] \u3067\u3059\u3002\u7a7a\u304c\u753b\u50cf3\u3068\u753b\u50cf4\u306b\u5199\u3063\u3066"
+     "\u3044\u308b\u305f\u3081\u3001\u4e0a\u6bb5\u306b\u306a\u308a\u307e\u3059\u3002", OG, None),  # \u4e0a\u6bb5: top row
+    ("\u7b54\u3048\u306f [2, 1, 4, 3] \u3067\u3059\u3002\u7a7a\u304c\u753b\u50cf2\u3068\u753b\u50cf1\u306b\u5199\u3063\u3066"
+     "\u3044\u308b\u305f\u3081\u3001\u4e0a\u6bb5\u306b\u306a\u308a\u307e\u3059\u3002", OG, "[2, 1, 4, 3]"),
+    ("Images 3 and 4 form the bottom row.\n[2, 1, 4, 3]", OG, "[2, 1, 4, 3]"),
+    ("Images 1 and 4 form the bottom row.\n[2, 1, 4, 3]", OG, None),
+    # what is not a row's images: a negation, a number said twice, an image's own edge
+    ("Images 3 and 4 cannot form the top row.\n[2, 1, 4, 3]", OG, "[2, 1, 4, 3]"),
+    ("[9, 4, 1, 6, 2, 8, 3, 7, 5]\n\nI checked the middle row because 2 and 8 both have trees, but only 2 has smoke.",
+     "order_generation_3x3", "[9, 4, 1, 6, 2, 8, 3, 7, 5]"),
     ("Image 1 is the top-left quadrant and image 2 is the bottom-right one. Answer: B", CV, None),
     ("Image 1 is the top-left quadrant and image 2 is the bottom-left one. Answer: B", CV, "B"),
     # doubt after the answer in more languages; a YAML key given twice; ranks as lines
@@ -667,11 +680,14 @@ def test_results_json_has_strict_beside_flexible(tmp_path):
 @pytest.mark.parametrize("text,answer", [
     ("Image 2 is directly below image 1.", "B"), ("Image 2 sits right below image 1.", "B"),
     ("Image 2 is probably below image 1.", "B"), ("Image 2 is to the left of image 1.", "A"),
-    ("Image 2 lies just to the right of image 1.", "A"),
+    ("Image 2 lies just to the right of image 1.", "A"), ("Image 2 clearly continues directly below image 1.", "B"),
+    # and so it stands against a later letter that says another relation
+    ("Image 2 clearly continues directly below image 1: the trunk runs on.\nAnswer: A", None),
     # the other side: the words between an image and where it lies are known words only, never a negation or a hedge
     ("Image 2 is not below image 1.", None), ("Image 2 is never to the left of image 1.", None),
     ("Image 2 is maybe below image 1.", None), ("Image 2 is probably not below image 1.", None),
     ("Image 2 is hardly below image 1.", None), ("Image 2 is not probably to the right of image 1.", None),
+    ("Image 2 clearly does not continue below image 1.", None), ("Image 2 probably is not below image 1.", None),
 ])
 def test_where_one_image_lies_is_read_through_known_words_only(text, answer):
     assert classify_response(text, CV).answer == answer
@@ -1606,7 +1622,8 @@ def test_what_follows_the_one_that_is_read_on_both_sides(form):
     # every commit form that ends in a relative ("B is the one that ...") or "with": what follows it says whether the
     # answer is chosen. A fit is read; a negation, doubt, hedge, judgement against or ranking last never is.
     for rest in ("doesn't fit", "does not match the sky", "is wrong", "I would reject", "fits worst", "might fit",
-                 "is least likely", "is incorrect", "no one would pick", "cannot be right", "a wrong colour"):
+                 "is least likely", "is incorrect", "no one would pick", "cannot be right", "a wrong colour",
+                 "clashes with the sky", "stands out from the rest", "differs in colour", "looks out of place"):
         assert classify_response(f"B {form} {rest}.", "missing_piece_selection_easy").answer is None, rest
     assert classify_response(f"B {form} the roof line continues.", "missing_piece_selection_easy").answer == "B"
 

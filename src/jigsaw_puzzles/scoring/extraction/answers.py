@@ -65,7 +65,7 @@ _CANDIDATE = re.compile(rf"\b(?:candidate|candidat|candidata|candidato|kandidat|
                         rf"image|piece))?|patch|option|choice|one)\b|\b(?:the\s+)?({_ORD}|last)\s+(?:input\s+|candidate\s+)?(?:image|candidate)\b|<\s*image\s*([1-9])\s*>"
                         rf"|\bimage\s*#?\s*([1-9])\b", re.I)
 # the verb between an image and where it lies: known words only ("Image 2 is not below image 1" says no relation)
-_IS = r"(?:(?:is|was|were|sits|lies|fits|goes|belongs|continues|appears|comes|would\s+be|should\s+be|must\s+be|is\s+(?:located|positioned|placed|somewhere))\s+)?(?:(?:probably|likely|clearly|definitely|certainly)\s+)?"
+_IS = r"(?:(?:probably|likely|clearly|definitely|certainly)\s+(?=(?:is|sits|lies|fits|goes|belongs|continues|appears|comes)\s))?(?:(?:is|was|were|sits|lies|fits|goes|belongs|continues|appears|comes|would\s+be|should\s+be|must\s+be|is\s+(?:located|positioned|placed|somewhere))\s+)?(?:(?:probably|likely|clearly|definitely|certainly)\s+)?"
 _ONE = r"(?:\bimage\s*[12]\b|\bthe\s+(?:first|second)(?:\s+(?:image|one|crop|piece))?\b)"  # "the first image", "the second one"
 _CV = (("C", re.compile(r"(?:\b(?:not|never)|(?<=[A-Za-z])n't)\s+(?:directly\s+)?(?:adjac(?:ent|net|nt|ant)|"
                         r"neighbou?ring|neighbou?rs|touching|touch|connected|share\s+an\s+edge)\b|\bnon[\s-]*adjacent\b"

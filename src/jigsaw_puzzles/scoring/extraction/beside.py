@@ -12,7 +12,7 @@ from .common import AMBIGUOUS, clause_start, negated
 from .cues import Commit, _clause_end, _conceded, _error_words, turned, _KNOWN_PUNCT, _OR_NEXT, _REMARK_START
 from .forms import pattern, table
 from .meaning import corners_said, fits_wholly
-from .positions import regions_said, rows_disagree
+from .positions import regions_said, row_sets_disagree, rows_disagree
 from .prose import anomaly_prose, oriented_prose
 
 
@@ -93,6 +93,8 @@ class Beside:
             return "the order disagrees with the regions named beside it"
         if rows_disagree(beside, order, *((2, 2) if len(order) == 4 else (3, 3) if len(order) == 9 else (0, 0))):
             return "the order disagrees with the rows named beside it"
+        if row_sets_disagree(beside, order, *((2, 2) if len(order) == 4 else (3, 3) if len(order) == 9 else (0, 0))):
+            return "the order puts other images in a row named beside it"
         return ""
 
     def _of_others(self, lo: int, hi: int, final: Commit) -> str:

@@ -275,7 +275,7 @@ def pattern(name: str) -> re.Pattern:
         return re.compile(a(_idioms()), re.I)
     if name == "relation":  # any of Connection Verification's relations, in one alternation
         return re.compile(a(forms("horizontal") | forms("vertical") | forms("apart")), re.I)
-    if name in ("direction", "place", "ordinal"):
+    if name in ("direction", "place", "ordinal", "row"):
         return re.compile(a(values(name)), re.I)
     if name == "neutral":  # "of": Dutch "or"; an idiom ("unless i'm mistaken") is known after the answer too
         return re.compile(a(forms("neutral") - forms("hedge") - forms("negation") | _idioms(caveats=True)), re.I)

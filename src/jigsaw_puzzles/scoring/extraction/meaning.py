@@ -193,7 +193,8 @@ def fits_after(t: str, x: Mention, hi: int) -> bool:
 
 #: Words that rank or judge an option out ("the one that fits worst", "the one I would reject", "least likely").
 WORSE = re.compile(r"(?<![^\W_])(?:worst|least|reject\w*|exclud\w*|eliminat\w*|rul(?:e|ed|ing) out|unlikely|implausible|poor\w*|"
-                   r"weak\w*|bad|worse)(?![^\W_])", re.I)
+                   r"weak\w*|bad|worse|clash\w*|conflict\w*|stands? out|sticks? out|out of place|inconsistent|disrupt\w*|differ\w*|"
+                   r"odd)(?![^\W_])", re.I)
 _WHOLLY = re.compile(r"(?<![^\W_])(?:perfect\w*|seamless\w*|exact\w*|best|flawless\w*|nahtlos\w*|perfekt\w*|parfait\w*|"
                      r"perfeit\w*|perfett\w*|sin costuras|sem costura|идеально|ідеально|idealnie|doskonale|mükemmel|"
                      r"sempurna|hoàn hảo|perfect)(?![^\W_])|完美|完全|ぴったり|완벽", re.I)
@@ -300,7 +301,8 @@ _OPEN = re.compile(r"(?<![^\W_])(?:could also|might also|may also|also possible|
 _ADDS_REASON = re.compile(r"[ \t]+(?:the|its|their|this|that|with)(?![^\W_])", re.I)
 _OTHERNESS = re.compile(r"(?<![^\W_])(?:other|another|second|both|either|else|rest|alternative)(?![^\W_])", re.I)
 _REJECTED = re.compile(r"(?<![^\W_])(?:not|no|never|isn't|doesn't|don't|aren't|wasn't|cannot|can't|won't|off|wrong|"
-                       r"breaks?|broken|would break|too|different|worse|"
+                       r"breaks?|broken|would break|too|different|differs?|worse|clash\w*|conflict\w*|stands? out|sticks? out|"
+                       r"out of place|inconsistent|disrupt\w*|"
                        r"mismatch\w*|rule[sd]? out|reject\w*|eliminat\w*|except|unlike|lacks?|missing|fails?|fail)"
                        r"(?![^\W_])|n't", re.I)
 _RELATIVE = re.compile(r"[\s,]*(?:which|que|qui|che|который|которая|которое|który|która|które|yang)(?![^\W_])", re.I)

@@ -25,7 +25,7 @@ import re
 from typing import Optional
 
 from ...spec import LETTERS
-from .forms import pattern
+from .forms import pattern, value
 
 _ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
         "top": 1, "leftmost": 1, "upper": 1}
@@ -200,3 +200,32 @@ def rows_disagree(text: str, order, rows: int, cols: int) -> bool:
     """A row said in prose that ``order`` puts otherwise."""
     return bool(order) and len(order) == rows * cols and any(
         list(order[r * cols:(r + 1) * cols]) != said for r, said in rows_said(text, rows, cols))
+
+
+_ROW_WORD = re.compile(r"(?<![^\W_])(top|upper|first|middle|second|centre|center|bottom|lower|third|last)\s+row(?![^\W_])", re.I)
+_IMAGE_WORD = re.compile(r"(?<![^\W_])(?:images?|pieces?|tiles?|pictures?|crops?)(?![^\W_])", re.I)
+
+
+def row_sets_disagree(text: str, order, rows: int, cols: int) -> bool:
+    """A sentence that puts as many images as a row holds in one row, in any order ("the sky shows in images 3 and 4, so
+    they form the top row", "空の部分が画像2と画像1に写っているため、上段になります"), where ``order`` puts others. Only a
+    sentence with one row word, an image word, exactly that many numbers (each once, none possessive: "image 2's edge") and no
+    negation, hedge or condition counts."""
+    if not order or len(order) != rows * cols:
+        return False
+    for sentence in re.split(r"[.;!?\n\u3002\uff1b\uff01\uff1f]", text):
+        said = [(m, value("row", m.group(0))) for m in pattern("row").finditer(sentence)] + \
+            [(m, m.group(1).lower() + " row") for m in _ROW_WORD.finditer(sentence)]
+        if len(said) != 1 or not (_IMAGE_WORD.search(sentence) or pattern("image").search(sentence)) or any(
+                pattern(k).search(sentence) for k in ("negation", "hedge", "condition")):
+            continue
+        word = said[0][1].split()[0]
+        r = {"top": 0, "upper": 0, "first": 0, "second": 1, "third": 2, "bottom": rows - 1, "lower": rows - 1,
+             "last": rows - 1}.get(word, 1 if rows == 3 and word in ("middle", "centre", "center") else None)
+        nums = re.findall(r"(?<![\d.,\u00b0])\d+(?![\d\u00b0%])", sentence)
+        if r is None or len(set(nums)) != len(nums) or len(nums) != cols or any(int(n) > rows * cols for n in nums) \
+                or re.search(r"\d\s*(?:'s|\u7684|\u306e|\uc758)", sentence):  # "image 2's edge", "图片2的下边缘"
+            continue
+        if {int(n) for n in nums} != set(order[r * cols:(r + 1) * cols]):
+            return True
+    return False
