@@ -6,6 +6,7 @@ from jigsaw_puzzles.scoring.extraction import PARSED, classify_response
 from jigsaw_puzzles.scoring.score import score
 
 PLH, CV, OG = "piece_localization_hard", "connection_verification", "order_generation"
+PLE, MPSH = "piece_localization_easy", "missing_piece_selection_hard"
 CV8, MPS6 = "connection_verification_3x3_8dir", "missing_piece_selection_easy_3x3_k6"
 
 # (text, config, the careful grader's verdict: the one answer, or None)
@@ -205,6 +206,31 @@ RULE = [
     ("Image 3 has the spire, so it is the top-left. Image 1 has the clouds, top-right. Image 4 has the entrance, "
      "bottom-left. Image 2 has the square, bottom-right.\n\nSo the order is [3, 1, 2, 4].", OG, None),
     ("The top-left corner of image 3 shows sky. [3, 1, 2, 4]", OG, "[3, 1, 2, 4]"),
+    # a numbered list of places under an order's label; turns with no unit; a block's fields after arrows
+    ("The correct order is:\n1. Image 3\n2. Image 4\n3. Image 2\n4. Image 1", OG, "[3, 4, 2, 1]"),
+    ("The correct order is:\n1. Image 3\n3. Image 4\n2. Image 2\n4. Image 1", OG, None),
+    ("Ranking of the images:\n1. Image 3\n2. Image 4\n3. Image 2\n4. Image 1", OG, None),
+    ("The correct order is:\n1. Image 3\n2. Image 4\n3. Image 2\n4. Image 1\n\nOr maybe [4, 3, 2, 1].", OG, None),
+    ("2(0) 3(90) 1(270) 4(180)", "order_generation_2x2_rot", "[(2, 0), (3, 90), (1, 270), (4, 180)]"),
+    ("2(0) 3(90) 1(270) 4(180) or maybe 3(0) 2(90) 1(270) 4(180)", "order_generation_2x2_rot", None),
+    ("2(0) 3(45) 1(270) 4(180)", "order_generation_2x2_rot", None),
+    ("Judgment \u2192 B\nError Position \u2192 B (top-right)\nError Type \u2192 A (rotation, 90\u00b0)", "anomaly_detection",
+     "Judgment: B\nError Position: B\nError Type: A"),
+    ("Judgment \u2192 B\nError Position \u2192 B\nError Type \u2192 not A", "anomaly_detection", None),
+    # a forced answer after a refusal; a German self-correction; chat-app lines around the answer
+    ("I don't have access to the images, so I can't be sure. If I had to answer anyway: B.", PLE, "B"),
+    ("I don't have access to the images. If I had to answer anyway: B or C.", PLE, None),
+    ("Die Antwort ist B. Moment \u2013 nein, bei B passt die Farbe des Himmels nicht. Ich korrigiere mich: C.", MPSH, "C"),
+    ("Die Antwort ist B. Moment \u2013 nein, bei B passt die Farbe des Himmels nicht. Ich korrigiere mich.", MPSH, None),
+    ("ChatGPT said:\nB\n\n4o mini\nYou've hit the Free plan limit for GPT-4o.", PLH, "B"),
+    ("Thought for 23 seconds \u02c5\n\nA\n\nShare\nCopy link\nReport", PLH, "A"),
+    ("Thought for 23 seconds \u02c5\n\nA\n\nNo wait, not A.", PLH, None),
+    ("Ang tamang pagkakasunod ay [2, 3, 1, 4] \u2014 nasa larawan 2 at 3 ang langit.", OG, "[2, 3, 1, 4]"),
+    ("Ang tamang pagkakasunod ay hindi [2, 3, 1, 4].", OG, None),
+    ("\uc815\ub2f5\uc740 B\uc785\ub2c8\ub2e4. \uccab \ubc88\uc9f8 \uc870\uac01\uc758 \ub3cc\uae30\uac00 \ub450 \ubc88\uc9f8 "
+     "\uc870\uac01\uc758 \ud648\uacfc \ub9de\ubb3c\ub9bd\ub2c8\ub2e4.", "connection_verification_tabs", "B"),  # fits: read
+    ("\uc815\ub2f5\uc740 B\uc785\ub2c8\ub2e4. \uccab \ubc88\uc9f8 \uc870\uac01\uc758 \ub3cc\uae30\uac00 \ub450 \ubc88\uc9f8 "
+     "\uc870\uac01\uc758 \ud648\uacfc \ub9de\ubb3c\ub9ac\uc9c0 \uc54a\uc2b5\ub2c8\ub2e4.", "connection_verification_tabs", None),
     # a row given its images in any order, in a sentence: they must be that row's images
     ("The answer is [2, 1, 4, 3]. The sky shows in images 3 and 4, so they form the top row.", OG, None),
     ("The answer is [2, 1, 4, 3]. The sky shows in images 1 and 2, so they form the top row.", OG, "[2, 1, 4, 3]"),

@@ -235,8 +235,16 @@ def _order(nums: tuple[int, ...], n: int, start: int, end: int, form: str) -> Me
     return Mention(start, end, None, form, f"{list(nums)[:20]} is not a permutation of 1-{n}", parts)
 
 
+_NUMBERED = re.compile(r"(?im)^[^\n]*\b(?:order|sequence|arrangement)\b[^\n]*:[ \t*]*\n((?:[ \t]*\d[.)][ \t]*(?:images?|pieces?|"
+                       r"tiles?|img)[ \t]*#?\d[ \t]*(?:\n|$))+)")  # "The correct order is:\n1. Image 3\n2. Image 4 ..."
+
+
 def orders_in(t: str, n: int) -> list[Mention]:
     out: list[Mention] = []
+    for m in _NUMBERED.finditer(t):  # each line's place, in turn, then its image
+        lines = re.findall(r"(\d)[.)][ \t]*\D*(\d)", m.group(1))
+        if [int(k) for k, _ in lines] == list(range(1, len(lines) + 1)):
+            out.append(_order(tuple(int(i) for _, i in lines), n, m.start(1), m.end(1), "list"))
     for m in _NESTED.finditer(t):
         rows = [_ints(r) for r in re.findall(r"\[([\d,\s]+)\]", m.group(1))]
         if len({len(r) for r in rows}) == 1:
@@ -363,12 +371,14 @@ _AT = r"(?<![\w@])(?:image\s*|img\s*|#)?(\d{1,3})\s*@\s*(\d{1,4})\s*(?:°|deg(?:
 _AT_PAIRS, _ONE_AT = re.compile(_AT + r"(?:\s*[,;]\s*" + _AT + r")+", re.I), re.compile(_AT, re.I)
 _DEG = r"(?<![\w(@])(?:image\s*|img\s*|#)?(\d{1,3})\s*\(\s*(\d{1,4})\s*(?:°|deg(?:rees?)?)\s*\)"  # "3 (0°), 1 (90°), ..."
 _DEG_PAIRS, _ONE_DEG = re.compile(_DEG + r"(?:\s*(?:[,;]|->|\u2192)\s*" + _DEG + r")+", re.I), re.compile(_DEG, re.I)
+_BARE = r"(?<![\w(@])(\d)\((0|90|180|270)\)(?![\w(])"  # "2(0) 3(90) 1(270) 4(180)": a turn with no unit, one of the four
+_BARE_PAIRS, _ONE_BARE = re.compile(_BARE + r"(?:[ \t]*(?:[,;]|->|\u2192)?[ \t]*" + _BARE + r")+"), re.compile(_BARE)
 
 
 def pairs_in(t: str, n: int) -> list[Mention]:
     out = []
     for m, one in [(m, _ONE_PAIR) for m in _PAIRS.finditer(t)] + [(m, _ONE_AT) for m in _AT_PAIRS.finditer(t)] + \
-            [(m, _ONE_DEG) for m in _DEG_PAIRS.finditer(t)]:
+            [(m, _ONE_DEG) for m in _DEG_PAIRS.finditer(t)] + [(m, _ONE_BARE) for m in _BARE_PAIRS.finditer(t)]:
         pairs = [(int(i), int(r)) for i, r in one.findall(m.group(0))]
         order, rots = [i for i, _ in pairs], [r for _, r in pairs]
         if len(pairs) < 2:

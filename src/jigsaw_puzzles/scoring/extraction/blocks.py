@@ -17,10 +17,10 @@ from .positions import cells_named
 def _field_rx() -> re.Pattern:
     lab = {k: alternation(forms(k)) for k in ("judgment", "position", "type")}
     return re.compile(rf"(?<![^\W_])(?:(?P<p>{lab['position']})|(?P<t>{lab['type']})|(?P<j>{lab['judgment']}))"
-                      rf"(?=[ \t]*(?:[:=\-\u2013\u2014|]|->|\n|$)|[ \t]+(?-i:[A-Z])(?![A-Za-z]))", re.I)
+                      rf"(?=[ \t]*(?:[:=\-\u2013\u2014|\u2192]|->|=>|\n|$)|[ \t]+(?-i:[A-Z])(?![A-Za-z]))", re.I)
 
 
-_FIELD_SEP = re.compile(r"[ \t]*(?:[:=\-\u2013\u2014|]|->)?[ \t]*")
+_FIELD_SEP = re.compile(r"[ \t]*(?:->|=>|[:=\-\u2013\u2014|\u2192])?[ \t]*")
 _VALUE_WORD = re.compile(r"[^\W\d_]+|\d+", re.U)
 _POS_KNOWN = frozenset("top upper bottom lower left right middle center centre central row column col corner the "
                        "sub image subimage piece tile cell position option in of and first second third fourth fifth "

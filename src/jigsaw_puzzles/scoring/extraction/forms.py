@@ -292,9 +292,9 @@ def pattern(name: str) -> re.Pattern:
                           rf"(?:\n[ \t]*(?:\d{{1,2}}[.)]|[-\u2022*\u00b7]|\[\d{{1,2}}\]|https?:)[^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)"
                           rf"\b|\u2013|\u2014| - )[^\n]*)*"
                           rf"|^[ \t]*(?:\[\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?\][ \t]*)?{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?|[\U0001f44d\U0001f44e\u2764][ \t]?\d{{1,3}}|\d{{1,3}}[ \t]?(?:sec|min|mins|minutes?|h|hrs?|hours?|days?)[ \t]+ago|[\d.]+[ \t]?s|(?:오전|오후|午前|午後|[ap]m)?[ \t]?\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?))*[ \t:.]*$|^[ \t]*https?://(?:chatgpt\.com|chat\.openai\.com|g\.co|gemini\.google\.com|claude\.ai)/share/\S+[ \t]*$|^[ \t]*(?:\u2192|->|\u2022|-)"
-                          rf"[^\n]{{3,120}}\?[ \t]*$|^[ \t]*(?:thought|reasoned|thinking) for (?:a few |\d+ ?)?(?:seconds?|s|minutes?|m)[ \t]*[\u25b8\u203a>\u25be]?[ \t]*$"
+                          rf"[^\n]{{3,120}}\?[ \t]*$|^[ \t]*(?:thought|reasoned|thinking) for (?:a few |\d+ ?)?(?:seconds?|s|minutes?|m)[ \t]*[\u25b8\u203a>\u25be\u02c5\u2304\u25bc]?[ \t]*$"
                           rf"|^[ \t]*model:[ \t]*[\w.:-]+/[\w./:-]+[ \t]*$|^[ \t]*generated in [\d.]+[ \t]?(?:s|sec|seconds?)[ \t]*$"
-                          rf"|^[ \t]*you've reached your [^\n]{{0,40}}limit[^\n]*$|^[ \t]*\d+(?:\.\d+)?[ \t]?s[ \t]*$"
+                          rf"|^[ \t]*you've (?:reached|hit) (?:your|the) [^\n]{{0,40}}limit[^\n]*$|^[ \t]*\d+(?:\.\d+)?[ \t]?s[ \t]*$"
                           rf"|^[ \t]*thinking completed[^\n]{{0,24}}$|^[ \t]*\d+[ \t]*\n[ \t]*of[ \t]*\n[ \t]*\d+[ \t]*\n[ \t]*responses?[ \t]*$"
                           rf"|^[ \t]*[\u2022\-*][^\n]{{3,100}}[ \t][\u2014\u2013-][ \t]*[\w.-]+\.(?:org|com|net|edu|io|gov|ai)[ \t]*$"
                           rf"|^[ \t]*:[a-z0-9_+-]+:[ \t]*\d{{0,3}}[ \t]*$|^[ \t]*<?[ \t]*\d{{1,2}}[ \t]*/[ \t]*\d{{1,2}}[ \t]*>?[ \t]*$"
@@ -306,7 +306,7 @@ def pattern(name: str) -> re.Pattern:
                           rf"|^[ \t]*已深度思考[ \t]*\(用时[ \t]*\d+[ \t]*秒\)[ \t]*$"
                           rf"|^[ \t]*\d+ of \d+ (?:responses?|drafts?)[ \t]*$|^[ \t]*\[?\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?\]?[ \t]*$"
                           rf"|^[ \t]*(?:plaintext|python|json|yaml|text|markdown|bash|javascript)[ \t]*\n(?=[ \t]*copy(?: code)?[ \t]*$)"
-                          rf"|^[ \t]*(?:chatgpt|gpt-?4o?|gpt-?[45](?:\.\d)?|o[134](?:-mini)?|claude|gemini|qwen|llama|mistral|deepseek|grok|"
+                          rf"|^[ \t]*(?:chatgpt|gpt-?4o?|gpt-?[45](?:\.\d)?|4o|o[134](?:-mini)?|claude|gemini|qwen|llama|mistral|deepseek|grok|"
                           rf"copilot|internvl|llava)(?:[ \t\-.]?(?:\d[\w.]*|vl|instruct|chat|pro|flash|thinking|sonnet|opus|haiku|mini|"
                           rf"turbo|preview|experimental|exp|max|plus|lite|ultra|nano|v\d[\w.]*|app|bot)){{0,6}}[ \t]*$" + r"|^" + _OFFER,
                           re.I | re.M)
