@@ -57,6 +57,10 @@ def test_every_note_of_the_table_keeps_the_answer_and_opens_nothing():
     # after a comma: a note right after the answer keeps it; one after what it is unsure of does not
     ("B, I'm not sure.", "B"), ("The answer is B, I'm not 100% sure.", "B"),
     ("B \u2014 for the first one, I'm not sure.", None),
+    # after a dash with a space before it ("B \u2014 my best guess"), as after a comma; a guess said random is no answer
+    ("B \u2014 my best guess.", "B"), ("B \u2014 I'm not 100% sure.", "B"), ("B \u2014 though this is a guess.", "B"),
+    ("B \u2014 my best guess, but C is just as likely.", None), ("B, but honestly I'm guessing randomly.", None),
+    ("B \u2014 my best guess is C.", None),
 ])
 def test_thirteenth_session_notes(text, want):
     assert _read(text) == want, classify_response(text, MPS)

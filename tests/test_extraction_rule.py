@@ -231,6 +231,18 @@ RULE = [
      "\uc870\uac01\uc758 \ud648\uacfc \ub9de\ubb3c\ub9bd\ub2c8\ub2e4.", "connection_verification_tabs", "B"),  # fits: read
     ("\uc815\ub2f5\uc740 B\uc785\ub2c8\ub2e4. \uccab \ubc88\uc9f8 \uc870\uac01\uc758 \ub3cc\uae30\uac00 \ub450 \ubc88\uc9f8 "
      "\uc870\uac01\uc758 \ud648\uacfc \ub9de\ubb3c\ub9ac\uc9c0 \uc54a\uc2b5\ub2c8\ub2e4.", "connection_verification_tabs", None),
+    # rows said with "images ... and ..."; a list cut off at the very end of the text (not by a length limit)
+    ("Top row: images 1 and 4. Bottom row: images 3 and 2.", OG, "[1, 4, 3, 2]"),
+    ("Top row: images 1 and 4. Bottom row: images 3 or 2.", OG, None),
+    ("Top row: images 1 and 4. Bottom row: images 3 and 2.\nAnswer: [1, 4, 2, 3]", OG, None),
+    ("answer: [3,1,4,2", OG, "[3, 1, 4, 2]"), ("The answer is [3,1,2", OG, None),
+    ("The answer is [2, 4, 1, 3]. Or maybe [3,1", OG, None),
+    ('{"choices": [{"message": {"role": "assistant", "content": "[3, 4, 1, 2"}, "finish_reason": "length"}]}', OG, None),
+    ('{"choices": [{"message": {"role": "assistant", "content": "[3, 4, 1, 2]"}, "finish_reason": "length"}]}', OG,
+     "[3, 4, 1, 2]"),
+    # whose content matches: the piece's
+    ("The transparent corners make it hard to judge, but the piece's content matches region C.", PLH, "C"),
+    ("The piece's content does not match region C.", PLH, None),
     # a row given its images in any order, in a sentence: they must be that row's images
     ("The answer is [2, 1, 4, 3]. The sky shows in images 3 and 4, so they form the top row.", OG, None),
     ("The answer is [2, 1, 4, 3]. The sky shows in images 1 and 2, so they form the top row.", OG, "[2, 1, 4, 3]"),

@@ -183,12 +183,12 @@ def option_words(t: str, spec, config: str, options) -> list[Mention]:
 _LIST_ONLY = re.compile(r"\s*\[[\d,\s]+\]\s*")
 _ITEM = r"(?:<\s*(?:image|img|piece|tile)\s*\d{1,2}\s*>|(?:(?:image|img|piece|tile)\s*|#)?\d{1,2})"
 _SEP = r"(?:\s*(?:,|;|->|\u2192|=>|>|\||-|\u2013)\s*|\s+)"
-_BRACKET = re.compile(r"[\[(]\s*(" + _ITEM + r"(?:" + _SEP + _ITEM + r")*)\s*(?:,\s*)?[\])]", re.I)
+_BRACKET = re.compile(r"[\[(]\s*(" + _ITEM + r"(?:" + _SEP + _ITEM + r")*)\s*(?:,\s*)?(?:[\])]|(?<=\d)(?=\s*\Z))", re.I)  # or cut off
 _DIGITS = re.compile(r"\d+")
 _NESTED = re.compile(r"\[\s*(\[[\d,\s]+\](?:\s*,\s*\[[\d,\s]+\])+)\s*,?\s*\]")
 _ROW_LINE = re.compile(r"[ \t]*(?:[-*\u2022]\s*)?(?:\|\s*)?(?:(?i:(row\s*\d+(?:\s*\((?:top|middle|centre|center|bottom)\))?|(?:top|middle|bottom|first|second|third|"
-                       r"last|upper|lower|center|centre)\s+row|(?:top|middle|bottom|upper|lower)(?=\s*[|:])))\s*(?:[:=\-|]|->|\u2192)?\s*)?[\[(]?\s*(\d+(?:(?:\s*(?:[|,;]|->|\u2192|-)\s*"
-                       r"|\s+)\d+)+)(?:\s*[\])|])?[\s.]*")
+                       r"last|upper|lower|center|centre)\s+row|(?:top|middle|bottom|upper|lower)(?=\s*[|:])))\s*(?:[:=\-|]|->|\u2192)?\s*)?[\[(]?\s*(?:(?i:images?|pieces?|tiles?)\s+(?=\d))?(\d+(?:(?:\s*(?:[|,;]|->|\u2192|-)\s*"
+                       r"|\s+|\s*,?\s+(?i:and|&)\s+(?:(?i:image|piece|tile)\s*)?)\d+)+)(?:\s*[\])|])?[\s.]*")  # "images 1 and 4"
 _TABLE_RULE = re.compile(r"[ \t]*[|+]?\s*:?-{2,}:?(?:\s*[|+]\s*:?-{2,}:?)*\s*[|+]?[ \t]*")
 _REGIONS = [re.compile(r"(?:" + n + r")\)?(?:\s+(?:region|corner|position|cell|quadrant|slot))?\s*(?:[:=]|->|\u2192|-|is|"
                        r"gets|has|holds|goes|belongs)?\s*(?:(?:is|gets|has|holds)\s+)?(?:the\s+)?(?:<?\s*(?:image|img|"

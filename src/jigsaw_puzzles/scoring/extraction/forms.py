@@ -207,7 +207,7 @@ def blank_unsure(t: str) -> str:
     for u in pattern("unsure").finditer(t):
         at = len(t[:u.start()].rstrip(" \t"))
         if t[at - 1:at] in (",", ";", "\u2014", "\u2013", "\u3001", "\uff0c") and not _CONJ.search(u.group(0)) and \
-                t[at - 2:at - 1] != "\u304c" and not _ANSWER_END.search(t, max(0, at - 40), at - 1):  # "が、": "but"
+                t[at - 2:at - 1] != "\u304c" and not _ANSWER_END.search(t, max(0, at - 40), len(t[:at - 1].rstrip())):  # "が、": "but"; "B — "
             continue  # "for the first one, I'm not sure"; not "B, I'm not sure"
         lo = max(t.rfind(c, 0, u.start()) for c in ".!?\n\u3002") + 1
         hi = min([i for i in (t.find(c, u.end()) for c in ".!?\n\u3002") if i >= 0] or [len(t)])

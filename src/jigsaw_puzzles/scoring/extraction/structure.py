@@ -162,10 +162,10 @@ class _Reader:
                     said = self.text(v)
                     if said[0] is not None or said[1] not in ("no answer found", "empty response"):
                         found.append(said)  # "content": "Submitting my answer now." beside its tool call
-                else:
+                else:  # a message cut off by its length limit inside a list ("[3, 4, 1, 2"): not a whole answer
                     f, u = self.obj(v, depth + 1)
-                    found += f
-                    unknown += u
+                    cut = keys.get("finish_reason") == "length" and isinstance(v, dict) and re.search(r"[\[(][^\])]*\Z", str(v.get("content")))
+                    found, unknown = found + ([(None, "the message is cut off inside a list (finish_reason: length)")] if cut else f), unknown + u
             elif k not in _NEUTRAL:
                 unknown.append(k)
             elif isinstance(v, str) and _KEPT_OPEN.search(v) and re.search(r"(?<![A-Za-z0-9'])[A-H](?![A-Za-z0-9'])", v) \
