@@ -240,6 +240,18 @@ RULE = [
     ('{"choices": [{"message": {"role": "assistant", "content": "[3, 4, 1, 2"}, "finish_reason": "length"}]}', OG, None),
     ('{"choices": [{"message": {"role": "assistant", "content": "[3, 4, 1, 2]"}, "finish_reason": "length"}]}', OG,
      "[3, 4, 1, 2]"),
+    # chat-app lines around the answer: drafts, sources, timings; a forced letter after a refusal; a closing note
+    ("Gemini\n\nC\n\nShow drafts\n\U0001f50a\n\nSources and related content\nJigsaw puzzle - Wikipedia\nen.wikipedia.org",
+     MPSH, "C"),
+    ("C\n\nNot C - Wikipedia", MPSH, None),
+    ("Qwen2.5-VL-72B-Instruct\n\nC\n\n\u23f1 4.2s \u00b7 38 tokens\nCopy | Retry | Like | Dislike", MPSH, "C"),
+    ("I can't see the images. If I have to give a letter anyway, I'll say C.", MPSH, "C"),
+    ("I can't see the images. If I have to give a letter anyway, I'd say C or D.", MPSH, None),
+    ("C. Not very confident in this one, though.", MPSH, "C"), ("C. Not very confident in C, D is as likely.", MPSH, None),
+    ("\u041e\u0442\u0432\u0435\u0442: C. \u042d\u0442\u0438 \u0434\u0432\u0430 \u0444\u0440\u0430\u0433\u043c\u0435\u043d\u0442\u0430 "
+     "\u043d\u0435 \u0441\u043e\u043f\u0440\u0438\u043a\u0430\u0441\u0430\u044e\u0442\u0441\u044f.", CV, "C"),  # "do not touch"
+    ("\u041e\u0442\u0432\u0435\u0442: A. \u042d\u0442\u0438 \u0434\u0432\u0430 \u0444\u0440\u0430\u0433\u043c\u0435\u043d\u0442\u0430 "
+     "\u043d\u0435 \u0441\u043e\u043f\u0440\u0438\u043a\u0430\u0441\u0430\u044e\u0442\u0441\u044f.", CV, None),
     # whose content matches: the piece's
     ("The transparent corners make it hard to judge, but the piece's content matches region C.", PLH, "C"),
     ("The piece's content does not match region C.", PLH, None),
@@ -252,7 +264,8 @@ RULE = [
      "\u3044\u308b\u305f\u3081\u3001\u4e0a\u6bb5\u306b\u306a\u308a\u307e\u3059\u3002", OG, "[2, 1, 4, 3]"),
     ("Images 3 and 4 form the bottom row.\n[2, 1, 4, 3]", OG, "[2, 1, 4, 3]"),
     ("Images 1 and 4 form the bottom row.\n[2, 1, 4, 3]", OG, None),
-    # what is not a row's images: a negation, a number said twice, an image's own edge
+    # what is not a row's images: a negation, a number said twice, an image's own edge, numbers not said together
+    ("The answer is [2, 4, 1, 3]. Image 2 continues the sky from image 1, so it goes in the top row.", OG, "[2, 4, 1, 3]"),
     ("Images 3 and 4 cannot form the top row.\n[2, 1, 4, 3]", OG, "[2, 1, 4, 3]"),
     ("[9, 4, 1, 6, 2, 8, 3, 7, 5]\n\nI checked the middle row because 2 and 8 both have trees, but only 2 has smoke.",
      "order_generation_3x3", "[9, 4, 1, 6, 2, 8, 3, 7, 5]"),

@@ -203,14 +203,17 @@ def rows_disagree(text: str, order, rows: int, cols: int) -> bool:
 
 
 _ROW_WORD = re.compile(r"(?<![^\W_])(top|upper|first|middle|second|centre|center|bottom|lower|third|last)\s+row(?![^\W_])", re.I)
+_JOINED = re.compile(r"(?<![\d.])\d(?:\s*(?:,|\u3001|\uff0c|&|\+|/|\band\b|\u3068|\u548c|\u53ca|\u8207|\by\b|\be\b|\bund\b|\bet\b|"
+                     r"\bи\b|\ben\b|\boch\b|\bve\b|\bdan\b|\bv\u00e0\b|\bi\b|\bat\b)\s*(?:(?:the\s+)?(?:images?|pieces?|tiles?|"
+                     r"\u753b\u50cf|\u56fe\u7247?|\u5716\u7247?|\uc774\ubbf8\uc9c0|imagens?|im\u00e1genes|imagen|bild(?:er)?)\s*)?\d)+(?![\d.])", re.I)
 _IMAGE_WORD = re.compile(r"(?<![^\W_])(?:images?|pieces?|tiles?|pictures?|crops?)(?![^\W_])", re.I)
 
 
 def row_sets_disagree(text: str, order, rows: int, cols: int) -> bool:
     """A sentence that puts as many images as a row holds in one row, in any order ("the sky shows in images 3 and 4, so
     they form the top row", "空の部分が画像2と画像1に写っているため、上段になります"), where ``order`` puts others. Only a
-    sentence with one row word, an image word, exactly that many numbers (each once, none possessive: "image 2's edge") and no
-    negation, hedge or condition counts."""
+    sentence with one row word, an image word, exactly that many numbers said together ("images 3 and 4", each once, none
+    possessive: "image 2's edge"; not "image 2 continues from image 1") and no negation, hedge or condition counts."""
     if not order or len(order) != rows * cols:
         return False
     for sentence in re.split(r"[.;!?\n\u3002\uff1b\uff01\uff1f]", text):
@@ -223,8 +226,10 @@ def row_sets_disagree(text: str, order, rows: int, cols: int) -> bool:
         r = {"top": 0, "upper": 0, "first": 0, "second": 1, "third": 2, "bottom": rows - 1, "lower": rows - 1,
              "last": rows - 1}.get(word, 1 if rows == 3 and word in ("middle", "centre", "center") else None)
         nums = re.findall(r"(?<![\d.,\u00b0])\d+(?![\d\u00b0%])", sentence)
+        group = _JOINED.search(sentence)  # the numbers said together ("images 3 and 4"), not "2 ... from image 1"
         if r is None or len(set(nums)) != len(nums) or len(nums) != cols or any(int(n) > rows * cols for n in nums) \
-                or re.search(r"\d\s*(?:'s|\u7684|\u306e|\uc758)", sentence):  # "image 2's edge", "图片2的下边缘"
+                or re.search(r"\d\s*(?:'s|\u7684|\u306e|\uc758)", sentence) or group is None \
+                or len(re.findall(r"\d", group.group(0))) != cols:  # "image 2's edge", "图片2的下边缘"
             continue
         if {int(n) for n in nums} != set(order[r * cols:(r + 1) * cols]):
             return True
