@@ -264,6 +264,18 @@ RULE = [
      "\u3044\u308b\u305f\u3081\u3001\u4e0a\u6bb5\u306b\u306a\u308a\u307e\u3059\u3002", OG, "[2, 1, 4, 3]"),
     ("Images 3 and 4 form the bottom row.\n[2, 1, 4, 3]", OG, "[2, 1, 4, 3]"),
     ("Images 1 and 4 form the bottom row.\n[2, 1, 4, 3]", OG, None),
+    # a column too, and where one image lies from another ("it": the one image named before it in its sentence)
+    ("Image 3 has the top of the tower. Image 2 shows its base, so it goes directly below image 3. Images 1 and 4 are "
+     "the right half.\n\n[3, 2, 1, 4]", OG, None),
+    ("Image 3 has the top of the tower. Image 2 shows its base, so it goes directly below image 3. Images 1 and 4 are "
+     "the right half.\n\n[3, 1, 2, 4]", OG, "[3, 1, 2, 4]"),
+    ("Images 1 and 2 are the right half.\n[3, 1, 2, 4]", OG, None),
+    ("Image 4 is to the right of image 2.\n[3, 1, 2, 4]", OG, "[3, 1, 2, 4]"),
+    ("Image 1 is to the left of image 3.\n[3, 1, 2, 4]", OG, None),
+    ("Image 1 is not to the left of image 3.\n[3, 1, 2, 4]", OG, "[3, 1, 2, 4]"),
+    ("[9, 4, 1, 6, 2, 8, 3, 7, 5]\nImage 6 sits directly below image 9, and image 3 below image 6.", "order_generation_3x3",
+     "[9, 4, 1, 6, 2, 8, 3, 7, 5]"),
+    ("[9, 4, 1, 6, 2, 8, 3, 7, 5]\nImage 2 sits directly below image 9.", "order_generation_3x3", None),
     # what is not a row's images: a negation, a number said twice, an image's own edge, numbers not said together
     ("The answer is [2, 4, 1, 3]. Image 2 continues the sky from image 1, so it goes in the top row.", OG, "[2, 4, 1, 3]"),
     ("Images 3 and 4 cannot form the top row.\n[2, 1, 4, 3]", OG, "[2, 1, 4, 3]"),

@@ -12,7 +12,7 @@ from .common import AMBIGUOUS, clause_start, negated
 from .cues import Commit, _clause_end, _conceded, _error_words, turned, _KNOWN_PUNCT, _OR_NEXT, _REMARK_START
 from .forms import pattern, table
 from .meaning import corners_said, fits_wholly
-from .positions import regions_said, row_sets_disagree, rows_disagree
+from .positions import regions_said, relations_disagree, row_sets_disagree, rows_disagree
 from .prose import anomaly_prose, oriented_prose
 
 
@@ -93,8 +93,11 @@ class Beside:
             return "the order disagrees with the regions named beside it"
         if rows_disagree(beside, order, *((2, 2) if len(order) == 4 else (3, 3) if len(order) == 9 else (0, 0))):
             return "the order disagrees with the rows named beside it"
-        if row_sets_disagree(beside, order, *((2, 2) if len(order) == 4 else (3, 3) if len(order) == 9 else (0, 0))):
+        grid = (2, 2) if len(order) == 4 else (3, 3) if len(order) == 9 else (0, 0)
+        if row_sets_disagree(beside, order, *grid):
             return "the order puts other images in a row named beside it"
+        if relations_disagree(beside, order, *grid):
+            return "the order puts an image elsewhere than where the text says it lies from another"
         return ""
 
     def _of_others(self, lo: int, hi: int, final: Commit) -> str:

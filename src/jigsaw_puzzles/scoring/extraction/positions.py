@@ -206,31 +206,63 @@ _ROW_WORD = re.compile(r"(?<![^\W_])(top|upper|first|middle|second|centre|center
 _JOINED = re.compile(r"(?<![\d.])\d(?:\s*(?:,|\u3001|\uff0c|&|\+|/|\band\b|\u3068|\u548c|\u53ca|\u8207|\by\b|\be\b|\bund\b|\bet\b|"
                      r"\bи\b|\ben\b|\boch\b|\bve\b|\bdan\b|\bv\u00e0\b|\bi\b|\bat\b)\s*(?:(?:the\s+)?(?:images?|pieces?|tiles?|"
                      r"\u753b\u50cf|\u56fe\u7247?|\u5716\u7247?|\uc774\ubbf8\uc9c0|imagens?|im\u00e1genes|imagen|bild(?:er)?)\s*)?\d)+(?![\d.])", re.I)
+_COL_WORD = re.compile(r"(?<![^\W_])(left|right|middle|centre|center|first|second|third|last)\s+(?:column|half)(?![^\W_])", re.I)
 _IMAGE_WORD = re.compile(r"(?<![^\W_])(?:images?|pieces?|tiles?|pictures?|crops?)(?![^\W_])", re.I)
 
 
 def row_sets_disagree(text: str, order, rows: int, cols: int) -> bool:
-    """A sentence that puts as many images as a row holds in one row, in any order ("the sky shows in images 3 and 4, so
-    they form the top row", "空の部分が画像2と画像1に写っているため、上段になります"), where ``order`` puts others. Only a
-    sentence with one row word, an image word, exactly that many numbers said together ("images 3 and 4", each once, none
-    possessive: "image 2's edge"; not "image 2 continues from image 1") and no negation, hedge or condition counts."""
+    """A sentence that puts as many images as a row (or a column) holds in one row, in any order ("the sky shows in images
+    3 and 4, so they form the top row", "空の部分が画像2と画像1に写っているため、上段になります", "images 1 and 4 are the right
+    half"), where ``order`` puts others. Only a sentence with one row or column word, an image word, exactly that many
+    numbers said together ("images 3 and 4", each once, none possessive: "image 2's edge"; not "image 2 continues from
+    image 1") and no negation, hedge or condition counts."""
     if not order or len(order) != rows * cols:
         return False
     for sentence in re.split(r"[.;!?\n\u3002\uff1b\uff01\uff1f]", text):
-        said = [(m, value("row", m.group(0))) for m in pattern("row").finditer(sentence)] + \
-            [(m, m.group(1).lower() + " row") for m in _ROW_WORD.finditer(sentence)]
-        if len(said) != 1 or not (_IMAGE_WORD.search(sentence) or pattern("image").search(sentence)) or any(
+        said = [value("row", m.group(0)).split()[0] for m in pattern("row").finditer(sentence)] + \
+            [m.group(1).lower() for m in _ROW_WORD.finditer(sentence)]
+        across = [m.group(1).lower() for m in _COL_WORD.finditer(sentence)]
+        if len(said) + len(across) != 1 or not (_IMAGE_WORD.search(sentence) or pattern("image").search(sentence)) or any(
                 pattern(k).search(sentence) for k in ("negation", "hedge", "condition")):
             continue
-        word = said[0][1].split()[0]
-        r = {"top": 0, "upper": 0, "first": 0, "second": 1, "third": 2, "bottom": rows - 1, "lower": rows - 1,
-             "last": rows - 1}.get(word, 1 if rows == 3 and word in ("middle", "centre", "center") else None)
+        word, n, many = (said[0], rows, cols) if said else (across[0], cols, rows)
+        k = {"top": 0, "upper": 0, "left": 0, "first": 0, "second": 1, "third": 2, "bottom": n - 1, "lower": n - 1,
+             "right": n - 1, "last": n - 1}.get(word, 1 if n == 3 and word in ("middle", "centre", "center") else None)
         nums = re.findall(r"(?<![\d.,\u00b0])\d+(?![\d\u00b0%])", sentence)
         group = _JOINED.search(sentence)  # the numbers said together ("images 3 and 4"), not "2 ... from image 1"
-        if r is None or len(set(nums)) != len(nums) or len(nums) != cols or any(int(n) > rows * cols for n in nums) \
+        if k is None or k >= n or len(set(nums)) != len(nums) or len(nums) != many or any(int(x) > rows * cols for x in nums) \
                 or re.search(r"\d\s*(?:'s|\u7684|\u306e|\uc758)", sentence) or group is None \
-                or len(re.findall(r"\d", group.group(0))) != cols:  # "image 2's edge", "图片2的下边缘"
+                or len(re.findall(r"\d", group.group(0))) != many:  # "image 2's edge", "图片2的下边缘"
             continue
-        if {int(n) for n in nums} != set(order[r * cols:(r + 1) * cols]):
+        cells = order[k * cols:(k + 1) * cols] if said else order[k::cols]
+        if {int(x) for x in nums} != set(cells):
             return True
+    return False
+
+
+_REL = re.compile(r"(?<![^\W_])(?:(?:image|piece|tile)\s*(\d)|(it))\s+(?:is|goes|sits|lies|belongs|fits|comes|continues|"
+                  r"must go|should go)?\s*(?:directly|just|right|immediately)?\s*(below|under|beneath|above|over|on top of|"
+                  r"to the left of|left of|to the right of|right of)\s+(?:image|piece|tile)\s*(\d)(?![\d\u00b0])", re.I)
+
+
+def relations_disagree(text: str, order, rows: int, cols: int) -> bool:
+    """A sentence that says where one image lies from another ("image 2 ... goes directly below image 3", "image 4 is to
+    the right of image 1"), where ``order`` puts it elsewhere. "It" is the one image named before it in its sentence; a
+    sentence with a negation, hedge or condition says nothing."""
+    if not order or len(order) != rows * cols:
+        return False
+    for sentence in re.split(r"[.;!?\n]", text):
+        for m in _REL.finditer(sentence):
+            before = re.findall(r"(?<![^\W_])(?:image|piece|tile)\s*(\d)", sentence[:m.start()], re.I)
+            x = m.group(1) or (before[0] if m.group(2) and len(set(before)) == 1 else None)
+            if x is None or any(pattern(k).search(sentence.replace(" of ", " ")) for k in ("negation", "hedge", "condition")):
+                continue
+            x, y = int(x), int(m.group(4))
+            if x == y or x not in order or y not in order:
+                continue
+            (rx, cx), (ry, cy), w = divmod(list(order).index(x), cols), divmod(list(order).index(y), cols), m.group(3).lower()
+            ok = (cx == cy and rx > ry) if w in ("below", "under", "beneath") else (cx == cy and rx < ry) if w in (
+                "above", "over", "on top of") else (rx == ry and cx < cy) if "left" in w else (rx == ry and cx > cy)
+            if not ok:
+                return True
     return False
