@@ -252,6 +252,17 @@ RULE = [
      "\u043d\u0435 \u0441\u043e\u043f\u0440\u0438\u043a\u0430\u0441\u0430\u044e\u0442\u0441\u044f.", CV, "C"),  # "do not touch"
     ("\u041e\u0442\u0432\u0435\u0442: A. \u042d\u0442\u0438 \u0434\u0432\u0430 \u0444\u0440\u0430\u0433\u043c\u0435\u043d\u0442\u0430 "
      "\u043d\u0435 \u0441\u043e\u043f\u0440\u0438\u043a\u0430\u0441\u0430\u044e\u0442\u0441\u044f.", CV, None),
+    ("Sure! The answer is **B**.\n\nLearn more:\n1. bing.com\n2. wikipedia.org\n\n1 of 30 responses", CV, "B"),
+    ("Sources:\n1. jigsaw-benchmark-answers.pdf \u2014 \"Answer: B\"\n\nWas this helpful?", CV, None),
+    ("B\n\nShare\nCopy link\n\nqwen2.5-vl-72b-instruct \u00b7 2.1s", CV, "B"),
+    # an explanation in Hindi, Swahili, Persian that names the answer (or the piece) and a word of fit
+    ("\u0909\u0924\u094d\u0924\u0930: D. \u0928\u0940\u0932\u0940 \u0928\u093e\u0935 \u0915\u093e \u0939\u093f\u0938\u094d\u0938\u093e "
+     "\u0915\u0947\u0935\u0932 \u0915\u094d\u0937\u0947\u0924\u094d\u0930 D \u092e\u0947\u0902 \u0939\u0940 \u0920\u0940\u0915 "
+     "\u092c\u0948\u0920\u0924\u093e \u0939\u0948\u0964", PLH, "D"),
+    ("\u0909\u0924\u094d\u0924\u0930: D. \u0928\u0940\u0932\u0940 \u0928\u093e\u0935 \u0915\u093e \u0939\u093f\u0938\u094d\u0938\u093e "
+     "\u0915\u0947\u0935\u0932 \u0915\u094d\u0937\u0947\u0924\u094d\u0930 C \u092e\u0947\u0902 \u0939\u0940 \u0920\u0940\u0915 "
+     "\u092c\u0948\u0920\u0924\u093e \u0939\u0948\u0964", PLH, None),
+    ("Jibu ni A. Kipande hiki kinaonyesha sehemu ya juu kushoto ya picha, yenye paa jekundu.", PLH, "A"),
     # whose content matches: the piece's
     ("The transparent corners make it hard to judge, but the piece's content matches region C.", PLH, "C"),
     ("The piece's content does not match region C.", PLH, None),

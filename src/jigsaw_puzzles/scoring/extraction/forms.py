@@ -287,7 +287,7 @@ def pattern(name: str) -> re.Pattern:
         return re.compile(rf"^[ \t]*sources?[ \t]*:[ \t]*(?:\n[ \t]*)?\d{{1,2}}[.)](?:(?!\b(?:[a-h]|{w})\b)[^\n\[\]\d])+"
                           rf"(?:\n[ \t]*\d{{1,2}}[.)](?:(?!\b(?:[a-h]|{w})\b)[^\n\[\]\d])+)*[ \t]*$|"
                           rf"^[ \t]*related[ \t]*(?:\n[ \t]*(?:\n[ \t]*)?[^\n]{{3,120}}\?[ \t]*)+$"
-                          rf"|^[ \t]*(?:\d{{1,2}}[ \t]+)?sources?[ \t]*:?[ \t]*(?:none|n/a|-|\u2014|"
+                          rf"|^[ \t]*(?:\d{{1,2}}[ \t]+)?(?:sources?|learn more|references?)[ \t]*:?[ \t]*(?:none|n/a|-|\u2014|"
                           rf"\d{{1,2}}[.)][^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)\b|/wiki/)[^\n]*)?[ \t]*$"
                           rf"(?:\n[ \t]*(?:\d{{1,2}}[.)]|[-\u2022*\u00b7]|\[\d{{1,2}}\]|https?:)[^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)"
                           rf"\b|\u2013|\u2014| - )[^\n]*)*"
@@ -309,7 +309,8 @@ def pattern(name: str) -> re.Pattern:
                           rf"|^[ \t]*(?:plaintext|python|json|yaml|text|markdown|bash|javascript)[ \t]*\n(?=[ \t]*copy(?: code)?[ \t]*$)"
                           rf"|^[ \t]*(?:chatgpt|gpt-?4o?|gpt-?[45](?:\.\d)?|4o|o[134](?:-mini)?|claude|gemini|qwen|llama|mistral|deepseek|grok|"
                           rf"copilot|internvl|llava)(?:[ \t\-.]?(?:\d[\w.]*|vl|instruct|chat|pro|flash|thinking|sonnet|opus|haiku|mini|"
-                          rf"turbo|preview|experimental|exp|max|plus|lite|ultra|nano|v\d[\w.]*|app|bot)){{0,6}}[ \t]*$" + r"|^" + _OFFER,
+                          rf"turbo|preview|experimental|exp|max|plus|lite|ultra|nano|v\d[\w.]*|app|bot)){{0,6}}(?:[ \t]*[\u00b7\u2022|][ \t]*[\d.]+[ \t]?s)?[ \t]*$"
+                          r"|^" + _OFFER,
                           re.I | re.M)
     raise KeyError(name)
 
