@@ -263,6 +263,13 @@ RULE = [
      "\u0915\u0947\u0935\u0932 \u0915\u094d\u0937\u0947\u0924\u094d\u0930 C \u092e\u0947\u0902 \u0939\u0940 \u0920\u0940\u0915 "
      "\u092c\u0948\u0920\u0924\u093e \u0939\u0948\u0964", PLH, None),
     ("Jibu ni A. Kipande hiki kinaonyesha sehemu ya juu kushoto ya picha, yenye paa jekundu.", PLH, "A"),
+    # rows as dashed runs between slashes; the last placement's own description in brackets
+    ("7-3-1 / 9-5-2 / 4-8-6", "order_generation_3x3", "[7, 3, 1, 9, 5, 2, 4, 8, 6]"),
+    ("7-3-1 / 9-5-2", "order_generation_3x3", None), ("2-4 / 1-3 or maybe 4-2 / 3-1", OG, None),
+    ("Top-left: image 2 (sun over the hills)\nTop-right: image 3 (the kite)\nBottom-left: image 4 (the fence)\n"
+     "Bottom-right: image 1 (the dog on the grass)", OG, "[2, 3, 4, 1]"),
+    ("Top-left: image 2 (sun)\nTop-right: image 3\nBottom-left: image 4\nBottom-right: image 1 (or maybe 4)", OG, None),
+    ("Top-left: image 2 (sun)\nTop-right: image 3\nBottom-left: image 4\nBottom-right: image 1 (not sure)", OG, None),
     # whose content matches: the piece's
     ("The transparent corners make it hard to judge, but the piece's content matches region C.", PLH, "C"),
     ("The piece's content does not match region C.", PLH, None),

@@ -295,6 +295,8 @@ def _placements(t: str, spans: list, n: int) -> Mention:
     """The order four placements say, corner by corner (the number in each span's first group); nothing between them
     may name another number, hedge, negate, condition or ask ("Top left is 2 or 4, ...": not read)."""
     lo, hi = min(s.start() for s in spans), max(s.end() for s in spans)
+    tail = re.match(r"[ \t]*\([^()\n]{1,80}\)", t[hi:])  # "Bottom-right: image 1 (the dog on the grass)": its description
+    hi += tail.end() if tail else 0
     rest = list(t[lo:hi])
     for s in spans:
         rest[s.start() - lo:s.end() - lo] = " " * (s.end() - s.start())
@@ -315,17 +317,17 @@ def _row_lines(t: str, n: int) -> list[Mention]:
     rows on one line ("top row: 4, 1; bottom row: 3, 2")."""
     out, block, pos = [], [], 0
     t = t.translate(_BOX)
-    pieces = re.split(r"(\n|;|[.,/](?= (?i:\w+ )?(?i:row)\b))", t)
-    lines = [p for p in pieces[::2]]
-    for line in lines + [None]:
+    pieces = re.split(r"(\n|;|[.,/](?= (?i:\w+ )?(?i:row)\b)|(?<=\d) / (?=\d))", t)  # "7-3-1 / 9-5-2 / 4-8-6": rows too
+    lines, seps = pieces[::2], [len(p) for p in pieces[1::2]] + [1]
+    for i, line in enumerate(lines + [None]):
         end = pos + len(line) if line is not None else pos
         if line is not None and (said := _row_label().match(line)):  # "Obere Reihe: 4, 8, 2" read as "top row: ..."
             line = line[:said.start(1)] + value("row", said.group(1)) + line[said.end(1):]
         r = _ROW_LINE.fullmatch(line) if line is not None and len(line) <= 200 else None  # a row is short
         rowish = r is not None and ("|" in line or re.match(r"\s*(?:[-*\u2022]\s*)?[\[(]?\s*\d", line) is None
-                                    or line.strip().startswith(("[", "(")))
+                                    or line.strip().startswith(("[", "(")) or re.fullmatch(r"\s*\d(?:\s*(?:-|->|\u2192)\s*\d)+\s*", line))
         if line is not None and block and _TABLE_RULE.fullmatch(line):
-            pos = end + 1
+            pos = end + seps[i]
             continue
         row = (pos, end, _ints(r.group(2)), (r.group(1) or "").lower()) if rowish else None
         if row is not None and (not block or len(row[2]) == len(block[0][2])):
@@ -345,7 +347,7 @@ def _row_lines(t: str, n: int) -> list[Mention]:
                 if block:
                     out.append(_order(tuple(x for b in block for x in b[2]), n, lo, hi, "rows"))
             block = [row] if row is not None else []
-        pos = end + 1
+        pos = end + (seps[i] if i < len(seps) else 1)
     return out
 
 
