@@ -91,9 +91,9 @@ class Beside:
         beside = self._of_others(lo, final.start, final) + "\n" + self._of_others(final.end, len(self.m), final)
         if len(order) == 4 and any(order[r] != img for r, img in regions_said(beside) + corners_said(beside)):
             return "the order disagrees with the regions named beside it"
-        if rows_disagree(beside, order, *((2, 2) if len(order) == 4 else (3, 3) if len(order) == 9 else (0, 0))):
-            return "the order disagrees with the rows named beside it"
         grid = (2, 2) if len(order) == 4 else (3, 3) if len(order) == 9 else (0, 0)
+        if rows_disagree(beside, order, *grid):
+            return "the order disagrees with the rows named beside it"
         if row_sets_disagree(beside, order, *grid):
             return "the order puts other images in a row named beside it"
         if relations_disagree(beside, order, *grid):

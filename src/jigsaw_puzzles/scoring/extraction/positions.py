@@ -180,14 +180,20 @@ _ROW_SAID = re.compile(r"(?<![^\W_])(?:(top|upper|first|middle|second|centre|cen
 _ROW_BODY = re.compile(r"[\s\d,&|>\u2192\u2013\u2014-]*(?:(?:images?|pieces?|tiles?|and|then|is|are)[\s\d,&|>\u2192\u2013\u2014-]*)*", re.I)
 
 
+def _line_index(word: str, n: int) -> Optional[int]:
+    """The row (or column) of ``n`` a word names: "top"/"left"/"first"/"1" the first, "bottom"/"right"/"last" the last,
+    "middle" the centre of three (None on two)."""
+    return {"top": 0, "upper": 0, "left": 0, "first": 0, "1": 0, "second": 1, "2": 1, "third": 2, "3": 2, "bottom": n - 1,
+            "lower": n - 1, "right": n - 1, "last": n - 1}.get(word, 1 if n == 3 and word in ("middle", "centre", "center") else None)
+
+
 def rows_said(text: str, rows: int, cols: int) -> list[tuple[int, list[int]]]:
     """(row index, images) for each row said in prose with numbers only ("Top row: 4, 9, 2.", "the second row is 3 5
     7", "Top row: image 1 and image 3", "Top: 1, 2; bottom: 4, 3"); a row that also says something else is not read."""
     out = []
     for m in _ROW_SAID.finditer(text):
         word = (m.group(1) or m.group(2) or m.group(3)).lower()
-        r = {"top": 0, "upper": 0, "first": 0, "1": 0, "second": 1, "2": 1, "third": 2, "3": 2,
-             "bottom": rows - 1, "lower": rows - 1, "last": rows - 1}.get(word, 1 if rows == 3 else None)
+        r = _line_index(word, rows)
         bare = re.sub(r"\([^()]*\)", " ", m.group(4)).replace("*", " ")  # "Top row: 1 (sky), 5, 7": numbers only
         bare = re.split(r"\s[\u2014\u2013-]\s|:\s", bare)[0]  # "**Row 1:** 3, 9, 1 — sky and the sail"
         said = [int(d) for d in re.findall(r"(?<!\d)[1-9](?!\d)", bare)]
@@ -226,8 +232,7 @@ def row_sets_disagree(text: str, order, rows: int, cols: int) -> bool:
                 pattern(k).search(sentence) for k in ("negation", "hedge", "condition")):
             continue
         word, n, many = (said[0], rows, cols) if said else (across[0], cols, rows)
-        k = {"top": 0, "upper": 0, "left": 0, "first": 0, "second": 1, "third": 2, "bottom": n - 1, "lower": n - 1,
-             "right": n - 1, "last": n - 1}.get(word, 1 if n == 3 and word in ("middle", "centre", "center") else None)
+        k = _line_index(word, n)
         nums = re.findall(r"(?<![\d.,\u00b0])\d+(?![\d\u00b0%])", sentence)
         group = _JOINED.search(sentence)  # the numbers said together ("images 3 and 4"), not "2 ... from image 1"
         if k is None or k >= n or len(set(nums)) != len(nums) or len(nums) != many or any(int(x) > rows * cols for x in nums) \
