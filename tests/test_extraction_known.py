@@ -297,7 +297,7 @@ def _value_at(text: str, lo: int, answer: str, kind: str):
     return (lo + found[-1].start(), lo + found[-1].end()) if found else None
 
 
-def _check_compositions(n: int, per: int) -> int:
+def _check_compositions(n: int, per: int, dash: bool = False) -> int:
     global _POOL
     if not _POOL:
         _POOL = _pool()
@@ -328,6 +328,9 @@ def _check_compositions(n: int, per: int) -> int:
         for _ in range(per):
             pos, tok = rng.choice(places), rng.choice(_POOL)
             text = c.text[:pos] + " " + tok + " " + c.text[pos:]
+            if dash:  # a remark of one unknown word after a dash ("B \u2014 glorp."): no reason, so not read either
+                pos = lo + len(c.statement.rstrip(" .!*"))  # after the statement, its gloss too ("A (right)")
+                text = c.text[:pos] + rng.choice([" \u2014 ", " \u2013 ", " - "]) + tok + "." + c.text[pos:]
             ex = classify_response(text, c.config)
             read = ex.answer if ex.status == PARSED else None
             assert read is None, ("read with an unknown token next to the answer or its link", repr(text), ex)
@@ -340,6 +343,10 @@ def _check_compositions(n: int, per: int) -> int:
 @pytest.mark.slow
 def test_an_unknown_token_next_to_a_composed_answer_is_never_read():
     assert _check_compositions(500, 8) > 400  # the sample moves with the source (derandomize): >= 50 compositions read
+
+
+def test_one_unknown_word_in_a_remark_after_a_composed_answer_is_never_read():
+    assert _check_compositions(150, 3, dash=True) > 120
 
 
 def test_a_negation_of_any_language_before_an_answer_is_never_read():

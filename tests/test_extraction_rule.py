@@ -1862,3 +1862,33 @@ def test_place_labels_with_a_remark_and_agreement(text, answer):
 ])
 def test_pieces_placed_as_bare_numbers_agree_with_the_option(text, options, answer):
     assert classify_response(text, "order_restoration", options).answer == answer
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # a remark after a dash is an explanation when it says something: a word of fit, a restatement, a clause of its
+    # own, or known words (a confidence note)
+    ("B \u2014 the sky matches.", MPS, "B"),
+    ("B \u2014 the one with the bicycle wheel in it", MPS, "B"),
+    ("D \u2014 moderately confident (maybe 60%).", "piece_localization_hard", "D"),
+    ("D is the one that fits \u2014 no hesitation.", MPS, "D"),
+    ("\u041d\u0435 C, \u0430 B \u2014 \u043f\u0440\u0430\u0432\u0438\u043b\u044c\u043d\u044b\u0439 \u043e\u0442\u0432\u0435\u0442 B.",
+     "piece_localization_hard", "B"),
+    ("1. A \u2013 washed out\n2. B \u2013 cropped\n3. C \u2013 seamless\nSo: C", MPS, "C"),
+    # the other side: a word or two the reader does not know, or a shrug, is no reason: the answer is not read, and
+    # it still stands against a later other answer, in the reasoning before </think> too
+    ("B \u2014 glorp.", MPS, None),
+    ("B \u2014 idk", MPS, None),
+    ("B \u2014 \u00af\\_(\u30c4)_/\u00af", MPS, None),
+    ("B \u2014 I am not sure, glorp.", MPS, None),
+    ("The answer is B \u2014 zonk.", MPS, None),
+    ("A \u2014 maybe.\nAnswer: B", MPS, None),
+    ("Final answer: B \u2014 glorp\n\nFinal answer: D", MPS, None),
+    ("<think>So the answer is A \u2014 glorp.</think>\n<answer>C</answer>", MPS, None),
+    ("Final answer: B\nWait, that's wrong.\nFinal answer:  ? A", MPS, None),  # a stray mark after the label
+    ("Which candidate fits? A", MPS, "A"),
+])
+def test_a_remark_after_a_dash_must_say_something(text, config, answer):
+    ex = classify_response(text, config)
+    assert ex.answer == answer, ex.detail
+    if answer is None:
+        assert ex.detail

@@ -9,7 +9,7 @@ import re
 
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_oriented
 from .common import AMBIGUOUS, clause_start, negated
-from .cues import Commit, _clause_end, _conceded, _error_words, turned, _KNOWN_PUNCT, _OR_NEXT, _REMARK_START
+from .cues import Commit, _clause_end, _conceded, _CONFIDENCE, _error_words, turned, _KNOWN_PUNCT, _OR_NEXT, _REMARK_START
 from .forms import pattern, table
 from .meaning import corners_said, fits_wholly
 from .positions import regions_said, relations_disagree, row_sets_disagree, rows_disagree
@@ -28,6 +28,15 @@ def _SUBJECT() -> re.Pattern:  # "The two pieces are" before an option's words, 
 
 class Beside:
     """A mixin of the rule's reading (needs ``m``, ``spec``, ``config``, ``options``)."""
+
+    def _says_nothing(self, at: int, lo: int, hi: int, value, apposed: bool) -> bool:
+        """A remark after a dash (``t[at:lo]``) is no reason unless it says something: a word of fit, the answer
+        again, a clause of its own (four words, or four CJK characters) or only known words ("B \u2014 idk")."""
+        body = self.m[lo:hi]
+        return bool(re.search(r"[\u2014\u2013-]", self.m[at:lo])) and not (
+            apposed or pattern("support").search(body) or self._known(_CONFIDENCE.sub(" ", body))
+            or any(x.value == value for x in self._within(lo, hi)) or len(re.findall(r"[^\W\d_]+", body)) >= 4
+            or re.search(r"[\u3040-\u9fff\uac00-\ud7af]{4}", body))
 
     def _anomaly_before(self, final: Commit) -> str:
         t, lo = self.m, 0

@@ -57,7 +57,7 @@ _CONFIDENCE = re.compile(r"[ \t(\[,;-]*(?:(?:with\s+)?(?:confidence|certainty|pr
                          r"(?:\d{1,2}\s*/\s*(?:5|10|100)(?!\d)|\d{1,3}(?:\.\d+)?\s*%?|0?\.\d+|high|medium|moderate|very high|low)|(?:about|around|roughly|~|"
                          r"\u2248|maybe|approx\.?|approximately)?\s*\d{1,3}\s*%\s*(?:confident|sure|confidence|certain)?"
                          r"|(?:(?:very\s+)?(?:low|medium|moderate|high|fair|reasonable)\s+confidence)(?:\s*[,;:]?\s*(?:maybe|about|"
-                         r"around|roughly|~|\u2248)?\s*\d{1,3}\s*%)?|(?:fairly|pretty|quite|very|reasonably|somewhat)\s+(?:sure|"
+                         r"around|roughly|~|\u2248)?\s*\d{1,3}\s*%)?|(?:fairly|pretty|quite|very|reasonably|somewhat|moderately)\s+(?:sure|"
                          r"confident|certain))[ \t)\]]*", re.I)
 _NOT_OTHER = re.compile(r"[ \t,;\u060c\uff0c\u3001(\-\u2014]*(?:not|rather than|instead of|over|and not|but not|vs\.?|không phải|nicht|não|"
                         r"no|pas|не|不是|而不是|nie|niet|değil|bukan|ليس|وليس|وليست|ولا|لا|לא|نه|non|sio)[ \t]*(?:option\s+|la\s+|el\s+|a\s+|"

@@ -8,7 +8,7 @@
    in its sentence (its option's own words, "is correct", a ruled-out other answer "not C", a confidence note; an
    explanation after "because"), and the line above a bare answer, which must be a known label ("Final
    answer:") or a finished sentence ("Incorrect\\nB" and "The answer is not\\nB" are not read). An unknown word or
-   mark there ("Answer != B", "B lol", "B if mirrored", "~~B~~") leaves the text unread, in any language.
+   mark there ("Answer != B", "B — idk", "B if mirrored", "~~B~~") leaves the text unread, in any language.
 3. **The link, not the reasoning.** What leads to the commitment in its sentence need not be understood word by
    word, provided it is joined in a known way: after a link ("..., so the answer is C", "所以答案是C") or a
    withdrawal, or as an introducer closed by a comma ("Looking at the edges, the answer is C"). A condition
@@ -54,11 +54,11 @@ from .structure import claims, streamed
 #: Only the last this many characters of the region are read (bounded work per response).
 MAX_CHARS = 16_384
 #: Only the last this many answer mentions are judged as commitments (bounded work on degenerate text).
-_MAX_MENTIONS = 400
-_LONGEST_LEAD, _THOUGHT_TAIL = 600, 320
-#: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
+_MAX_MENTIONS, _LONGEST_LEAD, _THOUGHT_TAIL = 400, 600, 320
 _VERDICT_WORDS = re.compile(r"(?<![^\W_])(?:correct|incorrect|normal|fine|wrong|anomal\w*|intact)(?![^\W_])", re.I)
 _GLOSS = re.compile(r"[ \t]*[(\[][ \t]*")  # an option's words in brackets after its letter say the same option
+_REMARK = "a remark after the answer that the reader does not know"  # not read, but a commitment against a later one
+#: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
 _BINDING = ("the answer depends", "the answer is introduced as one that is not")
 
 
@@ -83,6 +83,8 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
     inner = thought(text, _THOUGHT_TAIL) if ex.status == PARSED and depth == 0 else ""  # its last sentences
     if inner.strip():  # "<think>... So it's A.</think> B": the reasoning concluded another answer
         said = read(inner, spec, config, options, depth + 1)
+        if said.detail.startswith(_REMARK):  # "... So it's A — idk.</think> B": the reasoning's answer is not known
+            return unread(AMBIGUOUS, f"the reasoning before </think> ends on {said.detail[0].lower()}{said.detail[1:]}")
         if said.status == PARSED and said.answer != ex.answer and said.rule in ("form", "retraction", "structure"):
             return unread(AMBIGUOUS, f"the reasoning before </think> concludes another answer ({said.answer!r})",
                           ex.parts, ex.rule)
@@ -178,6 +180,7 @@ class _Reading(Scope, Beside):
         else:
             start, rule = m.start - _DECOR.match(back).end(), "bare"
         end, pred, why, explain_at, clean = self._right(m, not t[:start].strip(_BULLETS))
+        remark, why, clean = (why, "", True) if why and why.startswith(_REMARK) else ("", why, clean)  # "A — idk" stays
         if pred and rule == "bare":
             rule = "pred"
         if m.form == "lower" and (rule not in ("form", "label") or (t[m.start:m.end].lower() == "a" and not
@@ -187,8 +190,8 @@ class _Reading(Scope, Beside):
             if not (rule == "bare" and not t[cs:start].strip(_BULLETS) and clean and not why):
                 return None
         lead, prev = t[cs:start], t[clause_start(t, cs - 1):cs].strip() if cs > 0 and t[cs - 1] != "\n" else ""
-        if "?" in prev and not re.sub(r"[\W_]", "", prev):
-            return None  # after a stray mark, not a finished sentence ("A. ? B")
+        if "?" in prev and (not re.sub(r"[\W_]", "", prev) or prev.rstrip(" ?\t").endswith(":")):
+            return None  # after a stray mark, not a finished sentence ("A. ? B", "Final answer: ? A")
         if rule in ("bare", "label", "pred") and (why or not clean):
             return None  # a mention inside a description, not a commitment
         if rule in ("bare", "pred") and lead.strip(_BULLETS):
@@ -212,7 +215,7 @@ class _Reading(Scope, Beside):
             why = why or m.why
         if not t[:start].strip(_BULLETS) and not t[end:].strip(_BULLETS + ".!") and rule == "bare":
             rule = "short"
-        return Commit(start, m.start, end, m.answer, why, rule if rule != "label" else "form", explain_at, m.parts,
+        return Commit(start, m.start, end, m.answer, why or remark, rule if rule != "label" else "form", explain_at, m.parts,
                       note=m.why)
 
     def _right(self, m: Mention, opening: bool = False):
@@ -256,7 +259,9 @@ class _Reading(Scope, Beside):
                     break
                 if rm.end() < stop and not _at(pattern("withdraw"), t, rm.end()) and \
                         (apposed is None or apposed.value == m.value):  # "A — Candidate 1 matches the sunset"
-                    explain_at = pos
+                    why = f"{_REMARK} ({t[rm.end():stop].strip()[:40]!r})" if self._says_nothing(  # "B — idk"
+                        pos - 1, rm.end(), stop, m.value, apposed is not None) else ""
+                    explain_at = None if why else pos
                     break
             if (ch in "(,t" or t[pos - 2:pos].strip(" ") == ",") and reason_beside(
                     t, pos, lambda a, b: [x for x in self._within(a, b) if x.value != m.value], m.start):
@@ -444,7 +449,7 @@ class _Reading(Scope, Beside):
             if span and (pattern("left").match(back) or pattern("label").match(back)) and not turned(t, span[1], final.pos):
                 return "the answer is ruled out in a commit form before it is given"
         for c in commits + hedged:  # an earlier answer, or one floated with "maybe": the text gives two
-            if c is final or (c.why and not c.why.startswith("the line above")) or c.answer == final.answer or \
+            if c is final or (c.why and not c.why.startswith(("the line above", _REMARK))) or c.answer == final.answer or \
                     c.end > final.start or turned(t, c.end, final.pos):
                 continue
             said = c.answer or repr(t[c.pos:c.end].strip()[:30])
