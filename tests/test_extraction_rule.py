@@ -1892,3 +1892,40 @@ def test_a_remark_after_a_dash_must_say_something(text, config, answer):
     assert ex.answer == answer, ex.detail
     if answer is None:
         assert ex.detail
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # from dev_38 and dev_39 (sixteenth session): each read, and its other side left unread
+    ("Answer: C\nThe two images are not adjacent. No line or colour continues from one to the other.",
+     "connection_verification", "C"),
+    ("Action: submit_answer(option=\"Option B\")\nObservation: Error: answer must be a single letter A-D.\n"
+     "Thought: Candidate 3 is option C.\nAction: submit_answer(option=\"C\")", MPS, "C"),
+    ("Action: submit_answer(option=\"B\")\nObservation: Answer recorded.", MPS, "B"),
+    ("Step 3 \u2014 final_answer(\"B\")", "piece_localization_easy", "B"),
+    ("Step 3 \u2014 final_answer(\"B\") \u2014 not really", "piece_localization_easy", None),
+    ("Sticking with C.", "piece_localization_hard", "C"),
+    ("The answer is B. On a second look, it is C.", "piece_localization_hard", "C"),
+    ("\uc815\ub2f5\uc740 A\uc785\ub2c8\ub2e4. \uc544, \ub2e4\uc2dc \ubcf4\ub2c8 A\uac00 \uc544\ub2c8\ub77c D\ub124\uc694.",
+     "piece_localization_hard", "D"),
+    ("None of the tiles appears turned or flipped.", "anomaly_detection", "Judgment: A\nError Position:\nError Type:"),
+    ("None of the pieces seems rotated or mirrored, maybe.", "anomaly_detection", None),
+    ("order = [2, 1, 4, 3]  # TL, TR, BL, BR", "order_generation", "[2, 1, 4, 3]"),
+    ("[2, 1, 4, 3]  # TL, BL, TR, BR", "order_generation", None),
+    ("[3, 1, 2, 6, 5, 4, 9, 8, 7]\n\nThe middle row is 6, 3, 4 and the bottom row 9, 8, 7.", "order_generation_3x3", None),
+    ("[3, 1, 2, 6, 5, 4, 9, 8, 7]\n\nThe middle row is 6, 5, 4 and the bottom row is 9, 8, 7.", "order_generation_3x3",
+     "[3, 1, 2, 6, 5, 4, 9, 8, 7]"),
+    ("The patch that completes the picture is **F** \u2014 the ivy continues across its top edge.",
+     "missing_piece_selection_easy_3x3_k6", "F"),
+    ("The patch that completes the picture is F or E.", "missing_piece_selection_easy_3x3_k6", None),
+    ("**Answer: B**\n\nWhy the others fail:\n- **C** came closest \u2014 the water colour is a good match \u2014 but it "
+     "has a post that would float with nothing below it.", MPS, "B"),
+    ("Judgment: B\nError Position: I\nError Type: A\n\n\u53f3\u4e0b\u89d2\uff08I\uff09\u7684\u5c0f\u56fe\u88ab\u65cb\u8f6c"
+     "\u4e86180\u5ea6\u3002", "anomaly_detection_3x3", "Judgment: B\nError Position: I\nError Type: A"),
+    ("The seams blur. For now, based on what I can see:\n\nJudgment: A\nError Position:\nError Type:",
+     "anomaly_detection", "Judgment: A\nError Position:\nError Type:"),
+    ("The seams blur. If the sky is on top, based on what I see:\n\nJudgment: A\nError Position:\nError Type:",
+     "anomaly_detection", None),
+])
+def test_sixteenth_session_shapes_both_ways(text, config, answer):
+    ex = classify_response(text, config)
+    assert ex.answer == answer, ex.detail

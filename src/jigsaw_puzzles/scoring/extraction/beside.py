@@ -26,17 +26,32 @@ def _SUBJECT() -> re.Pattern:  # "The two pieces are" before an option's words, 
     return re.compile(r"(?<![^\W_])(?:%s)\s+(?:(?:%s)\s+)?$" % (pattern("subject").pattern, pattern("relate").pattern), re.I)
 
 
+#: The environment's reply right after a submission refuses it ("Observation: Error: answer must be a single letter").
+_REFUSED = re.compile(r"(?:[ \t]*(?:</\w+>|<\|/?\w+\|>)?[ \t]*\n)+[ \t]*(?:(?:step|turn)[ \t]*\d{1,2}[ \t]*[:\u2014\u2013.)-][ \t]*)?"
+                      r"(?:\[?(?:observation|tool(?:[ _]output|[ _]result|_response)?|env(?:ironment)?|result|response|system)\]?"
+                      r"[ \t]*[:>\-]?|<tool_response>|<\|observation\|>)[\s{\[\"']*(?:(?:status|result|error)[\"']?[ \t]*[:=][ \t]*"
+                      r"[\"']?)?(?:error|invalid|rejected|failed|not accepted|incorrect format|wrong format)(?![^\W_])", re.I)
+
+
 class Beside:
     """A mixin of the rule's reading (needs ``m``, ``spec``, ``config``, ``options``)."""
 
+    @staticmethod
+    def _heard(raw: str, found: list) -> list:
+        """The structures, a submission the environment refused at once made void (masked, never a commitment)."""
+        for c in found:
+            if c.form != "void" and _REFUSED.match(raw, c.end):
+                c.form, c.answer = "void", None
+        return found
+
     def _says_nothing(self, at: int, lo: int, hi: int, value, apposed: bool) -> bool:
         """A remark after a dash (``t[at:lo]``) is no reason unless it says something: a word of fit, the answer
-        again, a clause of its own (four words, or four CJK characters) or only known words ("B \u2014 idk")."""
+        again, a clause of its own (four words, or six CJK characters) or only known words ("B \u2014 idk")."""
         body = self.m[lo:hi]
         return bool(re.search(r"[\u2014\u2013-]", self.m[at:lo])) and not (
             apposed or pattern("support").search(body) or self._known(_CONFIDENCE.sub(" ", body))
-            or any(x.value == value for x in self._within(lo, hi)) or len(re.findall(r"[^\W\d_]+", body)) >= 4
-            or re.search(r"[\u3040-\u9fff\uac00-\ud7af]{4}", body))
+            or any(x.value == value for x in self._within(lo, hi)) or sum(bool(re.search(r"[^\W\d_]", w)) for w in body.split()) >= 4
+            or re.search(r"[\u3040-\u9fff\uac00-\ud7af]{6}", body))
 
     def _anomaly_before(self, final: Commit) -> str:
         t, lo = self.m, 0

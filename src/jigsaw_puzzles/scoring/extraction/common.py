@@ -224,7 +224,7 @@ _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _PLAIN_TAG = re.compile(r"</?(?:b|strong|em|i|u|mark|br|p|div|h[1-6]|li|ul|ol|code|pre|details|summary|small|big"
                         r"|blockquote|center|font|tt|hr|table|tr|td|th|tbody|thead|tool_call|tool_calls|function_calls?|function_results|"
                         r"tool_response|note|notes|comment|explanation|reasoning|reason|rationale|analysis|"
-                        r"\|python_tag\||\|im_start\||\|im_end\||s|span|sup|sub|ins)(?:\s+(?![^>]*(?:hidden|display\s*:"
+                        r"\|python_tag\||\|tool_call_(?:start|end|begin)\||\|im_start\||\|im_end\||\|/?action\||\|/?observation\||s|span|sup|sub|ins)(?:\s+(?![^>]*(?:hidden|display\s*:"
                         r"\s*none|visibility))[^<>]*)?/?>", re.I)
 _STRUCK = re.compile(r"<(del|strike|s)>.*?(?:</\1\s*>|\Z)|<(\w+)\b[^>]*(?:hidden|display\s*:\s*none|"
                      r"visibility\s*:\s*hidden)[^>]*>.*?(?:</\2\s*>|\Z)", re.I | re.S)
@@ -238,7 +238,8 @@ _FOOTNOTE_LINE = re.compile(r"^[ \t]*(?:\[\^\w{1,3}\]:?|\[\d{1,2}\]:?|\^?\d{1,2}
 #: Lines an agent's harness writes (tool output, speaker tags, model and timing lines): not the model's words.
 _SPEAKER = re.compile(r"^[ \t]*\[(?:agent|assistant|ai|bot|model)\][ \t]*|^[ \t]*(?:\[(?:tool|system|user|env|observation)\]|"
                       r"(?i:observation|tool(?: output| result)?|result of tool|env|environment)[ \t]*:)[^\n]*$|"
-                      r"^[ \t]*(?i:model|latency|time|tokens|generated in|response time)[ \t]*:[^\n]*$", re.M)
+                      r"^[ \t]*(?i:model|latency|time|tokens|generated in|response time)[ \t]*:[^\n]*$|"
+                      r"^[ \t]*(?i:step|turn)[ \t]*\d{1,2}[ \t]*[:\u2014\u2013.)\u2192-][ \t]*(?:call[ \t]+)?(?=`?[a-z_][\w.]*\(|(?i:action|thought|observation)\b)", re.M)  # "Step 3 \u2014 submit(...)"
 
 
 @functools.lru_cache(maxsize=1)
@@ -290,7 +291,7 @@ def clean(text: str, residue: re.Pattern, offer: Optional[re.Pattern] = None) ->
     if "[" in t or "^" in t or "\u3010" in t:
         t = _FOOTNOTE_LINE.sub(_blank, t)
         t = _FOOTNOTE_MARK.sub(_blank, t)
-    if ":" in t or "[" in t:
+    if ":" in t or "[" in t or "tep " in t or "urn " in t:
         t = _SPEAKER.sub(_blank, t)
     t = residue.sub(_blank, t)
     loop = _LOOP.match(t)  # a decoding loop says the same again and again, the last copy cut off: said once

@@ -30,7 +30,7 @@ class Commit:
 
 
 _BULLETS = " \t\n*#>-\u2022\u00b7+0123456789.)([" + "\U0001f534\U0001f7e2\U0001f535\U0001f4cd\U0001f4cc\U0001f504\U0001f539\U0001f538\U0001f449\u27a1\ufe0f\U0001f3af\U0001f4a1\U0001f4dd\U0001f50d"  # decorative bullets (never a mark such as \u274c)
-_KNOWN_PUNCT = ".,;:!()[]{}\"'-\u2014\u2013\u3002\uff0c\u3001*\u2705\u2714\u2713\ufe0f\u2611\u0964\u06d4\U0001f9e9\u2b50\u00ab\u00bb\u2039\u203a\u201c\u201d\u201e"
+_KNOWN_PUNCT = ".,;:!()[]{}\"'-\u2014\u2013\u3002\uff0c\u3001*\u2705\u2714\u2713\ufe0f\u2611\u0964\u06d4\U0001f9e9\u2b50\u00ab\u00bb\u2039\u203a\u201c\u201d\u201e\u061b\u060c"
 _DECOR = re.compile(r"[ \t]*(?:(?:[(\[{\"'\u201c\u00ab*#>\u2022\u2705\u2714\u2713\u2611\ufe0f\U0001f449\U0001f9e9\u2b05"
                     r"\U0001f7e2]|>-|>=|\u2192)[ \t]*)*(?:(?:noitpo|rettel|eciohc|etadidnac|rewsna)(?:[ \t]+eht)?[ \t]*"
                     r"(?:[(\[{][ \t]*)*)?", re.I)
@@ -79,13 +79,13 @@ _LINE_NEG = re.compile(r"(?<![^\W_])(?:no|not|wrong|too|off|mismatch\w*|ruled ou
 #: A sentence that describes what the pictures show (a piece, a crop, an image, a region and what is in it).
 _CONTENT = re.compile(r"(?<![^\W_])(?:images?|crops?|pieces?|tiles?|patch(?:es)?|candidates?|regions?|quadrants?|"
                       r"sub-?images?|masks?|masked|areas?|edges?|seams?|corners?|halves|half|rows?|columns?|tabs?|blanks?|"
-                      r"knobs?|outlines?|gaps?|holes?|sky|skies|horizon|scene|picture|photo|background)(?![^\W_])", re.I)
+                      r"knobs?|outlines?|gaps?|holes?|sky|skies|horizon|scene|picture|photo|background|lines?|textures?|shadows?)(?![^\W_])", re.I)
 _DANGLING = re.compile(r"(?<![^\W_])(?:of|in|for|with|to|and|be|was|than|from|by|at|on|or)\s*$", re.I)
 _NEXT_LETTER = re.compile(r"(?<![A-Za-z0-9])[A-Z](?![A-Za-z0-9])|(?i:candidate\s*\d|option\s+[a-z]\b)")
 _LEAD_DOUBT = re.compile(r"(?<![^\W_])(?:can't confirm|cannot confirm|can not confirm|not confirmed|unconfirmed|unverified|"
                          r"can't verify|cannot verify|numbered (?:right|from)|counted (?:right|from|column)|right to left|"
                          r"column by column)(?![^\W_])", re.I)
-_FIRST_PERSON = re.compile(r"(?<![^\W_])(?<!tile )(?<!cell )(?<!piece )(?<!position )(?<!square )(?<!region )(?:(?:(?-i:I)|(?-i:i)(?![^\n.!?]*(?-i:[\u00c0-\u024f])))(?!\.[a-z]\.)|i'm|i've|i'd|i'll|my|me|myself|mine)(?![^\W_'])", re.I)
+_FIRST_PERSON = re.compile(r"(?<![^\W_])(?<![(\uff08])(?<!tile )(?<!cell )(?<!piece )(?<!position )(?<!square )(?<!region )(?:(?:(?-i:I)|(?-i:i)(?![^\n.!?]*(?-i:[\u00c0-\u024f])))(?!\.[a-z]\.)|i'm|i've|i'd|i'll|my|me|myself|mine)(?![^\W_'])", re.I)
 _PLAIN_FIRST_PERSON = re.compile(r"(?:(?:i|my)(?:\s+|(?='))(?:(?:also|first|then|mostly|only|further|additionally)\s+)?(?:'m confident in|am confident in|arrived at|final answer|final choice|think|believe|chose|picked|selected|choose|pick|select|went with|"
                                  r"go with|see|can see|notice|noticed|compared|checked|double-checked|re-checked|rechecked|"
                                  r"verified|confirmed|looked at|matched|answer|choice|pick|determined|worked out|figured out|"
@@ -93,7 +93,7 @@ _PLAIN_FIRST_PERSON = re.compile(r"(?:(?:i|my)(?:\s+|(?='))(?:(?:also|first|then
                                  r"(?:note|mention|add|point out)|"
                                  r"(?:'m|am)\s+not\s+(?:100\s*%|completely|entirely|totally|fully|absolutely)\s+(?:sure|certain)|"
                                  r"(?:could|might|may)\s+be\s+wrong|(?:'m|am)\s+(?:least|less)\s+(?:sure|confident|certain)|runner[- ]?up|second choice|"
-                                 r"considered|hesitated\s+over|"
+                                 r"considered|hesitated\s+over|lingered\s+over|rejected|ruled\s+out|discarded|dismissed|eliminated|"
                                  r"(?:'m|am)\s+(?:only\s+)?(?:fairly|pretty|quite|reasonably|very|moderately|somewhat)\s+(?:confident|sure|certain)|"
                                  r"(?:'m|am)\s+(?:(?:fairly|pretty|quite|very)\s+)?(?:confident|sure|certain)\s+(?:of|about)\s+(?:it|this|that))"
                                  r"|me\s+(?:know\s+if|explain))(?![^\W_])", re.I)  # "Let me know if ...", "Let me explain why ..."
@@ -221,8 +221,7 @@ _SKIP_LINE = re.compile(r"[\s\u00a4\-=_*~+|:.]*|[\s\u2500-\u257f|+\-]*")
 _IDIOMS = re.compile(r"(?<![^\W_])if (?:i|we) (?:had|have|must|were) to (?:guess|choose|pick|bet|say)|if forced to "
                      r"(?:choose|pick|guess)|if i'm forced to choose|were (?:i|we) (?:forced )?to (?:choose|pick|guess)|as if|"
                      r"unless i(?:'m| am) (?:mistaken|wrong)|if i (?:had|must) to (?:bet|wager)|(?<!not )(?<=[a-z] )provided(?=[ \t]*(?:[,.;:)]|$))|" +
-                     pattern("idiom").pattern,
-                     re.I)  # and the table's, in any language ("unless i misread the seams", "si no me equivoco")
+                     pattern("idiom").pattern, re.I)  # and the table's, in any language ("unless i misread the seams", "si no me equivoco")
 
 
 def _strip_all(s: str) -> tuple[str, bool]:
@@ -261,7 +260,8 @@ def _explains(t: str, m: re.Match, inline: bool = False) -> bool:
     if w in ("to verify", "verification", "check", "checking", "verify", "confirmation", "evidence", "analysis",
              "details", "observations", "observation", "thoughts", "thought process", "reasons", "reason", "why",
              "reasoning", "explanation", "rationale", "justification", "supporting evidence", "key evidence",
-             "brief explanation", "short explanation", "the reason") or w.startswith("why "):  # "Why the others fail:"
+             "brief explanation", "short explanation", "the reason", "alternative considered",
+             "alternatives considered") or w.startswith("why "):  # "Why the others fail:"
         nxt = nxt.lstrip("*_") if w.startswith("why ") else nxt  # "**Why not the others?**"
         if w.startswith("why ") and nxt[:1] in ("?", "\n", ""):
             return True
@@ -362,7 +362,7 @@ def turned(t: str, lo: int, hi: int) -> bool:
 
 _BUT = re.compile(r"(?<![^\W_])(?:but|yet|though|although|however|pero|mas|aber|mais|ma|но|але|ale|maar|men|ama|tapi|"
                   r"tetapi)(?![^\W_])", re.I)
-_BUT_REJECTS = re.compile(r"[^\n;.]*?(?:(?<![^\W_])(?:not|no|never|wrong|different|worse|off|mismatch\w*|lacks?|too|"
+_BUT_REJECTS = re.compile(r"[^\n;.]*?(?:(?<![^\W_])(?:not|no|never|nothing|impossible|fails?|breaks?|shift\w*|jumps?|wrong|different|worse|off|mismatch\w*|lacks?|too|"
                           r"otro|otra|outro|outra|anders|andere\w*|autre|другой|другая|другого|abruptly|thicker|thinner|"
                           r"darker|lighter|brighter|wider|narrower|smaller|larger)(?![^\W_])|n't)", re.I)
 

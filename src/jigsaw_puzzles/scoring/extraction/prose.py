@@ -260,11 +260,9 @@ _NORMAL = re.compile(
     r"(?:mirrored|flipped) or (?:rotated|turned))"
     r"|no (?:anomal(?:y|ies)|errors?)(?: (?:is|are|was|were))? (?:found|detected|present)"
     r"|nothing (?:is|looks|seems) (?:wrong|off|out of place)(?: with (?:the |this )?(?:image|picture|puzzle))?"
-    r"|(?:all (?:four |nine )?(?:pieces|tiles|sub-?images) line up,? and )?none (?:of them )?(?:is|are|has been|was) "
-    r"(?:(?:rotated|turned) or (?:mirrored|flipped)|(?:mirrored|flipped) or (?:rotated|turned))"
-    r"|no (?:sub-?image|piece|tile) (?:is|has been|was) (?:rotated|turned) or (?:mirrored|flipped)"
-    r"|no (?:sub-?image|piece|tile) (?:is|has been|was) (?:mirrored|flipped) or (?:rotated|turned)"
-    r"|none of the (?:sub-?images|pieces|tiles) (?:is|are|has been|have been|was|were) "
+    r"|(?:all (?:four |nine )?(?:pieces|tiles|sub-?images) line up,? and )?(?:none(?: of them| of the (?:sub-?images|pieces|"
+    r"tiles|quadrants|parts|cells))?|no (?:sub-?image|piece|tile|quadrant|part|cell)) (?:is|are|has been|have been|was|were|"
+    r"appears?|seems?|looks?)(?: to (?:be|have been))? "
     r"(?:(?:rotated|turned) or (?:mirrored|flipped)|(?:mirrored|flipped) or (?:rotated|turned)))",  # both types said
     re.I)
 REST_FINE = re.compile(r"(?:(?:and |while )?(?:all )?(?:the )?(?:rest(?: of the (?:picture|image|pieces|grid|sub-?images))?|others|everything else|all else"

@@ -98,7 +98,7 @@ class _Reading(Scope, Beside):
     def __init__(self, t, raw, spec, config, options, depth, truncated):
         self.t, self.spec, self.config, self.options, self.depth = t, spec, config, options, depth
         self.truncated = truncated
-        self.claims = claims(raw, spec, options, self._value) if depth < 3 else []
+        self.claims = self._heard(raw, claims(raw, spec, options, self._value)) if depth < 3 else []
         masked = list(t)
         for c in self.claims:
             for i in range(c.start, min(c.end, len(t))):

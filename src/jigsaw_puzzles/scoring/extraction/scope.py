@@ -196,8 +196,6 @@ class Scope:
                     not any(x.value not in (None, m.value) for x in self._within(ls, cs)):  # "... the road continues. A"
                 return cs, ""
             return None
-        if self._listed(m):
-            return None
         lo, hi = t.rfind("\n", 0, max(cs - 1, 0)), max(cs - 1, 0)
         while hi > 0 and (not t[lo + 1:hi].strip() or _SKIP_LINE.fullmatch(t[lo + 1:hi])):  # the first line too
             hi, lo = (lo, t.rfind("\n", 0, lo)) if lo >= 0 else (0, -1)
@@ -222,9 +220,11 @@ class Scope:
             return cs, ""  # the pieces said region by region above (they must agree: _contradicted)
         if _OPTIONS_HEAD.search(above):  # "Looking at the options:" opens a walk through them, not the answer
             return cs, f"the line above introduces the options, not an answer ({above[-60:]!r})"
-        if above.rstrip(" *").endswith((":", "\uff1a")) and (self._joins(above.rstrip(" *")[:-1]) or (
-                pattern("intro").match(above.strip(_BULLETS)) and not pattern("condition").search(above)) or
-                pattern("fillers").fullmatch(above.strip(_BULLETS).rstrip(" *:\uff1a"))):
+        said = last.group(1).strip() if last is not None else above  # its last sentence ("... For now, based on what I see:")
+        said = said.split(",", 1)[1] if "," in said and pattern("fillers").fullmatch(said.split(",")[0].strip()) else said
+        if above.rstrip(" *").endswith((":", "\uff1a")) and any(self._joins(x.rstrip(" *")[:-1]) or (
+                pattern("intro").match(x.strip(_BULLETS)) and not pattern("condition").search(x)) or
+                pattern("fillers").fullmatch(x.strip(_BULLETS).rstrip(" *:\uff1a")) for x in {above, said}):
             return lo + 1, ""  # "Given that the horizon is straight across all four pieces:", "I'm fairly confident:"
         sm = pattern("strip").match(above.rstrip(" *")[::-1])
         if sm is not None and sm.group(1) and not any(pattern(k).search(above) for k in ("condition", "negation", "hedge")) \
