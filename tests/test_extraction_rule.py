@@ -1929,3 +1929,19 @@ def test_a_remark_after_a_dash_must_say_something(text, config, answer):
 def test_sixteenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config)
     assert ex.answer == answer, ex.detail
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # an explanation in other languages: Arabic "، ف..." ("so/for ..."), a Romanian confidence note
+    ("الإجابة هي B، فالصورة "
+     "الثانية تقع مباشرةً إلى "
+     "يسار الصورة الأولى.", "connection_verification_3x3_8dir", "B"),
+    ("Cred c\u0103 este D, de\u0219i nu sunt complet sigur.", MPS, "D"),
+    # the other side: the explanation names another answer as kept open; an unknown note
+    ("الإجابة هي B، فالصورة "
+     "الثانية ربما C.", "connection_verification_3x3_8dir", None),
+    ("Cred c\u0103 este D, de\u0219i glorp.", MPS, None),
+])
+def test_explanations_in_other_languages(text, config, answer):
+    ex = classify_response(text, config)
+    assert ex.answer == answer, ex.detail
