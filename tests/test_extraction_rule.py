@@ -1901,6 +1901,10 @@ def test_a_remark_after_a_dash_must_say_something(text, config, answer):
     ("Action: submit_answer(option=\"Option B\")\nObservation: Error: answer must be a single letter A-D.\n"
      "Thought: Candidate 3 is option C.\nAction: submit_answer(option=\"C\")", MPS, "C"),
     ("Action: submit_answer(option=\"B\")\nObservation: Answer recorded.", MPS, "B"),
+    ("Calling tool: submit_answer\nArguments: {\"answer\": \"B\"}", MPS, "B"),
+    ("Calling tool: zoom\nArguments: {\"label\": \"B\"}", MPS, None),  # not a submission
+    ("Calling tool: submit_answer\nArguments: {\"answer\": \"B\"}\nResult: Error: invalid\nCalling tool: "
+     "submit_answer\nArguments: {\"answer\": \"C\"}", MPS, "C"),
     ("Step 3 \u2014 final_answer(\"B\")", "piece_localization_easy", "B"),
     ("Step 3 \u2014 final_answer(\"B\") \u2014 not really", "piece_localization_easy", None),
     ("Sticking with C.", "piece_localization_hard", "C"),

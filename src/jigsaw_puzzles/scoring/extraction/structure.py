@@ -204,8 +204,8 @@ _INVOKING = re.compile(r"^[ \t]*Invoking:?[ \t]*`([\w.\-]+)`[ \t]+with[ \t]+`([^
 _CALL = re.compile(r"(?<![\w.#])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[ \t]*\(")
 _ASSIGN = re.compile(r"^[ \t]*(?:let |const |var )?([A-Za-z_]\w*)[ \t]*(?::[ \t]*\w+[ \t]*)?=[ \t]*([^\n=][^\n]*?)[ \t]*;?"
                      r"[ \t]*(?=#|//|$)", re.M)
-_REACT = re.compile(r"^[ \t]*Action[ \t]*:[ \t]*`?([\w.\-]+(?: [\w.\-]+)?)`?[ \t]*(?:\(\))?[ \t]*\n[ \t]*Action[ \t_]+Input[ \t]*:[ \t]*"
-                    r"([^\n]+)", re.M | re.I)
+_REACT = re.compile(r"^[ \t]*(?:Action|Calling tool|Tool call)[ \t]*:[ \t]*`?([\w.\-]+(?: [\w.\-]+)?)`?[ \t]*(?:\(\))?[ \t]*\n[ \t]*"
+                    r"(?:Action[ \t_]+Input|Arguments)[ \t]*:[ \t]*([^\n]+)", re.M | re.I)  # also "Calling tool: X / Arguments: {...}"
 #: One-line actions: "Action: submit_answer {"answer": "D"}", "Action: finish[A]" (ReAct's finish).
 _REACT_LINE = re.compile(r"^[ \t]*Action[ \t]*:[ \t]*`?([\w.\-]+)`?[ \t]*(\{[^\n]*\}|\[[^\n]*\])[ \t]*$", re.M | re.I)
 #: "Ranking: C > A > B > D", "Ranking (worst to best): D < B < A < C": the best is the answer, if the text says which.
@@ -333,7 +333,7 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
             if len(keys) != len(set(keys)):  # answer: B / answer: D: the parser keeps one, the text says both
                 unknown = unknown + ["a key given twice"]
             add(m.start(), m.end(), found, unknown, "yaml")
-    acts = [*_REACT.finditer(t), *_REACT_LINE.finditer(t)] if "ction" in t else []
+    acts = [*_REACT.finditer(t), *_REACT_LINE.finditer(t)] if "ction" in t or "rguments" in t else []
     acts += [*_INVOKING.finditer(t)] if "Invoking" in t else []
     for m in sorted(acts, key=lambda m: m.start()):  # Action: submit / Action Input: D (ReAct)
         if not free(m.start(2)):
