@@ -1906,6 +1906,9 @@ def test_a_remark_after_a_dash_must_say_something(text, config, answer):
     ("Calling tool: submit_answer\nArguments: {\"answer\": \"B\"}\nResult: Error: invalid\nCalling tool: "
      "submit_answer\nArguments: {\"answer\": \"C\"}", MPS, "C"),
     ("Step 3 \u2014 final_answer(\"B\")", "piece_localization_easy", "B"),
+    ("Step 3 \u2192 submit(\"B\")\nStep 4 \u2192 Observation: error, not a valid option\nStep 5 \u2192 submit(\"C\")",
+     "piece_localization_hard", "C"),  # one step label, shared by the harness lines and the refused submission
+    ("Step 3 \u2192 submit(\"B\")\nStep 4 \u2192 Observation: accepted", "piece_localization_hard", "B"),
     ("Step 3 \u2014 final_answer(\"B\") \u2014 not really", "piece_localization_easy", None),
     ("Sticking with C.", "piece_localization_hard", "C"),
     ("The answer is B. On a second look, it is C.", "piece_localization_hard", "C"),

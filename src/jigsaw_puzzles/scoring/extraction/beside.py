@@ -8,7 +8,7 @@ import functools
 import re
 
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_oriented
-from .common import AMBIGUOUS, clause_start, negated
+from .common import AMBIGUOUS, STEP_LABEL, clause_start, negated
 from .cues import Commit, _clause_end, _conceded, _CONFIDENCE, _error_words, turned, _KNOWN_PUNCT, _OR_NEXT, _REMARK_START
 from .forms import pattern, table
 from .meaning import corners_said, fits_wholly
@@ -27,7 +27,7 @@ def _SUBJECT() -> re.Pattern:  # "The two pieces are" before an option's words, 
 
 
 #: The environment's reply right after a submission refuses it ("Observation: Error: answer must be a single letter").
-_REFUSED = re.compile(r"(?:[ \t]*(?:</\w+>|<\|/?\w+\|>)?[ \t]*\n)+[ \t]*(?:(?:step|turn)[ \t]*\d{1,2}[ \t]*[:\u2014\u2013.)-][ \t]*)?"
+_REFUSED = re.compile(r"(?:[ \t]*(?:</\w+>|<\|/?\w+\|>)?[ \t]*\n)+[ \t]*(?:" + STEP_LABEL + r")?"
                       r"(?:\[?(?:observation|tool(?:[ _]output|[ _]result|_response)?|env(?:ironment)?|result|response|system)\]?"
                       r"[ \t]*[:>\-]?|<tool_response>|<\|observation\|>)[\s{\[\"']*(?:(?:status|result|error)[\"']?[ \t]*[:=][ \t]*"
                       r"[\"']?)?(?:error|invalid|rejected|failed|not accepted|incorrect format|wrong format)(?![^\W_])", re.I)
@@ -44,12 +44,12 @@ class Beside:
                 c.form, c.answer = "void", None
         return found
 
-    def _says_nothing(self, at: int, lo: int, hi: int, value, apposed: bool) -> bool:
+    def _says_nothing(self, at: int, lo: int, hi: int, value) -> bool:
         """A remark after a dash (``t[at:lo]``) is no reason unless it says something: a word of fit, the answer
         again, a clause of its own (four words, or six CJK characters) or only known words ("B \u2014 idk")."""
         body = self.m[lo:hi]
         return bool(re.search(r"[\u2014\u2013-]", self.m[at:lo])) and not (
-            apposed or pattern("support").search(body) or self._known(_CONFIDENCE.sub(" ", body))
+            pattern("support").search(body) or self._known(_CONFIDENCE.sub(" ", body))
             or any(x.value == value for x in self._within(lo, hi)) or sum(bool(re.search(r"[^\W\d_]", w)) for w in body.split()) >= 4
             or re.search(r"[\u3040-\u9fff\uac00-\ud7af]{6}", body))
 

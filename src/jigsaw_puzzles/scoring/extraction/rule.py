@@ -260,7 +260,7 @@ class _Reading(Scope, Beside):
                 if rm.end() < stop and not _at(pattern("withdraw"), t, rm.end()) and \
                         (apposed is None or apposed.value == m.value):  # "A — Candidate 1 matches the sunset"
                     why = f"{_REMARK} ({t[rm.end():stop].strip()[:40]!r})" if self._says_nothing(  # "B — idk"
-                        pos - 1, rm.end(), stop, m.value, apposed is not None) else ""
+                        pos - 1, rm.end(), stop, m.value) else ""
                     explain_at = None if why else pos
                     break
             if (ch in "(,t" or t[pos - 2:pos].strip(" ") == ",") and reason_beside(
