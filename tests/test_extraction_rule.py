@@ -1952,3 +1952,25 @@ def test_sixteenth_session_shapes_both_ways(text, config, answer):
 def test_explanations_in_other_languages(text, config, answer):
     ex = classify_response(text, config)
     assert ex.answer == answer, ex.detail
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # from dev_40 and dev_41 (seventeenth session): each read, and its other side left unread
+    ("Claude 3.5 Sonnet   10:42 AM\nB\n\nThe table leg continues from the bottom of the first image into the top "
+     "of the second.\n\nCopy   Retry   \U0001f44d   \U0001f44e", "connection_verification", "B"),
+    ("Claude 3.5 Sonnet   10:42 AM not B\nB", "connection_verification", None),
+    ("Qwen2.5-VL-72B-Instruct\n\n[9, 3, 7, 1, 5, 2, 8, 4, 6]\n\n\u23f1 3.2s \u00b7 47 tokens \u00b7 14.6 tok/s",
+     "order_generation_3x3", "[9, 3, 7, 1, 5, 2, 8, 4, 6]"),
+    ("B\n\n\u23f1 3.2s \u00b7 47 tokens \u00b7 not sure", MPS, None),
+    ("Gemini\n\nThe correct option is **A** \u2014 the sky continues.\n\nModify response\nShare & export\nCopy", MPS, "A"),
+    # a bare answer ruled out before it is given: read by neither reader
+    ("Not B.\nB", MPS, None),
+    ("Definitely not B.\nAnswer: B", MPS, None),
+    ("- Not B\nB", MPS, None),
+    ("Not A.\nB", MPS, "B"),
+    ("Not B. Wait, actually it is B.", MPS, "B"),
+])
+def test_seventeenth_session_shapes_both_ways(text, config, answer):
+    ex = classify_response(text, config)
+    assert ex.answer == answer, ex.detail
+    assert ex.strict in (None, answer)

@@ -222,6 +222,9 @@ def in_note(t: str, at: int) -> bool:
     return any(n.start() <= at < n.end() for n in pattern("note").finditer(t, max(0, at - 24), at + 64))
 
 
+_STAT = r"(?:[\d.]+[ \t]?(?:s|sec|ms)|\d{1,6}[ \t]?tokens|[\d.]+[ \t]?tok(?:ens)?/s)"  # "⏱ 3.2s · 47 tokens · 14.6 tok/s"
+
+
 @lru_cache(maxsize=None)
 def pattern(name: str) -> re.Pattern:
     """The compiled patterns the rule asks (see the module docstring for the kinds)."""
@@ -309,7 +312,9 @@ def pattern(name: str) -> re.Pattern:
                           rf"|^[ \t]*(?:plaintext|python|json|yaml|text|markdown|bash|javascript)[ \t]*\n(?=[ \t]*copy(?: code)?[ \t]*$)"
                           rf"|^[ \t]*(?:chatgpt|gpt-?4o?|gpt-?[45](?:\.\d)?|4o|o[134](?:-mini)?|claude|gemini|qwen|llama|mistral|deepseek|grok|"
                           rf"copilot|internvl|llava)(?:[ \t\-.]?(?:\d[\w.]*|vl|instruct|chat|pro|flash|thinking|sonnet|opus|haiku|mini|"
-                          rf"turbo|preview|experimental|exp|max|plus|lite|ultra|nano|v\d[\w.]*|app|bot)){{0,6}}(?:[ \t]*[\u00b7\u2022|][ \t]*[\d.]+[ \t]?s)?[ \t]*$"
+                          rf"turbo|preview|experimental|exp|max|plus|lite|ultra|nano|v\d[\w.]*|app|bot)){{0,6}}(?:[ \t]*[\u00b7\u2022|]?[ \t]*(?:[\d.]+[ \t]?s|"
+                          rf"\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?))?[ \t]*$"  # "Claude 3.5 Sonnet   10:42 AM"
+                          rf"|^[ \t]*(?:\u23f1\ufe0f?[ \t]*)?{_STAT}(?:[ \t]*[\u00b7\u2022|,][ \t]*(?:{_STAT}|(?:\U0001f5d1\ufe0f?[ \t]*)?{r}))*[ \t]*$"
                           r"|^" + _OFFER,
                           re.I | re.M)
     raise KeyError(name)

@@ -100,10 +100,8 @@ class _Reading(Scope, Beside):
         self.truncated = truncated
         self.claims = self._heard(raw, claims(raw, spec, options, self._value)) if depth < 3 else []
         masked = list(t)
-        for c in self.claims:
-            for i in range(c.start, min(c.end, len(t))):
-                if masked[i] != "\n":
-                    masked[i] = " "
+        for c in self.claims:  # a structure's own text is masked (its lines kept)
+            masked[c.start:c.end] = ["\n" if ch == "\n" else " " for ch in t[c.start:c.end]]
         self.m = appositives("".join(masked))
         self.mentions = mentions(self.m, spec, config, options)
         self._starts = [m.start for m in self.mentions]
@@ -443,11 +441,13 @@ class _Reading(Scope, Beside):
             if c is not final and c.end <= final.start and c.why.startswith(_BINDING if c.answer == final.answer or final.rule
                     == "bare" else _BINDING[0]) and not turned(t, c.end, final.pos):  # "Worst: A\nBest: D" is D; "+ D" joins
                 return c.why
-        for x in self._within(0, final.start):  # "The answer is not B. ... So: B": ruled out in a commit form before
+        for x in self._within(0, final.start):  # "The answer is not B. ... So: B": ruled out in a commit form, or bare, before
             span = _negation_span(t, x.start, x.end) if x.answer == final.answer and x.end <= final.start else None
             back = t[max(0, span[0] - 240):span[0]][::-1] if span else ""
-            if span and (pattern("left").match(back) or pattern("label").match(back)) and not turned(t, span[1], final.pos):
-                return "the answer is ruled out in a commit form before it is given"
+            if span and (pattern("left").match(back) or pattern("label").match(back) or x.form == "letter" and (
+                    not (pre := t[clause_start(t, span[0]):span[0]].strip(_BULLETS + " *")) or pattern("fillers").fullmatch(pre))) \
+                    and not turned(t, span[1], final.pos):  # "Not B.\nB", "Definitely not B.\nAnswer: B"
+                return "the answer is ruled out before it is given"
         for c in commits + hedged:  # an earlier answer, or one floated with "maybe": the text gives two
             if c is final or (c.why and not c.why.startswith(("the line above", _REMARK))) or c.answer == final.answer or \
                     c.end > final.start or turned(t, c.end, final.pos):

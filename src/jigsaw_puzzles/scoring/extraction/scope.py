@@ -10,13 +10,11 @@ from typing import Optional
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_order, format_oriented
 from .answers import mentions
 from .blocks import unlabelled_block
-from .common import Mention
-from .common import AMBIGUOUS, clause_start, negated
+from .common import AMBIGUOUS, Mention, clause_start, negated, negation_span as _negation_span
 from .forms import corrected, forms, pattern
 from .meaning import fit_closed
 from .positions import regions_said
 from .prose import REST_FINE, anomaly_prose, oriented_prose
-from .common import negation_span as _negation_span
 from .cues import (AND_WORDS, _ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT, DIFFERENT, OTHERS,
                    _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT,
                    _LINE_NEG, _OF_ARTICLE, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING,
@@ -214,7 +212,8 @@ class Scope:
                   and not t[x.end:hi].strip(_KNOWN_PUNCT + " ") and (x.start > lo or x.value == m.value)), None)
         if x is not None:  # an answer above, on its own line (a repeated block: the same one, ending on the line above);
             # another one: a run of answers, read under the line above the run ("Ruled out:\nB\nD")
-            return (cs, "") if x.value == m.value or x.start <= lo else (cs, (self._line_above(lo + 1, x) or (0, ""))[1])
+            return (cs, "the line above rules the answer out" if x.value == m.value and negated(t, x.start, x.end) else "") \
+                if x.value == m.value or x.start <= lo else (cs, (self._line_above(lo + 1, x) or (0, ""))[1])  # not "not B\nB"
         if self.spec.kind == ORIENTED and isinstance(oriented_prose(t[:hi], *self.spec.grid), list) or \
                 self.spec.kind == ORDER and self.spec.order_length == 4 and regions_said(above):
             return cs, ""  # the pieces said region by region above (they must agree: _contradicted)
