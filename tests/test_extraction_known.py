@@ -282,6 +282,7 @@ def _pool() -> list[str]:
 
 
 _POOL: list[str] = []
+_POOL_DASH: list[str] = []
 _INTRODUCER = re.compile(r"(?:Looking|After|Based|Given|Judging)\b")
 
 
@@ -298,9 +299,11 @@ def _value_at(text: str, lo: int, answer: str, kind: str):
 
 
 def _check_compositions(n: int, per: int, dash: bool = False) -> int:
-    global _POOL
+    global _POOL, _POOL_DASH
     if not _POOL:
         _POOL = _pool()
+        described = {w.casefold() for f in forms("describe") for w in f.split(" ")}  # a remark in them says something
+        _POOL_DASH = [t for t in _POOL if t.casefold() not in described]
     done = []
 
     @settings(max_examples=n, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck))
@@ -326,7 +329,7 @@ def _check_compositions(n: int, per: int, dash: bool = False) -> int:
             places.append(lo - len(c.lead))  # where an introducer opens ("Looking at ..., ")
         rng = random.Random(c.text)
         for _ in range(per):
-            pos, tok = rng.choice(places), rng.choice(_POOL)
+            pos, tok = rng.choice(places), rng.choice(_POOL_DASH if dash else _POOL)
             text = c.text[:pos] + " " + tok + " " + c.text[pos:]
             if dash:  # a remark of one unknown word after a dash ("B \u2014 glorp."): no reason, so not read either
                 pos = lo + len(c.statement.rstrip(" .!*"))  # after the statement, its gloss too ("A (right)")
@@ -539,3 +542,44 @@ def test_twelfth_session_rankings_and_questions(text, want):
 def test_twelfth_session_confidence_notes(text, want):
     ex = classify_response(text, "missing_piece_selection_easy")
     assert (ex.answer if ex.status == PARSED else None) == want, ex
+
+
+def test_a_sentence_describing_the_picture_is_read_and_any_word_that_can_turn_it_is_not():
+    """An explanation in words of the ``describe`` kind ("O recorte tem o mesmo padrão ...") is read in every language
+    that has them; one negation, hedge, condition, contrast, doubt or confidence note of its language
+    put anywhere in it leaves the answer unread (the short Latin hedges "o"/"of" are articles too, and are skipped)."""
+    rng, read, turned = random.Random(17), 0, 0
+    langs = sorted(table()["describe"])
+    for lang in langs:
+        support = set(forms("support"))  # a word of fit is read by the rule for English too ("the sky or the roof fits")
+        fit = re.compile("|".join(map(re.escape, sorted(support, key=len, reverse=True))))  # "但是" holds "是"
+        words = [w for w in table()["describe"][lang] if " " not in w and w not in support]
+        base = None
+        for _ in range(6):  # a sentence that names the answer and three words of description
+            ws = rng.sample(words, 3)
+            text = f"Answer: C. {ws[0]} {ws[1]} C {ws[2]}."
+            if classify_response(text, PLH).answer == "C":
+                base = ws
+                break
+        if base is None:
+            continue
+        read += 1
+        turns = [f for k in ("negation", "hedge", "condition", "contrast", "doubt", "unsure")
+                 for f in table()[k].get(lang, ())
+                 if not (k == "hedge" and len(f) <= 2 and f.isascii()) and f != "no" and not fit.search(f)]
+        for turn in rng.sample(turns, min(12, len(turns))):
+            at = rng.randrange(4)
+            ws = list(base[:2]) + ["C"] + [base[2]]
+            ws.insert(at, turn)
+            text = "Answer: C. " + " ".join(ws) + "."
+            assert classify_response(text, PLH).answer is None, (lang, text)
+            turned += 1
+    assert read >= 20 and turned >= 200, (read, turned)
+
+
+def test_no_word_of_fit_or_description_is_a_word_that_turns_an_answer_in_any_language():
+    """Indonesian "pas" (fits) is French "pas" (not): such a form is left out of ``support`` and ``describe``."""
+    turns = {f for k in ("negation", "hedge", "condition", "doubt", "unsure", "withdraw", "contrast", "convention")
+             for f in forms(k)}
+    assert not (set(forms("support")) | set(forms("describe"))) & turns
+

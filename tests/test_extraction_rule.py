@@ -1954,6 +1954,9 @@ def test_explanations_in_other_languages(text, config, answer):
     assert ex.answer == answer, ex.detail
 
 
+OR_, OPTIONS_17 = "order_restoration", ["[2, 1, 4, 3]", "[1, 2, 3, 4]", "[3, 4, 1, 2]", "[4, 3, 2, 1]"]
+
+
 @pytest.mark.parametrize("text,config,answer", [
     # from dev_40 and dev_41 (seventeenth session): each read, and its other side left unread
     ("Claude 3.5 Sonnet   10:42 AM\nB\n\nThe table leg continues from the bottom of the first image into the top "
@@ -1969,8 +1972,26 @@ def test_explanations_in_other_languages(text, config, answer):
     ("- Not B\nB", MPS, None),
     ("Not A.\nB", MPS, "B"),
     ("Not B. Wait, actually it is B.", MPS, "B"),
+    # an explanation in another language, read by its words of description (``describe``) when nothing in it can turn
+    # the answer; an anomaly's explanation only where the reader understands it whole
+    ("Resposta final: D. O recorte tem o mesmo padr\u00e3o de azulejos azuis da \u00e1rea D, no canto inferior direito.",
+     "piece_localization_hard", "D"),
+    ("Cevab\u0131m A. G\u00f6ky\u00fcz\u00fc par\u00e7alar\u0131 \u00fcstte, yol ve arabalar altta kalacak \u015fekilde bu "
+     "s\u0131ralama en mant\u0131kl\u0131s\u0131.", OR_, "A"),
+    ("\u0110\u00e1p \u00e1n cu\u1ed1i c\u00f9ng: [(2, 0), (4, 90), (1, 180), (3, 270)]. \u1ea2nh 2 \u0111\u00e3 \u0111\u00fang "
+     "chi\u1ec1u, \u1ea3nh 4 c\u1ea7n xoay 90 \u0111\u1ed9 theo chi\u1ec1u kim \u0111\u1ed3ng h\u1ed3.", "order_generation_2x2_rot",
+     "[(2, 0), (4, 90), (1, 180), (3, 270)]"),
+    ("D. S\u00f3 que a D est\u00e1 de cabe\u00e7a para baixo em rela\u00e7\u00e3o ao buraco, ent\u00e3o n\u00e3o serve.", MPS, None),
+    ("A. Ich kann die Bilder allerdings nicht sehen, also ist das reine Raterei.", "piece_localization_easy", None),
+    ("La respuesta es C... o eso dir\u00eda si pudiera ver las im\u00e1genes, pero no puedo.", "connection_verification", None),
+    ("Judgment: B\nError Position: C\nError Type: B\n\n\u0392\u03ad\u03b2\u03b1\u03b9\u03b1, \u03c4\u03bf \u03ba\u03ac\u03c4\u03c9 "
+     "\u03b1\u03c1\u03b9\u03c3\u03c4\u03b5\u03c1\u03cc \u03ba\u03bf\u03bc\u03bc\u03ac\u03c4\u03b9 \u03c6\u03b1\u03af\u03bd\u03b5\u03c4\u03b1\u03b9 "
+     "\u03b1\u03c0\u03bf\u03bb\u03cd\u03c4\u03c9\u03c2 \u03ba\u03b1\u03bd\u03bf\u03bd\u03b9\u03ba\u03cc.", "anomaly_detection", None),
+    ("Judgment: A\nError Position:\nError Type:\n\nChyba: spodn\u00ed lev\u00fd d\u00edl je oto\u010den\u00fd.", "anomaly_detection", None),
+    ("[4, 1, 2, 3]\n\u203b\u6642\u8a08\u56de\u308a\uff08\u5de6\u4e0a\u2192\u53f3\u4e0a\u2192\u53f3\u4e0b\u2192\u5de6\u4e0b"
+     "\uff09\u306e\u9806\u3067\u4e26\u3079\u3066\u3044\u307e\u3059\u3002", "order_generation", None),
 ])
 def test_seventeenth_session_shapes_both_ways(text, config, answer):
-    ex = classify_response(text, config)
+    ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
     assert ex.answer == answer, ex.detail
     assert ex.strict in (None, answer)

@@ -11,7 +11,7 @@ from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_oriented
 from .common import AMBIGUOUS, STEP_LABEL, clause_start, negated
 from .cues import Commit, _clause_end, _conceded, _CONFIDENCE, _error_words, turned, _KNOWN_PUNCT, _OR_NEXT, _REMARK_START
 from .forms import pattern, table
-from .meaning import corners_said, fits_wholly
+from .meaning import corners_said, described, fits_wholly
 from .positions import regions_said, relations_disagree, row_sets_disagree, rows_disagree
 from .prose import anomaly_prose, oriented_prose
 
@@ -49,7 +49,7 @@ class Beside:
         again, a clause of its own (four words, or six CJK characters) or only known words ("B \u2014 idk")."""
         body = self.m[lo:hi]
         return bool(re.search(r"[\u2014\u2013-]", self.m[at:lo])) and not (
-            pattern("support").search(body) or self._known(_CONFIDENCE.sub(" ", body))
+            pattern("support").search(body) or described(body) or self._known(_CONFIDENCE.sub(" ", body))
             or any(x.value == value for x in self._within(lo, hi)) or sum(bool(re.search(r"[^\W\d_]", w)) for w in body.split()) >= 4
             or re.search(r"[\u3040-\u9fff\uac00-\ud7af]{6}", body))
 

@@ -18,7 +18,10 @@ Kinds, and how the rule uses them:
 - ``withdraw``: withdraws what came before ("wait", "actually", "just kidding", "等等"): only what follows is read;
   ``contrast`` ("but", "however", "looking again") between two commitments lets the later one stand.
 - ``explain``: opens an explanation after the answer ("because", "Explanation:", "porque", "因为").
-- ``support``: what a sentence that supports the chosen answer says of it ("the sky in C *matches*").
+- ``support``: what a sentence that supports the chosen answer says of it ("the sky in C *matches*"); outside English,
+  its words of fit. ``describe``: the other words that show a sentence describes the picture, in the languages models
+  answer in (what it shows, where, the same, turned or mirrored, its content: "tem o mesmo padrão", "видна", "xoay"),
+  counted with ``support`` when an explanation is judged, never as a word of fit.
 - ``choice``: words that make another answer named in an explanation chosen, preferred or kept open.
 - ``neutral``: remarks that say nothing about the answer ("Hope this helps!", "Confidence: 90%").
 - ``residue``: chat-UI residue lines ("Copy  Edit  Share", "👍 👎").
@@ -64,7 +67,7 @@ KINDS = ("sep", "open", "close", "residue", "label", "copula", "verb", "pred", "
          "withdraw", "contrast", "explain", "neutral", "negation", "hedge", "noun", "support", "choice", "typo",
          "subject", "relate", "doubt", "convention", "judgment", "position", "type", "correct", "incorrect", "rotation",
          "mirroring", "blank", "content", "submit", "key", "carrier", "skip", "horizontal", "vertical", "apart", "image", "direction", "place", "line", "candidate", "ordinal",
-         "row", "unsure")
+         "row", "unsure", "describe")
 
 
 _GROUP = re.compile(r"\{([^{}]*/[^{}]*)\}")
@@ -268,7 +271,7 @@ def pattern(name: str) -> re.Pattern:
     if name == "close":
         return re.compile(rf"(?:[ \t]*{a(forms('close'))})*", re.I)
     if name in ("intro", "condition", "explain", "withdraw", "link", "hedge", "negation", "support", "choice",
-                "contrast", "doubt", "convention", "subject", "relate", "content", "horizontal", "vertical", "apart",
+                "describe", "contrast", "doubt", "convention", "subject", "relate", "content", "horizontal", "vertical", "apart",
                 "image", "rotation", "mirroring", "line", "candidate", "correct", "incorrect"):
         fs = forms(name) | (forms("withdraw") - forms("negation") if name == "intro" else frozenset())
         return re.compile(a(fs), re.I)

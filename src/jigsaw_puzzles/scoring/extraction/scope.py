@@ -12,7 +12,7 @@ from .answers import mentions
 from .blocks import unlabelled_block
 from .common import AMBIGUOUS, Mention, clause_start, negated, negation_span as _negation_span
 from .forms import corrected, forms, pattern
-from .meaning import fit_closed
+from .meaning import described, fit_closed
 from .positions import regions_said
 from .prose import REST_FINE, anomaly_prose, oriented_prose
 from .cues import (AND_WORDS, _ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT, DIFFERENT, OTHERS,
@@ -444,7 +444,7 @@ class Scope:
             if said == tuple(c.parts.get(k) for k in ("judgment", "position", "type")):
                 return True  # the block said again in words, in any language ("La pieza inferior izquierda está reflejada")
             names = isinstance(said, tuple) or bool(_ANOMALY_WORDS.search(s))
-        sm = pattern("support").search(s)  # "It does not match." says the answer does not fit: no support
+        sm = pattern("support").search(s) or (pattern("describe").search(s) if described(s) and self.spec.kind != ANOMALY else None)
         said = [x.end - u0 for x in self._within(u0, u1) if x.value == c.answer] if self.spec.kind == CHOICE else []
         if said and any(pattern("negation").search(s, max(said[0], m.start() - 24), m.start()) for m in  # "A's edge doesn't
                         pattern("support").finditer(s, said[0]) if m.start() - said[0] < 40):  # line up"
