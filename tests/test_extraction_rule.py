@@ -1990,6 +1990,25 @@ OR_, OPTIONS_17 = "order_restoration", ["[2, 1, 4, 3]", "[1, 2, 3, 4]", "[3, 4, 
     ("Judgment: A\nError Position:\nError Type:\n\nChyba: spodn\u00ed lev\u00fd d\u00edl je oto\u010den\u00fd.", "anomaly_detection", None),
     ("[4, 1, 2, 3]\n\u203b\u6642\u8a08\u56de\u308a\uff08\u5de6\u4e0a\u2192\u53f3\u4e0a\u2192\u53f3\u4e0b\u2192\u5de6\u4e0b"
      "\uff09\u306e\u9806\u3067\u4e26\u3079\u3066\u3044\u307e\u3059\u3002", "order_generation", None),
+    ("[4, 9, 1, 7, 3, 6, 2, 8, 5]\n\nHow I got there:\n- Top row (4, 9, 1): the three tiles with sky.", "order_generation_3x3",
+     "[4, 9, 1, 7, 3, 6, 2, 8, 5]"),
+    ("[4, 9, 1, 7, 3, 6, 2, 8, 5]\n\nHow I got there: I guessed.", "order_generation_3x3", None),
+    ("[4, 9, 1, 7, 3, 6, 2, 8, 5]\n\nHere's my reasoning:\n- Top row (4, 9, 1): the three tiles with sky.",
+     "order_generation_3x3", "[4, 9, 1, 7, 3, 6, 2, 8, 5]"),
+    ("[4, 9, 1, 7, 3, 6, 2, 8, 5]\n\nMy reasoning: honestly I have no idea.", "order_generation_3x3", None),
+    ("Reconstructed layout:\n\n```\n| 5 | 1 | 8 |\n| 3 | 9 | 2 |\n| 7 | 4 | 6 |\n```", "order_generation_3x3",
+     "[5, 1, 8, 3, 9, 2, 7, 4, 6]"),
+    ("A, though D came close.", MPS, "A"),
+    ("A, though D came close and fits too.", MPS, None),
+    ("Ang sagot ay A \u2014 magkatabi ang dalawang larawan nang pahalang.\n\nKopyahin\nIbahagi\nMuling buuin",
+     "connection_verification", "A"),
+    ("Jag \u00e4r inte helt s\u00e4ker, men jag tror att svaret \u00e4r C.", "piece_localization_hard", "C"),
+    ("B jag \u00e4r inte helt s\u00e4ker, men D", "piece_localization_hard", "D"),  # as "B I'm not entirely sure, but D"
+    ("B I'm not entirely sure, but D", "piece_localization_hard", "D"),
+    ("Jag \u00e4r inte helt s\u00e4ker, men jag tror att svaret \u00e4r C eller D.", "piece_localization_hard", None),
+    ("Je choisis la r\u00e9ponse A : c'est le seul fragment o\u00f9 le motif du carrelage se prolonge.",
+     "piece_localization_hard", "A"),
+    ("Je choisis la r\u00e9ponse A, ou peut-\u00eatre C.", "piece_localization_hard", None),
 ])
 def test_seventeenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

@@ -86,7 +86,7 @@ _LEAD_DOUBT = re.compile(r"(?<![^\W_])(?:can't confirm|cannot confirm|can not co
                          r"can't verify|cannot verify|numbered (?:right|from)|counted (?:right|from|column)|right to left|"
                          r"column by column)(?![^\W_])", re.I)
 _FIRST_PERSON = re.compile(r"(?<![^\W_])(?<![(\uff08])(?<!tile )(?<!cell )(?<!piece )(?<!position )(?<!square )(?<!region )(?:(?:(?-i:I)|(?-i:i)(?![^\n.!?]*(?-i:[\u00c0-\u024f])))(?!\.[a-z]\.)|i'm|i've|i'd|i'll|my|me|myself|mine)(?![^\W_'])", re.I)
-_PLAIN_FIRST_PERSON = re.compile(r"(?:(?:i|my)(?:\s+|(?='))(?:(?:also|first|then|mostly|only|further|additionally)\s+)?(?:'m confident in|am confident in|arrived at|final answer|final choice|think|believe|chose|picked|selected|choose|pick|select|went with|"
+_PLAIN_FIRST_PERSON = re.compile(r"(?:(?:i|my)(?:\s+|(?='))(?:(?:also|first|then|mostly|only|further|additionally)\s+)?(?:'m confident in|am confident in|arrived at|final answer|final choice|reasoning|logic|rationale|got there|think|believe|chose|picked|selected|choose|pick|select|went with|"
                                  r"go with|see|can see|notice|noticed|compared|checked|double-checked|re-checked|rechecked|"
                                  r"verified|confirmed|looked at|matched|answer|choice|pick|determined|worked out|figured out|"
                                  r"(?:'d|'ll|should|would|will|must)\s+"

@@ -269,8 +269,8 @@ def runners_up(t: str) -> str:
 
 
 #: Another option ranked below the answer in words ("D is the runner-up", "C is a close second"): not kept open.
-_RANKED = re.compile(r"[ \t]*(?:\([^()\n]{0,40}\)[ \t]*)?(?:is|was|comes|would be|as)[ \t]+(?:the[ \t]+|a[ \t]+|my[ \t]+)?(?:close[ \t]+|"
-                     r"distant[ \t]+|closest[ \t]+|clear[ \t]+)?(?:runner[- ]?up|second(?:[- ]best)?(?:[ \t]+(?:choice|pick|option|"
+_RANKED = re.compile(r"[ \t]*(?:\([^()\n]{0,40}\)[ \t]*)?(?:is|was|comes|came|would be|as)[ \t]+(?:the[ \t]+|a[ \t]+|my[ \t]+)?(?:close[ \t]+|"
+                     r"distant[ \t]+|closest[ \t]+|clear[ \t]+|strong[ \t]+)?(?:runner[- ]?up|second(?:[- ]best)?(?:[ \t]+(?:choice|pick|option|"
                      r"place))?|next[- ]best|close(?=[ \t]*(?:[,.;:!\u2014\u2013]|$))|(?:the[ \t]+)?(?:closest|only(?:[ \t]+real)?|real|main)[ \t]+(?:competitor|alternative|contender|call|rival))(?![^\W_])", re.I)
 
 
