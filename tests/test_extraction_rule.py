@@ -2009,6 +2009,11 @@ OR_, OPTIONS_17 = "order_restoration", ["[2, 1, 4, 3]", "[1, 2, 3, 4]", "[3, 4, 
     ("Je choisis la r\u00e9ponse A : c'est le seul fragment o\u00f9 le motif du carrelage se prolonge.",
      "piece_localization_hard", "A"),
     ("Je choisis la r\u00e9ponse A, ou peut-\u00eatre C.", "piece_localization_hard", None),
+    ("No estoy del todo seguro, pero dir\u00eda que la respuesta es A.", "piece_localization_hard", "A"),
+    ("No dir\u00eda que la respuesta es A.", "piece_localization_hard", None),
+    ("\u6211\u4e0d\u786e\u5b9a\u7b54\u6848\u662fB\u3002", "piece_localization_hard", None),  # "not sure the answer is B"
+    ("\u067e\u0627\u0633\u062e \u0646\u0647\u0627\u06cc\u06cc: \u06af\u0632\u06cc\u0646\u0647\u200c\u06cc C",
+     "piece_localization_hard", "C"),
 ])
 def test_seventeenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
