@@ -334,4 +334,3 @@ def described(s: str) -> bool:
             if not (k == "hedge" and len(w) <= 2 and w.isascii() or w == "no" and _PT_NOUN.match(s, m.end() + 1)):
                 return False  # (not the article "o", nor Portuguese "no canto": "in the corner")
     return True
-
