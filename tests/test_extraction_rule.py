@@ -2019,3 +2019,24 @@ def test_seventeenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
     assert ex.answer == answer, ex.detail
     assert ex.strict in (None, answer)
+
+
+@pytest.mark.parametrize("text, config, answer", [
+    # "then" in a sequence of placements is no turn: the letter and the order it explains disagree (option C is
+    # [3, 4, 1, 2]), so neither is read
+    ("**Answer: B**\n\nImage 3 goes top-left, followed by image 4 (more sky), then image 1 (the forest) and image 2 "
+     "(the lake). So the order is [3, 4, 1, 2].", OR_, None),
+    ("Answer: B\n\nNext comes the lake. The order is [3, 4, 1, 2].", OR_, None),
+    ("**Answer: C**\n\nImage 3 goes top-left, followed by image 4, then image 1 and image 2. So the order is "
+     "[3, 4, 1, 2].", OR_, "C"),
+    ("Answer: B. Wait, looking again, the order is [3, 4, 1, 2].", OR_, "C"),
+    # a number in brackets after a thing named at a corner is its image: the letter must agree with it
+    ("Looking at the images, top-left is the clock face (2), top-right the sky (1), bottom-left the doorway (4) and "
+     "bottom-right the street lamp (3). That matches option A.", OR_, "A"),
+    ("Looking at the images, top-left is the clock face (2), top-right the sky (1), bottom-left the doorway (4) and "
+     "bottom-right the street lamp (3). That matches option B.", OR_, None),
+])
+def test_eighteenth_session_shapes_both_ways(text, config, answer):
+    ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
+    assert ex.answer == answer, ex.detail
+    assert ex.strict in (None, answer)

@@ -142,11 +142,16 @@ def _corner(name: str) -> Optional[int]:
         "top", "t").replace("bottom", "b").replace("left", "l").replace("right", "r"), _CORNER_INDEX.get(name))
 
 
+_IMG_IN_BRACKETS = re.compile(r"(?<=[^\W\d_]) \(([1-9])\)")
+
+
 def regions_said(t: str) -> list[tuple[int, int]]:
     """(region index, image) for each place the text gives an image on a 2x2 grid: "image 3 is the top-left",
     "top-left: image 2", "左上：图2", "image 1 the flat bottom-right", "Top row: 1 and 3". A sentence that names as many
     images as corners pairs them in order; a corner read as content ("the top-left corner of ...") does not count; a
-    sentence with a possessive image ("image 2's top-left"), a negation or a hedge is not read."""
+    sentence with a possessive image ("image 2's top-left"), a negation or a hedge is not read. A number in brackets
+    after a word is its image ("top-left is the clock face (2)")."""
+    t = _IMG_IN_BRACKETS.sub(r" (image \1)", t)
     out = [(2 * r + k, said[k]) for r, said in rows_said(t, 2, 2) for k in (0, 1)]
     for m in _CORNER_NUMBER.finditer(t):  # "TL: 2", "4 → top-left" (not "image 4 → ..."), "| top-left | 3 |"
         if m.group(1) or m.group(5) or not _PLACED_IMG.search(t[max(0, m.start() - 12):m.end()]):
