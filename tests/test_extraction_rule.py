@@ -2035,6 +2035,27 @@ def test_seventeenth_session_shapes_both_ways(text, config, answer):
      "bottom-right the street lamp (3). That matches option A.", OR_, "A"),
     ("Looking at the images, top-left is the clock face (2), top-right the sky (1), bottom-left the doorway (4) and "
      "bottom-right the street lamp (3). That matches option B.", OR_, None),
+    # an introducer opens a lead-in in any language (helper-written, 29 languages); a source cited is none
+    ("Pela continuidade do c\u00e9u e da linha do telhado, a ordem correta \u00e9 [3, 1, 4, 2].", "order_generation",
+     "[3, 1, 4, 2]"),
+    ("Kwa kuangalia anga na ukingo wa paa, mpangilio sahihi ni [4, 2, 3, 1].", "order_generation", "[4, 2, 3, 1]"),
+    ("Pela continuidade do c\u00e9u, se eu tivesse de escolher, a ordem correta \u00e9 [3, 1, 4, 2].",
+     "order_generation", None),
+    ("Per the reference solution [1], the answer is D.\n\n[1] (reference solution unavailable)", MPS, None),
+    ("Menurut kunci jawaban di soal sebelumnya: A.", MPS, None),
+    # chat-UI strings in many languages (helper-written) are residue on a line of their own, and nothing else is
+    ("Resposta: A\n\nCopiar   Compartilhar   Gerar novamente\n\nO Gemini pode cometer erros. Por isso, verifique as "
+     "respostas.", "connection_verification", "A"),
+    ("Kopieren\nBearbeiten\n\nAntwort: C\n\nIst diese Antwort hilfreich? \U0001f44d \U0001f44e\nAntwort neu generieren",
+     MPS, "C"),
+    ("The piece belongs to area C.\n\n\U0001f517 Share  \u22ef", "piece_localization_hard", "C"),
+    ("Resposta: A\n\nCopiar   Compartilhar   Gerar novamente   na verdade D", "connection_verification", None),
+    ("Antwort: C\n\nIst diese Antwort hilfreich? Eher D.", MPS, None),
+    # a grid under a line that names it or says how the pieces fit; not under one that says they do not
+    ("Grid (row by row):\n\n| 8 | 2 | 5 |\n|---|---|---|\n| 1 | 9 | 4 |\n| 6 | 3 | 7 |", "order_generation_3x3",
+     "[8, 2, 5, 1, 9, 4, 6, 3, 7]"),
+    ("Here's how the pieces fit:\n8 2 5\n1 9 4\n6 3 7", "order_generation_3x3", "[8, 2, 5, 1, 9, 4, 6, 3, 7]"),
+    ("Here's how the pieces do not fit:\n8 2 5\n1 9 4\n6 3 7", "order_generation_3x3", None),
 ])
 def test_eighteenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

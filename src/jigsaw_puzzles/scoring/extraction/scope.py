@@ -282,7 +282,7 @@ class Scope:
         return re.fullmatch(r"[^\W\d_](?:[^\W\d_]|[ \t',;\-\u00b7\u200c\u0900-\u09ff\u0e00-\u0e7f\u064b-\u065f\u3001\uff0c])*",
                             s.strip(" \t.!\u3002\u0964\u06d4"))\
             is not None and not (DIFFERENT.search(s) or _BETTER.search(s) or any(pattern(k).search(s) for k in (
-                "choice", "contrast", "ordinal", "direction", "place", "intro", "explain", "link")))
+                "choice", "contrast", "ordinal", "direction", "place", "explain", "link")))
 
     def _place_lead(self, before: str, m: Mention) -> bool:
         """What stands before a place label on its line ("area D") lets it commit: nothing, or an introducer closed by
