@@ -2056,6 +2056,22 @@ def test_seventeenth_session_shapes_both_ways(text, config, answer):
      "[8, 2, 5, 1, 9, 4, 6, 3, 7]"),
     ("Here's how the pieces fit:\n8 2 5\n1 9 4\n6 3 7", "order_generation_3x3", "[8, 2, 5, 1, 9, 4, 6, 3, 7]"),
     ("Here's how the pieces do not fit:\n8 2 5\n1 9 4\n6 3 7", "order_generation_3x3", None),
+    # the answer said again by what points to it; "instead" after it (a turn before it still needed)
+    ("B is the correct candidate.\n\nAll three checks point to B.", MPS, "B"),
+    ("B is the correct candidate.\n\nAll three checks point to D.", MPS, None),
+    ("Both clues point to B or D.", MPS, None),
+    ("A.\n\nThough, thinking about it more, B's stripes actually match better... I'd go with B instead.", MPS, "B"),
+    ("A. I'd go with B instead.", MPS, None),
+    ("I'd go with B instead, or maybe C.", MPS, None),
+    # more chat-UI footers; tool names that submit, and answer keys
+    ("Judgment: B\nError Position: B\nError Type: A\n\n\nStop generating\n\n\nMessage ChatGPT\u2026\nChatGPT can make "
+     "mistakes.", "anomaly_detection", "Judgment: B\nError Position: B\nError Type: A"),
+    ("\u56de\u7b54\uff1aB\n\n\u590d\u5236  \u91cd\u65b0\u751f\u6210\n\n\u4ee5\u4e0a\u5185\u5bb9\u7531 AI \u751f\u6210"
+     "\uff0c\u4ec5\u4f9b\u53c2\u8003", MPS, "B"),
+    ('{"tool_calls": [{"function": {"name": "place_pieces", "arguments": "{\\"placements\\": [[2, 0], [4, 270], [1, 90], '
+     '[3, 0]]}"}}]}', "order_generation_2x2_rot", "[(2, 0), (4, 270), (1, 90), (3, 0)]"),
+    ('{"name": "select_region", "arguments": {"answer_label": "A"}}', "piece_localization_easy", "A"),
+    ('{"name": "zoom", "arguments": {"answer_label": "A"}}', "piece_localization_easy", None),
 ])
 def test_eighteenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
