@@ -2072,6 +2072,33 @@ def test_seventeenth_session_shapes_both_ways(text, config, answer):
      '[3, 0]]}"}}]}', "order_generation_2x2_rot", "[(2, 0), (4, 270), (1, 90), (3, 0)]"),
     ('{"name": "select_region", "arguments": {"answer_label": "A"}}', "piece_localization_easy", "A"),
     ('{"name": "zoom", "arguments": {"answer_label": "A"}}', "piece_localization_easy", None),
+    # after an anomaly block, a sentence naming its tile and change in another language says it again; one that
+    # names another tile or change, or hedges beside a tile (in any language), does not
+    ("Judgment: B\nError Position: A\nError Type: B\n\nDie Kachel oben links ist gespiegelt.", "anomaly_detection",
+     "Judgment: B\nError Position: A\nError Type: B"),
+    ("Judgment: B\nError Position: A\nError Type: B\n\nDie Kachel oben links ist gedreht.", "anomaly_detection", None),
+    ("Judgment: B\nError Position: A\nError Type: B\n\nDie Kachel oben rechts ist gespiegelt.", "anomaly_detection", None),
+    ("Judgment: B\nError Position: A\nError Type: B\n\nDie Kachel oben links ist gespiegelt. Vielleicht aber auch die "
+     "Kachel unten rechts.", "anomaly_detection", None),
+    ("Judgment: B\nError Position: A\nError Type: B\n\nThe top-left tile is mirrored. Maybe the bottom-right one too.",
+     "anomaly_detection", None),
+    ("Judgment: B\nError Position: A\nError Type: A\n\n(The sky sits at the bottom of the top-left tile, so it has been "
+     "turned upside down.)", "anomaly_detection", "Judgment: B\nError Position: A\nError Type: A"),
+    # tiles and changes in 29 more languages (helper-written): read only when they agree with the block
+    ("\ud310\ub2e8: B\n\uc624\ub958 \uc704\uce58: A\n\uc624\ub958 \uc720\ud615: A\n\n\uc67c\ucabd \uc704 \uc870\uac01\uc758 "
+     "\uac74\ubb3c\uc774 \uc606\uc73c\ub85c 90\ub3c4 \ub3cc\uc544\uac00 \uc788\uc2b5\ub2c8\ub2e4.", "anomaly_detection",
+     "Judgment: B\nError Position: A\nError Type: A"),
+    ("\ud310\ub2e8: B\n\uc624\ub958 \uc704\uce58: B\n\uc624\ub958 \uc720\ud615: A\n\n\uc67c\ucabd \uc704 \uc870\uac01\uc758 "
+     "\uac74\ubb3c\uc774 \uc606\uc73c\ub85c 90\ub3c4 \ub3cc\uc544\uac00 \uc788\uc2b5\ub2c8\ub2e4.", "anomaly_detection", None),
+    ("Judgment: B\nError Position: E\nError Type: A\n\n\u05d4\u05ea\u05de\u05d5\u05e0\u05d4 \u05d4\u05de\u05e8\u05db\u05d6"
+     "\u05d9\u05ea \u05de\u05e1\u05d5\u05d1\u05d1\u05ea \u05d1-90 \u05de\u05e2\u05dc\u05d5\u05ea.", "anomaly_detection_3x3",
+     "Judgment: B\nError Position: E\nError Type: A"),
+    ("Judgment: B\nError Position: D\nError Type: B\n\n\u041f\u0440\u0430\u0432\u0443 \u043d\u0438\u0436\u043d\u044e "
+     "\u0447\u0430\u0441\u0442\u0438\u043d\u0443 \u0432\u0456\u0434\u0434\u0437\u0435\u0440\u043a\u0430\u043b\u0435\u043d"
+     "\u043e.", "anomaly_detection", "Judgment: B\nError Position: D\nError Type: B"),
+    ("Judgment: B\nError Position: D\nError Type: B\n\n\u041f\u0440\u0430\u0432\u0443 \u043d\u0438\u0436\u043d\u044e "
+     "\u0447\u0430\u0441\u0442\u0438\u043d\u0443, \u043c\u043e\u0436\u043b\u0438\u0432\u043e, \u0432\u0456\u0434\u0434"
+     "\u0437\u0435\u0440\u043a\u0430\u043b\u0435\u043d\u043e.", "anomaly_detection", None),  # "maybe mirrored"
 ])
 def test_eighteenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

@@ -13,7 +13,7 @@ from .cues import Commit, _clause_end, _conceded, _CONFIDENCE, _error_words, tur
 from .forms import pattern, table
 from .meaning import corners_said, described, fits_wholly
 from .positions import regions_said, relations_disagree, row_sets_disagree, rows_disagree
-from .prose import anomaly_prose, oriented_prose
+from .prose import _REGION_WORD, anomaly_prose, oriented_prose
 
 
 #: A list right after its option's label ("Option B ([4, 1, 2, 3])", "A. [2, 3, 4, 1]"): the option quoted, not chosen.
@@ -154,6 +154,21 @@ class Beside:
         rest = "".join(rest)  # "E", "**E**", "Yeah, dee."
         return (bool(xs) and all(x.answer == c.answer and not _OR_NEXT.match(self.m, x.end) for x in xs) and (not rest.strip(_KNOWN_PUNCT + " \t\n*") or (
             self.spec.kind == CHOICE and self._known(rest)))) or self._regions_again(u0, u1, c)
+
+    def _anomaly_again(self, u0: int, u1: int, c: Commit) -> bool:
+        """A sentence after an anomaly block that names its tile and its change as the block does, in any language
+        the table knows ("왼쪽 위 조각의 건물이 90도 회전되어 있습니다", "Die Kachel oben links ist gespiegelt")."""
+        parts = c.parts or {}
+        return self.spec.kind == ANOMALY and parts.get("judgment") == "B" and anomaly_prose(
+            self.m[u0:u1], *self.spec.grid) == ("B", parts.get("position"), parts.get("type"))
+
+    def _tile_open(self, u0: int, u1: int, c: Commit) -> bool:
+        """A sentence after an anomaly block that hedges beside a tile ("Maybe the bottom-right one too", "Vielleicht
+        aber auch die Kachel unten rechts"): another anomaly may be kept open."""
+        s = self.m[u0:u1]  # (a hedge of two ASCII letters is a word elsewhere: Dutch "of" is "or")
+        return self.spec.kind == ANOMALY and (c.parts or {}).get("judgment") == "B" and any(
+            len(h) > 2 or not h.isascii() for h in pattern("hedge").findall(s)) and (
+            pattern("place").search(s) is not None or _REGION_WORD.search(s) is not None)
 
     def _remark_at(self, u0: int, u1: int, c: Commit) -> int:
         """Where a remark opens after the answer said again in a sentence ("They are not adjacent: no edge continues")."""

@@ -348,7 +348,7 @@ class _Reading(Scope, Beside):
                 continue
             elif not section and self._again(u0, self._remark_at(u0, u1, c), c):  # "They are not adjacent: no edge ..."
                 section, para_end = True, _paragraph_end(t, u0)
-            elif not section and (self._refers(u0, u1, c) or self._rejects(u0, u1, c)):
+            elif not section and (self._refers(u0, u1, c) or self._rejects(u0, u1, c) or self._anomaly_again(u0, u1, c)):
                 section, para_end = True, _paragraph_end(t, u0)  # the rest of its paragraph explains too
             elif not section:
                 return unread(AMBIGUOUS, f"a sentence after the answer that the reader does not know: {body[:60]!r}",
@@ -426,8 +426,8 @@ class _Reading(Scope, Beside):
             if isinstance(said, tuple) and (said[1], said[2]) != (c.parts.get("position"), c.parts.get("type")) and \
                     said[0] == "B" or said is None and changes_said(t[u0:u1]) == {"A": {"B"}, "B": {"A"}}.get(c.parts.get("type")):
                 return "the explanation names another anomaly"  # another position or type, or "... mirrored, not rotated"
-            if said == AMBIGUOUS and _VERDICT_WORDS.search(t, u0, u1):  # "It might be correct after all."
-                return "the explanation leaves the judgment open"
+            if said == AMBIGUOUS and _VERDICT_WORDS.search(t, u0, u1) or self._tile_open(u0, u1, c):  # "It might be
+                return "the explanation leaves the judgment open"  # correct after all.", "Maybe the bottom-right too."
         return ""
 
     # ------------------------------------------------------------------------------------------ 4. before it
