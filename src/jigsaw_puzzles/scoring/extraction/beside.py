@@ -11,7 +11,7 @@ from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_oriented
 from .common import AMBIGUOUS, STEP_LABEL, clause_start, negated
 from .cues import Commit, _clause_end, _conceded, _CONFIDENCE, _error_words, turned, _KNOWN_PUNCT, _OR_NEXT, _REMARK_START
 from .forms import pattern, table
-from .meaning import corners_said, described, fits_wholly
+from .meaning import corners_said, described, fits_wholly, hedged
 from .positions import regions_said, relations_disagree, row_sets_disagree, rows_disagree
 from .prose import _REGION_WORD, anomaly_prose, oriented_prose
 
@@ -165,9 +165,8 @@ class Beside:
     def _tile_open(self, u0: int, u1: int, c: Commit) -> bool:
         """A sentence after an anomaly block that hedges beside a tile ("Maybe the bottom-right one too", "Vielleicht
         aber auch die Kachel unten rechts"): another anomaly may be kept open."""
-        s = self.m[u0:u1]  # (a hedge of two ASCII letters is a word elsewhere: Dutch "of" is "or")
-        return self.spec.kind == ANOMALY and (c.parts or {}).get("judgment") == "B" and any(
-            len(h) > 2 or not h.isascii() for h in pattern("hedge").findall(s)) and (
+        s = self.m[u0:u1]
+        return self.spec.kind == ANOMALY and (c.parts or {}).get("judgment") == "B" and hedged(s) and (
             pattern("place").search(s) is not None or _REGION_WORD.search(s) is not None)
 
     def _remark_at(self, u0: int, u1: int, c: Commit) -> int:

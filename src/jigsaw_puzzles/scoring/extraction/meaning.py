@@ -320,17 +320,23 @@ def relative_denied(t: str, u0: int):
 _CLAUSE_END = re.compile(r"[,;.!?\n\u3002\uff0c]")
 
 
+def hedged(s: str) -> bool:
+    """A hedge in ``s`` in any language; one of two ASCII letters is a word elsewhere (Dutch "of" is "or", the article
+    "o")."""
+    return any(len(w) > 2 or not w.isascii() for w in pattern("hedge").findall(s))
+
+
 def described(s: str) -> bool:
     """A sentence that describes the picture in words of the ``describe`` kind ("O recorte tem o mesmo padrão de
     azulejos", "На фрагменте видна нижняя часть скамейки", "Ảnh 4 cần xoay 90 độ") and says nothing else the reader
     would have to understand: no negation, hedge, condition, contrast, concession, doubt, confidence note, withdrawal
     or numbering convention anywhere in it (those lists are shorter outside English: where one is said, read none)."""
-    if pattern("describe").search(s) is None or any(not m.group(0)[-1].isspace() or not s[max(0, m.start() - 1)].isalnum()
-                                                    or m.start() == 0 for m in _CONJ.finditer(s)):  # "ama", not "sıralama"
+    if pattern("describe").search(s) is None or hedged(s) or any(
+            not m.group(0)[-1].isspace() or not s[max(0, m.start() - 1)].isalnum() or m.start() == 0
+            for m in _CONJ.finditer(s)):  # "ama", not "sıralama"
         return False
-    for k in ("negation", "hedge", "condition", "contrast", "doubt", "note", "withdraw", "convention"):
+    for k in ("negation", "condition", "contrast", "doubt", "note", "withdraw", "convention"):
         for m in pattern(k).finditer(s):
-            w = m.group(0).lower()
-            if not (k == "hedge" and len(w) <= 2 and w.isascii() or w == "no" and _PT_NOUN.match(s, m.end() + 1)):
-                return False  # (not the article "o", nor Portuguese "no canto": "in the corner")
+            if not (m.group(0).lower() == "no" and _PT_NOUN.match(s, m.end() + 1)):
+                return False  # (not Portuguese "no canto": "in the corner")
     return True
