@@ -2082,6 +2082,11 @@ def test_seventeenth_session_shapes_both_ways(text, config, answer):
      "Kachel unten rechts.", "anomaly_detection", None),
     ("Judgment: B\nError Position: A\nError Type: B\n\nThe top-left tile is mirrored. Maybe the bottom-right one too.",
      "anomaly_detection", None),
+    ("Judgment: B\nError Position: A\nError Type: A\n\nThe top-left tile is rotated. Probably the bottom-right one too.",
+     "anomaly_detection", None),
+    ("\ud310\ub2e8: B\n\uc624\ub958 \uc704\uce58: A\n\uc624\ub958 \uc720\ud615: A\n\n\uc67c\ucabd \uc704 \uc870\uac01\uc774 "
+     "90\ub3c4 \ud68c\uc804\ub418\uc5b4 \uc788\uc2b5\ub2c8\ub2e4. \uc5b4\uca4c\uba74 \uc624\ub978\ucabd \uc544\ub798\ub3c4.",
+     "anomaly_detection", None),  # "... Perhaps the bottom-right too."
     ("Judgment: B\nError Position: A\nError Type: A\n\n(The sky sits at the bottom of the top-left tile, so it has been "
      "turned upside down.)", "anomaly_detection", "Judgment: B\nError Position: A\nError Type: A"),
     # tiles and changes in 29 more languages (helper-written): read only when they agree with the block

@@ -13,9 +13,11 @@ from .cues import Commit, _clause_end, _conceded, _CONFIDENCE, _error_words, tur
 from .forms import pattern, table
 from .meaning import corners_said, described, fits_wholly, hedged
 from .positions import regions_said, relations_disagree, row_sets_disagree, rows_disagree
-from .prose import _REGION_WORD, anomaly_prose, oriented_prose
+from .prose import _REGION_WORD, anomaly_prose, changes_said, oriented_prose
 
 
+_VERDICT_WORDS = re.compile(r"(?<![^\W_])(?:correct|incorrect|normal|fine|wrong|anomal\w*|intact)(?![^\W_])", re.I)
+_LIKELY = re.compile(r"(?<![^\W_])(?:probably|likely)(?![^\W_])", re.I)  # a confidence word after an answer, not beside a tile
 #: A list right after its option's label ("Option B ([4, 1, 2, 3])", "A. [2, 3, 4, 1]"): the option quoted, not chosen.
 _SENTENCE = re.compile(r"[^.!?\n]+")
 _LABELLED_BEFORE = re.compile(r"(?:option|choice|candidate|(?<![^\W_])[A-H])[\s:.)(\-\u2014\u2013=]*(?:(?:is|gives|says)[\s:]*)?$", re.I)
@@ -162,12 +164,19 @@ class Beside:
         return self.spec.kind == ANOMALY and parts.get("judgment") == "B" and anomaly_prose(
             self.m[u0:u1], *self.spec.grid) == ("B", parts.get("position"), parts.get("type"))
 
-    def _tile_open(self, u0: int, u1: int, c: Commit) -> bool:
-        """A sentence after an anomaly block that hedges beside a tile ("Maybe the bottom-right one too", "Vielleicht
-        aber auch die Kachel unten rechts"): another anomaly may be kept open."""
-        s = self.m[u0:u1]
-        return self.spec.kind == ANOMALY and (c.parts or {}).get("judgment") == "B" and hedged(s) and (
-            pattern("place").search(s) is not None or _REGION_WORD.search(s) is not None)
+    def _anomaly_after(self, u0: int, u1: int, c: Commit) -> str:
+        """Why a sentence explaining an anomaly block disagrees with it: another tile or change ("... mirrored, not
+        rotated"), the judgment left open ("It might be correct after all."), or a hedge beside a tile ("Maybe the
+        bottom-right one too", "Probably the bottom-right too", "Vielleicht aber auch die Kachel unten rechts")."""
+        s, parts = self.m[u0:u1], c.parts
+        said = anomaly_prose(s, *self.spec.grid)
+        if isinstance(said, tuple) and said[0] == "B" and (said[1], said[2]) != (parts.get("position"), parts.get("type")) \
+                or said is None and changes_said(s) == {"A": {"B"}, "B": {"A"}}.get(parts.get("type")):
+            return "the explanation names another anomaly"
+        if said == AMBIGUOUS and _VERDICT_WORDS.search(s) or parts.get("judgment") == "B" and (hedged(s) or _LIKELY.search(
+                s)) and (pattern("place").search(s) is not None or _REGION_WORD.search(s) is not None):
+            return "the explanation leaves the judgment open"
+        return ""
 
     def _remark_at(self, u0: int, u1: int, c: Commit) -> int:
         """Where a remark opens after the answer said again in a sentence ("They are not adjacent: no edge continues")."""

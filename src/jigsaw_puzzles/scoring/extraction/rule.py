@@ -47,7 +47,6 @@ from .forms import blank_unsure, pattern
 from .meaning import fits_after, relative_denied, runners_up, WORSE
 from .positions import rows_disagree
 from .beside import Beside
-from .prose import anomaly_prose, changes_said
 from .scope import Scope
 from .structure import claims, streamed
 
@@ -55,7 +54,6 @@ from .structure import claims, streamed
 MAX_CHARS = 16_384
 #: Only the last this many answer mentions are judged as commitments (bounded work on degenerate text).
 _MAX_MENTIONS, _LONGEST_LEAD, _THOUGHT_TAIL = 400, 600, 320
-_VERDICT_WORDS = re.compile(r"(?<![^\W_])(?:correct|incorrect|normal|fine|wrong|anomal\w*|intact)(?![^\W_])", re.I)
 _GLOSS = re.compile(r"[ \t]*[(\[][ \t]*")  # an option's words in brackets after its letter say the same option
 _REMARK = "a remark after the answer that the reader does not know"  # not read, but a commitment against a later one
 #: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
@@ -342,14 +340,15 @@ class _Reading(Scope, Beside):
                               c.parts, c.rule)  # it may renumber the order ("each number is the position ...")
             if (ex is not None and _explains(t, ex)) or note is not None:
                 section, para_end = True, _paragraph_end(t, u0)
-            elif not section and self._known(body) and not any(x.value for x in self._within(u0, u1)):
-                continue
-            elif not section and self._again(u0, u1, c):  # "Image 2 is to the upper right of image 1. E"
+            elif not section and (self._known(body) and not any(x.value for x in self._within(u0, u1)) or
+                                  self._again(u0, u1, c)):  # known words; the answer again ("... of image 1. E")
                 continue
             elif not section and self._again(u0, self._remark_at(u0, u1, c), c):  # "They are not adjacent: no edge ..."
                 section, para_end = True, _paragraph_end(t, u0)
-            elif not section and (self._refers(u0, u1, c) or self._rejects(u0, u1, c) or self._anomaly_again(u0, u1, c)):
+            elif not section and (self._refers(u0, u1, c) or self._rejects(u0, u1, c)):
                 section, para_end = True, _paragraph_end(t, u0)  # the rest of its paragraph explains too
+            elif not section and self._anomaly_again(u0, u1, c):  # the block said again in another language: the
+                continue  # sentences after it must be understood
             elif not section:
                 return unread(AMBIGUOUS, f"a sentence after the answer that the reader does not know: {body[:60]!r}",
                               c.parts, c.rule)
@@ -421,14 +420,7 @@ class _Reading(Scope, Beside):
                 return f"another answer stays open after the final one ({t[x.start:x.end]!r})"
         if open_said(t, u0, u1, [x for x in self._within(u0, u1) if x.answer not in (None, c.answer)]):
             return "another answer stays open after the final one"
-        if self.spec.kind == ANOMALY and c.parts:
-            said = anomaly_prose(t[u0:u1], *self.spec.grid)
-            if isinstance(said, tuple) and (said[1], said[2]) != (c.parts.get("position"), c.parts.get("type")) and \
-                    said[0] == "B" or said is None and changes_said(t[u0:u1]) == {"A": {"B"}, "B": {"A"}}.get(c.parts.get("type")):
-                return "the explanation names another anomaly"  # another position or type, or "... mirrored, not rotated"
-            if said == AMBIGUOUS and _VERDICT_WORDS.search(t, u0, u1) or self._tile_open(u0, u1, c):  # "It might be
-                return "the explanation leaves the judgment open"  # correct after all.", "Maybe the bottom-right too."
-        return ""
+        return self._anomaly_after(u0, u1, c) if self.spec.kind == ANOMALY and c.parts else ""
 
     # ------------------------------------------------------------------------------------------ 4. before it
     def _drafts(self, final: Commit, commits: list[Commit]) -> str:
