@@ -165,7 +165,6 @@ class Scope:
         n_words = len(_WORDS.findall(fixed[len(fixed) - fm.end():]))
         return _Span(len(left) - (words[-n_words].start() if 0 < n_words <= len(words) else len(left)))
 
-
     def _ruled_out_from(self, pos: int, stop: int) -> Optional[int]:
         """Where a ruled-out other answer that starts at ``pos`` (with its negation: "not horizontally (option A)")
         ends, else ``None``."""
@@ -234,7 +233,9 @@ class Scope:
         if re.fullmatch(r"(?:question|prompt|user|input)\s*:?", above, re.I):
             return cs, ""  # the prompt echoed (blanked) under its label, then the answer
         end = above.rstrip(" *")
-        if end.endswith((".", "!", "\u3002", "\uff01", ")", "]", "}", '"', "\u0964", "\u06d4")) and len(above) >= 2:
+        if end.endswith((".", "!", "\u3002", "\uff01", ")", "]", "}", '"', "\u0964", "\u06d4", "\u104b", "\u17d4")) and len(above) >= 2 \
+                or re.search(r"[\u0e01-\u0e4e]{12}$", end) and not end.endswith(tuple(forms("copula"))) and not any(  # Thai:
+                    pattern(k).search(above) for k in ("negation", "hedge", "condition", "label_line")):  # no full stop
             return cs, ""
         if end.endswith(("?", "\uff1f")) and len(above) > 12:
             return cs, ""  # the question echoed, then the answer
