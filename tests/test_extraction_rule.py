@@ -2118,6 +2118,14 @@ def test_eighteenth_session_shapes_both_ways(text, config, answer):
     ("\u0e0a\u0e34\u0e49\u0e19\u0e2a\u0e48\u0e27\u0e19\u0e19\u0e35\u0e49\u0e44\u0e21\u0e48\u0e40\u0e02\u0e49\u0e32\u0e01\u0e31\u0e1a\u0e20\u0e32\u0e1e\u0e40\u0e25\u0e22\u0e41\u0e21\u0e49\u0e41\u0e15\u0e48\u0e19\u0e34\u0e14\u0e40\u0e14\u0e35\u0e22\u0e27\n\nB", MPS, None),
     ("\u0e17\u0e49\u0e2d\u0e07\u0e1f\u0e49\u0e32\u0e41\u0e25\u0e30\u0e2b\u0e25\u0e31\u0e07\u0e04\u0e32\u0e2d\u0e32\u0e08\u0e08\u0e30\u0e15\u0e48\u0e2d\u0e40\u0e19\u0e37\u0e48\u0e2d\u0e07\u0e01\u0e31\u0e19\n\nB", MPS, None),
     ("\u0e40\u0e21\u0e37\u0e48\u0e2d\u0e15\u0e23\u0e27\u0e08\u0e2a\u0e2d\u0e1a\u0e20\u0e32\u0e1e\u0e22\u0e48\u0e2d\u0e22\u0e17\u0e31\u0e49\u0e07\u0e40\u0e01\u0e49\u0e32\u0e20\u0e32\u0e1e \u0e1e\u0e1a\u0e27\u0e48\u0e32\u0e20\u0e32\u0e1e\u0e22\u0e48\u0e2d\u0e22 F (\u0e01\u0e25\u0e32\u0e07\u0e02\u0e27\u0e32) \u0e21\u0e35\u0e15\u0e49\u0e19\u0e44\u0e21\u0e49\u0e17\u0e35\u0e48\u0e40\u0e2d\u0e35\u0e22\u0e07\u0e44\u0e1b\u0e14\u0e49\u0e32\u0e19\u0e02\u0e49\u0e32\u0e07 \u0e41\u0e2a\u0e14\u0e07\u0e27\u0e48\u0e32\u0e20\u0e32\u0e1e\u0e19\u0e35\u0e49\u0e16\u0e39\u0e01\u0e2b\u0e21\u0e38\u0e19 \u0e2a\u0e48\u0e27\u0e19\u0e20\u0e32\u0e1e\u0e2d\u0e37\u0e48\u0e19\u0e1b\u0e01\u0e15\u0e34\n\nJudgment: B\nError Position: F\nError Type: A", "anomaly_detection_3x3", "Judgment: B\nError Position: F\nError Type: A"),
+    # a lower-case a in brackets is no article
+    ("The answer is (a)", MPS, "A"),
+    ("The answer is [a], the one with the roof.", MPS, "A"),
+    ("The answer is a piece with a roof.", MPS, None),
+    # the Portuguese Gemini footer in its other wording
+    ("Resposta: D\n\nCopiar\nCompartilhar\nGerar novamente\nO Gemini pode apresentar informa\xe7\xf5es"
+     " imprecisas, inclusive sobre pessoas. Por isso, cheque as respostas.", MPS, "D"),
+    ("Resposta: D\n\nO Gemini pode apresentar informa\xe7\xf5es imprecisas, mas eu acho que \xe9 C.", MPS, None),
 ])
 def test_nineteenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

@@ -182,7 +182,8 @@ class _Reading(Scope, Beside):
         if m.form == "lower" and (rule not in ("form", "label") or (t[m.start:m.end].lower() == "a" and not
                                                                    _SEP_BEFORE.search(t, max(cs, start - 3), m.start)
                                                                    and not _CLOSED_END.match(t, m.end) and not
-                                                                   (len(t.strip()) <= 40 and not t[m.end:].strip()))):
+                                                                   (len(t.strip()) <= 40 and not t[m.end:].strip()) and
+                                                                   t[m.start - 1:m.end + 1] not in ("(a)", "[a]"))):  # no article
             if not (rule == "bare" and not t[cs:start].strip(_BULLETS) and clean and not why):
                 return None
         lead, prev = t[cs:start], t[clause_start(t, cs - 1):cs].strip() if cs > 0 and t[cs - 1] != "\n" else ""
