@@ -2126,6 +2126,12 @@ def test_eighteenth_session_shapes_both_ways(text, config, answer):
     ("Resposta: D\n\nCopiar\nCompartilhar\nGerar novamente\nO Gemini pode apresentar informa\xe7\xf5es"
      " imprecisas, inclusive sobre pessoas. Por isso, cheque as respostas.", MPS, "D"),
     ("Resposta: D\n\nO Gemini pode apresentar informa\xe7\xf5es imprecisas, mas eu acho que \xe9 C.", MPS, None),
+    # negations and hedges in 29 more languages (helper-written): 'though hardly' after a Russian answer keeps it open
+    ("\u041e\u0442\u0432\u0435\u0442: B. \u041a\u0440\u044b\u0448\u0430 \u043f\u0440\u043e\u0434\u043e"
+     "\u043b\u0436\u0430\u0435\u0442\u0441\u044f, \u0445\u043e\u0442\u044f \u0432\u0440\u044f\u0434 "
+     "\u043b\u0438.", MPS, None),
+    ("\u041e\u0442\u0432\u0435\u0442: B. \u041a\u0440\u044b\u0448\u0430 \u043f\u0440\u043e\u0434\u043e"
+     "\u043b\u0436\u0430\u0435\u0442\u0441\u044f.", MPS, "B"),
 ])
 def test_nineteenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
