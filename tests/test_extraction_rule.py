@@ -2132,6 +2132,15 @@ def test_eighteenth_session_shapes_both_ways(text, config, answer):
      "\u043b\u0438.", MPS, None),
     ("\u041e\u0442\u0432\u0435\u0442: B. \u041a\u0440\u044b\u0448\u0430 \u043f\u0440\u043e\u0434\u043e"
      "\u043b\u0436\u0430\u0435\u0442\u0441\u044f.", MPS, "B"),
+    # two answers named together, then a contrast after a comma turns to one of them: that one is read
+    ("I'm torn between B and D, but I'll go with D.", MPS, "D"),
+    ("B and D both look plausible, but I'll go with D.", MPS, "D"),
+    ("Dudo entre la B y la D, pero me quedo con la D.", MPS, "D"),
+    ("B or D, but I'll go with D or C.", MPS, None),
+    ("B or D, but I'll go with D, maybe B.", MPS, None),
+    ("B or D, but not D.", MPS, None),
+    ("B or D, but I'd go with B over D.", MPS, None),
+    ("I'll go with B, but D.", MPS, None),
 ])
 def test_nineteenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

@@ -12,7 +12,7 @@ from .answers import mentions
 from .blocks import unlabelled_block
 from .common import AMBIGUOUS, Mention, clause_start, negated, negation_span as _negation_span
 from .forms import corrected, forms, pattern
-from .meaning import described, fit_closed
+from .meaning import described, fit_closed, settled
 from .positions import regions_said
 from .prose import REST_FINE, anomaly_prose, oriented_prose
 from .cues import (AND_WORDS, _ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT, DIFFERENT, OTHERS,
@@ -343,8 +343,8 @@ class Scope:
                 elif any(y.start == x.start - 1 or 0 < x.start - y.end <= 2 for y in self._within(x.start - 60, x.start)
                          if y is not x and negated(t, y.start, y.end) and y.end <= x.start):
                     continue  # the letter of an option ruled out just before: "not upper left (F)"
-                elif (x.answer is not None and _chosen_near(t, x)) or self._states(x) and not (
-                        x.why.startswith("an edge's") and t[x.start:x.start + 3].lower() == {"A": "ver", "B": "hor"}.get(m.value)):
+                elif ((x.answer is not None and _chosen_near(t, x)) or self._states(x) and not (x.why.startswith("an edge's") and
+                        t[x.start:x.start + 3].lower() == {"A": "ver", "B": "hor"}.get(m.value))) and not settled(t, x, m, self._within(lo, hi)):
                     # (a horizontal seam joins crops stacked vertically: said before B it agrees)
                     return f"another answer is named as chosen before it ({t[x.start:x.end]!r})"
                 else:
