@@ -2141,6 +2141,12 @@ def test_eighteenth_session_shapes_both_ways(text, config, answer):
     ("B or D, but not D.", MPS, None),
     ("B or D, but I'd go with B over D.", MPS, None),
     ("I'll go with B, but D.", MPS, None),
+    # the other kind of change ruled out at the end of an anomaly sentence names the change that is not there
+    ("The image is incorrect. Sub-image D was rotated, not mirrored.", "anomaly_detection", "Judgment: B\nError Position: D\nError Type: A"),
+    ("Sub-image D was mirrored rather than rotated.", "anomaly_detection", "Judgment: B\nError Position: D\nError Type: B"),
+    ("Sub-image D was rotated and mirrored, not mirrored.", "anomaly_detection", None),
+    ("Sub-image D was not rotated, not mirrored.", "anomaly_detection", None),
+    ("Sub-image D might be rotated, not mirrored.", "anomaly_detection", None),
 ])
 def test_nineteenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

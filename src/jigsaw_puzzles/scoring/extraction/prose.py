@@ -371,7 +371,17 @@ def _stated_ml(last: str, rows: int, cols: int):
     return "B", chr(65 + order.index(next(iter(cells)))), next(iter(types))
 
 
+#: The other kind of change ruled out at the sentence's end ("Sub-image D was rotated, not mirrored."): said of the
+#: same tile, it names the change that is not there; alone it leaves no change said.
+_NOT_OTHER = re.compile(r",?\s+(?:and\s+|but\s+)?(?:not|rather than|instead of)\s+(?:an?\s+|being\s+)?(?:%s)[\s.!]*$"
+                        % _TYPE.pattern, re.I)
+
+
 def _stated_en(last: str, rows: int, cols: int):
+    other = _NOT_OTHER.search(last)
+    if other is not None and {m.group(1) is None for m in _TYPE.finditer(last, 0, other.start())} == \
+            {_TYPE.search(last, other.start()).group(1) is not None}:  # the kept change is the other kind
+        last = last[:other.start()]
     *lead, end = re.split(r",?\s+(?:and|so|hence|therefore|thus)\s+", last)  # "The seams line up, so the image is correct"
     if _NORMAL.fullmatch(end) and all(_NORMAL.fullmatch(x) or not (_TYPE.search(x) or _HEDGE.search(x) or
                                                                   _RETRACT.search(x) or _PLAN.search(x)) for x in lead):
