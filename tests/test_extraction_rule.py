@@ -2147,6 +2147,12 @@ def test_eighteenth_session_shapes_both_ways(text, config, answer):
     ("Sub-image D was rotated and mirrored, not mirrored.", "anomaly_detection", None),
     ("Sub-image D was not rotated, not mirrored.", "anomaly_detection", None),
     ("Sub-image D might be rotated, not mirrored.", "anomaly_detection", None),
+    # 'Each of the others fails for a specific reason:' opens an explanation of the rejected options
+    ("F\n\nEach of the others fails for a specific reason:\n- A has the fence, but painted white inste"
+     "ad of green.\n- B is from the lawn in the bottom row.\n\nF continues the green fence with posts "
+     "at the same spacing.", "missing_piece_selection_easy_3x3_k6", "F"),
+    ("F\n\nEach of the others fails for a specific reason:\n- A has the fence, but painted white inste"
+     "ad of green.\n- B would also work, though.", "missing_piece_selection_easy_3x3_k6", None),
 ])
 def test_nineteenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
