@@ -2153,6 +2153,16 @@ def test_eighteenth_session_shapes_both_ways(text, config, answer):
      "at the same spacing.", "missing_piece_selection_easy_3x3_k6", "F"),
     ("F\n\nEach of the others fails for a specific reason:\n- A has the fence, but painted white inste"
      "ad of green.\n- B would also work, though.", "missing_piece_selection_easy_3x3_k6", None),
+    # Korean endings on the helper's stems (좌우로 뒤집혀, 회전되었습니다); a bare flip inside a longer phrase of one kind is that kind, alone it stays both
+    ("\ud310\ub2e8: B\n\uc624\ub958 \uc704\uce58: A\n\uc624\ub958 \uc720\ud615: B\n\n\uc67c\ucabd "
+     "\uc704 \uc870\uac01\uc758 \uae00\uc790\uac00 \uc88c\uc6b0\ub85c \ub4a4\uc9d1\ud600 \uc788\uc2b5"
+     "\ub2c8\ub2e4.", "anomaly_detection", "Judgment: B\nError Position: A\nError Type: B"),
+    ("\ud310\ub2e8: B\n\uc624\ub958 \uc704\uce58: A\n\uc624\ub958 \uc720\ud615: A\n\n\uc67c\ucabd "
+     "\uc704 \uc870\uac01\uc758 \uae00\uc790\uac00 \uc88c\uc6b0\ub85c \ub4a4\uc9d1\ud600 \uc788\uc2b5"
+     "\ub2c8\ub2e4.", "anomaly_detection", None),
+    ("\uc67c\ucabd \uc704 \uc870\uac01\uc774 \uc704\uc544\ub798\uac00 \ub4a4\uc9d1\ud600 \uc788\uc2b5"
+     "\ub2c8\ub2e4.", "anomaly_detection", "Judgment: B\nError Position: A\nError Type: A"),
+    ("\uc67c\ucabd \uc704 \uc870\uac01\uc774 \ub4a4\uc9d1\ud600 \uc788\uc2b5\ub2c8\ub2e4.", "anomaly_detection", None),
 ])
 def test_nineteenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

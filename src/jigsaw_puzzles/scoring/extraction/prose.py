@@ -348,7 +348,9 @@ def _stated_ml(last: str, rows: int, cols: int):
     """A tile and its change said in another language ("Нижний левый фрагмент отзеркален", "右上的子图被旋转了",
     "Ô ở hàng 1, cột 1 bị lật gương"): one place (forms.tsv ``place``, or a row and column by number), one kind of
     change (``rotation``, ``mirroring``), and no negation, hedge, condition or question in the sentence."""
-    types = {k for k, name in (("A", "rotation"), ("B", "mirroring")) if pattern(name).search(last)}
+    found = {k: [m.span() for m in pattern(name).finditer(last)] for k, name in (("A", "rotation"), ("B", "mirroring"))}
+    types = {k for k, spans in found.items() if any(not any(o[0] <= a and b <= o[1] and o != (a, b) for o in found[
+        "B" if k == "A" else "A"]) for a, b in spans)}  # a word of either inside a longer one of the other: "좌우로 뒤집혀"
     judged = {m.group(0).lower() for m in pattern("correct").finditer(last)} - {"yes", "ok", "okay", "fine", "normal"}
     if not types and judged and "?" not in last and pattern("content").search(last) and not any(  # not the English yes/ok
             pattern(k).search(last) for k in ("negation", "hedge", "condition", "incorrect")):
