@@ -2163,6 +2163,11 @@ def test_eighteenth_session_shapes_both_ways(text, config, answer):
     ("\uc67c\ucabd \uc704 \uc870\uac01\uc774 \uc704\uc544\ub798\uac00 \ub4a4\uc9d1\ud600 \uc788\uc2b5"
      "\ub2c8\ub2e4.", "anomaly_detection", "Judgment: B\nError Position: A\nError Type: A"),
     ("\uc67c\ucabd \uc704 \uc870\uac01\uc774 \ub4a4\uc9d1\ud600 \uc788\uc2b5\ub2c8\ub2e4.", "anomaly_detection", None),
+    # a Japanese confidence note standing alone, with its softeners (あまり, それほど) and its trailing が
+    ("\u305f\u3076\u3093A\u3060\u3068\u601d\u3044\u307e\u3059\u3002\u3042\u307e\u308a\u81ea\u4fe1"
+     "\u306f\u3042\u308a\u307e\u305b\u3093\u304c\u3002", "piece_localization_easy", "A"),
+    ("A\u3067\u3059\u3002\u3042\u307e\u308a\u81ea\u4fe1\u306f\u3042\u308a\u307e\u305b\u3093\u304c"
+     "\u3001B\u304b\u3082\u3057\u308c\u307e\u305b\u3093\u3002", "piece_localization_easy", None),
 ])
 def test_nineteenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
