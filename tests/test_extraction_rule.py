@@ -2173,3 +2173,87 @@ def test_nineteenth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
     assert ex.answer == answer, ex.detail
     assert ex.strict in (None, answer)
+
+
+@pytest.mark.parametrize("text, config, answer", [
+    # a word of the `incorrect` kind ("неверно", "falsch", "salah") is a negation too, as "wrong" is in English: a tail that calls the answer wrong abstains, in any language
+    ("\u041e\u0442\u0432\u0435\u0442: B. \u041a\u0440\u044b\u0448\u0430 \u043f\u0440\u043e\u0434\u043e"
+     "\u043b\u0436\u0430\u0435\u0442\u0441\u044f, \u0445\u043e\u0442\u044f \u044d\u0442\u043e \u043d"
+     "\u0435\u0432\u0435\u0440\u043d\u043e.", MPS, None),
+    ("\u041e\u0442\u0432\u0435\u0442: B. \u041a\u0440\u044b\u0448\u0430 \u043f\u0440\u043e\u0434\u043e"
+     "\u043b\u0436\u0430\u0435\u0442\u0441\u044f.", MPS, "B"),
+    ("Antwort: C. Das Dach passt, obwohl das falsch ist.", MPS, None),
+    ("Antwort: C. Das Dach passt.", MPS, "C"),
+    ("Jawaban: B. Atapnya berlanjut, walaupun itu salah.", MPS, None),
+    ("Jawaban: B. Atapnya berlanjut.", MPS, "B"),
+    ("Urteil: falsch (B)\nFehlerposition: C\nFehlertyp: Spiegelung (B)", AD, "Judgment: B\nError Position: C\nError Type: B"),
+    ("\u041e\u0446\u0435\u043d\u043a\u0430: \u043d\u0435\u0432\u0435\u0440\u043d\u043e (B)\n\u041f"
+     "\u043e\u0437\u0438\u0446\u0438\u044f \u043e\u0448\u0438\u0431\u043a\u0438: C\n\u0422\u0438\u043f"
+     " \u043e\u0448\u0438\u0431\u043a\u0438: \u043e\u0442\u0440\u0430\u0436\u0435\u043d\u0438\u0435 (B"
+     ")", AD, "Judgment: B\nError Position: C\nError Type: B"),
+    # in a script without spaces a contrast or link ending a longer hedge is the hedge's ("แต่", but, inside "เว้นแต่", unless): what comes before it is not set aside
+    ("\u0e04\u0e33\u0e15\u0e2d\u0e1a\u0e04\u0e37\u0e2d \u0e40\u0e27\u0e49\u0e19\u0e41\u0e15\u0e48 B", MPS, None),
+    ("\u0e40\u0e27\u0e49\u0e19\u0e41\u0e15\u0e48 \u0e04\u0e33\u0e15\u0e2d\u0e1a\u0e04\u0e37\u0e2d B", MPS, None),
+    ("\u0e15\u0e2d\u0e19\u0e41\u0e23\u0e01\u0e04\u0e34\u0e14\u0e27\u0e48\u0e32 A \u0e40\u0e27\u0e49"
+     "\u0e19\u0e41\u0e15\u0e48\u0e04\u0e33\u0e15\u0e2d\u0e1a\u0e04\u0e37\u0e2d B", MPS, None),
+    ("\u0e15\u0e2d\u0e19\u0e41\u0e23\u0e01\u0e04\u0e34\u0e14\u0e27\u0e48\u0e32 A \u0e41\u0e15\u0e48"
+     "\u0e04\u0e33\u0e15\u0e2d\u0e1a\u0e04\u0e37\u0e2d B", MPS, "B"),
+    ("So \u0e40\u0e27\u0e49\u0e19\u0e41\u0e15\u0e48 the final answer is **B**.", MPS, None),
+    ("So the final answer is **B**.", MPS, "B"),
+    # a commitment after the answer ("A is my answer") then a concession: read as "The answer is A, although ..." is; the concession may not keep another open
+    ("A is my answer, although D is close.", MPS, "A"),
+    ("A is my answer, although D is close, its sky is off.", MPS, "A"),
+    ("A is my answer, though D fits too.", MPS, None),
+    ("A is my answer, but D is better.", MPS, None),
+    ("A is my answer, although D.", MPS, None),
+    ("A is my answer, however wrong.", MPS, None),
+    # one answer only hedged ("Maybe B"), then a contrast after a comma that turns to the answer: settled, as two named together were; another answer, a hedge or a condition after the turn still abstains
+    ("Maybe B, but I'll go with D.", MPS, "D"),
+    ("Quiz\xe1s B, pero me quedo con la D.", MPS, "D"),
+    ("Maybe B, but I'll go with D or C.", MPS, None),
+    ("Maybe B, but maybe D.", MPS, None),
+    ("Maybe B, but if the sky is blue, D.", MPS, None),
+    ("Maybe B, but D is also possible.", MPS, None),
+    ("I think B, but I'll go with D.", MPS, None),
+    # a chat UI's time stamp in many languages ("2 minutes ago", "Hace 2 minutos", "2分钟前") and Qwen's footer are residue
+    ("Copiar\nCompartir\n\nRespuesta: D\n\nRegenerar\nHace 2 minutos", MPS, "D"),
+    ("Copy\nShare\n\nAnswer: D\n\nRegenerate\n2 minutes ago", MPS, "D"),
+    ("\u7b54\u6848\uff1aC\n\n\u590d\u5236 \xb7 \u91cd\u65b0\u751f\u6210\n2\u5206\u949f\u524d", MPS, "C"),
+    ("Answer: D\n\n2 minutes ago, wait, B", MPS, "B"),
+    ("Answer: D\n\nHace 2 minutos, no, es B", MPS, "B"),
+    ("Qwen2.5-Max\n\nAnswer: C\n\nAI-generated content may not be accurate.\n\u590d\u5236 \xb7 \u91cd"
+     "\u65b0\u751f\u6210", MPS, "C"),
+    # "Why the others don't work:" opens an explanation of the rejected options; one kept open there still abstains
+    ("**C**\n\nWhy the others don't work:\n- **A** has the wrong sky.\n- **B** is too dark.", MPS, "C"),
+    ("**C**\n\nWhy the others don't work:\n- **A** has the wrong sky.\n- **B** fits too.", MPS, None),
+    # Chinese "I lean towards" (倾向于) before a commitment, after a confidence note and "but"
+    ("\u6211\u4e0d\u592a\u786e\u5b9a\uff0c\u4f46\u6211\u503e\u5411\u4e8e\u9009 A\u3002", MPS, "A"),
+    ("\u6211\u503e\u5411\u4e8e A\u3002", MPS, "A"),
+    ("\u6211\u503e\u5411\u4e8e\u4e0d\u9009 A\u3002", MPS, None),
+    # which way a tile turned changes no anomaly answer; a numbering note still does
+    ("Judgment: B\nError Position: B\nError Type: A\n\nThe top-right tile shows the tower, but its spi"
+     "re points to the left: the tile has been rotated 90\xb0 counter-clockwise. The other three tiles"
+     " are consistent.", AD, "Judgment: B\nError Position: B\nError Type: A"),
+    ("Judgment: B\nError Position: B\nError Type: A\n\nThe tiles are numbered column by column.", AD, None),
+    ("[2, 4, 1, 3]\n\nThe angles are measured counter-clockwise.", "order_generation", None),
+    # "the most likely fit" after the answer, and "I'll guess" as a commit verb ("I'd guess B" was read)
+    ("B is the most likely fit.", MPS, "B"),
+    ("B seems like the most likely fit.", MPS, "B"),
+    ("B is the most likely fit, or C.", MPS, None),
+    ("B is the most likely fit?", MPS, None),
+    ("I'll guess B.", MPS, "B"),
+    ("I'll guess B or C.", MPS, None),
+    # a feature of the patch as the subject ("The patch's colour matches region D"); a negation or another answer still abstains
+    ("The patch's texture and colour match region D.", "piece_localization_hard", "D"),
+    ("The patch's colour matches region D, or maybe C.", "piece_localization_hard", None),
+    ("The patch's colour does not match region D.", "piece_localization_hard", None),
+    # the user's next turn at the end of a copied chat, with no reply after it, changes nothing the model said; one naming an answer still abstains
+    ("The answer is **D**.\n\n4o\n\nYou said:\nthanks, next one\n\nChatGPT said:", "piece_localization_hard", "D"),
+    ("The answer is **D**.\n\nYou said:\nthanks, next one", "piece_localization_hard", "D"),
+    ("The answer is **D**.\n\nYou said:\nare you sure? I think B\n\nChatGPT said:", "piece_localization_hard", None),
+    ("The answer is **D**.\n\nYou said:\nare you sure?\n\nChatGPT said:\nActually, it is B.", "piece_localization_hard", "B"),
+])
+def test_twentieth_session_shapes_both_ways(text, config, answer):
+    ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
+    assert ex.answer == answer, ex.detail
+    assert ex.strict in (None, answer)

@@ -139,6 +139,18 @@ def alternation(fs, reverse: bool = False, whole: bool = True) -> str:
     return "(?:" + "|".join(parts) + ")" if parts else "(?!)"
 
 
+@lru_cache(maxsize=None)
+def unshadowed(kinds: tuple, reverse: bool = False) -> str:
+    """A guard to stand before an alternation of the ``kinds``' forms (after it, ``reverse``): none of them is matched
+    where, in a script without spaces, it ends a longer negation, hedge, condition or doubt ("แต่", "but", inside
+    "เว้นแต่", "unless"; "から", "so", inside "分からない"): there it is that form's, and what it says is not a link."""
+    fs = frozenset().union(*(forms(k) for k in kinds))
+    abstain = frozenset().union(*(forms(k) for k in ("negation", "hedge", "condition", "doubt"))) - fs
+    heads = sorted({g[:i] for f in fs if f and not _worded(f[0]) for g in abstain
+                    for i in [g.find(f, 1)] if i > 0 and not _worded(g[i - 1])})
+    return "".join(rf"(?!{re.escape(h[::-1])})" if reverse else rf"(?<!{re.escape(h)})" for h in heads)
+
+
 def _trie(words: list[str]) -> str:
     root: dict = {}
     for w in words:
@@ -225,7 +237,19 @@ def in_note(t: str, at: int) -> bool:
     return any(n.start() <= at < n.end() for n in pattern("note").finditer(t, max(0, at - 24), at + 64))
 
 
+#: When a chat UI says it answered ("2 minutes ago", "Hace 2 minutos", "2分钟前", "2 минуты назад"), as residue.
+_AGO = (r"(?:\d{1,3}[ \t]?(?:sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?)[ \t]+ago|(?:hace|h\u00e1|il y a|vor)[ \t]+"
+        r"\d{1,3}[ \t]+(?:segundos?|minutos?|horas?|d\u00edas?|dias?|secondes?|minutes?|heures?|jours?|sekunden|minuten|stunden|"
+        r"tagen?)|\d{1,3}[ \t]?(?:\u79d2|\u5206\u949f|\u5206\u9418|\u5206|\u5c0f\u65f6|\u5c0f\u6642|\u6642\u9593|\u5929|\u65e5)\u524d|\d{1,3}[ \t]+(?:"
+        r"\u0441\u0435\u043a\u0443\u043d\u0434[\u0430\u0443]?|\u043c\u0438\u043d\u0443\u0442[\u0430\u0443\u044b]?|\u0447\u0430\u0441(?:\u0430|\u043e\u0432)?|\u0434\u043d(?:\u044f|\u0435\u0439)|\u0434\u0435\u043d\u044c)[ \t]+\u043d\u0430\u0437\u0430\u0434)")
+#: The user's next turn at the end of a copied chat, naming no answer ("You said:\nthanks, next one\n\nChatGPT said:"): no
+#: reply follows it, so it changes nothing the model said.
+_NEXT_TURN = (r"^[ \t]*(?:you said|user|you):[ \t]*\n?[ \t]*(?![^\n]*(?<![\w'])(?-i:[A-H])(?![\w']))[^\n\d\[\]]{1,120}(?:\n\s*"
+              r"(?:chatgpt|claude|gemini|copilot|assistant|model)(?: said)?:?)?\s*\Z")
 _STAT = r"(?:[\d.]+[ \t]?(?:s|sec|ms)|\d{1,6}[ \t]?tokens|[\d.]+[ \t]?tok(?:ens)?/s)"  # "⏱ 3.2s · 47 tokens · 14.6 tok/s"
+
+
+_JOINS = ("intro", "link", "withdraw", "contrast", "explain")  # kinds that join or turn: never inside an abstaining form
 
 
 @lru_cache(maxsize=None)
@@ -260,7 +284,8 @@ def pattern(name: str) -> re.Pattern:
         return re.compile(rf"{cop}\s*{label}(?![^\W_])", re.I)
     if name == "strip":  # fillers, links, withdrawals and restated forms, read right to left from a commit form
         lab, cop, sep = a(forms("label"), True), a(forms("copula"), True), a(forms("sep"), True)
-        return re.compile(rf"[\s,:;\u2014\u2013\u3001\uff0c\u060c.-]*(?:({a(forms('link') | forms('withdraw') - forms('negation') | forms('contrast'), True)})"
+        joins = a(forms('link') | forms('withdraw') - forms('negation') | forms('contrast'), True)
+        return re.compile(rf"[\s,:;\u2014\u2013\u3001\uff0c\u060c.-]*(?:({joins}){unshadowed(('link', 'withdraw', 'contrast'), True)}"
                           rf"|{a(forms('filler'), True)}|(?:{sep}|{cop})\s*{lab})", re.I)
     if name == "label_line":  # a line that introduces the bare answer below it ("Final answer:", "**Answer**")
         lead = a(forms("filler") | forms("link"))
@@ -274,7 +299,8 @@ def pattern(name: str) -> re.Pattern:
                 "describe", "contrast", "doubt", "convention", "subject", "relate", "content", "horizontal", "vertical", "apart",
                 "image", "rotation", "mirroring", "line", "candidate", "correct", "incorrect"):
         fs = forms(name) | (forms("withdraw") - forms("negation") if name == "intro" else frozenset())
-        return re.compile(a(fs), re.I)
+        guard = unshadowed((name,) + (("withdraw",) if name == "intro" else ())) if name in _JOINS else ""
+        return re.compile(guard + a(fs), re.I)
     if name == "fillers":  # a run of fillers and links ("i'm fairly confident", "so, honestly")
         return re.compile(rf"(?:{a(forms('filler') | forms('link'))}[\s,.!]*)+", re.I)
     if name == "idiom":
@@ -290,14 +316,14 @@ def pattern(name: str) -> re.Pattern:
     if name == "residue":
         r = a(forms("residue"))
         w = "answer|wrong|not?|actually|ignore|disregard|guess|idea|sure|kidding|joke|wait|mistake|option|choice"  # a note
-        return re.compile(rf"^[ \t]*sources?[ \t]*:[ \t]*(?:\n[ \t]*)?\d{{1,2}}[.)](?:(?!\b(?:[a-h]|{w})\b)[^\n\[\]\d])+"
+        return re.compile(rf"{_NEXT_TURN}|^[ \t]*sources?[ \t]*:[ \t]*(?:\n[ \t]*)?\d{{1,2}}[.)](?:(?!\b(?:[a-h]|{w})\b)[^\n\[\]\d])+"
                           rf"(?:\n[ \t]*\d{{1,2}}[.)](?:(?!\b(?:[a-h]|{w})\b)[^\n\[\]\d])+)*[ \t]*$|"
                           rf"^[ \t]*related[ \t]*(?:\n[ \t]*(?:\n[ \t]*)?[^\n]{{3,120}}\?[ \t]*)+$"
                           rf"|^[ \t]*(?:\d{{1,2}}[ \t]+)?(?:sources?|learn more|references?)[ \t]*:?[ \t]*(?:none|n/a|-|\u2014|"
                           rf"\d{{1,2}}[.)][^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)\b|/wiki/)[^\n]*)?[ \t]*$"
                           rf"(?:\n[ \t]*(?:\d{{1,2}}[.)]|[-\u2022*\u00b7]|\[\d{{1,2}}\]|https?:)[^\n]*(?:https?:|www\.|\.(?:com|org|net|edu|io|gov)"
                           rf"\b|\u2013|\u2014| - )[^\n]*)*"
-                          rf"|^[ \t]*(?:\[\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?\][ \t]*)?{r}(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?|[\U0001f44d\U0001f44e\u2764][ \t]?\d{{1,3}}|\d{{1,3}}[ \t]?(?:sec|min|mins|minutes?|h|hrs?|hours?|days?)[ \t]+ago|[\d.]+[ \t]?s|\d{{1,6}}[ \t]tokens|(?:오전|오후|午前|午後|[ap]m)?[ \t]?\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?))*[ \t:.]*$|^[ \t]*https?://(?:chatgpt\.com|chat\.openai\.com|g\.co|gemini\.google\.com|claude\.ai)/share/\S+[ \t]*$|^[ \t]*(?:\u2192|->|\u2022|-)"
+                          rf"|^[ \t]*(?:\[\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?\][ \t]*)?(?:{r}|{_AGO})(?:[ \t:|\u00b7\u2022]*(?:{r}|\d{{1,3}} sources?|[\U0001f44d\U0001f44e\u2764][ \t]?\d{{1,3}}|{_AGO}|[\d.]+[ \t]?s|\d{{1,6}}[ \t]tokens|(?:오전|오후|午前|午後|[ap]m)?[ \t]?\d{{1,2}}:\d{{2}}(?:[ \t]?[ap]m)?))*[ \t:.]*$|^[ \t]*https?://(?:chatgpt\.com|chat\.openai\.com|g\.co|gemini\.google\.com|claude\.ai)/share/\S+[ \t]*$|^[ \t]*(?:\u2192|->|\u2022|-)"
                           rf"[^\n]{{3,120}}\?[ \t]*$|^[ \t]*(?:thought|reasoned|thinking) for (?:a few |\d+ ?)?(?:seconds?|s|minutes?|m)[ \t]*[\u25b8\u203a>\u25be\u02c5\u2304\u25bc]?[ \t]*$"
                           rf"|^[ \t]*model:[ \t]*[\w.:-]+/[\w./:-]+[ \t]*$|^[ \t]*generated in [\d.]+[ \t]?(?:s|sec|seconds?)[ \t]*$"
                           rf"|^[ \t]*you've (?:reached|hit) (?:your|the) [^\n]{{0,40}}limit[^\n]*$|^[ \t]*\d+(?:\.\d+)?[ \t]?s[ \t]*$"

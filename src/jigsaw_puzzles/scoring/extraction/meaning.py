@@ -344,9 +344,11 @@ def described(s: str) -> bool:
 
 def settled(t: str, x: Mention, m: Mention, lead: list) -> bool:
     """``x``, kept open before the answer ``m`` in its sentence, is settled by it: the two were named together ("B or
-    D", "between B and D", "B and D both look plausible"), then a contrast after a comma turns to the answer ("..., but
-    I'll go with D", "..., pero me quedo con la D"), and no other answer is named after the turn."""
+    D", "between B and D", "B and D both look plausible"), or ``x`` was only hedged ("Maybe B"), then a contrast after a
+    comma turns to the answer ("..., but I'll go with D", "..., pero me quedo con la D"), and no other answer is named
+    after the turn."""
     turn = next((c for c in pattern("contrast").finditer(t, x.end, m.start) if re.search(r"[,;\u2014\u2013\uff0c]\s*\Z",
                                                                                         t[max(0, c.start() - 3):c.start()])), None)
-    return turn is not None and any(y.value == m.value and y is not m and abs(y.start - x.start) <= 40 and y.end <= turn.start()
-                                    for y in lead) and not any(turn.end() <= y.start < m.start for y in lead)
+    hedged = any(h.end() == len(t[:x.start].rstrip(" *")) for h in pattern("hedge").finditer(t, max(0, x.start - 24), x.start))
+    return turn is not None and (hedged or any(y.value == m.value and y is not m and abs(y.start - x.start) <= 40 and y.end <=
+                                               turn.start() for y in lead)) and not any(turn.end() <= y.start < m.start for y in lead)

@@ -92,6 +92,8 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
     return ex
 
 
+_TURN_SENSE = re.compile(r"(?:counter|anti)[ -]?clockwise|\bccw\b|degrees (?:counter|anti)", re.I)
+
 class _Reading(Scope, Beside):
     def __init__(self, t, raw, spec, config, options, depth, truncated):
         self.t, self.spec, self.config, self.options, self.depth = t, spec, config, options, depth
@@ -246,8 +248,8 @@ class _Reading(Scope, Beside):
                                                                    or opening) and \
                     _REMARK_START.match(t, pos - 1 if t[pos - 1] == " " else pos):
                 rm = _REMARK_START.match(t, pos - 1 if t[pos - 1] == " " else pos)
-                apposed = next((x for x in self._within(rm.end(), rm.end() + 6) if x is not m
-                                and not t[rm.end():x.start].strip(" (the")), None)
+                apposed = None if re.search(r"though", rm.group(0), re.I) else next(  # "A, although D is close": no apposition
+                    (x for x in self._within(rm.end(), rm.end() + 6) if x is not m and not t[rm.end():x.start].strip(" (the")), None)
                 if apposed is not None and apposed.value != m.value and not negated(t, apposed.start, apposed.end):
                     why = "letter and option text disagree"
                     break
@@ -391,8 +393,9 @@ class _Reading(Scope, Beside):
             return f"the answer is made to depend on a condition after it is given ({cond.group(0)!r})"
         if _JOINED_OTHER.match(t, u0):
             return "another answer is joined to the answer"
-        cv = pattern("convention").search(t, u0, u1) or _CHOICE_CONVENTION.search(t, u0, u1) or \
-            self._regions_out_of_order(u0, u1)
+        cv = next((v for v in pattern("convention").finditer(t, u0, u1) if self.spec.kind != ANOMALY or not _TURN_SENSE.search(
+            v.group(0))), None) or _CHOICE_CONVENTION.search(t, u0, u1) or self._regions_out_of_order(u0, u1)
+        # (which way a tile turned changes no anomaly answer: "rotated 90° counter-clockwise" is a rotation either way)
         if cv is not None:
             return f"a note after the answer may change how it is read ({cv.group(0)!r})"
         head = self._option_head(u0, u1)
