@@ -1,6 +1,7 @@
 """Issue #20 items 3-6 on every config family and grid: position words per grid, hedges, stated orders and
 per-option descriptions. A table of realistic responses plus property tests: a hedge between two candidates
 is never parsed as either; an answer wrapped in prose with other numbers or letters reads as the stated one."""
+import re
 import pytest
 from hypothesis import assume, HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -280,4 +281,5 @@ def test_stated_oriented_order_wins_over_numbers_in_the_explanation(n, data, sty
     k, r = data.draw(st.integers(1, n)), data.draw(rot)
     seq = ", ".join(map(str, data.draw(st.permutations(range(1, n + 1)))))
     text = style.format(a=a) + "\n" + note.format(k=k, r=r, seq=seq)
-    assert classify_response(text, {4: ROT, 9: ROT3}[n]).answer == a, text
+    turned = dict(re.findall(r"\((\d+), (\d+)\)", a))[str(k)] == str(r)  # the note may not turn image k otherwise
+    assert classify_response(text, {4: ROT, 9: ROT3}[n]).answer == (a if turned or note.startswith("Here") else None), text

@@ -2252,6 +2252,26 @@ def test_nineteenth_session_shapes_both_ways(text, config, answer):
     ("The answer is **D**.\n\nYou said:\nthanks, next one", "piece_localization_hard", "D"),
     ("The answer is **D**.\n\nYou said:\nare you sure? I think B\n\nChatGPT said:", "piece_localization_hard", None),
     ("The answer is **D**.\n\nYou said:\nare you sure?\n\nChatGPT said:\nActually, it is B.", "piece_localization_hard", "B"),
+    # a reply after the user's turn, labelled in a way the reader does not know ("A: Hmm, ..."), is read with the answer, not cut off
+    ("A: [2, 4, 1, 3]\nUser: double-check the bottom row\nA: Hmm, I am no longer confident about the b"
+     "ottom row, and I cannot determine it reliably.", "order_generation", None),
+    ("[2, 4, 1, 3]\nUser: double-check the bottom row\nA: Checked, [2, 4, 1, 3] stands.", "order_generation", "[2, 4, 1, 3]"),
+    ("[2, 4, 1, 3]\n\nYou said:\nthanks, next one", "order_generation", "[2, 4, 1, 3]"),
+    # "Everything lines up: no tile is rotated or flipped." says nothing is wrong, so a block that says otherwise is not read
+    ("Everything lines up: no tile is rotated or flipped.\n\nJudgment: B\nError Position: A\nError Typ"
+     "e: A", AD, None),
+    ("Everything lines up: no tile is rotated or flipped.\n\nJudgment: A\nError Position:\nError Type:", AD, "Judgment: A\nError Position:\nError Type:"),
+    # an explanation that turns an image otherwise than the rotated order it follows
+    ("[(1, 90), (2, 0), (3, 180), (4, 0)]\n\nImage 1 is already upright; image 3 only needs a quarter "
+     "turn.", "order_generation_2x2_rot", None),
+    ("[(1, 90), (2, 0), (3, 180), (4, 0)]\n\nImage 1 needs a 180 degree turn.", "order_generation_2x2_rot", None),
+    ("[(1, 90), (2, 0), (3, 180), (4, 0)]\n\nImage 1 needs a 90 degree turn; image 2 is already uprigh"
+     "t.", "order_generation_2x2_rot", "[(1, 90), (2, 0), (3, 180), (4, 0)]"),
+    # the reasoning before </think> concludes another anomaly in prose
+    ("<think>\nThe bottom-right tile's text reads backwards. That means the bottom-right tile was mirr"
+     "ored, not rotated.\n</think>\nJudgment: B\nError Position: D\nError Type: A", AD, None),
+    ("<think>\nThe bottom-right tile's text reads backwards. That means the bottom-right tile was mirr"
+     "ored, not rotated.\n</think>\nJudgment: B\nError Position: D\nError Type: B", AD, "Judgment: B\nError Position: D\nError Type: B"),
 ])
 def test_twentieth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

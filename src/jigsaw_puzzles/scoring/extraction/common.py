@@ -148,7 +148,8 @@ def region(text: str) -> tuple[str, bool, str]:
         other = None
         for other in _TURN_OTHER.finditer(text):
             pass
-        if other is not None and text[:other.start()].strip() and not _TURN.search(text, other.end()):
+        if other is not None and text[:other.start()].strip() and not _TURN.search(text, other.end()) and not re.search(
+                r"\n[ \t]*[A-Z][\w.-]{0,15}[ \t]*:", text[other.end():]):  # (not "User: ...\nA: Hmm, not sure": a reply)
             text = text[:other.start()]  # the answer, then a user's turn pasted after it ("You said:\nnext one")
         for eos in _EOS.finditer(text):
             if eos.group(0) == "</s>" and "<s>" in text[:eos.start()]:

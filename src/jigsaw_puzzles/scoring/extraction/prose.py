@@ -238,6 +238,19 @@ def oriented_prose(t: str, rows: int, cols: int, where: Optional[list] = None
     return said
 
 
+def rotations_said(t: str) -> list[tuple[int, int]]:
+    """The (image, clockwise turn) pairs the clauses of ``t`` state one at a time ("Image 1 is already upright; image 3
+    needs a 180° turn"): definite ones only (a state, "image 2 is rotated 90°", says no turn; a negated, hedged or
+    supposed clause, "(1, 0) would mean image 1 upright", or one that explains the notation, is left out)."""
+    out = []
+    for chunk in (c for part in re.split(r"[;.!?]", t) for c in _CHUNK.split(part)):
+        images, rots, _ = _features(chunk)
+        if len(images) == 1 and len(rots) == 1 and isinstance(r := next(iter(rots)), int) and not _PLAN.search(chunk) and \
+                not _HEDGE.search(chunk) and not re.search(r"(?<![A-Za-z])means?(?![A-Za-z])|[(\[]\s*\d", chunk) and not re.search(r"(?<![A-Za-z])(?:not|never|no)(?![A-Za-z])|n't", _ROT_ZERO.sub(" ", chunk), re.I):
+            out.append((next(iter(images)), r))
+    return out
+
+
 # --------------------------------------------------------------------------------------------- anomaly detection
 _SUBJECT = r"(?:everything|all(?: of)?(?: the)?(?: (?:four|nine|4|9))? (?:sub-?images|pieces|tiles|parts|cells|squares|images|regions)" \
            r"|(?:the )?(?:whole |entire |full |stitched |assembled |combined )?(?:image|picture|puzzle|grid|composite)" \
@@ -320,6 +333,9 @@ def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
         said = _stated(head, rows, cols)  # "... is flipped: the bicycle faces the other way" (its evidence after)
         if said is not None:
             return said
+    if tail and re.fullmatch(r"(?:everything|it all|all (?:four|nine|the) (?:tiles|pieces)) (?:lines? up|fits?|looks? (?:right|"
+                             r"fine|normal))", head.strip(), re.I) and _stated(tail[0], rows, cols) == ("A", None, None):
+        return "A", None, None  # "Everything lines up: no tile is rotated or flipped."
     return _stated(last, rows, cols)
 
 
@@ -406,4 +422,4 @@ def _stated_en(last: str, rows: int, cols: int):
     return "B", next(iter(named)), next(iter(types))
 
 
-__all__ = ["anomaly_prose", "oriented_prose", "changes_said", "REST_FINE"]
+__all__ = ["anomaly_prose", "oriented_prose", "changes_said", "rotations_said", "REST_FINE"]

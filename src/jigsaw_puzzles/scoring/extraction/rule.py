@@ -46,6 +46,7 @@ from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _
 from .forms import blank_unsure, pattern
 from .meaning import fits_after, relative_denied, runners_up, WORSE
 from .positions import rows_disagree
+from .prose import rotations_said
 from .beside import Beside
 from .scope import Scope
 from .structure import claims, streamed
@@ -83,7 +84,7 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
         said = read(inner, spec, config, options, depth + 1)
         if said.detail.startswith(_REMARK):  # "... So it's A — idk.</think> B": the reasoning's answer is not known
             return unread(AMBIGUOUS, f"the reasoning before </think> ends on {said.detail[0].lower()}{said.detail[1:]}")
-        if said.status == PARSED and said.answer != ex.answer and said.rule in ("form", "retraction", "structure"):
+        if said.status == PARSED and said.answer != ex.answer and said.rule in ("form", "retraction", "structure", "prose"):
             return unread(AMBIGUOUS, f"the reasoning before </think> concludes another answer ({said.answer!r})",
                           ex.parts, ex.rule)
         order = [int(d) for d in re.findall(r"\d+", ex.answer)] if spec.kind == ORDER else None
@@ -393,6 +394,9 @@ class _Reading(Scope, Beside):
             return f"the answer is made to depend on a condition after it is given ({cond.group(0)!r})"
         if _JOINED_OTHER.match(t, u0):
             return "another answer is joined to the answer"
+        if self.spec.kind == ORIENTED and c.parts and any(dict(zip(c.parts.get("order", ()), c.parts.get("rotations", ()))).get(
+                i, r) != r for i, r in rotations_said(t[u0:u1])):  # "[(1, 90), ...]. Image 1 is already upright."
+            return "the explanation turns an image otherwise than the answer"
         cv = next((v for v in pattern("convention").finditer(t, u0, u1) if self.spec.kind != ANOMALY or not _TURN_SENSE.search(
             v.group(0))), None) or _CHOICE_CONVENTION.search(t, u0, u1) or self._regions_out_of_order(u0, u1)
         # (which way a tile turned changes no anomaly answer: "rotated 90° counter-clockwise" is a rotation either way)
