@@ -2272,6 +2272,10 @@ def test_nineteenth_session_shapes_both_ways(text, config, answer):
      "ored, not rotated.\n</think>\nJudgment: B\nError Position: D\nError Type: A", AD, None),
     ("<think>\nThe bottom-right tile's text reads backwards. That means the bottom-right tile was mirr"
      "ored, not rotated.\n</think>\nJudgment: B\nError Position: D\nError Type: B", AD, "Judgment: B\nError Position: D\nError Type: B"),
+    # a harness's "Model:" line is blanked only when its value is no answer ("Model: gpt-4o"); "Model: C" after an answer is a second one
+    ("The answer is B.\nModel: C", MPS, None),
+    ("Model: gpt-4o\n\nThe answer is B.", MPS, "B"),
+    ("model: claude-3.5\nB", MPS, "B"),
 ])
 def test_twentieth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

@@ -241,7 +241,7 @@ STEP_LABEL = r"(?i:step|turn)[ \t]*\d{1,2}[ \t]*[:\u2014\u2013.)\u2192-][ \t]*"
 #: Lines an agent's harness writes (tool output, speaker tags, model and timing lines): not the model's words.
 _SPEAKER = re.compile(r"^[ \t]*\[(?:agent|assistant|ai|bot|model)\][ \t]*|^[ \t]*(?:\[(?:tool|system|user|env|observation)\]|"
                       r"(?i:observation|tool(?: output| result)?|result of tool|env|environment)[ \t]*:)[^\n]*$|"
-                      r"^[ \t]*(?i:model|latency|time|tokens|generated in|response time)[ \t]*:[^\n]*$|"
+                      r"^[ \t]*(?i:model[ \t]*:(?![ \t]*(?:[\[({]|(?-i:[A-I])(?![\w-])))|(?:latency|time|tokens|generated in|response time)[ \t]*:)[^\n]*$|"
                       r"^[ \t]*" + STEP_LABEL + r"(?:call[ \t]+)?(?=`?[a-z_][\w.]*\(|(?i:action|thought|observation)\b)", re.M)  # "Step 3 \u2014 submit(...)"
 
 
