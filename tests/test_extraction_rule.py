@@ -2276,6 +2276,19 @@ def test_nineteenth_session_shapes_both_ways(text, config, answer):
     ("The answer is B.\nModel: C", MPS, None),
     ("Model: gpt-4o\n\nThe answer is B.", MPS, "B"),
     ("model: claude-3.5\nB", MPS, "B"),
+    # an explanation after a comma that rules the answer itself out ("..., although it is wrong"), as "A, which is wrong" did: a fail-open older than the session
+    ("The answer is A, although it is wrong.", MPS, None),
+    ("The answer is A, because it is wrong.", MPS, None),
+    ("The answer is A, though this answer is incorrect.", MPS, None),
+    ("The answer is A, although it does not fit.", MPS, None),
+    ("A is my answer, although it is not.", MPS, None),
+    ("The answer is A, because it continues the roof line.", MPS, "A"),
+    ("The answer is A, although it is a bit darker.", MPS, "A"),
+    # "This is wrong." after the answer opened an explanation ("this is" is an opener) and was read: the answer ruled out by a pronoun that stands for it
+    ("The answer is A. This is wrong.", MPS, None),
+    ("The answer is A. That is not the right answer.", MPS, None),
+    ("The answer is A. This is because the sky does not continue in B.", MPS, "A"),
+    ("The answer is A. This is correct.", MPS, "A"),
 ])
 def test_twentieth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

@@ -305,12 +305,16 @@ _REJECTED = re.compile(r"(?<![^\W_])(?:not|no|never|isn't|doesn't|don't|aren't|w
                        r"out of place|inconsistent|disrupt\w*|"
                        r"mismatch\w*|rule[sd]? out|reject\w*|eliminat\w*|except|unlike|lacks?|missing|fails?|fail)"
                        r"(?![^\W_])|n't", re.I)
-_RELATIVE = re.compile(r"[\s,]*(?:which|que|qui|che|который|которая|которое|który|która|które|yang)(?![^\W_])", re.I)
+_RELATIVE = re.compile(r"[\s,]*(?:which|que|qui|che|который|которая|которое|który|która|które|yang|(?:although|though|even though|but|"
+                       r"yet|however|because|since|as)[\s,]+(?:it|this|that|this one|that one|th(?:is|e|at) answer|my answer))(?![^\W_])",
+                       re.I)  # "A, which is wrong"; "A, although it is wrong": the answer ruled out in its own explanation
 
 
 def relative_denied(t: str, u0: int):
     """A relative clause right after the answer that says it is wrong or does not fit ("A, which is wrong", "A, que
     não encaixa"): it rules the answer out. None where ``t[u0:]`` opens no relative clause."""
+    if _SELF_DENIED.match(t, u0):
+        return _SELF_DENIED.match(t, u0)  # "A. This is wrong."
     r = _RELATIVE.match(t, u0)
     end = r and (_CLAUSE_END.search(t, r.end()) or re.search(r"\Z", t)).start()
     return r and (_REJECTED.search(t, r.end(), end) or pattern("negation").search(t, r.end(), end) or
@@ -318,6 +322,10 @@ def relative_denied(t: str, u0: int):
 
 
 _CLAUSE_END = re.compile(r"[,;.!?\n\u3002\uff0c]")
+_SELF_DENIED = re.compile(r"[\s,*]*(?:it|this|that|this one|that one|th(?:is|e|at) answer|my answer)\s+(?:(?:is|was|'s|seems|looks|"
+                          r"must be|might be|may be|could be)\s+(?:(?:probably|definitely|clearly|actually|likely|completely|"
+                          r"totally)\s+)?(?:wrong|incorrect|false|a mistake|an error|not (?:right|correct|it|true|the (?:right |correct )?"
+                          r"answer))|(?:does not|doesn't|did not|didn't) (?:fit|match|work))(?![^\W_])", re.I)
 
 
 def hedged(s: str) -> bool:
