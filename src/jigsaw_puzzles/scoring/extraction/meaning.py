@@ -312,9 +312,10 @@ _RELATIVE = re.compile(r"[\s,]*(?:which|que|qui|che|который|котора�
 
 def relative_denied(t: str, u0: int):
     """A relative clause right after the answer that says it is wrong or does not fit ("A, which is wrong", "A, que
-    não encaixa"): it rules the answer out. None where ``t[u0:]`` opens no relative clause."""
-    if _SELF_DENIED.match(t, u0):
-        return _SELF_DENIED.match(t, u0)  # "A. This is wrong."
+    não encaixa"), or a pronoun that stands for the answer and says so ("A. This is wrong.", "A, although it is
+    wrong"): it rules the answer out. None where ``t[u0:]`` opens neither."""
+    if m := _SELF_DENIED.match(t, u0):
+        return m
     r = _RELATIVE.match(t, u0)
     end = r and (_CLAUSE_END.search(t, r.end()) or re.search(r"\Z", t)).start()
     return r and (_REJECTED.search(t, r.end(), end) or pattern("negation").search(t, r.end(), end) or

@@ -246,9 +246,14 @@ def rotations_said(t: str) -> list[tuple[int, int]]:
     for chunk in (c for part in re.split(r"[;.!?]", t) for c in _CHUNK.split(part)):
         images, rots, _ = _features(chunk)
         if len(images) == 1 and len(rots) == 1 and isinstance(r := next(iter(rots)), int) and not _PLAN.search(chunk) and \
-                not _HEDGE.search(chunk) and not re.search(r"(?<![A-Za-z])means?(?![A-Za-z])|[(\[]\s*\d", chunk) and not re.search(r"(?<![A-Za-z])(?:not|never|no)(?![A-Za-z])|n't", _ROT_ZERO.sub(" ", chunk), re.I):
+                not _HEDGE.search(chunk) and not _NOTATION.search(chunk) and not _NOT.search(_ROT_ZERO.sub(" ", chunk)):
             out.append((next(iter(images)), r))
     return out
+
+
+_NOTATION = re.compile(r"(?<![A-Za-z])means?(?![A-Za-z])|[(\[]\s*\d")  # "(1, 0) means ...": explains the notation
+TURN_SENSE = re.compile(r"(?:counter|anti)[ -]?clockwise|\bccw\b|degrees (?:counter|anti)", re.I)  # a turn's sense
+_NOT = re.compile(r"(?<![A-Za-z])(?:not|never|no)(?![A-Za-z])|n't", re.I)
 
 
 # --------------------------------------------------------------------------------------------- anomaly detection

@@ -46,7 +46,7 @@ from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _
 from .forms import blank_unsure, pattern
 from .meaning import fits_after, relative_denied, runners_up, WORSE
 from .positions import rows_disagree
-from .prose import rotations_said
+from .prose import TURN_SENSE, rotations_said
 from .beside import Beside
 from .scope import Scope
 from .structure import claims, streamed
@@ -92,8 +92,6 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
             return unread(AMBIGUOUS, "the rows said before </think> give another order", ex.parts, ex.rule)
     return ex
 
-
-_TURN_SENSE = re.compile(r"(?:counter|anti)[ -]?clockwise|\bccw\b|degrees (?:counter|anti)", re.I)
 
 class _Reading(Scope, Beside):
     def __init__(self, t, raw, spec, config, options, depth, truncated):
@@ -397,7 +395,7 @@ class _Reading(Scope, Beside):
         if self.spec.kind == ORIENTED and c.parts and any(dict(zip(c.parts.get("order", ()), c.parts.get("rotations", ()))).get(
                 i, r) != r for i, r in rotations_said(t[u0:u1])):  # "[(1, 90), ...]. Image 1 is already upright."
             return "the explanation turns an image otherwise than the answer"
-        cv = next((v for v in pattern("convention").finditer(t, u0, u1) if self.spec.kind != ANOMALY or not _TURN_SENSE.search(
+        cv = next((v for v in pattern("convention").finditer(t, u0, u1) if self.spec.kind != ANOMALY or not TURN_SENSE.search(
             v.group(0))), None) or _CHOICE_CONVENTION.search(t, u0, u1) or self._regions_out_of_order(u0, u1)
         # (which way a tile turned changes no anomaly answer: "rotated 90° counter-clockwise" is a rotation either way)
         if cv is not None:
