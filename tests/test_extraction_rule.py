@@ -2294,3 +2294,39 @@ def test_twentieth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
     assert ex.answer == answer, ex.detail
     assert ex.strict in (None, answer)
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # an order contradicted by the halves said before it ("image 1 has the left half of the beach" where the order puts image 1 right) was read; a half said the order keeps still reads, and "the left half of image 2" places nothing
+    ("The sky with the kite is in image 4, so it goes top-left; image 2 continues the sky to the right"
+     ". Image 1 has the left half of the beach and image 3 the right half with the dog.\n\n[4, 2, 3, 1"
+     "]", "order_generation", None),
+    ("The sky with the kite is in image 4, so it goes top-left; image 2 continues the sky to the right"
+     ". Image 1 has the left half of the beach and image 3 the right half with the dog.\n\n[4, 2, 1, 3"
+     "]", "order_generation", "[4, 2, 1, 3]"),
+    ("Image 3 shows the top half of the tower.\n\n[1, 2, 3, 4]", "order_generation", None),
+    ("Image 3 shows the top half of the tower.\n\n[3, 2, 1, 4]", "order_generation", "[3, 2, 1, 4]"),
+    ("The left half of image 2 matches image 1.\n\n[1, 2, 3, 4]", "order_generation", "[1, 2, 3, 4]"),
+    # a submission call whose one answer key holds the anomaly block as a string ("unknown key 'answer'" before); a key it does not know still abstains
+    ("submit(answer=\"Judgment: B\nError Position: A\nError Type: B\")", AD, "Judgment: B\nError Position: A\nError Type: B"),
+    ("submit(answer=\"Judgment: B\nError Position: A\nError Type: B\", foo=1)", AD, None),
+    # Gemini's tool_code: the submission call wrapped in print(); print() of a call that submits nothing, or with a second argument, abstains
+    ("```tool_code\nprint(default_api.submit_answer(choice=\"A\"))\n```", "piece_localization_hard", "A"),
+    ("print(default_api.submit_answer(choice=\"A\"), \"B\")", "piece_localization_hard", None),
+    ("print(default_api.zoom(choice=\"A\"))", "piece_localization_hard", None),
+    # "I correct myself" in many languages is a withdrawal ("Corrijo: es la B"); said without a new answer, no answer
+    ("Mi respuesta es C. Corrijo: es la B, porque la imagen 2 contiene la esquina del tejado.", OR_, "B"),
+    ("Mi respuesta es C. Corrijo.", OR_, None),
+    ("\u041e\u0442\u0432\u0435\u0442: A. \u041f\u043e\u043f\u0440\u0430\u0432\u043b\u044e\u0441\u044c:"
+     " \u043e\u0442\u0432\u0435\u0442 C.", MPS, "C"),
+    # chat residue of Chinese apps (Tongyi Qianwen's footer)
+    ("\u590d\u5236   \u91cd\u65b0\u751f\u6210   \u5206\u4eab\n\u7b54\u6848\uff1aC\n\n\u901a\u4e49"
+     "\u5343\u95ee \xb7 \u5185\u5bb9\u7531AI\u751f\u6210\uff0c\u4ec5\u4f9b\u53c2\u8003", MPS, "C"),
+    # "either way" (regardless) keeps no answer open; "or" still does
+    ("A, though B is a close second \u2014 the seam is faint either way.", "connection_verification", "A"),
+    ("A or B, either way.", "connection_verification", None),
+])
+def test_twentyfirst_session_shapes_both_ways(text, config, answer):
+    ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
+    assert ex.answer == answer, ex.detail
+    assert ex.strict in (None, answer)

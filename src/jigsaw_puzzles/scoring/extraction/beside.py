@@ -12,7 +12,7 @@ from .common import AMBIGUOUS, STEP_LABEL, clause_start, negated
 from .cues import Commit, _clause_end, _conceded, _CONFIDENCE, _error_words, turned, _KNOWN_PUNCT, _OR_NEXT, _REMARK_START
 from .forms import pattern, table
 from .meaning import corners_said, described, fits_wholly, hedged
-from .positions import regions_said, relations_disagree, row_sets_disagree, rows_disagree
+from .positions import halves_said, regions_said, relations_disagree, row_sets_disagree, rows_disagree
 from .prose import _REGION_WORD, anomaly_prose, changes_said, oriented_prose
 
 
@@ -117,6 +117,8 @@ class Beside:
         beside = self._of_others(lo, final.start, final) + "\n" + self._of_others(final.end, len(self.m), final)
         if len(order) == 4 and any(order[r] != img for r, img in regions_said(beside) + corners_said(beside)):
             return "the order disagrees with the regions named beside it"
+        if len(order) == 4 and any(order.index(img) not in cells for img, cells in halves_said(beside) if img in order):
+            return "the order puts an image in another half than the text says"
         grid = (2, 2) if len(order) == 4 else (3, 3) if len(order) == 9 else (0, 0)
         if rows_disagree(beside, order, *grid):
             return "the order disagrees with the rows named beside it"

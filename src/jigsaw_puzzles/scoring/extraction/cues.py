@@ -185,10 +185,10 @@ _APPOSITIVE_NOT = re.compile(r"(?-i:[A-Z])(?![^\W_])|\d|option|candidate|image|(
 def appositives(t: str) -> str:
     """``t`` with each description set off after a word blanked ("The patch (a green umbrella) corresponds to area B",
     "The piece, with its tab on the left, fits area D"): it says what the subject shows, never which answer. One that
-    names an option, a letter or a number, negates, hedges or asks is kept (and so read by the rule)."""
-    if _APPOSITIVE_ANY.search(t) is None:  # a cheap scan, implied by _APPOSITIVE, spares most texts its lookbehinds
-        return t
-    return _APPOSITIVE.sub(lambda m: m.group(0) if _APPOSITIVE_NOT.search(m.group(0)) else " " * len(m.group(0)), t)
+    names an option, a letter or a number, negates, hedges or asks is kept (and so read by the rule). "Either way" too."""
+    t = re.sub(r"(?i)(?<![^\W_])either way(?![^\W_])", " " * 10, t) if "ither" in t else t  # "regardless": nothing open
+    return t if _APPOSITIVE_ANY.search(t) is None else _APPOSITIVE.sub(  # a cheap scan spares most texts the lookbehinds
+        lambda m: m.group(0) if _APPOSITIVE_NOT.search(m.group(0)) else " " * len(m.group(0)), t)
 
 
 _THE_ONE = re.compile(r",?[ \t]*the one(?![^\W_])", re.I)

@@ -186,6 +186,24 @@ _ROW_SAID = re.compile(r"(?<![^\W_])(?:(top|upper|first|middle|second|centre|cen
 _ROW_BODY = re.compile(r"[\s\d,&|>\u2192\u2013\u2014-]*(?:(?:images?|pieces?|tiles?|and|then|is|are)[\s\d,&|>\u2192\u2013\u2014-]*)*", re.I)
 
 
+_HALF = re.compile(r"(?<![^\W_])(?:image|piece|tile|picture)\s*([1-4])\s+(?:(?:has|shows|contains|holds|covers|is|depicts|forms|"
+                   r"gives|carries)\s+)?the\s+(left|right|top|upper|bottom|lower)\s+half(?![^\W_])(?!\s+of\s+(?:the\s+)?(?:image|"
+                   r"piece|tile|picture|it)\b)", re.I)
+
+
+def halves_said(t: str) -> list[tuple[int, set]]:
+    """(image, the 2x2 regions it may hold) for each image said to hold a half of the picture ("Image 1 has the left half
+    of the beach and image 3 the right half"); "the left half of image 2" and a hedged or negated sentence are not
+    read."""
+    out = []
+    for sentence in re.split(r"[.;!?\n]", t):
+        if not (pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence)):
+            for m in _HALF.finditer(sentence):
+                side = m.group(2).lower()
+                out.append((int(m.group(1)), {"left": {0, 2}, "right": {1, 3}, "top": {0, 1}, "upper": {0, 1}}.get(side, {2, 3})))
+    return out
+
+
 def _line_index(word: str, n: int) -> Optional[int]:
     """The row (or column) of ``n`` a word names: "top"/"left"/"first"/"1" the first, "bottom"/"right"/"last" the last,
     "middle" the centre of three (None on two)."""

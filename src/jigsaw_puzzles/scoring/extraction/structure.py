@@ -199,6 +199,7 @@ _QWEN = re.compile(r"<(function=|invoke\s+name=)[\"']?([\w.\-]+)[\"']?\s*>(.*?)(
 _QWEN_PARAM = re.compile(r"<parameter(?:=|\s+name=)[\"']?([\w.\-]+)[\"']?\s*>\s*(.*?)\s*(?:</parameter>|(?=<parameter)|\Z)",
                          re.S)
 _RETURNS = re.compile(r"[ \t]*(?:->|\u2192|=>)[ \t]*\{")
+_PRINTED = re.compile(r"print\(\s*\Z")
 #: LangChain's agent log: "Invoking: `submit_answer` with `{'answer': 'D'}`".
 _INVOKING = re.compile(r"^[ \t]*Invoking:?[ \t]*`([\w.\-]+)`[ \t]+with[ \t]+`([^`\n]*)`", re.M)
 _CALL = re.compile(r"(?<![\w.#])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[ \t]*\(")
@@ -401,18 +402,22 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
             continue
         found, unknown = rd.obj(args[0]) if len(args) == 1 and isinstance(args[0], dict) and not kw else ([], [])
         found += [rd.value(a) for a in args[:1] if not isinstance(a, dict) or kw]
-        found += [rd.value(v, k) for k, v in kw.items() if _key(k) in _ANSWER_KEYS or spec.kind == ANOMALY]
-        unknown += [k for k in kw if _key(k) not in _ANSWER_KEYS and _key(k) not in _NEUTRAL and spec.kind != ANOMALY]
-        if spec.kind == ANOMALY and kw:
+        block = spec.kind == ANOMALY and any(_key(k) in _ANOMALY_KEYS for k in kw)  # else "submit(answer='Judgment: A')"
+        found += [rd.value(v, k) for k, v in kw.items() if _key(k) in _ANSWER_KEYS or block]
+        unknown += [k for k in kw if _key(k) not in _ANSWER_KEYS and _key(k) not in _NEUTRAL and not block]
+        if block:
             found = [rd.anomaly(kw)]
         if len(args) > 1:
             unknown.append("a second argument")
+        start = m.start()
+        if (wrap := _PRINTED.search(t, line_start, m.start())) and t[end:].lstrip(" ").startswith(")"):
+            start, end = wrap.start(), t.index(")", end) + 1  # Gemini's tool_code: "print(default_api.submit(choice='A'))"
         ret = _RETURNS.match(t, end)  # "submit_answer(answer='B') -> {'status': 'ok'}": the tool's reply, not the model's
         reply = _close(t, ret.end() - 1, "{", "}") if ret else -1
         if reply > 0:
             taken.append((ret.end() - 1, reply))
             end = reply
-        add(m.start(), end, found, unknown, "call")
+        add(start, end, found, unknown, "call")
     assigned: dict[str, tuple[re.Match, Any]] = {}
     for m in _ASSIGN.finditer(t) if "=" in t else ():
         if not free(m.start()) or _key(m.group(1)) not in _ANSWER_KEYS - {"value", "mask"}:
