@@ -2325,6 +2325,30 @@ def test_twentieth_session_shapes_both_ways(text, config, answer):
     # "either way" (regardless) keeps no answer open; "or" still does
     ("A, though B is a close second \u2014 the seam is faint either way.", "connection_verification", "A"),
     ("A or B, either way.", "connection_verification", None),
+    # "status": "final" (or done, submitted) beside the answer settles it; another status ("draft", "unsure") is a name the reader does not know
+    ("{\"answer\": [[3, 180], [1, 0], [4, 90], [2, 0]], \"status\": \"final\"}", "order_generation_2x2_rot", "[(3, 180), (1, 0), (4, 90), (2, 0)]"),
+    ("{\"answer\": [[3, 180], [1, 0], [4, 90], [2, 0]], \"status\": \"draft\"}", "order_generation_2x2_rot", None),
+    ("{\"answer\": \"B\", \"state\": \"unsure\"}", MPS, None),
+    # Romanian "however, note that I am not completely sure" is a caveat; naming another answer in it still abstains
+    ("R\u0103spuns: D. Totu\u0219i, re\u021bine\u021bi c\u0103 nu sunt complet sigur.", MPS, "D"),
+    ("R\u0103spuns: D. Totu\u0219i, re\u021bine\u021bi c\u0103 nu sunt complet sigur \xeentre D \u0219"
+     "i B.", MPS, None),
+    # "I'd still go with A" restates the answer after a concession; with another answer after the first, two answers
+    ("A, though C is close \u2014 the seam is slightly off, but I'd still go with A.", "connection_verification", "A"),
+    ("A. I'd still go with B though.", "connection_verification", None),
+    # a struck-out answer is withdrawn ("~~B~~ D"); struck out alone, no answer
+    ("~~B~~ D \u2014 the lighting matches.", MPS, "D"),
+    ("The answer is ~~B~~.", MPS, None),
+    # "each number is the region the image goes to" inverts the list: a note that changes how the order is read
+    ("[3, 1, 2, 4]\n\n(Here each number is the region the image goes to: image 1 \u2192 region 3, imag"
+     "e 2 \u2192 region 1, and so on.)", "order_generation", None),
+    ("[3, 1, 2, 4]\n\n(Each number is the image that goes in that region.)", "order_generation", "[3, 1, 2, 4]"),
+    # an option checked on its own line, its list in code marks ("- **A** `[3, 1, 4, 2]`: ... ✗"), is the option's line, not a commitment
+    ("Checking each option:\n\n- **A** `[2, 1, 4, 3]`: puts the grass tile in the top-left. \u2717\n- "
+     "**B** `[1, 2, 3, 4]`: both sky tiles on top. \u2713\n- **C** `[3, 4, 1, 2]`: the bridge is split"
+     " the wrong way. \u2717\n\n**Answer: B**", OR_, "B"),
+    ("Checking each option:\n\n- **A** `[2, 1, 4, 3]`: puts the grass tile in the top-left. \u2713\n\n"
+     "**Answer: B**", OR_, None),
 ])
 def test_twentyfirst_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

@@ -47,7 +47,7 @@ def subject_before() -> re.Pattern:
 _SEP_BEFORE = re.compile(r"[:=]\s*[(\[\"']?\s*$")
 _LABELLED_LINE = re.compile(r"(?m)^[ \t*#>\-\u2022]*(?:option[ \t]+|(?:(?:candidate|choice|region|area|mask|masked area)[ \t]*)?"
                             r"\d{0,2}[ \t]*(?=\())?[(\[]?((?-i:[A-Z]))(?:[ \t]*\([^()\n]{1,40}\)|[ \t]*\[[\d, ]+\])?"
-                            r"(?:[)\].:]|[ \t]+[\u2013\u2014\-])\**[ \t]*(?:\S[^\n]{2,}|\d{1,2}[ \t]?%)$", re.I)  # "- **Candidate 4 (D):** sky", "A: 5%"
+                            r"(?:(?<=\])[ \t]*:|[)\].:]|[ \t]+[\u2013\u2014\-])\**[ \t]*(?:\S[^\n]{2,}|\d{1,2}[ \t]?%)$", re.I)  # "- **Candidate 4 (D):** sky", "A: 5%"
 _WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _FILLER_AFTER = re.compile(r"[ \t]*(?:i think|i believe|i guess|probably|i'd say|for sure|then|again|here|overall|"
                            r"in the original(?: full)? image|in the original|in the full image|of <image 1>|in <image 1>|"
@@ -185,8 +185,8 @@ _APPOSITIVE_NOT = re.compile(r"(?-i:[A-Z])(?![^\W_])|\d|option|candidate|image|(
 def appositives(t: str) -> str:
     """``t`` with each description set off after a word blanked ("The patch (a green umbrella) corresponds to area B",
     "The piece, with its tab on the left, fits area D"): it says what the subject shows, never which answer. One that
-    names an option, a letter or a number, negates, hedges or asks is kept (and so read by the rule). "Either way" too."""
-    t = re.sub(r"(?i)(?<![^\W_])either way(?![^\W_])", " " * 10, t) if "ither" in t else t  # "regardless": nothing open
+    names an option, a letter or a number, negates, hedges or asks is kept. Blanked too: "either way", "~~B~~" (struck)."""
+    t = re.sub(r"(?i)(?<![^\W_])either way(?![^\W_])|~~[^~\n]{1,80}~~", lambda m: " " * len(m.group(0)), t) if "ither" in t or "~~" in t else t
     return t if _APPOSITIVE_ANY.search(t) is None else _APPOSITIVE.sub(  # a cheap scan spares most texts the lookbehinds
         lambda m: m.group(0) if _APPOSITIVE_NOT.search(m.group(0)) else " " * len(m.group(0)), t)
 

@@ -24,10 +24,10 @@ from .tables import TABLE as _TABLE, statuses as _statuses, table as _table, ver
 
 _SUBMIT = forms("submit")
 _ANSWER_KEYS = forms("key")
-_ANOMALY_KEYS = {"judgment": "j", "judgement": "j", "error_position": "p", "position": "p", "error_type": "t",
-                 "type": "t"}
+_ANOMALY_KEYS = {"judgment": "j", "judgement": "j", "error_position": "p", "position": "p", "error_type": "t", "type": "t"}
 _CARRIER = forms("carrier")
 _NEUTRAL = forms("skip")
+_SETTLED = {"final", "done", "complete", "completed", "submitted", "finished", "ok", "success", "succeeded"}
 _KEPT_OPEN = re.compile(r"(?i)(?<![^\W_])(?:maybe|perhaps|possibly|could|might|either|or|alternatively|unsure|not sure)"
                         r"(?![^\W_])")  # in a note beside the answer, with a letter: another answer kept open
 
@@ -166,7 +166,7 @@ class _Reader:
                     f, u = self.obj(v, depth + 1)
                     cut = keys.get("finish_reason") == "length" and isinstance(v, dict) and re.search(r"[\[(][^\])]*\Z", str(v.get("content")))
                     found, unknown = found + ([(None, "the message is cut off inside a list (finish_reason: length)")] if cut else f), unknown + u
-            elif k not in _NEUTRAL:
+            elif k not in _NEUTRAL and not (k in ("status", "state") and str(v).lower() in _SETTLED):  # "status": "final"
                 unknown.append(k)
             elif isinstance(v, str) and _KEPT_OPEN.search(v) and re.search(r"(?<![A-Za-z0-9'])[A-H](?![A-Za-z0-9'])", v) \
                     and not re.search(r"think|thought|reasoning|analysis|scratch", _key(k)):  # not the reasoning before
@@ -196,10 +196,8 @@ _TAG = re.compile(r"<(answer|final_answer|final|output|result|choice|option|sele
 #: XML calls: Qwen's ``<function=submit><parameter=answer>B</parameter></function>`` and Anthropic's
 #: ``<invoke name="submit"><parameter name="answer">B</parameter></invoke>``.
 _QWEN = re.compile(r"<(function=|invoke\s+name=)[\"']?([\w.\-]+)[\"']?\s*>(.*?)(?:</(?:function|invoke)>|\Z)", re.S)
-_QWEN_PARAM = re.compile(r"<parameter(?:=|\s+name=)[\"']?([\w.\-]+)[\"']?\s*>\s*(.*?)\s*(?:</parameter>|(?=<parameter)|\Z)",
-                         re.S)
+_QWEN_PARAM = re.compile(r"<parameter(?:=|\s+name=)[\"']?([\w.\-]+)[\"']?\s*>\s*(.*?)\s*(?:</parameter>|(?=<parameter)|\Z)", re.S)
 _RETURNS = re.compile(r"[ \t]*(?:->|\u2192|=>)[ \t]*\{")
-_PRINTED = re.compile(r"print\(\s*\Z")
 #: LangChain's agent log: "Invoking: `submit_answer` with `{'answer': 'D'}`".
 _INVOKING = re.compile(r"^[ \t]*Invoking:?[ \t]*`([\w.\-]+)`[ \t]+with[ \t]+`([^`\n]*)`", re.M)
 _CALL = re.compile(r"(?<![\w.#])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[ \t]*\(")
@@ -405,13 +403,9 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
         block = spec.kind == ANOMALY and any(_key(k) in _ANOMALY_KEYS for k in kw)  # else "submit(answer='Judgment: A')"
         found += [rd.value(v, k) for k, v in kw.items() if _key(k) in _ANSWER_KEYS or block]
         unknown += [k for k in kw if _key(k) not in _ANSWER_KEYS and _key(k) not in _NEUTRAL and not block]
-        if block:
-            found = [rd.anomaly(kw)]
-        if len(args) > 1:
-            unknown.append("a second argument")
-        start = m.start()
-        if (wrap := _PRINTED.search(t, line_start, m.start())) and t[end:].lstrip(" ").startswith(")"):
-            start, end = wrap.start(), t.index(")", end) + 1  # Gemini's tool_code: "print(default_api.submit(choice='A'))"
+        found, unknown = [rd.anomaly(kw)] if block else found, unknown + ["a second argument"] * (len(args) > 1)
+        wrap = re.compile(r"print\(\s*\Z").search(t, line_start, m.start()) if t[end:].lstrip(" ").startswith(")") else None
+        start, end = (wrap.start(), t.index(")", end) + 1) if wrap else (m.start(), end)  # Gemini: "print(api.submit(...))"
         ret = _RETURNS.match(t, end)  # "submit_answer(answer='B') -> {'status': 'ok'}": the tool's reply, not the model's
         reply = _close(t, ret.end() - 1, "{", "}") if ret else -1
         if reply > 0:
