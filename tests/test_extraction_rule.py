@@ -2349,6 +2349,14 @@ def test_twentieth_session_shapes_both_ways(text, config, answer):
      " the wrong way. \u2717\n\n**Answer: B**", OR_, "B"),
     ("Checking each option:\n\n- **A** `[2, 1, 4, 3]`: puts the grass tile in the top-left. \u2713\n\n"
      "**Answer: B**", OR_, None),
+    # a region given by its number and its corner ("Region 3 (bottom-left): image 1, ...") reads when both name one cell; when they disagree, no answer
+    ("Region 1 (top-left): image 2, rotate 180\xb0\nRegion 2 (top-right): image 4, rotate 0\xb0\nRegio"
+     "n 3 (bottom-left): image 1, rotate 90\xb0\nRegion 4 (bottom-right): image 3, rotate 270\xb0", "order_generation_2x2_rot", "[(2, 180), (4, 0), (1, 90), (3, 270)]"),
+    ("Region 1 (top-right): image 2, rotate 180\xb0\nRegion 2 (top-left): image 4, rotate 0\xb0\nRegio"
+     "n 3 (bottom-left): image 1, rotate 90\xb0\nRegion 4 (bottom-right): image 3, rotate 270\xb0", "order_generation_2x2_rot", None),
+    # "treat this as an educated guess" is a caveat, a random guess is not
+    ("D. Treat this as an educated guess.", MPS, "D"),
+    ("D. Treat this as a random guess.", MPS, None),
 ])
 def test_twentyfirst_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

@@ -113,18 +113,15 @@ def _region(text: str, rows: int, cols: int) -> Union[int, None, str]:
     """The cell index ``text`` (a statement without its image and rotation) names, ``None`` or AMBIGUOUS."""
     nums = {int(k) for k in _NUMBERED.findall(text)}
     words = re.sub(r"(?<![A-Za-z])(?:TL|TR|BL|BR)(?![A-Za-z])", lambda m: _CORNER[m.group(0)], _NUMBERED.sub(" ", text))
-    if nums:
-        if len(nums) > 1 or _REGION_WORD.search(words):
-            return AMBIGUOUS
-        k = next(iter(nums))
-        return k - 1 if 1 <= k <= rows * cols else AMBIGUOUS
     if not _REGION_WORD.search(words):
-        return None
-    named, why = cells_named(_FILLER.sub(" ", words), rows, cols)
-    if why or len(named) != 1:
-        return AMBIGUOUS
-    i = ord(next(iter(named))) - ord("A")
-    return i if 0 <= i < rows * cols else AMBIGUOUS
+        i = None
+    else:
+        named, why = cells_named(_FILLER.sub(" ", words), rows, cols)
+        i = ord(next(iter(named))) - ord("A") if len(named) == 1 and not why else AMBIGUOUS
+    if nums:  # "Region 3 (bottom-left)": a number and the words must name one cell
+        k = next(iter(nums)) - 1
+        return k if len(nums) == 1 and 0 <= k < rows * cols and i in (None, k) else AMBIGUOUS
+    return i if not isinstance(i, int) or 0 <= i < rows * cols else AMBIGUOUS
 
 
 def _statements(segment: str, rows: int, cols: int) -> Union[list[Piece], None, str]:
