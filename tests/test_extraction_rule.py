@@ -2357,6 +2357,29 @@ def test_twentieth_session_shapes_both_ways(text, config, answer):
     # "treat this as an educated guess" is a caveat, a random guess is not
     ("D. Treat this as an educated guess.", MPS, "D"),
     ("D. Treat this as a random guess.", MPS, None),
+    # rows said in other languages check the order ("Нижній ряд: 8, 4, 7" before [..., 8, 7, 4]); a row closed by "。" too
+    ("\u0412\u0435\u0440\u0445\u043d\u0456\u0439 \u0440\u044f\u0434: 6, 2, 9. \u0421\u0435\u0440\u0435"
+     "\u0434\u043d\u0456\u0439 \u0440\u044f\u0434: 1, 5, 3. \u041d\u0438\u0436\u043d\u0456\u0439 "
+     "\u0440\u044f\u0434: 8, 4, 7.\n\n[6, 2, 9, 1, 5, 3, 8, 7, 4]", "order_generation_3x3", None),
+    ("\u0412\u0435\u0440\u0445\u043d\u0456\u0439 \u0440\u044f\u0434: 6, 2, 9. \u0421\u0435\u0440\u0435"
+     "\u0434\u043d\u0456\u0439 \u0440\u044f\u0434: 1, 5, 3. \u041d\u0438\u0436\u043d\u0456\u0439 "
+     "\u0440\u044f\u0434: 8, 7, 4.\n\n[6, 2, 9, 1, 5, 3, 8, 7, 4]", "order_generation_3x3", "[6, 2, 9, 1, 5, 3, 8, 7, 4]"),
+    ("\u4e0a\u6bb5\uff1a6, 2, 9\u3002\u4e2d\u6bb5\uff1a1, 5, 3\u3002\u4e0b\u6bb5\uff1a8, 4, 7\u3002\n"
+     "\n[6, 2, 9, 1, 5, 3, 8, 7, 4]", "order_generation_3x3", None),
+    # disclaimers in more languages ("irgendeinen Buchstaben gewählt", "ni idea")
+    ("Antwort: B\n\nBegr\xfcndung: Die Farbe des Himmels passt zu Bereich B. Ehrlich gesagt habe ich a"
+     "ber einfach irgendeinen Buchstaben gew\xe4hlt.", "piece_localization_hard", None),
+    ("A \u2014 ni idea, la verdad.", "piece_localization_easy", None),
+    ("A \u2014 encaja con el borde.", "piece_localization_easy", "A"),
+    # a dash's remark of four words is a clause of its own only when an English clause word opens it; four unknown words are unknown
+    ("A \u2014 glorp blub, la verdad.", "piece_localization_easy", None),
+    ("A \u2014 non lo so, davvero.", "piece_localization_easy", None),
+    ("C \u2014 they come from opposite corners of the photo.", "connection_verification", "C"),
+    ("The content is from masked region D \u2014 the one with the bicycle wheel in it.", "piece_localization_hard", "D"),
+    # an end-of-sequence token before a new assistant turn ends the first turn, not the response: both turns are read
+    ("[4, 3, 2, 1]</s>\n<|assistant|>\n\u3082\u3046\u4e00\u5ea6\u78ba\u8a8d\u3059\u308b\u3068\u3001[4,"
+     " 3, 1, 2] \u304c\u6b63\u3057\u3044\u9806\u5e8f\u3067\u3059\u3002", "order_generation", "[4, 3, 1, 2]"),
+    ("[4, 3, 2, 1]</s>\n<|assistant|>\n[1, 2, 3, 4]", "order_generation", None),
 ])
 def test_twentyfirst_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

@@ -20,6 +20,10 @@ _VERDICT_WORDS = re.compile(r"(?<![^\W_])(?:correct|incorrect|normal|fine|wrong|
 _LIKELY = re.compile(r"(?<![^\W_])(?:probably|likely)(?![^\W_])", re.I)  # a confidence word after an answer, not beside a tile
 #: A list right after its option's label ("Option B ([4, 1, 2, 3])", "A. [2, 3, 4, 1]"): the option quoted, not chosen.
 _SENTENCE = re.compile(r"[^.!?\n]+")
+#: An English clause's first word: "B \u2014 the one with the wheel", "C \u2014 they come from opposite corners" (not
+#: "A \u2014 glorp blub, la verdad", "A \u2014 non lo so, davvero": four words in a language the reader does not know).
+_OPENS_CLAUSE = re.compile(r"\s*(?:the|they|it|its|it's|this|that|that's|these|those|and|both|a|an|which|one|each|all|"
+                           r"fairly|pretty|quite|very|my|with|from|in|on|at|for|only|just|since|as)(?![^\W_])", re.I)
 _LABELLED_BEFORE = re.compile(r"(?:option|choice|candidate|(?<![^\W_])[A-H])[\s:.)(\-\u2014\u2013=]*(?:(?:is|gives|says)[\s:]*)?$", re.I)
 
 
@@ -48,12 +52,12 @@ class Beside:
 
     def _says_nothing(self, at: int, lo: int, hi: int, value) -> bool:
         """A remark after a dash (``t[at:lo]``) is no reason unless it says something: a word of fit, the answer
-        again, a clause of its own (four words, or six CJK characters) or only known words ("B \u2014 idk")."""
+        again, a clause of its own (four words opened by an English clause word, or six CJK characters) or only known words ("B \u2014 idk")."""
         body = self.m[lo:hi]
         return bool(re.search(r"[\u2014\u2013-]", self.m[at:lo])) and not (
             pattern("support").search(body) or described(body) or self._known(_CONFIDENCE.sub(" ", body))
-            or any(x.value == value for x in self._within(lo, hi)) or sum(bool(re.search(r"[^\W\d_]", w)) for w in body.split()) >= 4
-            or re.search(r"[\u3040-\u9fff\uac00-\ud7af]{6}", body))
+            or any(x.value == value for x in self._within(lo, hi)) or (_OPENS_CLAUSE.match(body) and sum(
+                bool(re.search(r"[^\W\d_]", w)) for w in body.split()) >= 4) or re.search(r"[\u3040-\u9fff\uac00-\ud7af]{6}", body))
 
     def _anomaly_before(self, final: Commit) -> str:
         t, lo = self.m, 0

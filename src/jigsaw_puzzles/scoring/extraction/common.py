@@ -140,7 +140,7 @@ def region(text: str) -> tuple[str, bool, str]:
             text = text[turns[-2].end() if len(turns) > 1 else 0:user.start()]  # "You said: thanks / ChatGPT said:
             # You're welcome!": the answer is in the turn before the thanks
         elif turn is not None and text[turn.end():].strip():
-            before = re.sub(r"<\|im_end\|>\s*$|<\|eot_id\|>\s*$|<end_of_turn>\s*$", "", text[:turn.start()]).rstrip()
+            before = re.sub(r"(?:" + _EOS.pattern + r")\s*$", "", text[:turn.start()]).rstrip()  # "[4, 3, 2, 1]</s>"
             if before and not _TURN_OTHER.search(before):  # "A<|im_end|><|im_start|>assistant\nB": one turn after
                 text = before + "\n" + text[turn.end():]  # another, with no one between: both are read
             else:

@@ -181,7 +181,7 @@ def regions_said(t: str) -> list[tuple[int, int]]:
 
 
 _ROW_SAID = re.compile(r"(?<![^\W_])(?:(top|upper|first|middle|second|centre|center|bottom|lower|third|last)\s+row"
-                       r"|row\s*([1-3])|(top|upper|middle|bottom|lower)(?=\s*[:=]))(?![^\W_])[ \t]*(?:[:=\u2013\u2014-]|is|has|reads)?([^\n;]*?)(?=\.\s|[.\n;]|$|"
+                       r"|row\s*([1-3])|(top|upper|middle|bottom|lower)(?=\s*[:=]))(?![^\W_])[ \t]*(?:[:=\u2013\u2014-]|is|has|reads)?([^\n;\u3002]*?)(?=\.\s|[.\n;\u3002]|$|"
                        r",?\s+and\s+(?:the\s+)?(?:top|upper|first|middle|second|centre|center|bottom|lower|third|last)\s+row)", re.I)
 _ROW_BODY = re.compile(r"[\s\d,&|>\u2192\u2013\u2014-]*(?:(?:images?|pieces?|tiles?|and|then|is|are)[\s\d,&|>\u2192\u2013\u2014-]*)*", re.I)
 
@@ -215,6 +215,7 @@ def rows_said(text: str, rows: int, cols: int) -> list[tuple[int, list[int]]]:
     """(row index, images) for each row said in prose with numbers only ("Top row: 4, 9, 2.", "the second row is 3 5
     7", "Top row: image 1 and image 3", "Top: 1, 2; bottom: 4, 3"); a row that also says something else is not read."""
     out = []
+    text = pattern("row").sub(lambda m: value("row", m.group(0)), text)  # "Нижній ряд: 8, 4, 7" is "bottom row: 8, 4, 7"
     for m in _ROW_SAID.finditer(text):
         word = (m.group(1) or m.group(2) or m.group(3)).lower()
         r = _line_index(word, rows)
