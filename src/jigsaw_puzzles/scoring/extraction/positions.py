@@ -22,6 +22,7 @@ the grid names no cell of it -> ambiguous too.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional
 
 from ...spec import LETTERS
@@ -196,7 +197,7 @@ def halves_said(t: str) -> list[tuple[int, set]]:
     of the beach and image 3 the right half"); "the left half of image 2" and a hedged or negated sentence are not
     read."""
     out = []
-    for sentence in re.split(r"[.;!?\n]", t):
+    for sentence in re.split(r"[.;!?\n]", t) if _HALF.search(t) else ():
         if not (pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence)):
             for m in _HALF.finditer(sentence):
                 side = m.group(2).lower()
@@ -211,11 +212,16 @@ def _line_index(word: str, n: int) -> Optional[int]:
             "lower": n - 1, "right": n - 1, "last": n - 1}.get(word, 1 if n == 3 and word in ("middle", "centre", "center") else None)
 
 
+@lru_cache(maxsize=64)
+def _in_english(text: str) -> str:
+    return pattern("row").sub(lambda m: value("row", m.group(0)), text)
+
+
 def rows_said(text: str, rows: int, cols: int) -> list[tuple[int, list[int]]]:
     """(row index, images) for each row said in prose with numbers only ("Top row: 4, 9, 2.", "the second row is 3 5
     7", "Top row: image 1 and image 3", "Top: 1, 2; bottom: 4, 3"); a row that also says something else is not read."""
     out = []
-    text = pattern("row").sub(lambda m: value("row", m.group(0)), text)  # "Нижній ряд: 8, 4, 7" is "bottom row: 8, 4, 7"
+    text = _in_english(text)  # "Нижній ряд: 8, 4, 7" is "bottom row: 8, 4, 7"
     for m in _ROW_SAID.finditer(text):
         word = (m.group(1) or m.group(2) or m.group(3)).lower()
         r = _line_index(word, rows)
