@@ -2380,6 +2380,16 @@ def test_twentieth_session_shapes_both_ways(text, config, answer):
     ("[4, 3, 2, 1]</s>\n<|assistant|>\n\u3082\u3046\u4e00\u5ea6\u78ba\u8a8d\u3059\u308b\u3068\u3001[4,"
      " 3, 1, 2] \u304c\u6b63\u3057\u3044\u9806\u5e8f\u3067\u3059\u3002", "order_generation", "[4, 3, 1, 2]"),
     ("[4, 3, 2, 1]</s>\n<|assistant|>\n[1, 2, 3, 4]", "order_generation", None),
+    # labels of a chosen option and of a best guess in more languages; Japanese feedback residue; Thai "looking again" withdraws
+    ("Mijn beste gok is C.", MPS, "C"),
+    ("Opci\xf3n elegida:\nA", MPS, "A"),
+    ("Opci\xf3n elegida: no A", MPS, None),
+    ("C\n\n\u30b3\u30d4\u30fc\u3000\u518d\u751f\u6210\n\u3053\u306e\u56de\u7b54\u306f\u5f79\u306b"
+     "\u7acb\u3061\u307e\u3057\u305f\u304b\uff1f \u306f\u3044 / \u3044\u3044\u3048", "connection_verification", "C"),
+    ("\u0e04\u0e33\u0e15\u0e2d\u0e1a: A\n\n\u0e40\u0e21\u0e37\u0e48\u0e2d\u0e14\u0e39\u0e2d\u0e35"
+     "\u0e01\u0e04\u0e23\u0e31\u0e49\u0e07 \u0e20\u0e32\u0e1e\u0e17\u0e31\u0e49\u0e07\u0e2a\u0e2d"
+     "\u0e07\u0e15\u0e48\u0e2d\u0e01\u0e31\u0e19\u0e43\u0e19\u0e41\u0e19\u0e27\u0e1a\u0e19\u0e25\u0e48"
+     "\u0e32\u0e07\n\n\u0e04\u0e33\u0e15\u0e2d\u0e1a\u0e2a\u0e38\u0e14\u0e17\u0e49\u0e32\u0e22: B", "connection_verification", "B"),
 ])
 def test_twentyfirst_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
