@@ -2395,3 +2395,20 @@ def test_twentyfirst_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
     assert ex.answer == answer, ex.detail
     assert ex.strict in (None, answer)
+
+
+def test_the_prose_checks_of_an_order_share_one_sentence_filter():
+    """The four checks of an order against its prose (regions, halves, rows, relations) read only the sentences
+    that say a thing plainly; the Dutch hedge "of" is not found in "the top of"."""
+    from jigsaw_puzzles.scoring.extraction.positions import (halves_said, plain_sentences, regions_said,
+                                                               relations_disagree, row_sets_disagree)
+    text = "Image 3 is the top-left. Image 2 might be the top-right. Image 1 is not the bottom-left"
+    assert list(plain_sentences(text)) == ["Image 3 is the top-left"]
+    assert list(plain_sentences("The top of image 2 is sky")) == ["The top of image 2 is sky"]
+    assert list(plain_sentences("Maybe it is B", kinds=("negation",))) == ["Maybe it is B"]
+    assert regions_said(text) == [(0, 3)]
+    assert halves_said("Image 1 has the left half. Image 2 might have the right half.") == [(1, {0, 2})]
+    assert row_sets_disagree("Images 3 and 4 form the top row.", [1, 2, 3, 4], 2, 2)
+    assert not row_sets_disagree("If images 3 and 4 form the top row, fine.", [1, 2, 3, 4], 2, 2)
+    assert relations_disagree("Image 4 is to the left of image 1.", [1, 2, 3, 4], 2, 2)
+    assert not relations_disagree("Image 4 is not to the left of image 1.", [1, 2, 3, 4], 2, 2)

@@ -1,6 +1,8 @@
 """What the text says beside its answer must agree with it (:mod:`.rule`, step 5): the regions or rows named
 before an order (or an Order Restoration letter's list), the anomaly described before an anomaly block, the pieces
-said before a rotated order, the two images' corners on Connection Verification."""
+said before a rotated order, the two images' corners on Connection Verification. And what beside the answer says
+nothing of which it is: a description set off after a word (:func:`appositives`), a reason right after it
+(:func:`reason_beside`), what the text sets aside (:func:`set_aside`)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import re
 
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_oriented
 from .common import AMBIGUOUS, STEP_LABEL, clause_start, negated
-from .cues import Commit, _clause_end, _conceded, _CONFIDENCE, _error_words, turned, _KNOWN_PUNCT, _OR_NEXT, _REMARK_START
+from .cues import _BUT, Commit, _clause_end, _CONCEDE, _conceded, _CONFIDENCE, _error_words, judged_fit, turned, _KNOWN_PUNCT, \
+    _OR_NEXT, _REMARK_START
 from .forms import pattern, table
 from .meaning import corners_said, described, fits_wholly, hedged
 from .positions import halves_said, regions_said, relations_disagree, row_sets_disagree, rows_disagree
@@ -18,7 +21,7 @@ from .prose import _REGION_WORD, anomaly_prose, changes_said, oriented_prose
 
 _VERDICT_WORDS = re.compile(r"(?<![^\W_])(?:correct|incorrect|normal|fine|wrong|anomal\w*|intact)(?![^\W_])", re.I)
 _LIKELY = re.compile(r"(?<![^\W_])(?:probably|likely)(?![^\W_])", re.I)  # a confidence word after an answer, not beside a tile
-#: A list right after its option's label ("Option B ([4, 1, 2, 3])", "A. [2, 3, 4, 1]"): the option quoted, not chosen.
+#: A sentence (what ``_of_others`` blanks when it opens by naming another option).
 _SENTENCE = re.compile(r"[^.!?\n]+")
 #: An English clause's first word: "B \u2014 the one with the wheel", "C \u2014 they come from opposite corners" (not
 #: "A \u2014 glorp blub, la verdad", "A \u2014 non lo so, davvero": four words in a language the reader does not know).
@@ -37,6 +40,55 @@ _REFUSED = re.compile(r"(?:[ \t]*(?:</\w+>|<\|/?\w+\|>)?[ \t]*\n)+[ \t]*(?:" + S
                       r"(?:\[?(?:observation|tool(?:[ _]output|[ _]result|_response)?|env(?:ironment)?|result|response|system)\]?"
                       r"[ \t]*[:>\-]?|<tool_response>|<\|observation\|>)[\s{\[\"']*(?:(?:status|result|error)[\"']?[ \t]*[:=][ \t]*"
                       r"[\"']?)?(?:error|invalid|rejected|failed|not accepted|incorrect format|wrong format)(?![^\W_])", re.I)
+
+
+_APPOSITIVE = re.compile(r"(?<=[^\W\d_])(?:[ \t]*\((?:a|an|the|with|showing|containing)[ \t][^()\n]{0,80}\)|,[ \t]*(?:with|showing|"
+                         r"containing|carrying|holding|which shows|that shows)[ \t][^,\n]{0,80},)(?=[ \t]*[^\W\d_]{2})", re.I)
+_APPOSITIVE_ANY = re.compile(r"\((?:a|an|the|with|showing|containing)[ \t]|,[ \t]*(?:with|showing|containing|carrying|"
+                             r"holding|which shows|that shows)[ \t]", re.I)
+_APPOSITIVE_NOT = re.compile(r"(?-i:[A-Z])(?![^\W_])|\d|option|candidate|image|(?<![^\W_])(?:not|no|never|maybe|perhaps|"
+                             r"if|unless|probably|possibly|or)(?![^\W_])|n't|\?", re.I)
+
+
+def set_aside(t: str) -> str:
+    """``t`` with what it sets aside blanked (positions kept): "either way" (the choice it closes is made after it) and
+    struck text ("~~B~~ D": what is struck through is not said)."""
+    return re.sub(r"(?i)(?<![^\W_])either way(?![^\W_])|~~[^~\n]{1,80}~~", lambda m: " " * len(m.group(0)), t) \
+        if "ither" in t or "~~" in t else t
+
+
+def appositives(t: str) -> str:
+    """``t`` with each description set off after a word blanked ("The patch (a green umbrella) corresponds to area B",
+    "The piece, with its tab on the left, fits area D"): it says what the subject shows, never which answer. One that
+    names an option, a letter or a number, negates, hedges or asks is kept."""
+    return t if _APPOSITIVE_ANY.search(t) is None else _APPOSITIVE.sub(  # a cheap scan spares most texts the lookbehinds
+        lambda m: m.group(0) if _APPOSITIVE_NOT.search(m.group(0)) else " " * len(m.group(0)), t)
+
+
+_THE_ONE = re.compile(r",?[ \t]*the one(?![^\W_])", re.I)
+
+
+def reason_beside(t: str, pos: int, others, at: int = 0) -> bool:
+    """What follows the answer only says why it fits or which it is: a bracket that judges a fit ("A (the fronds
+    match the undergrowth around mask A)"), ", the one ..." ("Area B, the one by the window") or a clause after a
+    comma that says in English that it fits ("D, the roof edge only fits there"; not after a condition on the answer
+    at ``at``, nor with a concession or a turn; in other languages a word of fit beside words the reader does not know
+    is not enough). Nothing else may be in it: no other option (``others(lo, hi)``), negation, hedge, condition, doubt
+    or convention. Read as an explanation."""
+    if t[pos] == "(":
+        end = t.find(")", pos)
+        if end < 0 or not judged_fit(t, pos, end):
+            return False
+    elif _THE_ONE.match(t, pos) or t[pos] == "," or t[max(0, pos - 2):pos].strip(" ") == ",":
+        end = next((i for i in range(pos + 1, len(t)) if t[i] in ".;!?\n"), len(t))
+        if pattern("hedge").search(t, pos, end) or not (_THE_ONE.match(t, pos) or judged_fit(t, pos, end) and not (
+                _CONCEDE.search(t[pos:end]) or _BUT.search(t, pos, end) or pattern("contrast").search(t, pos, end) or
+                pattern("condition").search(t, clause_start(t, at), at))):  # "If it were A, I'd expect ... to continue"
+            return False  # (not "B, although A fits too": a concession may keep another open)
+    else:
+        return False
+    return not others(pos, end) and not any(pattern(k).search(t, pos, end) for k in ("negation", "condition", "doubt",
+                                                                                      "convention"))
 
 
 class Beside:

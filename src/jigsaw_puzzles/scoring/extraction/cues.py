@@ -174,49 +174,6 @@ def said_against(t: str, pos: int) -> bool:
     return n is not None and (n.re is _SAID_AGAINST or re.match(r"[\s*]*(?:$|[.,;!?)\n])", t[n.end():]) is not None)
 
 
-_APPOSITIVE = re.compile(r"(?<=[^\W\d_])(?:[ \t]*\((?:a|an|the|with|showing|containing)[ \t][^()\n]{0,80}\)|,[ \t]*(?:with|showing|"
-                         r"containing|carrying|holding|which shows|that shows)[ \t][^,\n]{0,80},)(?=[ \t]*[^\W\d_]{2})", re.I)
-_APPOSITIVE_ANY = re.compile(r"\((?:a|an|the|with|showing|containing)[ \t]|,[ \t]*(?:with|showing|containing|carrying|"
-                             r"holding|which shows|that shows)[ \t]", re.I)
-_APPOSITIVE_NOT = re.compile(r"(?-i:[A-Z])(?![^\W_])|\d|option|candidate|image|(?<![^\W_])(?:not|no|never|maybe|perhaps|"
-                             r"if|unless|probably|possibly|or)(?![^\W_])|n't|\?", re.I)
-
-
-def appositives(t: str) -> str:
-    """``t`` with each description set off after a word blanked ("The patch (a green umbrella) corresponds to area B",
-    "The piece, with its tab on the left, fits area D"): it says what the subject shows, never which answer. One that
-    names an option, a letter or a number, negates, hedges or asks is kept. Blanked too: "either way", "~~B~~" (struck)."""
-    t = re.sub(r"(?i)(?<![^\W_])either way(?![^\W_])|~~[^~\n]{1,80}~~", lambda m: " " * len(m.group(0)), t) if "ither" in t or "~~" in t else t
-    return t if _APPOSITIVE_ANY.search(t) is None else _APPOSITIVE.sub(  # a cheap scan spares most texts the lookbehinds
-        lambda m: m.group(0) if _APPOSITIVE_NOT.search(m.group(0)) else " " * len(m.group(0)), t)
-
-
-_THE_ONE = re.compile(r",?[ \t]*the one(?![^\W_])", re.I)
-
-
-def reason_beside(t: str, pos: int, others, at: int = 0) -> bool:
-    """What follows the answer only says why it fits or which it is: a bracket that judges a fit ("A (the fronds
-    match the undergrowth around mask A)"), ", the one ..." ("Area B, the one by the window") or a clause after a
-    comma that says in English that it fits ("D, the roof edge only fits there"; not after a condition on the answer
-    at ``at``, nor with a concession or a turn; in other languages a word of fit beside words the reader does not know
-    is not enough). Nothing else may be in it: no other option (``others(lo, hi)``), negation, hedge, condition, doubt
-    or convention. Read as an explanation."""
-    if t[pos] == "(":
-        end = t.find(")", pos)
-        if end < 0 or not judged_fit(t, pos, end):
-            return False
-    elif _THE_ONE.match(t, pos) or t[pos] == "," or t[max(0, pos - 2):pos].strip(" ") == ",":
-        end = next((i for i in range(pos + 1, len(t)) if t[i] in ".;!?\n"), len(t))
-        if pattern("hedge").search(t, pos, end) or not (_THE_ONE.match(t, pos) or judged_fit(t, pos, end) and not (
-                _CONCEDE.search(t[pos:end]) or _BUT.search(t, pos, end) or pattern("contrast").search(t, pos, end) or
-                pattern("condition").search(t, clause_start(t, at), at))):  # "If it were A, I'd expect ... to continue"
-            return False  # (not "B, although A fits too": a concession may keep another open)
-    else:
-        return False
-    return not others(pos, end) and not any(pattern(k).search(t, pos, end) for k in ("negation", "condition", "doubt",
-                                                                                      "convention"))
-
-
 _SKIP_LINE = re.compile(r"[\s\u00a4\-=_*~+|:.]*|[\s\u2500-\u257f|+\-]*")
 _IDIOMS = re.compile(r"(?<![^\W_])if (?:i|we) (?:had|have|must|were) to (?:guess|choose|pick|bet|say)|if forced to "
                      r"(?:choose|pick|guess)|if i'm forced to choose|were (?:i|we) (?:forced )?to (?:choose|pick|guess)|as if|"

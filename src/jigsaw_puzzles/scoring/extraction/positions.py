@@ -143,6 +143,18 @@ def _corner(name: str) -> Optional[int]:
         "top", "t").replace("bottom", "b").replace("left", "l").replace("right", "r"), _CORNER_INDEX.get(name))
 
 
+_SENTENCE_END = re.compile(r"[.;!?\n\u3002\uff1b\uff01\uff1f]")
+
+
+def plain_sentences(text: str, kinds=("negation", "hedge", "condition")):
+    """The sentences of ``text`` that say a thing plainly: none holds a word of ``kinds`` (by default a negation, a hedge
+    or a condition), each looked for with " of " read as a space ("kind of" is no hedge of "the top of")."""
+    for sentence in _SENTENCE_END.split(text):
+        loose = sentence.replace(" of ", " ")
+        if not any(pattern(k).search(loose if k == "hedge" else sentence) for k in kinds):
+            yield sentence
+
+
 _IMG_IN_BRACKETS = re.compile(r"(?<=[^\W\d_]) \(([1-9])\)")
 
 
@@ -157,10 +169,8 @@ def regions_said(t: str) -> list[tuple[int, int]]:
     for m in _CORNER_NUMBER.finditer(t):  # "TL: 2", "4 → top-left" (not "image 4 → ..."), "| top-left | 3 |"
         if m.group(1) or m.group(5) or not _PLACED_IMG.search(t[max(0, m.start() - 12):m.end()]):
             out.append((_corner(m.group(1) or m.group(4) or m.group(5)), int(m.group(2) or m.group(3) or m.group(6))))
-    for sentence in re.split(r"[.;!?\n\u3002\uff1b]", t) if _CORNER.search(t) else ():
+    for sentence in plain_sentences(t, ("hedge", "negation")) if _CORNER.search(t) else ():
         images = [int(m.group(1) or m.group(2)) for m in _PLACED_IMG.finditer(sentence)]
-        if pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence):
-            continue
         if not images:  # "Flat edges: 1 top+left, 3 top+right, 2 bottom+left, 4 bottom+right": numbers placed bare
             bare = [_BARE_PLACED.match(re.sub(r"^[^:\d]{0,40}:", "", c)) for c in sentence.split(",")]
             if len(bare) >= 2 and all(bare):
@@ -197,11 +207,10 @@ def halves_said(t: str) -> list[tuple[int, set]]:
     of the beach and image 3 the right half"); "the left half of image 2" and a hedged or negated sentence are not
     read."""
     out = []
-    for sentence in re.split(r"[.;!?\n]", t) if _HALF.search(t) else ():
-        if not (pattern("hedge").search(sentence.replace(" of ", " ")) or pattern("negation").search(sentence)):
-            for m in _HALF.finditer(sentence):
-                side = m.group(2).lower()
-                out.append((int(m.group(1)), {"left": {0, 2}, "right": {1, 3}, "top": {0, 1}, "upper": {0, 1}}.get(side, {2, 3})))
+    for sentence in plain_sentences(t, ("hedge", "negation")) if _HALF.search(t) else ():
+        for m in _HALF.finditer(sentence):
+            side = m.group(2).lower()
+            out.append((int(m.group(1)), {"left": {0, 2}, "right": {1, 3}, "top": {0, 1}, "upper": {0, 1}}.get(side, {2, 3})))
     return out
 
 
@@ -255,12 +264,11 @@ def row_sets_disagree(text: str, order, rows: int, cols: int) -> bool:
     image 1") and no negation, hedge or condition counts."""
     if not order or len(order) != rows * cols:
         return False
-    for sentence in re.split(r"[.;!?\n\u3002\uff1b\uff01\uff1f]", text):
+    for sentence in plain_sentences(text):
         said = [value("row", m.group(0)).split()[0] for m in pattern("row").finditer(sentence)] + \
             [m.group(1).lower() for m in _ROW_WORD.finditer(sentence)]
         across = [m.group(1).lower() for m in _COL_WORD.finditer(sentence)]
-        if len(said) + len(across) != 1 or not (_IMAGE_WORD.search(sentence) or pattern("image").search(sentence)) or any(
-                pattern(k).search(sentence) for k in ("negation", "hedge", "condition")):
+        if len(said) + len(across) != 1 or not (_IMAGE_WORD.search(sentence) or pattern("image").search(sentence)):
             continue
         word, n, many = (said[0], rows, cols) if said else (across[0], cols, rows)
         k = _line_index(word, n)
@@ -287,11 +295,11 @@ def relations_disagree(text: str, order, rows: int, cols: int) -> bool:
     sentence with a negation, hedge or condition says nothing."""
     if not order or len(order) != rows * cols:
         return False
-    for sentence in re.split(r"[.;!?\n]", text):
+    for sentence in plain_sentences(text):
         for m in _REL.finditer(sentence):
             before = re.findall(r"(?<![^\W_])(?:image|piece|tile)\s*(\d)", sentence[:m.start()], re.I)
             x = m.group(1) or (before[0] if m.group(2) and len(set(before)) == 1 else None)
-            if x is None or any(pattern(k).search(sentence.replace(" of ", " ")) for k in ("negation", "hedge", "condition")):
+            if x is None:
                 continue
             x, y = int(x), int(m.group(4))
             if x == y or x not in order or y not in order:

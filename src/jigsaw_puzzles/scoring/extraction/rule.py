@@ -42,12 +42,12 @@ from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _
                    _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, open_said, _paragraph_end, turned, conceded_open,
                    denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE, subject_before, _withdrawal,
-                   said_against, cut_off, appositives, reason_beside, earnest)
+                   said_against, cut_off, earnest)
 from .forms import blank_unsure, pattern
 from .meaning import fits_after, relative_denied, runners_up, WORSE
 from .positions import rows_disagree
 from .prose import TURN_SENSE, rotations_said
-from .beside import Beside
+from .beside import appositives, Beside, reason_beside, set_aside
 from .scope import Scope
 from .structure import claims, streamed
 
@@ -101,7 +101,7 @@ class _Reading(Scope, Beside):
         masked = list(t)
         for c in self.claims:  # a structure's own text is masked (its lines kept)
             masked[c.start:c.end] = ["\n" if ch == "\n" else " " for ch in t[c.start:c.end]]
-        self.m = appositives("".join(masked))
+        self.m = appositives(set_aside("".join(masked)))
         self.mentions = mentions(self.m, spec, config, options)
         self._starts = [m.start for m in self.mentions]
         self._heads: Optional[set] = None
