@@ -2412,3 +2412,39 @@ def test_the_prose_checks_of_an_order_share_one_sentence_filter():
     assert not row_sets_disagree("If images 3 and 4 form the top row, fine.", [1, 2, 3, 4], 2, 2)
     assert relations_disagree("Image 4 is to the left of image 1.", [1, 2, 3, 4], 2, 2)
     assert not relations_disagree("Image 4 is not to the left of image 1.", [1, 2, 3, 4], 2, 2)
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # a position in brackets after the answer is no judgement of fit: what follows it is read ("right" in "bottom-right")
+    ("D (bottom-right) is not it.", "piece_localization_hard", None),
+    ("B (top-right) is wrong.", "piece_localization_easy", None),
+    ("D (bottom-right) is the glorp blub.", "piece_localization_hard", None),
+    ("The answer is D (bottom-right).", "piece_localization_hard", "D"),
+    ("B (the right one)", "piece_localization_easy", "B"),
+    ("The patch belongs to **B**.\n\n- A (top-left) is the sky.\n- D (bottom-right) is the crowd; the "
+     "patch has no people.\n- B (top-right) is the top of the carousel, exactly what the patch shows.", "piece_localization_hard", "B"),
+    # the answer disowned after a join in its explanation ("..., but it is wrong"); not another option's "it"
+    ("B (the colours match), but it is wrong.", MPS, None),
+    ("B because the colours match, but it is wrong.", MPS, None),
+    ("B (the colours match), though I think it is wrong.", MPS, None),
+    ("B. The sky continues, and it is not the answer.", MPS, None),
+    ("B. A is similar, but it is wrong.", MPS, "B"),
+    # chat residue: a message header with its time, disclosure marks, "Copied from Copilot", Discord's reply row
+    ("Claude  APP  \u2014 Today at 10:42 AM\nC\n\n\u21a9\ufe0f Reply   \U0001f600 React", "connection_verification", "C"),
+    ("Today at 10:42 AM\nC", "connection_verification", "C"),
+    ("Today at 10:42 AM\nB. Today at noon the light is low so not sure", "connection_verification", None),
+    ("\u56de\u7b54\u6848\u3092\u8868\u793a \u25bc\n\nC", "connection_verification", "C"),
+    ("11:58 PM \xb7 Sent from my iPhone\n\n[9, 4, 1, 7, 3, 8, 2, 6, 5] \xb9\n\n\xb9 Copied from Copilo"
+     "t\n\nCopilot may make mistakes.", "order_generation_3x3", "[9, 4, 1, 7, 3, 8, 2, 6, 5]"),
+    # a confidence note, and "the original list stands:" after a withdrawal
+    ("E \u2014 upper right. I'm only moderately sure.", "connection_verification_3x3_8dir", "E"),
+    ("E or F, so I'm only moderately sure.", "connection_verification_3x3_8dir", None),
+    ("[2, 7, 4, 9, 1, 6, 3, 8, 5]\n\nHmm, tile 9 has the chimney, which belongs above tile 1. Let me r"
+     "edo the middle row: 1 goes left, 9 ... no wait, that was right. The original list stands: [2, 7,"
+     " 4, 9, 1, 6, 3, 8, 5]", "order_generation_3x3", "[2, 7, 4, 9, 1, 6, 3, 8, 5]"),
+    ("B. Wait. My answer stands: not C.", MPS, None),
+])
+def test_twentysecond_session_shapes_both_ways(text, config, answer):
+    ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
+    assert ex.answer == answer, ex.detail
+    assert ex.strict in (None, answer)

@@ -71,8 +71,10 @@ _REFERENT = re.compile(r"[\s*\-\u2022>(]*(?:it|this|that|its|it's|this one|this 
 _ANOMALY_WORDS = re.compile(r"(?<![^\W_])(?:rotat\w*|mirror\w*|flip\w*|upside|reversed|backwards|turned|normal|intact|"
                             r"correct(?:ly)?|upright|fine|consistent|natural(?:ly)?|no anomal\w*|nothing)(?![^\W_])", re.I)
 _CHOICE_WINDOW = 28
-_LINE_POS = re.compile(r"(?<![^\W_])(?:yes|match(?:es)?|fits?|correct|right|lines? up|aligns?|continues|consistent|"
-                       r"seamless(?:ly)?|all match|best)(?![^\W_])|\u2713|\u2705|\u2714", re.I)
+_LINE_POS = re.compile(r"(?<![^\W_])(?:yes|match(?:es)?|fits?|correct|(?<!top-)(?<!top )(?<!upper-)(?<!upper )(?<!bottom-)"
+                       r"(?<!bottom )(?<!lower-)(?<!lower )(?<!middle-)(?<!middle )(?<!centre-)(?<!center-)(?<!to the )(?<!on the )"
+                       r"right(?![\s-]*(?:side|half|edge|column|corner|of)(?![^\W_]))|lines? up|aligns?|continues|consistent|"
+                       r"seamless(?:ly)?|all match|best)(?![^\W_])|\u2713|\u2705|\u2714", re.I)  # not "bottom-right"
 _LINE_NEG = re.compile(r"(?<![^\W_])(?:no|not|wrong|too|off|mismatch\w*|ruled out|breaks?|jumps?|swaps?|fails?|cannot|"
                        r"cut|neither|nor|different|incorrect|mirrored|impossible|misaligned|lacks?|missing)(?![^\W_])|n't|"
                        r"\u2717|\u274c|\u2718", re.I)
@@ -250,7 +252,8 @@ _OF_ARTICLE = re.compile(r"of\s+(?:the|a|an|its|this|that|their|his|her|it|them)
 
 
 _SIDE = re.compile(r"(?<![^\W_])(?:right(?=[ \t-]+(?:(?:colou?r|palette|shape|scale|size|texture|tone|hue|shade|part|side|"
-                   r"edge|half|corner|column|end|hand|border|margin|portion|third|quarter)s?)(?![^\W_]))|only(?=[ \t]*[,;:]))", re.I)  # "show water only, candidate 3 is ..."
+                   r"edge|half|corner|column|end|hand|border|margin|portion|third|quarter)s?)(?![^\W_]))|only(?=[ \t]*[,;:])|(?:top|upper|"
+                   r"bottom|lower|middle|centre|center)[ \t-]*right|to the right)", re.I)  # "show water only, candidate 3 is ..."
 _TOO_ADJ = re.compile(r"(?<![^\W_])too(?=[ \t]+(?!(?:but|though|and|or|since|because|as|if|so|then|now|is|was|are|fits?|match\w*|works?|looks?|seems?|could|might|would|may|can|lines?|aligns?|continues?|plausible|possible|likely|viable|valid|good|close)(?![^\W_]))"
                       r"[^\W\d_])", re.I)
 

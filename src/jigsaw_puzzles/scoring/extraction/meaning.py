@@ -313,9 +313,14 @@ _RELATIVE = re.compile(r"[\s,]*(?:which|que|qui|che|который|котора�
 def relative_denied(t: str, u0: int):
     """A relative clause right after the answer that says it is wrong or does not fit ("A, which is wrong", "A, que
     não encaixa"), or a pronoun that stands for the answer and says so ("A. This is wrong.", "A, although it is
-    wrong"): it rules the answer out. None where ``t[u0:]`` opens neither."""
+    wrong"), also after a join later in its sentence when no other option is named before it ("B (the colours match),
+    but it is wrong"; not "A is close, but it is wrong"): it rules the answer out. None where ``t[u0:]`` says neither."""
     if m := _SELF_DENIED.match(t, u0):
         return m
+    end = (re.compile(r"[.!?\n\u3002]").search(t, u0) or re.search(r"\Z", t)).start()
+    j = _JOINED_DENIED.search(t, u0, end) if "t" in t[u0:end] else None
+    if j is not None and not _OTHER_NAMED.search(t, u0, j.start()):
+        return j
     r = _RELATIVE.match(t, u0)
     end = r and (_CLAUSE_END.search(t, r.end()) or re.search(r"\Z", t)).start()
     return r and (_REJECTED.search(t, r.end(), end) or pattern("negation").search(t, r.end(), end) or
@@ -327,6 +332,10 @@ _SELF_DENIED = re.compile(r"[\s,*]*(?:it|this|that|this one|that one|th(?:is|e|a
                           r"must be|might be|may be|could be)\s+(?:(?:probably|definitely|clearly|actually|likely|completely|"
                           r"totally)\s+)?(?:wrong|incorrect|false|a mistake|an error|not (?:right|correct|it|true|the (?:right |correct )?"
                           r"answer))|(?:does not|doesn't|did not|didn't) (?:fit|match|work))(?![^\W_])", re.I)
+
+_JOINED_DENIED = re.compile(r"(?<![^\W_])(?:but|though|although|however|yet|and|even so),?(?:\s+i (?:think|suspect|fear|guess|"
+                            r"believe))?" + _SELF_DENIED.pattern, re.I)
+_OTHER_NAMED = re.compile(r"(?<![^\W_])(?-i:[A-H])(?![^\W_])|(?<![^\W_])(?:option|candidate|image|piece|tile)s?\s*#?\d", re.I)
 
 
 def hedged(s: str) -> bool:
