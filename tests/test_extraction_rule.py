@@ -2443,6 +2443,19 @@ def test_the_prose_checks_of_an_order_share_one_sentence_filter():
      "edo the middle row: 1 goes left, 9 ... no wait, that was right. The original list stands: [2, 7,"
      " 4, 9, 1, 6, 3, 8, 5]", "order_generation_3x3", "[2, 7, 4, 9, 1, 6, 3, 8, 5]"),
     ("B. Wait. My answer stands: not C.", MPS, None),
+    # "Why not the others:" heads lines that reject options: a likeness granted there keeps none open
+    ("C\n\nWhy not the others:\n- A: the colours match, but the posts are offset.\n- B: lit from the l"
+     "eft.", MPS, "C"),
+    ("C\n\nOther candidates:\n- A: the colours match and it fits.", MPS, None),
+    ("C\n\nWhy not D: honestly, I would pick D now.", MPS, None),
+    # another option committed to after the answer, whatever stands before it (it was read as negated with the first)
+    ("A. Not B, B is correct.", "connection_verification", None),
+    ("A\n\nWhy not B: B is the answer.", "connection_verification", None),
+    ("A. Not C or D, D is correct.", MPS, None),
+    ("A. B is correct too.", "connection_verification", None),
+    # Japanese chat residue
+    ("\u56de\u7b54\u6848\u3092\u8868\u793a \u25bc\n\nC\n\n\u5171\u6709\u3057\u3066\u30a8\u30af\u30b9"
+     "\u30dd\u30fc\u30c8    Google \u3067\u78ba\u8a8d", "missing_piece_selection_easy_3x3_k6", "C"),
 ])
 def test_twentysecond_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

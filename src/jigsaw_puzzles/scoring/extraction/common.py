@@ -433,8 +433,8 @@ def _negation_span(t: str, start: int, end: int) -> Optional[tuple[int, int]]:
     if m is not None and back[:m.end()].strip().lower() == "on" and _PT_NOUN.match(t, start):
         m = None  # Portuguese "no" is "in the": "a cerca continua no candidato 3"
     if m is None and end - start == 1:  # a letter in a run the negation opens: "not C or D", "neither A nor B"
-        run = _RUN_BEFORE_REV.match(t[max(0, start - 80):start][::-1])
-        if run is not None:
+        run = _RUN_BEFORE_REV.match(t[max(0, start - 80):start][::-1])  # (not "Not B, B is correct": B again opens a clause)
+        if run is not None and not re.search(rf"(?<![^\W_]){re.escape(t[start])}(?![^\W_])", t[start - run.end():start]):
             back = t[max(0, start - run.end() - _WINDOW - 1):start - run.end()][::-1]
             m2 = _NEG_BEFORE_REV.match(back)
             if m2 is not None:

@@ -289,6 +289,30 @@ def _chosen_near(t: str, x: Mention) -> bool:
     return pattern("choice").search(near) is not None
 
 
+#: A line that says why an option was not chosen ("Why not D: ...") or heads the lines that do ("Why not the others:").
+_WHY_NOT = re.compile(r"[ \t*#>\-\u2022]*(?:why not|why (?:i )?(?:didn't|did not) (?:choose|pick|go with)|why (?:the )?others? "
+                      r"(?:fail|are wrong|don't fit|do not fit)|ruled out|rejected|eliminated|not chosen)(?![^\W_])[^\n:?]{0,40}:", re.I)
+
+
+def why_not(t: str, u0: int) -> bool:
+    """``t[u0:]`` is a line that says why an option is not the answer ("Why not D: D was close, but ..."), or a line under
+    a heading that does, in its paragraph ("Why not the others:\n- A: the colours match, but ..."): what it says of an
+    option rejects it, unless it chooses it again."""
+    line0 = t.rfind("\n", 0, u0) + 1
+    if _WHY_NOT.match(t, line0):
+        return True
+    para = t.rfind("\n\n", 0, line0) + 2 if "\n\n" in t[:line0] else 0
+    head = t[para:t.find("\n", para) if t.find("\n", para) >= 0 else len(t)]
+    return para < line0 and bool(_WHY_NOT.fullmatch(head.rstrip(" \t*")))
+
+
+def committed_after(t: str, x: Mention) -> bool:
+    """A commit form right after an option, closing its clause ("B is correct.", "B is the answer"): said after the answer,
+    it gives a second one, whatever stands before it ("Not B, B is correct.")."""
+    p = pattern("pred").match(t, x.end)
+    return p is not None and p.end() > x.end and re.match(r"[ \t*]*(?:[.!;\n]|$)", t[p.end():p.end() + 8]) is not None
+
+
 _ALSO = re.compile(r"(?<![^\W_])(?:also|too|as well|también|também|auch|aussi|anche|тоже|также|ook|też|juga)(?![^\W_])", re.I)
 #: "though" set off by commas turns to another answer ("Image 2 has the sun, though, and ..."); "although D fits" concedes.
 _THOUGH = re.compile(r",[ \t]*though[ \t]*[,.:;\u2014\u2013]", re.I)

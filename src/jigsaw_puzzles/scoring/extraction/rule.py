@@ -42,7 +42,7 @@ from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _
                    _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, open_said, _paragraph_end, turned, conceded_open,
                    denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE, subject_before, _withdrawal,
-                   said_against, cut_off, earnest)
+                   said_against, cut_off, earnest, why_not, committed_after)
 from .forms import blank_unsure, pattern
 from .meaning import fits_after, relative_denied, runners_up, WORSE
 from .positions import rows_disagree
@@ -400,13 +400,13 @@ class _Reading(Scope, Beside):
         # (which way a tile turned changes no anomaly answer: "rotated 90° counter-clockwise" is a rotation either way)
         if cv is not None:
             return f"a note after the answer may change how it is read ({cv.group(0)!r})"
-        head = self._option_head(u0, u1)
+        wn, head = why_not(t, u0), self._option_head(u0, u1)  # "Why not the others:\n- A: the colours match, but ..."
         if head is not None:  # "Candidate 1 (A): a strip of sky, so it can't fit": one option judged on its line
             rest = t[head.end:u1]
             pos_, neg = _LINE_POS.search(rest) is not None, _LINE_NEG.search(rest) is not None
             if head.value == c.answer and neg and not pos_:
                 return "the answer's own line after it rules it out"
-            if head.value != c.answer and (pos_ or fits_after(t, head, u1)) and not neg:
+            if head.value != c.answer and (pos_ or fits_after(t, head, u1)) and not neg and not wn:
                 return f"another option is judged a match after the answer ({t[head.start:head.end]!r})"
         for x in self._within(u0, u1):
             if x is head or (head is not None and x.start < head.end + 12 and x.value == head.value) or any(  # "B (top-bottom)"
@@ -421,8 +421,8 @@ class _Reading(Scope, Beside):
             if x.answer == c.answer:
                 if negated(t, x.start, x.end) or t[x.end:x.end + 2].strip().startswith("?") or denied_after(t, x):
                     return "the answer is ruled out or doubted after it is given"
-            elif not negated(t, x.start, x.end) and (_chosen_near(t, x) or conceded_open(t, x) or (
-                    self._states(x) and not _rejected(t, x)) or (fits_after(t, x, u1) and not _conceded(t, x, u0, u1))):
+            elif not negated(t, x.start, x.end) and (_chosen_near(t, x) or committed_after(t, x) or conceded_open(t, x) or not wn and ((
+                    self._states(x) and not _rejected(t, x)) or (fits_after(t, x, u1) and not _conceded(t, x, u0, u1)))):
                 return f"another answer stays open after the final one ({t[x.start:x.end]!r})"
         if open_said(t, u0, u1, [x for x in self._within(u0, u1) if x.answer not in (None, c.answer)]):
             return "another answer stays open after the final one"
