@@ -2456,6 +2456,42 @@ def test_the_prose_checks_of_an_order_share_one_sentence_filter():
     # Japanese chat residue
     ("\u56de\u7b54\u6848\u3092\u8868\u793a \u25bc\n\nC\n\n\u5171\u6709\u3057\u3066\u30a8\u30af\u30b9"
      "\u30dd\u30fc\u30c8    Google \u3067\u78ba\u8a8d", "missing_piece_selection_easy_3x3_k6", "C"),
+    # dev_52's misreads: disowned after the answer ("but it's wrong", "the obvious decoy", "says otherwise", "none of the four lists")
+    ("B. That's what a quick glance suggests, but it's wrong: with that order the sea ends up above th"
+     "e sky.", MPS, None),
+    ("D. This one's the obvious decoy, though: the real match is the mask right next to it.", "piece_localization_hard", None),
+    ("B. It's the one with the sky.", MPS, "B"),
+    ("H, which is what most people would pick at first, but the shadow under the fence says otherwise.", "connection_verification_3x3_8dir", None),
+    ("C \u2014 juste pour r\xe9pondre quelque chose, car en r\xe9alit\xe9 aucune des quatre listes ne "
+     "reconstruit correctement l'image.", OR_, None),
+    ("C, because none of the other options fits.", OR_, "C"),
+    # the answer named again after a turn, with words against it; a relative clause turned by "but" with a negation
+    ("C. The grass texture in C continues the lawn, though honestly the fence post in C sits far too h"
+     "igh for it to be the real piece.", MPS, None),
+    ("C. The sky in C is bright, but C fits too.", MPS, "C"),
+    ("La r\xe9ponse est C, qui semble correspondre au premier coup d'\u0153il, mais dont le bord gauch"
+     "e ne se raccorde pas du tout \xe0 l'image.", MPS, None),
+    ("The answer is C, which seems to match at first glance, but whose left edge does not connect at a"
+     "ll.", MPS, None),
+    ("The answer is C, which matches, but nothing else does.", MPS, "C"),
+    # an anomaly's change said with the other ruled out, in another language; region names out of order in Chinese; bare rows
+    ("Judgment: B\nError Position: A\nError Type: A\n\nPotongan kiri atas tampak dicerminkan, bukan di"
+     "putar.", "anomaly_detection", None),
+    ("Judgment: B\nError Position: A\nError Type: B\n\nPotongan kiri atas tampak dicerminkan, bukan di"
+     "putar.", "anomaly_detection", "Judgment: B\nError Position: A\nError Type: B"),
+    ("[4, 2, 1, 3]\n\u8a3b\uff1a\u4ee5\u4e0a\u4f9d\u300c\u5de6\u4e0a\u3001\u5de6\u4e0b\u3001\u53f3"
+     "\u4e0a\u3001\u53f3\u4e0b\u300d\u7684\u9806\u5e8f\u6392\u5217\u3002", "order_generation_tabs", None),
+    ("[4, 2, 1, 3]\n\u8a3b\uff1a\u4ee5\u4e0a\u4f9d\u300c\u5de6\u4e0a\u3001\u53f3\u4e0a\u3001\u5de6"
+     "\u4e0b\u3001\u53f3\u4e0b\u300d\u7684\u9806\u5e8f\u6392\u5217\u3002", "order_generation_tabs", "[4, 2, 1, 3]"),
+    ("G\xf3rny rz\u0105d: 4, 9, 2. \u015arodkowy: 7, 1, 5. Dolny: 3, 8, 6.\nOdpowied\u017a: [4, 9, 2, "
+     "7, 5, 1, 3, 8, 6]", "order_generation_3x3", None),
+    ("Oben: 4, 9, 2. Mitte: 7, 1, 5. Unten: 3, 8, 6.\nAntwort: [4, 9, 2, 7, 5, 1, 3, 8, 6]", "order_generation_3x3", None),
+    # a table's "sí" under a header that asks whether it fits; not under one that asks what is ruled out
+    ("Respuesta: A\n\n| Zona | \xbfCoincide con el recorte? |\n|---|---|\n| A | no |\n| B | no |\n| C "
+     "| s\xed |\n| D | no |", "piece_localization_hard", None),
+    ("| Zona | \xbfCoincide con el recorte? |\n|---|---|\n| A | no |\n| B | no |\n| C | s\xed |\n| D |"
+     " no |", "piece_localization_hard", "C"),
+    ("| Zona | \xbfDescartada? |\n|---|---|\n| A | s\xed |\n| B | no |", "piece_localization_hard", None),
 ])
 def test_twentysecond_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

@@ -313,6 +313,19 @@ def committed_after(t: str, x: Mention) -> bool:
     return p is not None and p.end() > x.end and re.match(r"[ \t*]*(?:[.!;\n]|$)", t[p.end():p.end() + 8]) is not None
 
 
+_TURNS = re.compile(r"(?<![^\W_])(?:though|although|but|however|yet|even so)(?![^\W_])", re.I)
+_AGAINST_IT = re.compile(r"(?<![^\W_])(?:wrong|(?:does not|doesn't|can't|cannot|won't) (?:fit|match|line up|be)|isn't (?:right|it)|"
+                         r"(?:far|way) off)(?![^\W_])", re.I)
+
+
+def turned_on(t: str, x: Mention) -> bool:
+    """The answer named again after a turn in its clause, with words against it ("..., though honestly the fence post in
+    C sits far too high for it to be the real piece"): the explanation rules it out."""
+    c0 = clause_start(t, x.start)
+    c1 = _clause_end(t, x.end)
+    return _TURNS.search(t, c0, x.start) is not None and (_AGAINST_IT.search(t, x.end, c1) or _TOO_ADJ.search(t, x.end, c1)) is not None
+
+
 _ALSO = re.compile(r"(?<![^\W_])(?:also|too|as well|también|também|auch|aussi|anche|тоже|также|ook|też|juga)(?![^\W_])", re.I)
 #: "though" set off by commas turns to another answer ("Image 2 has the sun, though, and ..."); "although D fits" concedes.
 _THOUGH = re.compile(r",[ \t]*though[ \t]*[,.:;\u2014\u2013]", re.I)

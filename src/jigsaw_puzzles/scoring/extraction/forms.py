@@ -31,7 +31,8 @@ Kinds, and how the rule uses them:
 - ``doubt``: a sentence after the answer that disclaims it ("I have no idea", "I picked at random") is no
   explanation; ``convention``: nor, after an order, one that changes how it is numbered ("column by column").
 - ``judgment``, ``position``, ``type``: Anomaly Detection's field labels; ``correct``, ``incorrect``, ``rotation``,
-  ``mirroring``, ``blank``: the words of its values, in the languages models answer in.
+  ``mirroring``, ``blank``: the words of its values, in the languages models answer in. ``yes``: a table's cell that
+  marks its row, under a header that asks whether it fits ("| C | sí |" under "¿Coincide?").
 - ``submit``, ``key``, ``carrier``, ``skip`` (:mod:`.structure`): the names of calls that submit an answer
   (submit_answer, finish), the keys that hold one (answer, choice, order), the keys read inside (arguments,
   content, choices) and the keys that say nothing of it (reason, confidence, usage); any other key abstains.
@@ -67,7 +68,7 @@ KINDS = ("sep", "open", "close", "residue", "label", "copula", "verb", "pred", "
          "withdraw", "contrast", "explain", "neutral", "negation", "hedge", "noun", "support", "choice", "typo",
          "subject", "relate", "doubt", "convention", "judgment", "position", "type", "correct", "incorrect", "rotation",
          "mirroring", "blank", "content", "submit", "key", "carrier", "skip", "horizontal", "vertical", "apart", "image", "direction", "place", "line", "candidate", "ordinal",
-         "row", "unsure", "describe")
+         "row", "unsure", "describe", "yes")
 
 
 _GROUP = re.compile(r"\{([^{}]*/[^{}]*)\}")

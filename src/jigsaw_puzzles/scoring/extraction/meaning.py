@@ -323,15 +323,22 @@ def relative_denied(t: str, u0: int):
         return j
     r = _RELATIVE.match(t, u0)
     end = r and (_CLAUSE_END.search(t, r.end()) or re.search(r"\Z", t)).start()
+    if r and (turn := re.compile(r",\s*(?:%s)(?![^\W_])" % pattern("contrast").pattern, re.I).match(t, end)):
+        hi = (re.compile(r"[.;!?\n\u3002]").search(t, turn.end()) or re.search(r"\Z", t)).start()  # "C, which seems to
+        neg = pattern("negation").search(t, turn.end(), hi)  # match at first glance, but whose edge does not connect"
+        if neg and not _OTHER_NAMED.search(t, turn.end(), hi) and not _OTHERNESS.search(t, turn.end(), hi):
+            return neg
     return r and (_REJECTED.search(t, r.end(), end) or pattern("negation").search(t, r.end(), end) or
                   pattern("incorrect").search(t, r.end(), end) or pattern("doubt").search(t, r.end(), end))
 
 
 _CLAUSE_END = re.compile(r"[,;.!?\n\u3002\uff0c]")
-_SELF_DENIED = re.compile(r"[\s,*]*(?:it|this|that|this one|that one|th(?:is|e|at) answer|my answer)\s+(?:(?:is|was|'s|seems|looks|"
-                          r"must be|might be|may be|could be)\s+(?:(?:probably|definitely|clearly|actually|likely|completely|"
-                          r"totally)\s+)?(?:wrong|incorrect|false|a mistake|an error|not (?:right|correct|it|true|the (?:right |correct )?"
-                          r"answer))|(?:does not|doesn't|did not|didn't) (?:fit|match|work))(?![^\W_])", re.I)
+_SELF_DENIED = re.compile(r"[\s,*]*(?:it|this|that|this one|that one|th(?:is|e|at) answer|my answer)(?:'s\s+|\s+(?:is|was|'s|seems|"
+                          r"looks|must be|might be|may be|could be)\s+)(?:(?:probably|definitely|clearly|actually|likely|completely|"
+                          r"totally|just|only|merely|the obvious|an obvious)\s+)?(?:wrong|incorrect|false|a mistake|an error|a decoy|"
+                          r"decoy|a trap|a red herring|not (?:right|correct|it|true|the (?:right |correct )?answer))(?![^\W_])|[\s,*]*(?:it|"
+                          r"this|that|this one|that one|th(?:is|e|at) answer|my answer)\s+(?:does not|doesn't|did not|didn't) (?:fit|"
+                          r"match|work)(?![^\W_])", re.I)
 
 _JOINED_DENIED = re.compile(r"(?<![^\W_])(?:but|though|although|however|yet|and|even so),?(?:\s+i (?:think|suspect|fear|guess|"
                             r"believe))?" + _SELF_DENIED.pattern, re.I)

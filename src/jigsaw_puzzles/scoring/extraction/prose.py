@@ -369,6 +369,13 @@ def _stated_ml(last: str, rows: int, cols: int):
     found = {k: [m.span() for m in pattern(name).finditer(last)] for k, name in (("A", "rotation"), ("B", "mirroring"))}
     types = {k for k, spans in found.items() if any(not any(o[0] <= a and b <= o[1] and o != (a, b) for o in found[
         "B" if k == "A" else "A"]) for a, b in spans)}  # a word of either inside a longer one of the other: "좌우로 뒤집혀"
+    negs = [n.span() for n in pattern("negation").finditer(last)]
+    denied = {k: [(n0, b) for a, b in found[k] for n0, e in negs if e <= a and not last[e:a].strip()] for k in types}
+    if len(types) == 2 and sum(len(v) == len(found[k]) for k, v in denied.items()) == 1:  # "dicerminkan, bukan diputar":
+        k = next(k for k, v in denied.items() if len(v) == len(found[k]))  # the change named, the other ruled out
+        types -= {k}
+        for n0, b in denied[k]:
+            last = last[:n0] + " " * (b - n0) + last[b:]
     judged = {m.group(0).lower() for m in pattern("correct").finditer(last)} - {"yes", "ok", "okay", "fine", "normal"}
     if not types and judged and "?" not in last and pattern("content").search(last) and not any(  # not the English yes/ok
             pattern(k).search(last) for k in ("negation", "hedge", "condition", "incorrect")):

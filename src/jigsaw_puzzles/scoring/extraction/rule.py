@@ -42,7 +42,7 @@ from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _
                    _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, open_said, _paragraph_end, turned, conceded_open,
                    denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE, subject_before, _withdrawal,
-                   said_against, cut_off, earnest, why_not, committed_after)
+                   said_against, cut_off, earnest, why_not, committed_after, turned_on)
 from .forms import blank_unsure, pattern
 from .meaning import fits_after, relative_denied, runners_up, WORSE
 from .positions import rows_disagree
@@ -419,7 +419,7 @@ class _Reading(Scope, Beside):
             if _OR_NEXT.match(t, x.end) and not negated(t, x.start, x.end):  # "Candidate 1 or 2", "candidate 1/2"
                 return "answers are joined as alternatives after the answer"
             if x.answer == c.answer:
-                if negated(t, x.start, x.end) or t[x.end:x.end + 2].strip().startswith("?") or denied_after(t, x):
+                if negated(t, x.start, x.end) or t[x.end:x.end + 2].strip().startswith("?") or denied_after(t, x) or turned_on(t, x):
                     return "the answer is ruled out or doubted after it is given"
             elif not negated(t, x.start, x.end) and (_chosen_near(t, x) or committed_after(t, x) or conceded_open(t, x) or not wn and ((
                     self._states(x) and not _rejected(t, x)) or (fits_after(t, x, u1) and not _conceded(t, x, u0, u1)))):

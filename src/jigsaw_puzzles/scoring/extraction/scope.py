@@ -11,7 +11,7 @@ from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_order, format_orien
 from .answers import mentions
 from .blocks import unlabelled_block
 from .common import AMBIGUOUS, Mention, clause_start, negated, negation_span as _negation_span
-from .forms import corrected, forms, pattern
+from .forms import corrected, forms, pattern, value
 from .meaning import described, fit_closed, settled
 from .positions import regions_said
 from .prose import REST_FINE, anomaly_prose, oriented_prose
@@ -377,14 +377,14 @@ class Scope:
 
     # ------------------------------------------------------------------------------------------ 3. after it
     def _regions_out_of_order(self, u0: int, u1: int):
-        """Region names listed in another order than the prompt's ("That's top-left, bottom-left, top-right, ..."):
-        the order's convention changed."""
+        """Region names listed in another order than the prompt's ("That's top-left, bottom-left, top-right, ...",
+        "「左上、左下、右上、右下」の順"), each where it is first named: the order's convention changed."""
         if self.spec.kind not in (ORDER, ORIENTED) and not self.config.startswith("order"):
             return None
-        seq = [_REGION_INDEX[re.sub(r"[\s-]+", "-", m.group(0).lower().replace("upper", "top").replace("lower", "bottom"))]
-               for m in _REGION_NAME.finditer(self.m, u0, u1)]
-        seq = list(dict.fromkeys(seq))  # each region where it is first named ("..., so B puts 4 in the top-left")
-        return _REGION_NAME.search(self.m, u0, u1) if len(seq) >= 3 and seq != sorted(seq) else None
+        named = sorted([*_REGION_NAME.finditer(self.m, u0, u1), *pattern("place").finditer(self.m, u0, u1)], key=lambda m: m.start())
+        seq = list(dict.fromkeys(i for m in named if (i := _REGION_INDEX.get(re.sub(r"[\s-]+", "-", value("place", m.group(0)) if m.re is not
+                                 _REGION_NAME else m.group(0).lower().replace("upper", "top").replace("lower", "bottom")))) is not None))
+        return named[0] if len(seq) >= 3 and seq != sorted(seq) else None
 
     def _rejects(self, u0: int, u1: int, c: Commit) -> bool:
         """A sentence that rules other options out ("A is wrong because ...", "Not C or D: those are on the water.",

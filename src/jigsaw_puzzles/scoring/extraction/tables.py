@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Optional
 
 from ...spec import ANOMALY, LETTERS, ORDER, ORIENTED, format_anomaly, format_order
-from .forms import alternation, forms
+from .forms import alternation, forms, pattern
 from .common import Claim, key as _key
 from .positions import cells_named
 
@@ -69,9 +69,10 @@ def table(t: str, m: re.Match, spec, text, anomaly) -> Optional[Claim]:
         return None
     if spec.kind == ORIENTED:
         return None
-    if any(re.search(r"(?i)exclud|eliminat|reject|wrong|ruled|discard|not\b|no\b|worst|least", c) for c in rows[0]) and \
-            body is not rows:
-        return None  # the marks say what is ruled out
+    if any(re.search(r"(?i)exclud|eliminat|reject|wrong|ruled|discard|not\b|no\b|worst|least", c) or pattern("negation").search(c)
+           for c in rows[0]) and body is not rows:
+        return None  # the marks say what is ruled out ("Excluded?", "¿Descartada?")
+    yes = forms("yes") if body is not rows and any(pattern("support").search(c) for c in rows[0]) else frozenset()
     marked, seen, open_ = [], 0, []
     for r in body:
         opt = next((c for c in r if len(c) <= 40 and text(c)[0] is not None), None)
@@ -81,8 +82,8 @@ def table(t: str, m: re.Match, spec, text, anomaly) -> Optional[Claim]:
         others = [c for c in r if c is not opt]
         if any(_OPEN_MARK.search(c) for c in others) and not any(_NEG_MARK.search(c) for c in others):
             open_.append(text(opt)[0])  # "| C | maybe |": a row kept open
-        if any(_POS_MARK.search(c) for c in others) and not any(_NEG_MARK.search(c) and c for c in others
-                                                               if not _POS_MARK.search(c)):
+        if any(_POS_MARK.search(c) or c.lower() in yes for c in others) and not any(  # "| C | sí |" under "¿Coincide?"
+                _NEG_MARK.search(c) and c for c in others if not _POS_MARK.search(c)):
             marked.append(text(opt)[0])
     if seen < 2 or not marked:
         return None
