@@ -2492,6 +2492,34 @@ def test_the_prose_checks_of_an_order_share_one_sentence_filter():
     ("| Zona | \xbfCoincide con el recorte? |\n|---|---|\n| A | no |\n| B | no |\n| C | s\xed |\n| D |"
      " no |", "piece_localization_hard", "C"),
     ("| Zona | \xbfDescartada? |\n|---|---|\n| A | s\xed |\n| B | no |", "piece_localization_hard", None),
+    # dev_52's unread shapes: a Czech note restating the prompt's order; the 1-based note; a confidence bracket in Hindi
+    ("[5, 1, 8, 3, 9, 2, 6, 4, 7]\nPozn\xe1mka: po\u0159ad\xed je po \u0159\xe1dc\xedch zleva doprava,"
+     " jak bylo zad\xe1no.", "order_generation_3x3", "[5, 1, 8, 3, 9, 2, 6, 4, 7]"),
+    ("[3, 1, 4, 2]\n\nNote: these are the 1-based image indices, in the order top-left, top-right, bot"
+     "tom-left, bottom-right.", "order_generation", "[3, 1, 4, 2]"),
+    ("[3, 1, 4, 2]\n\nNote: these are the 1-based image indices, in the order top-left, bottom-left, t"
+     "op-right, bottom-right.", "order_generation", None),
+    ("\u0909\u0924\u094d\u0924\u0930: C (\u0932\u0917\u092d\u0917 70% \u0928\u093f\u0936\u094d\u091a"
+     "\u093f\u0924)\u0964", MPS, "C"),
+    ("\u0909\u0924\u094d\u0924\u0930: C (\u0932\u0917\u092d\u0917 70% \u0928\u093f\u0936\u094d\u091a"
+     "\u093f\u0924 \u0928\u0939\u0940\u0902)\u0964", MPS, None),
+    # a verdict table whose option cells carry a relation's words in another language, which must agree with the letter
+    ("\u0909\u0924\u094d\u0924\u0930: A\n\n| \u0935\u093f\u0915\u0932\u094d\u092a | \u092e\u0947\u0932"
+     " \u0916\u093e\u0924\u093e \u0939\u0948? |\n|---|---|\n| A (\u0915\u094d\u0937\u0948\u0924\u093f"
+     "\u091c) | \u0939\u093e\u0901 |\n| B (\u090a\u0930\u094d\u0927\u094d\u0935\u093e\u0927\u0930) | "
+     "\u0928\u0939\u0940\u0902 |\n| C (\u0938\u091f\u0947 \u0939\u0941\u090f \u0928\u0939\u0940\u0902)"
+     " | \u0928\u0939\u0940\u0902 |", "connection_verification", "A"),
+    ("| \u0935\u093f\u0915\u0932\u094d\u092a | \u092e\u0947\u0932 \u0916\u093e\u0924\u093e \u0939"
+     "\u0948? |\n|---|---|\n| A (\u090a\u0930\u094d\u0927\u094d\u0935\u093e\u0927\u0930) | \u0939"
+     "\u093e\u0901 |\n| B (\u0915\u094d\u0937\u0948\u0924\u093f\u091c) | \u0928\u0939\u0940\u0902 |\n|"
+     " C (\u0938\u091f\u0947 \u0939\u0941\u090f \u0928\u0939\u0940\u0902) | \u0928\u0939\u0940\u0902 |", "connection_verification", None),
+    ("| \u0935\u093f\u0915\u0932\u094d\u092a | \u092e\u0947\u0932 \u0916\u093e\u0924\u093e \u0939"
+     "\u0948? |\n|---|---|\n| A (\u0915\u094d\u0937\u0948\u0924\u093f\u091c) | \u0928\u0939\u0940"
+     "\u0902 |\n| B (\u090a\u0930\u094d\u0927\u094d\u0935\u093e\u0927\u0930) | \u0928\u0939\u0940"
+     "\u0902 |\n| C (\u0938\u091f\u0947 \u0939\u0941\u090f \u0928\u0939\u0940\u0902) | \u0939\u093e"
+     "\u0901 |", "connection_verification", "C"),
+    # chat feedback residue
+    ("B\n\n---\nWas this response helpful? Yes / No", "piece_localization_easy", "B"),
 ])
 def test_twentysecond_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 from typing import Optional
 
-from ...spec import ANOMALY, LETTERS, ORDER, ORIENTED, format_anomaly, format_order
+from ...spec import ANOMALY, CHOICE, LETTERS, ORDER, ORIENTED, format_anomaly, format_order
 from .forms import alternation, forms, pattern
 from .common import Claim, key as _key
 from .positions import cells_named
@@ -74,17 +74,25 @@ def table(t: str, m: re.Match, spec, text, anomaly) -> Optional[Claim]:
         return None  # the marks say what is ruled out ("Excluded?", "¿Descartada?")
     yes = forms("yes") if body is not rows and any(pattern("support").search(c) for c in rows[0]) else frozenset()
     marked, seen, open_ = [], 0, []
+    def option(c):  # "A (क्षैतिज)": a relation's letter with its words in brackets, in any language, that agree with it
+        if len(c) <= 40 and text(c)[0] is not None:
+            return text(c)[0]
+        b = re.fullmatch(r"(.{1,12}?)\s*\(([^()]{1,30})\)", c)
+        said = [k for k in ("horizontal", "vertical", "apart") if b and pattern(k).search(b.group(2))]
+        words = pattern("apart").sub(" ", b.group(2)) if said == ["apart"] else b and b.group(2)  # "(सटे हुए नहीं)": "not adjacent"
+        return text(b.group(1))[0] if len(said) == 1 and not pattern("negation").search(words) and text(b.group(1))[0] == \
+            {"horizontal": "A", "vertical": "B", "apart": "C"}[said[0]] and spec.kind == CHOICE and spec.letters == "ABC" else None
     for r in body:
-        opt = next((c for c in r if len(c) <= 40 and text(c)[0] is not None), None)
+        opt = next((c for c in r if option(c) is not None), None)
         if opt is None:
             continue
         seen += 1
         others = [c for c in r if c is not opt]
         if any(_OPEN_MARK.search(c) for c in others) and not any(_NEG_MARK.search(c) for c in others):
-            open_.append(text(opt)[0])  # "| C | maybe |": a row kept open
+            open_.append(option(opt))  # "| C | maybe |": a row kept open
         if any(_POS_MARK.search(c) or c.lower() in yes for c in others) and not any(  # "| C | sí |" under "¿Coincide?"
                 _NEG_MARK.search(c) and c for c in others if not _POS_MARK.search(c)):
-            marked.append(text(opt)[0])
+            marked.append(option(opt))
     if seen < 2 or not marked:
         return None
     if set(open_) - set(marked):
