@@ -2520,6 +2520,9 @@ def test_the_prose_checks_of_an_order_share_one_sentence_filter():
      "\u0901 |", "connection_verification", "C"),
     # chat feedback residue
     ("B\n\n---\nWas this response helpful? Yes / No", "piece_localization_easy", "B"),
+    # an introducer form that opens a longer negation in a script without spaces ("从", "from", in "从未", "never") joins nothing
+    ("\u4ece\u672a Judging by the colours, the answer is C.", "piece_localization_hard", None),
+    ("\u4ece\u8fb9\u7f18\u6765\u770b\uff0c\u7b54\u6848\u662fC\u3002", "piece_localization_hard", "C"),
 ])
 def test_twentysecond_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

@@ -143,13 +143,16 @@ def alternation(fs, reverse: bool = False, whole: bool = True) -> str:
 @lru_cache(maxsize=None)
 def unshadowed(kinds: tuple, reverse: bool = False) -> str:
     """A guard to stand before an alternation of the ``kinds``' forms (after it, ``reverse``): none of them is matched
-    where, in a script without spaces, it ends a longer negation, hedge, condition or doubt ("แต่", "but", inside
-    "เว้นแต่", "unless"; "から", "so", inside "分からない"): there it is that form's, and what it says is not a link."""
+    where, in a script without spaces, it ends or opens a longer negation, hedge, condition or doubt ("แต่", "but",
+    inside "เว้นแต่", "unless"; "から", "so", inside "分からない"; "从", "from", in "从未", "never"): there it is that
+    form's, and what it says is not a link."""
     fs = frozenset().union(*(forms(k) for k in kinds))
     abstain = frozenset().union(*(forms(k) for k in ("negation", "hedge", "condition", "doubt"))) - fs
     heads = sorted({g[:i] for f in fs if f and not _worded(f[0]) for g in abstain
                     for i in [g.find(f, 1)] if i > 0 and not _worded(g[i - 1])})
-    return "".join(rf"(?!{re.escape(h[::-1])})" if reverse else rf"(?<!{re.escape(h)})" for h in heads)
+    starts = "" if reverse else "".join(rf"(?!{re.escape(g)})" for g in sorted(  # nor where it opens one: "从", "from", in
+        {g for f in fs if f and not _worded(f[0]) for g in abstain if len(g) > len(f) and g.startswith(f)}))  # "从未", "never"
+    return starts + "".join(rf"(?!{re.escape(h[::-1])})" if reverse else rf"(?<!{re.escape(h)})" for h in heads)
 
 
 def _trie(words: list[str]) -> str:
