@@ -2523,6 +2523,20 @@ def test_the_prose_checks_of_an_order_share_one_sentence_filter():
     # an introducer form that opens a longer negation in a script without spaces ("从", "from", in "从未", "never") joins nothing
     ("\u4ece\u672a Judging by the colours, the answer is C.", "piece_localization_hard", None),
     ("\u4ece\u8fb9\u7f18\u6765\u770b\uff0c\u7b54\u6848\u662fC\u3002", "piece_localization_hard", "C"),
+    # dev_53's shapes: a label of commitment, a caveat on one row, "looks most like", chat residue, "Why A (...):" heads an explanation
+    ("Low confidence, but I'll commit: C.", "missing_piece_selection_easy_3x3_k6", "C"),
+    ("My best guess is [1, 4, 3, 2], with low confidence on the bottom row.", "order_generation", "[1, 4, 3, 2]"),
+    ("That said, the patch looks most like area B.", "piece_localization_easy", "B"),
+    ("The patch looks like area B or C.", "piece_localization_easy", None),
+    ("The patch looks nothing like area B.", "piece_localization_easy", None),
+    ("[2, 4, 3, 1]\n\nClaude can make mistakes. Please double-check responses.\n\nRetry\n\nCopy\n\nSon"
+     "net 4", "order_generation", "[2, 4, 3, 1]"),
+    ("Judgment: B\nError Position: A\nError Type: A\n\n\u22ef\n\nEdited \xb7 Copy \xb7 Share \xb7 Repo"
+     "rt\n12 views", "anomaly_detection_tabs", "Judgment: B\nError Position: A\nError Type: A"),
+    ("Answer: E\xb9\n\n\xb9 Based on where the railway track leaves the first crop at its top-right co"
+     "rner.\n\n\u2014 Copilot", "connection_verification_3x3_8dir", "E"),
+    ("A\n\nWhy A:\n- Image 3 holds the lighthouse, so it goes top-left.", "missing_piece_selection_easy", "A"),
+    ("A\n\nWhy B:\n- B fits best.", "missing_piece_selection_easy", None),
 ])
 def test_twentysecond_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

@@ -222,7 +222,8 @@ def _explains(t: str, m: re.Match, inline: bool = False) -> bool:
              "brief explanation", "short explanation", "the reason", "alternative considered",
              "alternatives considered") or w.startswith("why "):  # "Why the others fail:"
         nxt = nxt.lstrip("*_") if w.startswith("why ") else nxt  # "**Why not the others?**"
-        if w.startswith("why ") and nxt[:1] in ("?", "\n", ""):
+        if w.startswith("why ") and nxt[:1] in ("?", "\n", "") or w == "why" and re.match(  # "Why A ([3, 2, 4, 1]):"
+                r"(?:option |candidate )?[A-H](?:\s*\([^()\n]{0,40}\))?\s*[:?]", t[m.end():m.end() + 60].lstrip(" \t*")):
             return True
         return nxt[:1] in (":", "-", "\u2014") or w.endswith(":") or t[m.end():m.end() + 1] == ":" or \
             (w in ("to verify",) and nxt[:1] == ",")
