@@ -2537,6 +2537,16 @@ def test_the_prose_checks_of_an_order_share_one_sentence_filter():
      "rner.\n\n\u2014 Copilot", "connection_verification_3x3_8dir", "E"),
     ("A\n\nWhy A:\n- Image 3 holds the lighthouse, so it goes top-left.", "missing_piece_selection_easy", "A"),
     ("A\n\nWhy B:\n- B fits best.", "missing_piece_selection_easy", None),
+    # an answer key in other languages; another tag holding an answer (its name known, or none: then not read)
+    ("{\"\u7b54\u6848\": \"G\"}\n\n<answer>H</answer>", "connection_verification_3x3_8dir", None),
+    ("{\"\u7b54\u6848\": \"G\"}", "connection_verification_3x3_8dir", "G"),
+    ("<risposta>B</risposta>\n{\"risposta\": \"C\"}", MPS, None),
+    ("<foo>B</foo>", MPS, None),
+    ("<b>B</b>", MPS, "B"),
+    # a turn in a sentence that names the later answer before it is said against it, not a turn to it
+    ("C\n\nThe tab on the patch's right side fits the notch at C. D is the other area with a notch, bu"
+     "t it faces down.\n\nD", "piece_localization_hard_tabs", None),
+    ("C is close, but D is better.\n\nD", "piece_localization_hard_tabs", "D"),
 ])
 def test_twentysecond_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

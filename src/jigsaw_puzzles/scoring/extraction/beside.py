@@ -10,9 +10,9 @@ import functools
 import re
 
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_oriented
-from .common import AMBIGUOUS, STEP_LABEL, clause_start, negated
+from .common import AMBIGUOUS, Mention, STEP_LABEL, clause_start, negated
 from .cues import _BUT, Commit, _clause_end, _CONCEDE, _conceded, _CONFIDENCE, _error_words, judged_fit, turned, _KNOWN_PUNCT, \
-    _OR_NEXT, _REMARK_START
+    _OR_NEXT, _REMARK_START, _TOO_ADJ
 from .forms import pattern, table
 from .meaning import corners_said, described, fits_wholly, hedged
 from .positions import halves_said, regions_said, relations_disagree, row_sets_disagree, rows_disagree
@@ -89,6 +89,26 @@ def reason_beside(t: str, pos: int, others, at: int = 0) -> bool:
         return False
     return not others(pos, end) and not any(pattern(k).search(t, pos, end) for k in ("negation", "condition", "doubt",
                                                                                       "convention"))
+
+
+def committed_after(t: str, x: Mention) -> bool:
+    """A commit form right after an option, closing its clause ("B is correct.", "B is the answer"): said after the answer,
+    it gives a second one, whatever stands before it ("Not B, B is correct.")."""
+    p = pattern("pred").match(t, x.end)
+    return p is not None and p.end() > x.end and re.match(r"[ \t*]*(?:[.!;\n]|$)", t[p.end():p.end() + 8]) is not None
+
+
+_TURNS = re.compile(r"(?<![^\W_])(?:though|although|but|however|yet|even so)(?![^\W_])", re.I)
+_AGAINST_IT = re.compile(r"(?<![^\W_])(?:wrong|(?:does not|doesn't|can't|cannot|won't) (?:fit|match|line up|be)|isn't (?:right|it)|"
+                         r"(?:far|way) off)(?![^\W_])", re.I)
+
+
+def turned_on(t: str, x: Mention) -> bool:
+    """The answer named again after a turn in its clause, with words against it ("..., though honestly the fence post in
+    C sits far too high for it to be the real piece"): the explanation rules it out."""
+    c0 = clause_start(t, x.start)
+    c1 = _clause_end(t, x.end)
+    return _TURNS.search(t, c0, x.start) is not None and (_AGAINST_IT.search(t, x.end, c1) or _TOO_ADJ.search(t, x.end, c1)) is not None
 
 
 class Beside:

@@ -188,4 +188,19 @@ def unlabelled_block(t: str, spec) -> Optional[Mention]:
     return _anomaly(m.group(1), m.group(2), m.group(3), spec, s, len(t.rstrip()))
 
 
+def decide(found, unknown) -> tuple[Optional[str], str, bool]:
+    """(answer, why, claims anything) of the values ``found`` in one structure and the ``unknown`` names beside them."""
+    if not found:
+        return None, "", False
+    answers = {a for a, _ in found if a is not None}
+    whys = [w for a, w in found if a is None and w]
+    if unknown:
+        return None, f"an answer beside a name the reader does not know ({unknown[0][:30]!r})", True
+    if len(answers) > 1:
+        return None, "answer fields that disagree: " + " / ".join(sorted(answers)), True
+    if whys or not answers:
+        return None, (whys[0] if whys else "no answer in the answer field"), True
+    return next(iter(answers)), "", True
+
+
 __all__ = ["blocks_in", "unlabelled_block"]

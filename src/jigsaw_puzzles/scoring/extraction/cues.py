@@ -307,26 +307,6 @@ def why_not(t: str, u0: int) -> bool:
     return para < line0 and bool(_WHY_NOT.fullmatch(head.rstrip(" \t*")))
 
 
-def committed_after(t: str, x: Mention) -> bool:
-    """A commit form right after an option, closing its clause ("B is correct.", "B is the answer"): said after the answer,
-    it gives a second one, whatever stands before it ("Not B, B is correct.")."""
-    p = pattern("pred").match(t, x.end)
-    return p is not None and p.end() > x.end and re.match(r"[ \t*]*(?:[.!;\n]|$)", t[p.end():p.end() + 8]) is not None
-
-
-_TURNS = re.compile(r"(?<![^\W_])(?:though|although|but|however|yet|even so)(?![^\W_])", re.I)
-_AGAINST_IT = re.compile(r"(?<![^\W_])(?:wrong|(?:does not|doesn't|can't|cannot|won't) (?:fit|match|line up|be)|isn't (?:right|it)|"
-                         r"(?:far|way) off)(?![^\W_])", re.I)
-
-
-def turned_on(t: str, x: Mention) -> bool:
-    """The answer named again after a turn in its clause, with words against it ("..., though honestly the fence post in
-    C sits far too high for it to be the real piece"): the explanation rules it out."""
-    c0 = clause_start(t, x.start)
-    c1 = _clause_end(t, x.end)
-    return _TURNS.search(t, c0, x.start) is not None and (_AGAINST_IT.search(t, x.end, c1) or _TOO_ADJ.search(t, x.end, c1)) is not None
-
-
 _ALSO = re.compile(r"(?<![^\W_])(?:also|too|as well|también|também|auch|aussi|anche|тоже|также|ook|też|juga)(?![^\W_])", re.I)
 #: "though" set off by commas turns to another answer ("Image 2 has the sun, though, and ..."); "although D fits" concedes.
 _THOUGH = re.compile(r",[ \t]*though[ \t]*[,.:;\u2014\u2013]", re.I)
@@ -351,11 +331,16 @@ def earnest(t: str, u0: int, u1: int) -> str:
     return t[:u0] + _NOT_JOKING.sub(lambda m: " " * len(m.group(0)), t[u0:u1]) + t[u1:]
 
 
-def turned(t: str, lo: int, hi: int) -> bool:
+def turned(t: str, lo: int, hi: int, later: str = "") -> bool:
     """A withdrawal or a turn ("but", "looking again", ", though,") in ``t[lo:hi]``: a later answer replaces one before;
-    not "B, but D." (nothing said on the way); a note after it is no clean turn."""
+    not "B, but D." (nothing said on the way); a note after it is no clean turn; nor a turn in a sentence that names
+    the ``later`` answer before it ("D is the other area with a notch, but it faces down": said against D)."""
+    def against_later(m) -> bool:
+        s0 = max(t.rfind(c, lo, m.start()) for c in ".!?\n") + 1
+        return bool(later) and re.search(rf"(?<![^\W_]){re.escape(later)}(?![^\W_])", t[max(s0, lo):m.start()]) is not None
     return pattern("withdraw").search(t, lo, hi) is not None or (not pattern("note").search(t, lo, hi) and any(
-        re.search(r"[^\W_]", t[m.end():hi]) for p in (pattern("contrast"), _THOUGH) for m in p.finditer(t, lo, hi)))
+        re.search(r"[^\W_]", t[m.end():hi]) and not against_later(m) for p in (pattern("contrast"), _THOUGH)
+        for m in p.finditer(t, lo, hi)))
 
 
 _BUT = re.compile(r"(?<![^\W_])(?:but|yet|though|although|however|pero|mas|aber|mais|ma|но|але|ale|maar|men|ama|tapi|"

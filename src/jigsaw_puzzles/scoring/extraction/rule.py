@@ -42,12 +42,12 @@ from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _
                    _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, open_said, _paragraph_end, turned, conceded_open,
                    denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE, subject_before, _withdrawal,
-                   said_against, cut_off, earnest, why_not, committed_after, turned_on)
+                   said_against, cut_off, earnest, why_not)
 from .forms import blank_unsure, pattern
 from .meaning import fits_after, relative_denied, runners_up, WORSE
 from .positions import rows_disagree
 from .prose import TURN_SENSE, rotations_said
-from .beside import appositives, Beside, reason_beside, set_aside
+from .beside import appositives, Beside, committed_after, reason_beside, set_aside, turned_on
 from .scope import Scope
 from .structure import claims, streamed
 
@@ -448,7 +448,7 @@ class _Reading(Scope, Beside):
                 return "the answer is ruled out before it is given"
         for c in commits + hedged:  # an earlier answer, or one floated with "maybe": the text gives two
             if c is final or (c.why and not c.why.startswith(("the line above", _REMARK))) or c.answer == final.answer or \
-                    c.end > final.start or turned(t, c.end, final.pos):
+                    c.end > final.start or turned(t, c.end, final.pos, final.answer or ""):
                 continue
             said = c.answer or repr(t[c.pos:c.end].strip()[:30])
             return f"two answers are given: {said} and then {final.answer}"

@@ -17,8 +17,8 @@ import re
 from typing import Any, Callable, Optional
 
 from ...spec import ANOMALY, CHOICE, LETTERS, ORDER, ORIENTED, ROTATIONS, format_anomaly, format_order, format_oriented
-from .common import Claim, key as _key, parse_expression as _parse
-from .blocks import _field_value
+from .common import _PLAIN_TAG, Claim, key as _key, parse_expression as _parse
+from .blocks import _field_value, decide as _decide
 from .forms import forms
 from .tables import TABLE as _TABLE, statuses as _statuses, table as _table, verdicts as _verdicts
 
@@ -174,25 +174,11 @@ class _Reader:
         return found, unknown
 
 
-def _decide(found, unknown) -> tuple[Optional[str], str, bool]:
-    """(answer, why, claims anything)."""
-    if not found:
-        return None, "", False
-    answers = {a for a, _ in found if a is not None}
-    whys = [w for a, w in found if a is None and w]
-    if unknown:
-        return None, f"an answer beside a name the reader does not know ({unknown[0][:30]!r})", True
-    if len(answers) > 1:
-        return None, "answer fields that disagree: " + " / ".join(sorted(answers)), True
-    if whys or not answers:
-        return None, (whys[0] if whys else "no answer in the answer field"), True
-    return next(iter(answers)), "", True
-
-
 # ------------------------------------------------------------------------------------------------ finders
 _FENCE = re.compile(r"```[ \t]*(yaml|yml|toml)[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
 _TAG = re.compile(r"<(answer|final_answer|final|output|result|choice|option|selected|solution|response|order|judgment|submit"
                   r"|prediction|final_order|answer_letter)(?:\s[^<>]*)?>(.*?)(?:</\1\s*>|\Z)", re.S | re.I)
+_NAMED_TAG = re.compile(r"<([^\W\d][\w\-]{0,30})>([^<>\n]{1,60})</\1\s*>")  # "<risposta>B</risposta>", "<foo>B</foo>"
 #: XML calls: Qwen's ``<function=submit><parameter=answer>B</parameter></function>`` and Anthropic's
 #: ``<invoke name="submit"><parameter name="answer">B</parameter></invoke>``.
 _QWEN = re.compile(r"<(function=|invoke\s+name=)[\"']?([\w.\-]+)[\"']?\s*>(.*?)(?:</(?:function|invoke)>|\Z)", re.S)
@@ -453,6 +439,10 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
         c = _verdicts(t, spec, free)
         if c is not None:
             out.append(c)
+    for m in _NAMED_TAG.finditer(t) if "</" in t else ():  # another tag holding an answer: its name known, or none
+        if free(m.start()) and not _PLAIN_TAG.match(m.group(0)) and m.group(1).lower() not in ("s", "del", "strike") and \
+                text(m.group(2))[0] is not None:
+            add(m.start(), m.end(), [text(m.group(2))], [] if _key(m.group(1)) in _ANSWER_KEYS else [m.group(1)], "tag")
     return sorted(out, key=lambda c: c.end)
 
 
