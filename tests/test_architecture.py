@@ -91,6 +91,36 @@ def test_modules_stay_small(name):
     assert lines <= 460, f"{name} has {lines} lines: split it by concern"
 
 
+def bound_twice(source: str) -> set[str]:
+    """The names a module binds more than once at its top level (an assignment, a def, a class, an import)."""
+    seen: dict[str, int] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            names = [t.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            # "import urllib.error" and "import urllib.request" bind one package: not counted
+            names = [a.asname or a.name for a in node.names if a.asname or "." not in a.name]
+        else:
+            continue
+        for n in names:
+            seen[n] = seen.get(n, 0) + 1
+    return {n for n, k in seen.items() if k > 1 and n != "__all__"}
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_binds_a_name_twice(name):
+    """A second top-level binding silently replaces the first for every function that reads the name: the reader's
+    ``_CLAUSE_END`` was defined twice, and the first definition was dead code for eleven sessions."""
+    assert bound_twice(MODULES[name].read_text(encoding="utf-8")) == set()
+
+
+def test_the_twice_bound_check_sees_a_second_binding():
+    assert bound_twice("import re\nX = re.compile('a')\ndef f():\n    return X\nX = re.compile('b')\n") == {"X"}
+    assert bound_twice("X = 1\nY: int = 2\ndef f():\n    X = 3\n") == set()
+
+
 def test_readme_configs_table_follows_the_spec():
     from jigsaw_puzzles.spec import CONFIGS
 

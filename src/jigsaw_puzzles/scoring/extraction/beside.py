@@ -13,7 +13,7 @@ from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_oriented
 from .common import AMBIGUOUS, Mention, STEP_LABEL, clause_start, negated
 from .cues import _BUT, Commit, _clause_end, _CONCEDE, _conceded, _CONFIDENCE, _error_words, judged_fit, turned, _KNOWN_PUNCT, \
     _OR_NEXT, _REMARK_START, _TOO_ADJ
-from .forms import pattern, table
+from .forms import pattern, SENTENCE, table
 from .meaning import corners_said, described, fits_wholly, hedged
 from .positions import halves_said, regions_said, relations_disagree, row_sets_disagree, rows_disagree
 from .prose import _REGION_WORD, anomaly_prose, changes_said, oriented_prose
@@ -21,8 +21,6 @@ from .prose import _REGION_WORD, anomaly_prose, changes_said, oriented_prose
 
 _VERDICT_WORDS = re.compile(r"(?<![^\W_])(?:correct|incorrect|normal|fine|wrong|anomal\w*|intact)(?![^\W_])", re.I)
 _LIKELY = re.compile(r"(?<![^\W_])(?:probably|likely)(?![^\W_])", re.I)  # a confidence word after an answer, not beside a tile
-#: A sentence (what ``_of_others`` blanks when it opens by naming another option).
-_SENTENCE = re.compile(r"[^.!?\n]+")
 #: An English clause's first word: "B \u2014 the one with the wheel", "C \u2014 they come from opposite corners" (not
 #: "A \u2014 glorp blub, la verdad", "A \u2014 non lo so, davvero": four words in a language the reader does not know).
 _OPENS_CLAUSE = re.compile(r"\s*(?:the|they|it|its|it's|this|that|that's|these|those|and|both|a|an|which|one|each|all|"
@@ -208,7 +206,7 @@ class Beside:
         """``t[lo:hi]`` with each sentence that opens by naming another option blanked: "Options B and C put image 1
         at the top-left" says where that option puts it, not where the answer does."""
         out = list(self.m[lo:hi])
-        for s in _SENTENCE.finditer(self.m, lo, hi):
+        for s in SENTENCE.finditer(self.m, lo, hi):
             head = re.match(r"[\s*\-\u2022\u2014\u2013]*(?:(?:hmm+|so|but|now|well|ok(?:ay)?)\W+)?(?:(?:options?|choices?|candidates?)\s+)?",
                             self.m[s.start():s.end()], re.I)  # "Hmm — option B puts image 4 in the top-left"
             first = next(iter(self._within(s.start() + head.end(), s.start() + head.end() + 1)), None)

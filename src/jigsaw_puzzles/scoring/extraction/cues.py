@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .common import BREAK, Mention, clause_start
-from .forms import alternation, forms, in_note, pattern
+from .forms import alternation, forms, in_note, pattern, sentence_start
 from .meaning import _ADDS_REASON, _STILL_OPEN, _fit, denial, HAS, _OPEN, _OTHERNESS, _RANKED, ranked_below, _REJECTED
 
 @dataclass(slots=True)
@@ -163,7 +163,7 @@ def cut_off(raw: str) -> bool:
     tail = raw.rstrip(" \t\n*")
     if not (tail[-1:].isalpha() and pattern("unfinished").match(tail[:-200:-1]) and not _LETTER_END.search(tail)):
         return False
-    frag = tail[max(tail.rfind(c) for c in ".!?\n") + 1:].strip()  # a loop cut off: "The answer is B." 3+ times, then
+    frag = tail[sentence_start(tail, len(tail)):].strip()  # a loop cut off: "The answer is B." 3+ times, then
     return not (len(frag) > 8 and tail.count(frag) > 3 and len(set(re.findall(re.escape(frag) + r"[^.!?\n]*[.!?]", tail))) == 1)
 
 
@@ -336,8 +336,8 @@ def turned(t: str, lo: int, hi: int, later: str = "") -> bool:
     not "B, but D." (nothing said on the way); a note after it is no clean turn; nor a turn in a sentence that names
     the ``later`` answer before it ("D is the other area with a notch, but it faces down": said against D)."""
     def against_later(m) -> bool:
-        s0 = max(t.rfind(c, lo, m.start()) for c in ".!?\n") + 1
-        return bool(later) and re.search(rf"(?<![^\W_]){re.escape(later)}(?![^\W_])", t[max(s0, lo):m.start()]) is not None
+        return bool(later) and re.search(rf"(?<![^\W_]){re.escape(later)}(?![^\W_])", t[sentence_start(t, m.start(), lo):m.start()]) \
+            is not None
     return pattern("withdraw").search(t, lo, hi) is not None or (not pattern("note").search(t, lo, hi) and any(
         re.search(r"[^\W_]", t[m.end():hi]) and not against_later(m) for p in (pattern("contrast"), _THOUGH)
         for m in p.finditer(t, lo, hi)))

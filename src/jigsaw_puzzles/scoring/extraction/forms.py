@@ -203,6 +203,27 @@ def _idioms(caveats: bool = False) -> frozenset:
     return frozenset(f for f in forms("link") if cond.match(f) and (not caveats or neg.search(f)))
 
 
+#: Where a sentence ends, in any script (".", "!", "?", a line break, "。", "！", "？"); a statement ends at a
+#: semicolon too. The one splitter the rule's checks share.
+_ENDS = ".!?\n\u3002\uff01\uff1f"
+SENTENCE_END = re.compile(f"[{_ENDS}]")
+STATEMENT_END = re.compile(f"[;\uff1b{_ENDS}]")
+SENTENCE = re.compile(f"[^{_ENDS}]+")
+STATEMENT = re.compile(f"[^;\uff1b{_ENDS}]+")
+
+
+def sentence_end(t: str, pos: int, ends: re.Pattern = SENTENCE_END) -> int:
+    """Where the sentence (or, with ``STATEMENT_END``, the statement) holding ``t[pos]`` ends: the end of ``t`` if
+    nothing ends it."""
+    m = ends.search(t, pos)
+    return m.start() if m else len(t)
+
+
+def sentence_start(t: str, pos: int, lo: int = 0) -> int:
+    """Where the sentence holding ``t[pos]`` begins, no earlier than ``lo``."""
+    return max(lo, max(t.rfind(c, lo, pos) for c in _ENDS) + 1)
+
+
 _CONJ = re.compile(r"(?:but|though|although|aunque|pero|mas|embora|mais|aber|ma|anche se|но|хотя|але|хоча|ale|choć|maar|men|"
                    r"ama|tapi|tetapi|meskipun|walaupun|nhưng|dù|dar|لكنني|لكن|लेकिन|पर|אבל|αλλά|اما|lakini|لیکن)\s|但|แต่|তবে",
                    re.I)
@@ -228,8 +249,7 @@ def blank_unsure(t: str) -> str:
         if t[at - 1:at] in (",", ";", "\u2014", "\u2013", "\u3001", "\uff0c") and not _CONJ.search(u.group(0)) and \
                 t[at - 2:at - 1] != "\u304c" and not _ANSWER_END.search(t, max(0, at - 40), len(t[:at - 1].rstrip())):  # "が、": "but"; "B — "
             continue  # "for the first one, I'm not sure"; not "B, I'm not sure"
-        lo = max(t.rfind(c, 0, u.start()) for c in ".!?\n\u3002") + 1
-        hi = min([i for i in (t.find(c, u.end()) for c in ".!?\n\u3002") if i >= 0] or [len(t)])
+        lo, hi = sentence_start(t, u.start()), sentence_end(t, u.end())
         if not hedge.search(t[lo:u.start()] + " " + t[u.end():hi]) and not _OPTION_AFTER.search(t, u.end(), hi):
             out[u.start():u.end()] = " " * (u.end() - u.start())
     return "".join(out)

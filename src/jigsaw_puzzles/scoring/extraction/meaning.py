@@ -12,7 +12,7 @@ import re
 from typing import Optional
 
 from .common import Mention, _PT_NOUN
-from .forms import _CONJ, pattern, value
+from .forms import _CONJ, pattern, sentence_end, sentence_start, STATEMENT, STATEMENT_END, value
 
 INVERSE = dict(zip("ABCDEFGH", "BADCHGFE"))  # a direction said of image 1 instead of image 2
 
@@ -33,9 +33,9 @@ def direction(words: str) -> Optional[str]:
     return table.get(w)
 
 
-_SENTENCE = re.compile(r"[^.!?\n;\u3002\uff01\uff1f\uff1b]+")
 _OPENS = re.compile(r"(?:^|[,\uff0c(\uff08:\uff1a\u2014\u2013])[ \t*\u2022(\uff08-]*")  # where a sentence or a part of one opens
-_CLAUSE_END = re.compile(r"[,\uff0c\u3001(\uff08)\uff09:\uff1a]")
+#: Where a part of a sentence ends (a comma in any script, or the sentence's end): what follows is a tail of its own.
+_PART_END = re.compile(r"[,;.!?\n\u3002\uff0c]")
 _NUMBER = {"1": "1", "2": "2", "\u4e00": "1", "\u4e8c": "2", "\uff11": "1", "\uff12": "2"}
 
 
@@ -53,14 +53,14 @@ def relative(t: str) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     if len(_image_ml().findall(t)) < 2:  # two images at least, else no sentence to look at
         return out
-    for sm in _SENTENCE.finditer(t):
+    for sm in STATEMENT.finditer(t):
         e = sm.end()
         for om in _OPENS.finditer(sm.group(0)):
             s = sm.start() + om.end()
             imgs = list(_image_ml().finditer(t, s, e))
             if len(imgs) != 2 or imgs[0].start() != s:
                 continue
-            cut = _CLAUSE_END.search(t, imgs[1].end(), e)  # the statement ends at the clause ("图2在图1的下方，")
+            cut = _PART_END.search(t, imgs[1].end(), e)  # the statement ends at the clause ("图2在图1的下方，")
             end = cut.start() if cut else e
             said = list(pattern("direction").finditer(t, s, e))  # the whole sentence: "..., etwas nach rechts"
             keys = {value("direction", d.group(0)) for d in said}
@@ -277,15 +277,13 @@ _RANKED = re.compile(r"[ \t]*(?:\([^()\n]{0,40}\)[ \t]*)?(?:is|was|comes|came|wo
 def ranked_below(t: str, x: Mention) -> bool:
     """Said of ``x`` right after it ("D is the runner-up", "though C is close"), with no hedge or doubt in its sentence
     ("D is the runner-up, maybe even better") and nothing that keeps it open before a reason ("C is close; it fits too")."""
-    end = _SENTENCE_END.search(t, x.end)
-    c1 = end.start() if end else len(t)
+    c1 = sentence_end(t, x.end)
     why = _REASON.search(t, x.end, c1)  # "since it's also on the clock" gives a reason; "; it matches too" keeps it open
-    s0 = max(t.rfind(c, 0, x.start) for c in ".!?\n") + 1  # "Not fully sure, B is my second choice": kept open
+    s0 = sentence_start(t, x.start)  # "Not fully sure, B is my second choice": kept open
     return _RANKED.match(t, x.end) is not None and not any(pattern(k).search(t, s0, c1) for k in ("hedge", "doubt", "note")) \
         and _STILL_OPEN.search(t, x.end, why.start() if why else c1) is None
 
 
-_SENTENCE_END = re.compile(r"[.!?\n]")
 _REASON = re.compile(r"(?<![^\W_])(?:since|because|as|given|for)(?![^\W_])", re.I)
 _STILL_OPEN = re.compile(r"(?<![^\W_])(?:too|also|as well|equally|just as|as good)(?![^\W_])", re.I)
 #: A phrase that keeps another answer open ("also fits", "runner-up"; read by ``cues.open_said``).
@@ -317,14 +315,14 @@ def relative_denied(t: str, u0: int):
     but it is wrong"; not "A is close, but it is wrong"): it rules the answer out. None where ``t[u0:]`` says neither."""
     if m := _SELF_DENIED.match(t, u0):
         return m
-    end = (re.compile(r"[.!?\n\u3002]").search(t, u0) or re.search(r"\Z", t)).start()
+    end = sentence_end(t, u0)
     j = _JOINED_DENIED.search(t, u0, end) if "t" in t[u0:end] else None
     if j is not None and not _OTHER_NAMED.search(t, u0, j.start()):
         return j
     r = _RELATIVE.match(t, u0)
-    end = r and (_CLAUSE_END.search(t, r.end()) or re.search(r"\Z", t)).start()
-    if r and (turn := re.compile(r",\s*(?:%s)(?![^\W_])" % pattern("contrast").pattern, re.I).match(t, end)):
-        hi = (re.compile(r"[.;!?\n\u3002]").search(t, turn.end()) or re.search(r"\Z", t)).start()  # "C, which seems to
+    end = r and sentence_end(t, r.end(), _PART_END)
+    if r and (turn := _contrast_turn().match(t, end)):
+        hi = sentence_end(t, turn.end(), STATEMENT_END)  # "C, which seems to
         neg = pattern("negation").search(t, turn.end(), hi)  # match at first glance, but whose edge does not connect"
         if neg and not _OTHER_NAMED.search(t, turn.end(), hi) and not _OTHERNESS.search(t, turn.end(), hi):
             return neg
@@ -332,7 +330,12 @@ def relative_denied(t: str, u0: int):
                   pattern("incorrect").search(t, r.end(), end) or pattern("doubt").search(t, r.end(), end))
 
 
-_CLAUSE_END = re.compile(r"[,;.!?\n\u3002\uff0c]")
+
+
+@functools.cache
+def _contrast_turn() -> re.Pattern:
+    """A turn after a comma (", but", ", however", ", pero"): after a relative clause, what follows may rule it out."""
+    return re.compile(r",\s*(?:%s)(?![^\W_])" % pattern("contrast").pattern, re.I)
 _SELF_DENIED = re.compile(r"[\s,*]*(?:it|this|that|this one|that one|th(?:is|e|at) answer|my answer)(?:'s\s+|\s+(?:is|was|'s|seems|"
                           r"looks|must be|might be|may be|could be)\s+)(?:(?:probably|definitely|clearly|actually|likely|completely|"
                           r"totally|just|only|merely|the obvious|an obvious)\s+)?(?:wrong|incorrect|false|a mistake|an error|a decoy|"

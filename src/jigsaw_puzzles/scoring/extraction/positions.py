@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Optional
 
 from ...spec import LETTERS
-from .forms import pattern, value
+from .forms import pattern, STATEMENT_END, value
 
 _ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
         "top": 1, "leftmost": 1, "upper": 1}
@@ -143,13 +143,12 @@ def _corner(name: str) -> Optional[int]:
         "top", "t").replace("bottom", "b").replace("left", "l").replace("right", "r"), _CORNER_INDEX.get(name))
 
 
-_SENTENCE_END = re.compile(r"[.;!?\n\u3002\uff1b\uff01\uff1f]")
 
 
 def plain_sentences(text: str, kinds=("negation", "hedge", "condition")):
     """The sentences of ``text`` that say a thing plainly: none holds a word of ``kinds`` (by default a negation, a hedge
     or a condition), each looked for with " of " read as a space ("kind of" is no hedge of "the top of")."""
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in STATEMENT_END.split(text):
         loose = sentence.replace(" of ", " ")
         if not any(pattern(k).search(loose if k == "hedge" else sentence) for k in kinds):
             yield sentence
