@@ -2552,3 +2552,44 @@ def test_twentysecond_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
     assert ex.answer == answer, ex.detail
     assert ex.strict in (None, answer)
+
+
+@pytest.mark.parametrize("text, config, answer", [
+    # twenty-third session (#43): dev_55 (the rule in other languages) - another answer ruled out by a negation said
+    # after it ("A değil", "Aじゃなくて", "C নয়") before the answer, read as "not A but C" is
+    ("Cevap A değil, C.", PLH, "C"),
+    ("A değil, C.", PLH, "C"),
+    ("AじゃなくてBです。", PLH, "B"),
+    ("A、じゃなくてBです。", PLH, "B"),
+    ("উত্তর C নয়, D।", PLH, "D"),
+    # ... and the other side: the answer itself ruled out, the second one ruled out too, or asked
+    ("Cevap A değil.", PLH, None),
+    ("A değil, C değil.", PLH, None),
+    ("Cevap A değil, C mi?", PLH, None),
+    ("Aじゃなくて、Bでもない。", PLH, None),
+    ("AじゃなくてBかな？", PLH, None),
+    ("উত্তর C নয়।", PLH, None),
+    ("উত্তর C নয়, D নয়।", PLH, None),
+    ("Tahminim A değil.", PLH, None),
+    # a relative clause that calls the answer wrong in Portuguese, Spanish, Italian (read as A before)
+    ("A, que está errada.", MPS, None),
+    ("A, que está equivocada.", MPS, None),
+    ("A, che è sbagliata.", MPS, None),
+    ("La respuesta es B. La C está equivocada, el tejado no sigue.", MPS, "B"),  # another option called wrong: B stands
+    # lead-ins, withdrawals, guesses and confidence notes in other languages
+    ("Como a borda de cima continua a linha do telhado, a resposta é C.", MPS, "C"),
+    ("Відповідь: D. Ні, стоп, усе-таки B.", MPS, "B"),
+    ("Đáp án là C. À không, đúng ra là A.", MPS, "A"),
+    ("Je dirais B, sans en être sûr à 100 %.", MPS, "B"),
+    ("Je dirais B, sans en être sûr que ce soit B plutôt que C.", MPS, None),
+    # an explanation that opens "not because ..., but because ..."; not one that turns to another option
+    ("选C。不是因为颜色相近，而是因为屋檐的线条正好能接上。", MPS, "C"),
+    ("选C。不是因为C的颜色，我其实更喜欢D。", MPS, None),
+    # a note that restates the prompt's order (row by row, left to right) in Spanish; not one that changes it
+    ("[4, 2, 1, 3] (fila por fila, de izquierda a derecha, como pide el enunciado)", OG, "[4, 2, 1, 3]"),
+    ("[4, 2, 1, 3] (columna por columna, de arriba abajo)", OG, None),
+])
+def test_twentythird_session_shapes_both_ways(text, config, answer):
+    ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
+    assert ex.answer == answer, ex.detail
+    assert ex.strict in (None, answer)

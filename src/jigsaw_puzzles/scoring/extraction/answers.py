@@ -35,7 +35,7 @@ _LOWER = re.compile(r"(?<![^\W_]|['\-])([a-hj-z]|bee|cee|sea|dee|ay)(?![^\W_]|['
 _NAMES = {"bee": "B", "cee": "C", "sea": "C", "dee": "D", "ay": "A"}
 _ARTICLE_NEXT = re.compile(r"[ \t]+(?!(?:i|although|albeit|whereas|unless|if|when|yet|tho|is|was|do|does|did|or|and|nor|because|since|as|which|fits|matches|seems|looks|would|should"
                            r"|best|correct|right|fills|belongs|corresponds|for|with|it|too|also|then|instead|here|though"
-                           r"|but|could|might|may|has|had|shows|contains|works|continues|aligns|lines|isn't|doesn't|wasn't|—|-)\b)[a-z]")
+                           r"|but|could|might|may|has|had|shows|contains|works|continues|aligns|lines|isn't|doesn't|wasn't|değil|degil|—|-)\b)[a-z]")
 
 
 def letters(t: str, spec) -> list[Mention]:
