@@ -22,7 +22,8 @@ from typing import Optional
 
 from ...spec import CHOICE, ORDER, ORIENTED, ROTATIONS, format_order, format_oriented
 from .blocks import blocks_in, unlabelled_block
-from .common import Mention, negated
+from .common import Mention
+from .negation import negated
 from .forms import alternation, pattern, table, value, values
 from .meaning import INVERSE as _INVERSE, candidates, direction as _direction, placed, relative
 

@@ -10,7 +10,8 @@ import functools
 import re
 
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_oriented
-from .common import AMBIGUOUS, Mention, STEP_LABEL, clause_start, negated
+from .common import AMBIGUOUS, Mention, STEP_LABEL, clause_start
+from .negation import negated
 from .cues import _BUT, Commit, _clause_end, _CONCEDE, _conceded, _CONFIDENCE, _error_words, judged_fit, turned, _KNOWN_PUNCT, \
     _OR_NEXT, _REMARK_START, _TOO_ADJ
 from .forms import pattern, SENTENCE, table

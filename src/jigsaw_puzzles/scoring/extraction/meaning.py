@@ -11,7 +11,8 @@ import functools
 import re
 from typing import Optional
 
-from .common import Mention, _PT_NOUN
+from .common import Mention
+from .negation import _PT_NOUN
 from .forms import _CONJ, pattern, sentence_end, sentence_start, STATEMENT, STATEMENT_END, value
 
 INVERSE = dict(zip("ABCDEFGH", "BADCHGFE"))  # a direction said of image 1 instead of image 2

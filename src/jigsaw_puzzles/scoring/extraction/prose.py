@@ -27,7 +27,8 @@ from __future__ import annotations
 import re
 from typing import Optional, Union
 
-from .common import AMBIGUOUS, negated as _negated
+from .common import AMBIGUOUS
+from .negation import negated as _negated
 from .forms import pattern, value
 from .positions import cells_named
 

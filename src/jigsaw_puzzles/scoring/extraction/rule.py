@@ -37,7 +37,8 @@ from typing import Optional
 
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED
 from .answers import mentions
-from .common import AMBIGUOUS, INVALID, PARSED, Extraction, Mention, clause_start, clean, negated, region, thought, trails_off, units, unread, negation_span as _negation_span
+from .common import AMBIGUOUS, INVALID, PARSED, Extraction, Mention, clause_start, clean, region, thought, trails_off, units, unread
+from .negation import negated, negation_span as _negation_span
 from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, _CONFIDENCE, _NUMBERING,
                    _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, open_said, _paragraph_end, turned, conceded_open,

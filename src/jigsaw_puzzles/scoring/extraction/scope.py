@@ -10,15 +10,15 @@ from typing import Optional
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_order, format_oriented
 from .answers import mentions
 from .blocks import unlabelled_block
-from .common import AMBIGUOUS, Mention, clause_start, negated, negation_span as _negation_span
+from .common import AMBIGUOUS, Mention, clause_start
+from .negation import negated, negation_span as _negation_span
 from .forms import corrected, forms, pattern, value
 from .meaning import described, fit_closed, settled
 from .positions import regions_said
 from .prose import REST_FINE, anomaly_prose, oriented_prose
 from .cues import (AND_WORDS, _ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT, DIFFERENT, OTHERS,
-                   _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT,
-                   _LINE_NEG, _OF_ARTICLE, _PAREN_LETTER, _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING,
-                   _SKIP_LINE, _strip_all, _WORDS)
+                   _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT, _LINE_NEG, _OF_ARTICLE, _PAREN_LETTER,
+                   _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING, _SKIP_LINE, _strip_all, _WORDS)
 
 
 _CHECKED = re.compile(r"(?<![^\W_])(?:reconsider(?:ing)?|re-?check(?:ing)?|re-?examin(?:e|ing)|double[- ]check(?:ing)?|"
