@@ -2588,6 +2588,12 @@ def test_twentysecond_session_shapes_both_ways(text, config, answer):
     # a note that restates the prompt's order (row by row, left to right) in Spanish; not one that changes it
     ("[4, 2, 1, 3] (fila por fila, de izquierda a derecha, como pide el enunciado)", OG, "[4, 2, 1, 3]"),
     ("[4, 2, 1, 3] (columna por columna, de arriba abajo)", OG, None),
+    # two options named together ("between B and D"), then one of them chosen; not an answer that is neither of them
+    ("Between B and D, I choose D.", MPS, "D"),
+    ("Between options B and D, B.", MPS, "B"),
+    ("Between B and D, C.", MPS, None),
+    ("Between B and D, the answer is C.", MPS, None),
+    ("Between A and B, A fits better, but I choose C.", MPS, None),
 ])
 def test_twentythird_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

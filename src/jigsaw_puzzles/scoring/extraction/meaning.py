@@ -371,11 +371,28 @@ def described(s: str) -> bool:
     return True
 
 
+_BETWEEN = re.compile(r"(?<![^\W_])(?:between|entre|tra|fra|zwischen|между|między|pomiędzy)[ \t]+(?:(?:the[ \t]+)?(?:options?|candidates?|"
+                      r"areas?)[ \t]+)?\Z", re.I)
+
+
+def paired_without(t: str, x: Mention, m: Mention, lead) -> str:
+    """The two options named together from ``x`` on ("between B and D") when the answer ``m`` is neither ("Between B
+    and D, C."); "" otherwise."""
+    if not _BETWEEN.search(t, max(0, x.start - 40), x.start):
+        return ""
+    pair = [y for y in lead if x.start <= y.start <= x.end + 16 and y is not m]
+    return "" if any(y.value == m.value for y in pair) else t[x.start:pair[-1].end]
+
+
 def settled(t: str, x: Mention, m: Mention, lead: list) -> bool:
     """``x``, kept open before the answer ``m`` in its sentence, is settled by it: the two were named together ("B or
     D", "between B and D", "B and D both look plausible"), or ``x`` was only hedged ("Maybe B"), then a contrast after a
     comma turns to the answer ("..., but I'll go with D", "..., pero me quedo con la D"), and no other answer is named
     after the turn."""
+    if _BETWEEN.search(t, max(0, x.start - 40), x.start) and any(y.value == m.value and y is not m and x.end < y.start <= x.end + 16
+                                                                 for y in lead) and not any(y.end <= m.start and y.start > x.end + 16
+                                                                                            for y in lead):
+        return True  # "Between B and D, I choose D", "Tra B e D scelgo D": the two named together, then one chosen
     turn = next((c for c in pattern("contrast").finditer(t, x.end, m.start) if re.search(r"[,;\u2014\u2013\uff0c]\s*\Z",
                                                                                         t[max(0, c.start() - 3):c.start()])), None)
     hedged = any(h.end() == len(t[:x.start].rstrip(" *")) for h in pattern("hedge").finditer(t, max(0, x.start - 24), x.start))

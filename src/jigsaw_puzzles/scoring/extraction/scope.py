@@ -13,7 +13,7 @@ from .blocks import unlabelled_block
 from .common import AMBIGUOUS, Mention, clause_start
 from .negation import negated, negation_span as _negation_span
 from .forms import corrected, forms, pattern, value
-from .meaning import described, fit_closed, settled
+from .meaning import described, fit_closed, paired_without, settled
 from .positions import regions_said
 from .prose import REST_FINE, anomaly_prose, oriented_prose
 from .cues import (AND_WORDS, _ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT, DIFFERENT, OTHERS,
@@ -331,7 +331,7 @@ class Scope:
             return f"the answer is what is checked again, not given ({lead.strip()[-30:]!r})"
         t, hi = self.m, lo + len(lead)
         s, others, ruled = list(lead), False, False
-        for x in self._within(lo, hi):  # other answers ruled out, and the answer said again, are understood
+        for x in (lead_in := self._within(lo, hi)):  # other answers ruled out, and the answer said again, are understood
             if x.end <= hi and x is not m:
                 if x.value == m.value and x.value is not None:
                     a, b = x.start, x.end
@@ -348,8 +348,8 @@ class Scope:
                     # (a horizontal seam joins crops stacked vertically: said before B it agrees)
                     return f"another answer is named as chosen before it ({t[x.start:x.end]!r})"
                 else:
-                    if restates and x.answer != m.answer and not self._concluded(m, lo, hi):
-                        return f"the answer restates another one ({t[x.start:x.end]!r})"
+                    if (pair := paired_without(t, x, m, lead_in)) or (restates and x.answer != m.answer and not self._concluded(m, lo, hi)):
+                        return f"the answer is neither of {pair!r}" if pair else f"the answer restates another one ({t[x.start:x.end]!r})"
                     others = True
                     continue
                 for i in range(max(a, lo), min(b, hi)):
