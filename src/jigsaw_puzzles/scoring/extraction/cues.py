@@ -347,7 +347,7 @@ _BUT = re.compile(r"(?<![^\W_])(?:but|yet|though|although|however|pero|mas|aber|
                   r"tetapi)(?![^\W_])", re.I)
 _BUT_REJECTS = re.compile(r"[^\n;.]*?(?:(?<![^\W_])(?:not|no|never|nothing|impossible|fails?|breaks?|shift\w*|jumps?|wrong|different|worse|off|mismatch\w*|lacks?|too|"
                           r"otro|otra|outro|outra|anders|andere\w*|autre|другой|другая|другого|abruptly|thicker|thinner|"
-                          r"darker|lighter|brighter|wider|narrower|smaller|larger)(?![^\W_])|n't)", re.I)
+                          r"darker|lighter|brighter|wider|narrower|smaller|larger|mirrored|flipped|reversed|upside)(?![^\W_])|n't)", re.I)
 
 
 def _conceded(t: str, x: Mention, lo: int, c1: int) -> bool:

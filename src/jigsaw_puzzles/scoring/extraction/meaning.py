@@ -251,12 +251,15 @@ def denial(t: str, lo: int, hi: int) -> Optional[re.Match]:
     return None
 
 
-#: A runner-up named after the best answer in a ranking ("best: C, second: A", "Runner-up: B"): not kept open.
+#: A runner-up named after the best answer in a ranking ("best: C, second: A", "Runner-up: B", "Best match: A\nWorst
+#: match: D"): not kept open.
 _RUNNER_UP = re.compile(r"(?:(?<=[,;(\n])|(?<=\. )|^)[ \t*]*(?:the\s+)?(?:runner[- ]?up|second[- ]best|next[- ]best|second"
-                        r"(?:[- ]place)?|2nd|top[- ]?[2-4]|third|3rd)(?:\s+(?:choice|pick|option|candidate|place))?[ \t*]*"
+                        r"(?:[- ]place)?|2nd|top[- ]?[2-4]|third|3rd|worst|least likely)(?:\s+(?:choice|pick|option|candidate|place|match|fit))?[ \t*]*"
                         r"[:=][ \t*]*(?:[A-Z](?![^\W_])|\[[\d,\s]+\])(?:\s*\([^()\n]{0,40}\))?", re.I)
-_RUNNER_UP_ANY = re.compile(r"(?:runner|second|2nd|top|third|3rd)[^:=]*[:=]", re.I)
-_BEST_BEFORE = re.compile(r"(?<![^\W_])(?:best|top[- ]?1|top choice|first choice|answer|final|winner)[ \t*]*[:=]", re.I)
+_RUNNER_UP_ANY = re.compile(r"(?:runner|second|2nd|top|third|3rd|worst|least)[^:=]*[:=]", re.I)
+_BEST_BEFORE = re.compile(r"(?<![^\W_])(?:best(?:\s+(?:match|fit|choice|option|candidate))?|top[- ]?1|top choice|first choice|answer|final|winner)[ \t*]*[:=]"
+                          r"[ \t*]*((?-i:[A-Z])(?![^\W_])|\[[\d,\s]+\]|)", re.I)
+_RANK_VALUE = re.compile(r"(?-i:[A-Z])(?![^\W_])(?=[^:=]*\Z)|\[[\d,\s]+\]")  # the runner-up's own answer, after its label
 
 
 def runners_up(t: str) -> str:
@@ -264,7 +267,8 @@ def runners_up(t: str) -> str:
     if _RUNNER_UP_ANY.search(t) is None:  # a cheap scan, implied by _RUNNER_UP: most texts hold none of its words
         return t
     for m in list(_RUNNER_UP.finditer(t)):
-        if _BEST_BEFORE.search(t, 0, m.start()):
+        best = [b.group(1) for b in _BEST_BEFORE.finditer(t, 0, m.start())]
+        if best and best[-1] != _RANK_VALUE.search(m.group(0)).group(0):  # "Best: D\nWorst: D" contradicts itself
             t = t[:m.start()] + " " * (m.end() - m.start()) + t[m.end():]
     return t
 
