@@ -2607,6 +2607,16 @@ def test_twentysecond_session_shapes_both_ways(text, config, answer):
     ("**A**\n\nA has exactly that shape. B has the right shape but shows grass; D is the right scene but its outline is "
      "mirrored.", PLH, "A"),
     ("A\n\nD is the right scene but, honestly, it may be better.", PLH, None),
+    # a walk through the options whose sentences open with another option's list ("**A. [2, 1, 4, 3]** puts image 2 in
+    # the top-left"): what that option does, not the answer; the answer's own list said against its regions still is not read
+    ("Let me test each option:\n\n- **A. [2, 1, 4, 3]** puts image 2 (the grass) in the top-left, so the sky would be at the "
+     "bottom. Rejected.\n- **D. [4, 3, 2, 1]** puts image 4 (the sky) in the top-left. Everything lines up.\n\n**D**", OR_, "D"),
+    ("Let me test each option:\n\n- **D. [4, 3, 2, 1]** puts image 2 (the sky) in the top-left. Everything lines up.\n\n**D**",
+     OR_, None),
+    # "actually" inside a statement of where the piece belongs is no withdrawal of it
+    ("A\n\nHmm \u2014 the bench is the decisive feature, not the leaves. So the patch actually belongs to B, not A.",
+     "piece_localization_easy", "B"),
+    ("The patch actually belongs to B or C.", "piece_localization_easy", None),
 ])
 def test_twentythird_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)

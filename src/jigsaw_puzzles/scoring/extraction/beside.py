@@ -211,7 +211,7 @@ class Beside:
             head = re.match(r"[\s*\-\u2022\u2014\u2013]*(?:(?:hmm+|so|but|now|well|ok(?:ay)?)\W+)?(?:(?:options?|choices?|candidates?)\s+)?",
                             self.m[s.start():s.end()], re.I)  # "Hmm — option B puts image 4 in the top-left"
             first = next(iter(self._within(s.start() + head.end(), s.start() + head.end() + 1)), None)
-            if first is not None and first.form == "letter" and first.answer not in (None, final.answer):
+            if first is not None and first.form in ("letter", "list") and first.answer not in (None, final.answer):
                 out[s.start() - lo:s.end() - lo] = " " * (s.end() - s.start())
         return "".join(out)
 
