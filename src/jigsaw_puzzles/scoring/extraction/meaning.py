@@ -375,17 +375,24 @@ def described(s: str) -> bool:
     return True
 
 
-_BETWEEN = re.compile(r"(?<![^\W_])(?:between|entre|tra|fra|zwischen|между|między|pomiędzy)[ \t]+(?:(?:the[ \t]+)?(?:options?|candidates?|"
-                      r"areas?)[ \t]+)?\Z", re.I)
+def _named_with(t: str, x: Mention, lead) -> Optional[list]:
+    """The options named together with ``x`` after "between" ("between B and D"); None when no "between" opens it."""
+    if not _BETWEEN.search(t, max(0, x.start - 40), x.start):
+        return None
+    return [y for y in lead if x.start < y.start <= x.end + 16]
 
 
 def paired_without(t: str, x: Mention, m: Mention, lead) -> str:
-    """The two options named together from ``x`` on ("between B and D") when the answer ``m`` is neither ("Between B
+    """The options named together from ``x`` on ("between B and D") when the answer ``m`` is none of them ("Between B
     and D, C."); "" otherwise."""
-    if not _BETWEEN.search(t, max(0, x.start - 40), x.start):
+    named = _named_with(t, x, lead)
+    if named is None or any(y is m or y.value == m.value for y in named):
         return ""
-    pair = [y for y in lead if x.start <= y.start <= x.end + 16 and y is not m]
-    return "" if any(y.value == m.value for y in pair) else t[x.start:pair[-1].end]
+    return t[x.start:(named or [x])[-1].end]
+
+
+_BETWEEN = re.compile(r"(?<![^\W_])(?:between|entre|tra|fra|zwischen|между|między|pomiędzy)[ \t]+(?:(?:the[ \t]+)?(?:options?|candidates?|"
+                      r"areas?)[ \t]+)?\Z", re.I)
 
 
 def settled(t: str, x: Mention, m: Mention, lead: list) -> bool:
@@ -393,9 +400,8 @@ def settled(t: str, x: Mention, m: Mention, lead: list) -> bool:
     D", "between B and D", "B and D both look plausible"), or ``x`` was only hedged ("Maybe B"), then a contrast after a
     comma turns to the answer ("..., but I'll go with D", "..., pero me quedo con la D"), and no other answer is named
     after the turn."""
-    if _BETWEEN.search(t, max(0, x.start - 40), x.start) and any(y.value == m.value and y is not m and x.end < y.start <= x.end + 16
-                                                                 for y in lead) and not any(y.end <= m.start and y.start > x.end + 16
-                                                                                            for y in lead):
+    if any(y.value == m.value and y is not m for y in _named_with(t, x, lead) or ()) and not any(x.end + 16 < y.start and y.end <= m.start
+                                                                                           for y in lead):
         return True  # "Between B and D, I choose D", "Tra B e D scelgo D": the two named together, then one chosen
     turn = next((c for c in pattern("contrast").finditer(t, x.end, m.start) if re.search(r"[,;\u2014\u2013\uff0c]\s*\Z",
                                                                                         t[max(0, c.start() - 3):c.start()])), None)

@@ -42,7 +42,7 @@ _NEG_AFTER = re.compile(
     r" (?:fit|match|work|line up|align|continue|do (?:that|this|it)|hold|be (?:it|right|correct|the answer)))(?![A-Za-z])",
     re.I)
 #: A negation after the letter, in the languages that put it there: "B değil", "C नहीं", "Bではなく", "A가 아니라", "B不对".
-_NEG_AFTER_ML = re.compile(r"[)\]\"']?\s?(?:değil|नहीं|নয়|نہیں|نیست|、?ではなくて|、?じゃなくて|、?ではなく|、?じゃなく|ではない|じゃなく|じゃない|ではありません|は違|は不正解|は間違"
+_NEG_AFTER_ML = re.compile(r"[)\]\"']?\s?(?:değil|नहीं|নয়|نہیں|نیست|、?(?:ではなく|じゃなく)て?|ではない|じゃない|ではありません|は違|は不正解|は間違"
                            r"|[가이는은] (?:아니(?:라|고|다|에요|요)?|아닙니다|아닌)|아님|不对|不對|不是|错|錯|不正确|不正確|не подходит|не подходить|неверн|"
                            r"неправильн|ist falsch|passt nicht|לא נכון|שגוי|خاطئ|غير صحيح|sai|salah|si sahihi)")
 _LIST_TAIL = re.compile(r"(?:(?:,| and| or| nor| &|/) ?(?:and |or )?(?:option )?[(\[]?[A-Z][)\]]?(?![A-Za-z0-9])){1,7}")
