@@ -2594,6 +2594,11 @@ def test_twentysecond_session_shapes_both_ways(text, config, answer):
     ("Between B and D, C.", MPS, None),
     ("Between B and D, the answer is C.", MPS, None),
     ("Between A and B, A fits better, but I choose C.", MPS, None),
+    ("Entre B y D, elijo D.", MPS, "D"),
+    ("Tra B e D, scelgo D.", MPS, "D"),
+    ("Между B и D, выбираю D.", MPS, "D"),
+    ("Entre B y D, elijo C.", MPS, None),
+    ("Entre B y D, C.", MPS, None),
     # dev_56 (realistic): the worst match named after the best one; a footer of the model's name and stats; Korean chat
     # residue; a German correction; another option granted a likeness and ruled out by a word of change
     ("Best match: A\nWorst match: D\n\nA carries the stripes of the awning across the gap.", MPS, "A"),
