@@ -112,7 +112,7 @@ def bound_twice(source: str) -> set[str]:
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_no_module_binds_a_name_twice(name):
     """A second top-level binding silently replaces the first for every function that reads the name: the reader's
-    ``_CLAUSE_END`` was defined twice, and the first definition was dead code for eleven sessions."""
+    ``_CLAUSE_END`` was defined twice, and the first definition was dead code for ten sessions."""
     assert bound_twice(MODULES[name].read_text(encoding="utf-8")) == set()
 
 
