@@ -2627,3 +2627,60 @@ def test_twentythird_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
     assert ex.answer == answer, ex.detail
     assert ex.strict in (None, answer)
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # a structure under a short label line that sets its answer aside (the "Incorrect\nB", as a structure)
+    ("Incorrect:\n{\"answer\": \"B\"}", MPS, None),
+    ("Incorrect:\n```yaml\nanswer: B\n```", MPS, None),
+    ("Not the answer:\n{\"answer\": \"B\"}", MPS, None),
+    ("Respuesta incorrecta:\n{\"answer\": \"B\"}", MPS, None),
+    ("Final answer:\n{\"answer\": \"B\"}", MPS, "B"),
+    ("Here is my answer in JSON:\n\n```json\n{\"answer\": \"B\"}\n```", MPS, "B"),
+    ("Here's a breakdown of each option compared with the patch:\n\n| Option | Match? |\n|---|---|\n| A | \u274c |\n"
+     "| B | \u2705 |\n\n**Answer: B**", MPS, "B"),
+    # a note beside the answer that keeps another open, in any language (the table's hedges); not one that rules out
+    ("{\"answer\": \"B\", \"confianza\": \"media, quiz\u00e1s C\"}", MPS, None),
+    ("{\"\u7b54\u6848\": \"B\", \"\u7406\u7531\": \"\u4e5f\u8bb8\u662fC\"}", MPS, None),
+    ("{\"\u7b54\u6848\": \"B\", \"\u7406\u7531\": \"\u5929\u7a7a\u7684\u989c\u8272\u76f8\u7b26\"}", MPS, "B"),
+    ("{\"choice\": \"C\", \"reason\": \"The patch shows the edge of the green awning, only next to area C.\"}", PLH, "C"),
+    # answer keys and reason keys in other languages; an unknown key still abstains
+    ("{\"\u9009\u9879\": \"D\", \"\u987a\u5e8f\": [4, 3, 2, 1]}", OR_, "D"),
+    ("{\"\u9009\u9879\": \"D\", \"\u987a\u5e8f\": [2, 1, 4, 3]}", OR_, None),
+    ("{\"name\": \"submit_answer\", \"arguments\": {\"order\": [3, 4, 1, 2], \"\u7406\u7531\": \"\u56fe3\u548c\u56fe4\u662f\u5929\u7a7a\"}}",
+     OG, "[3, 4, 1, 2]"),
+    ("{\"name\": \"submit_answer\", \"arguments\": {\"order\": [3, 4, 1, 2], \"\u5907\u6ce8\": \"\u6216\u8005 [4, 3, 1, 2]\"}}", OG, None),
+    ("```yaml\nrespuesta: B\nmotivo: la orilla del r\u00edo contin\u00faa de arriba abajo\n```", CV, "B"),
+    # Anomaly Detection's fields as keys in another language; its values in that language too
+    ("{\"Urteil\": \"B\", \"Fehlerposition\": \"D\", \"Fehlerart\": \"Spiegelung\"}", AD,
+     "Judgment: B\nError Position: D\nError Type: B"),
+    ("{\"Urteil\": \"B\", \"Fehlerposition\": \"D\", \"Hinweis\": \"Spiegelung\"}", AD, None),
+    ("Judgment: B (\uc798\ubabb\ub428)\nError Position: C\nError Type: A", AD, "Judgment: B\nError Position: C\nError Type: A"),
+    # Japanese and Chinese ReAct labels; not an action that is no submission
+    ("\u884c\u52d5: submit_answer\n\u884c\u52d5\u5165\u529b: {\"answer\": \"B\"}", MPSH, "B"),
+    ("\u884c\u52d5: zoom\n\u884c\u52d5\u5165\u529b: {\"label\": \"B\"}", MPSH, None),
+    # rows split by " / ", numbers by "\u3001"; not a run that is no permutation
+    ("Final order: 6 3 9 / 1 8 2 / 7 4 5", OG3, "[6, 3, 9, 1, 8, 2, 7, 4, 5]"),
+    ("\u9806\u756a\uff1a3\u30011\u30012\u30014", OG, "[3, 1, 2, 4]"),
+    ("\u9806\u756a\uff1a3\u30011\u30013\u30014", OG, None),
+    # "still, my answer" after what cannot be seen, in Spanish and Portuguese; not a negated or hedged answer after it
+    ("No puedo ver las im\u00e1genes con mucha claridad. Aun as\u00ed, mi respuesta es D.", MPSH, "D"),
+    ("N\u00e3o consigo ver os detalhes muito bem, mas pelo que d\u00e1 para perceber, escolho a A.", PLE, "A"),
+    ("N\u00e3o consigo ver os detalhes, mas pelo que d\u00e1 para perceber, n\u00e3o \u00e9 a A.", PLE, None),
+    ("N\u00e3o consigo ver os detalhes, mas pelo que d\u00e1 para perceber, talvez a A ou a B.", PLE, None),
+    # residue: a Turkish disclaimer, Chinese "sources", a model's name with stats above a bare answer, "3.2\u79d2"
+    ("Cevap: C\n\nKopyala\nYeniden olu\u015ftur\nGemini hata yapabilir, bu nedenle yan\u0131tlar\u0131 kontrol edin.", MPS, "C"),
+    ("Cevap: C\n\nGemini hata yapabilir, bu nedenle yan\u0131tlar\u0131 kontrol edin. Belki D.", MPS, None),
+    ("\u56de\u7b54: D\n\n\u30b3\u30d4\u30fc\u3000\u518d\u751f\u6210\u3000\u5171\u6709\n\n\u23f1 3.2\u79d2", MPSH, "D"),
+    ("qwen2.5-vl-72b-instruct \u00b7 1.2s \u00b7 14 tokens\nD", MPSH, "D"),
+    ("R\u0103spuns: H\n\nCopiaz\u0103  \u00b7  Regenereaz\u0103\nClaude 3.5 Sonnet \u00b7 acum 2 min", "connection_verification_3x3_8dir", "H"),
+    # labels and hedged commitments in Indonesian, French, Korean, German corrections
+    ("Jadi, jawaban akhirnya adalah B.", PLH, "B"),
+    ("Jadi, jawaban akhirnya bukan B.", PLH, None),
+    ("Je dirais B, sans certitude absolue.", PLE, "B"),
+    ("Reihenfolge: [2, 1, 3, 4]. Moment, Bild 1 enth\u00e4lt die linke obere Ecke. Korrigiert: [1, 2, 3, 4].", OG, "[1, 2, 3, 4]"),
+])
+def test_twentyfourth_session_shapes_both_ways(text, config, answer):
+    ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
+    assert ex.answer == answer, ex.detail
+    assert ex.strict in (None, answer)

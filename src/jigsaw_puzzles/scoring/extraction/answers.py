@@ -183,7 +183,7 @@ def option_words(t: str, spec, config: str, options) -> list[Mention]:
 # ------------------------------------------------------------------------------------------------ orders
 _LIST_ONLY = re.compile(r"\s*\[[\d,\s]+\]\s*")
 _ITEM = r"(?:<\s*(?:image|img|piece|tile)\s*\d{1,2}\s*>|(?:(?:image|img|piece|tile)\s*|#)?\d{1,2})"
-_SEP = r"(?:\s*(?:,|;|->|\u2192|=>|>|\||-|\u2013)\s*|\s+)"
+_SEP = r"(?:\s*(?:,|;|->|\u2192|=>|>|\||-|\u2013|/|\u3001|\uff0c)\s*|\s+)"  # "6 3 9 / 1 8 2 / 7 4 5", "3、1、2、4"
 _BRACKET = re.compile(r"[\[(]\s*(" + _ITEM + r"(?:" + _SEP + _ITEM + r")*)\s*(?:,\s*)?(?:[\])]|(?<=\d)(?=\s*\Z))", re.I)  # or cut off
 _DIGITS = re.compile(r"\d+")
 _NESTED = re.compile(r"\[\s*(\[[\d,\s]+\](?:\s*,\s*\[[\d,\s]+\])+)\s*,?\s*\]")

@@ -13,8 +13,8 @@ from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_oriented
 from .common import AMBIGUOUS, Mention, STEP_LABEL, clause_start
 from .negation import negated
 from .cues import _BUT, Commit, _clause_end, _CONCEDE, _conceded, _CONFIDENCE, _error_words, judged_fit, turned, _KNOWN_PUNCT, \
-    _OR_NEXT, _REMARK_START, _TOO_ADJ
-from .forms import pattern, SENTENCE, table
+    _OR_NEXT, _REJECTING, _REMARK_START, _SKIP_LINE, _TOO_ADJ
+from .forms import alternation, forms, pattern, SENTENCE, table
 from .meaning import corners_said, described, fits_wholly, hedged
 from .positions import halves_said, regions_said, relations_disagree, row_sets_disagree, rows_disagree
 from .prose import _REGION_WORD, anomaly_prose, changes_said, oriented_prose
@@ -260,3 +260,22 @@ class Beside:
         last = max((x.end for x in self._within(u0, u1) if x.value == c.answer), default=u1)
         rm = _REMARK_START.match(self.m, last) if last < u1 else None
         return last if rm is not None and rm.end() < u1 and re.search(r"[:\u2014\u2013-]", rm.group(0)) else u0
+
+
+def rejected_above(t: str, at: int) -> str:
+    """Why the label line above a structure that opens its line sets its answer aside ("Incorrect:\n{"answer": "B"}",
+    "Respuesta incorrecta:\n```yaml ..."): a short label that rejects or negates; "" when none does."""
+    hi = t.rfind("\n", 0, at)
+    while hi > 0:
+        lo = t.rfind("\n", 0, hi)
+        above = t[lo + 1:hi].strip()
+        if above and not _SKIP_LINE.fullmatch(above) and not re.fullmatch(r"(?:```|~~~)[\w+-]*", above):
+            if above.rstrip(" *").endswith((":", "\uff1a")) and len(above) <= 60 and (
+                    _REJECTING.search(above) or _WRONG.search(above) or pattern("negation").search(above)):
+                return f"the answer is introduced as one that is not chosen ({above[-40:]!r})"
+            return ""
+        hi = lo
+    return ""
+
+
+_WRONG = re.compile(alternation(forms("incorrect")), re.I)

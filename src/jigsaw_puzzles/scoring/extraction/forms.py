@@ -264,13 +264,13 @@ def in_note(t: str, at: int) -> bool:
 #: When a chat UI says it answered ("2 minutes ago", "Hace 2 minutos", "2分钟前", "2 минуты назад"), as residue.
 _AGO = (r"(?:\d{1,3}[ \t]?(?:sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?)[ \t]+ago|(?:hace|h\u00e1|il y a|vor)[ \t]+"
         r"\d{1,3}[ \t]+(?:segundos?|minutos?|horas?|d\u00edas?|dias?|secondes?|minutes?|heures?|jours?|sekunden|minuten|stunden|"
-        r"tagen?)|\d{1,3}[ \t]?(?:\u79d2|\u5206\u949f|\u5206\u9418|\u5206|\u5c0f\u65f6|\u5c0f\u6642|\u6642\u9593|\u5929|\u65e5)\u524d|\d{1,3}[ \t]+(?:"
+        r"tagen?)|acum[ \t]+\d{1,3}[ \t]+(?:sec|secunde|min|minute|ore|or\u0103|zile)|\d{1,3}[ \t]?(?:\u79d2|\u5206\u949f|\u5206\u9418|\u5206|\u5c0f\u65f6|\u5c0f\u6642|\u6642\u9593|\u5929|\u65e5)\u524d|\d{1,3}[ \t]+(?:"
         r"\u0441\u0435\u043a\u0443\u043d\u0434[\u0430\u0443]?|\u043c\u0438\u043d\u0443\u0442[\u0430\u0443\u044b]?|\u0447\u0430\u0441(?:\u0430|\u043e\u0432)?|\u0434\u043d(?:\u044f|\u0435\u0439)|\u0434\u0435\u043d\u044c)[ \t]+\u043d\u0430\u0437\u0430\u0434)")
 #: The user's next turn at the end of a copied chat, naming no answer ("You said:\nthanks, next one\n\nChatGPT said:"): no
 #: reply follows it, so it changes nothing the model said.
 _NEXT_TURN = (r"^[ \t]*(?:you said|user|you):[ \t]*\n?[ \t]*(?![^\n]*(?<![\w'])(?-i:[A-H])(?![\w']))[^\n\d\[\]]{1,120}(?:\n\s*"
               r"(?:chatgpt|claude|gemini|copilot|assistant|model)(?: said)?:?)?\s*\Z")
-_STAT = r"(?:[\d.]+[ \t]?(?:s|sec|ms)|\d{1,6}[ \t]?tokens|[\d.]+[ \t]?tok(?:ens)?/s)"  # "⏱ 3.2s · 47 tokens · 14.6 tok/s"
+_STAT = r"(?:[\d.]+[ \t]?(?:s|sec|ms|\u79d2|\ucd08)|\d{1,6}[ \t]?tokens|[\d.]+[ \t]?tok(?:ens)?/s)"  # "⏱ 3.2s · 47 tokens · 14.6 tok/s"
 
 
 _JOINS = ("intro", "link", "withdraw", "contrast", "explain")  # kinds that join or turn: never inside an abstaining form

@@ -13,13 +13,13 @@ from .blocks import unlabelled_block
 from .common import AMBIGUOUS, Mention, clause_start
 from .negation import negated, negation_span as _negation_span
 from .forms import corrected, forms, pattern, value
+from .beside import rejected_above
 from .meaning import described, fit_closed, paired_without, settled
 from .positions import regions_said
 from .prose import REST_FINE, anomaly_prose, oriented_prose
 from .cues import (AND_WORDS, _ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT, DIFFERENT, OTHERS,
                    _COUNTED, _DANGLING, _IDIOMS, _JOINS_ANOTHER, _KNOWN_PUNCT, _LABELLED_LINE, _LEAD_DOUBT, _LINE_NEG, _OF_ARTICLE, _PAREN_LETTER,
                    _REFERENT, _REGION_INDEX, _REGION_NAME, _rejected, _REJECTING, _SKIP_LINE, _strip_all, _WORDS)
-
 
 _CHECKED = re.compile(r"(?<![^\W_])(?:reconsider(?:ing)?|re-?check(?:ing)?|re-?examin(?:e|ing)|double[- ]check(?:ing)?|"
                       r"rethink(?:ing)?|look(?:ing)? again at|compar(?:e|ing)|test(?:ing)?|tr(?:y|ying))(?:[ \t]+the)?[ \t]*$", re.I)
@@ -82,8 +82,8 @@ class Scope:
         """Why the words before a structure on its line do not join it ("" when they do: none, or known ones)."""
         lead = self.m[clause_start(self.m, at):at]
         s, licensed = _strip_all(lead)
-        if not lead.strip(_BULLETS) or self._joined(s, lead, licensed, False):
-            return ""
+        if not lead.strip(_BULLETS) or self._joined(s, lead, licensed, False):  # not under "Incorrect:"
+            return rejected_above(self.m, at) if not lead.strip(_BULLETS) else ""
         return f"the answer is joined to {s.strip()[-50:]!r} in a way the reader does not know"
 
     def _parts(self, m) -> dict:

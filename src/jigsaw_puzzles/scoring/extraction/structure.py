@@ -19,17 +19,21 @@ from typing import Any, Callable, Optional
 from ...spec import ANOMALY, CHOICE, LETTERS, ORDER, ORIENTED, ROTATIONS, format_anomaly, format_order, format_oriented
 from .common import _PLAIN_TAG, Claim, key as _key, parse_expression as _parse
 from .blocks import _field_value, decide as _decide
-from .forms import forms
+from .forms import alternation, forms
 from .tables import TABLE as _TABLE, statuses as _statuses, table as _table, verdicts as _verdicts
 
 _SUBMIT = forms("submit")
 _ANSWER_KEYS = forms("key")
-_ANOMALY_KEYS = {"judgment": "j", "judgement": "j", "error_position": "p", "position": "p", "error_type": "t", "type": "t"}
+# Anomaly Detection's three fields under the labels of the table in any language ({"Urteil": "B", "Fehlerart": ...})
+_ANOMALY_KEYS = {_key(f): c for c, kind in (("t", "type"), ("p", "position"), ("j", "judgment")) for f in forms(kind)}
+_JUDGMENT_KEYS = {k for k, c in _ANOMALY_KEYS.items() if c == "j"}
 _CARRIER = forms("carrier")
 _NEUTRAL = forms("skip")
 _SETTLED = {"final", "done", "complete", "completed", "submitted", "finished", "ok", "success", "succeeded"}
-_KEPT_OPEN = re.compile(r"(?i)(?<![^\W_])(?:maybe|perhaps|possibly|could|might|either|or|alternatively|unsure|not sure)"
-                        r"(?![^\W_])")  # in a note beside the answer, with a letter: another answer kept open
+_KEPT_OPEN = re.compile(alternation(forms("hedge") - {"of", "óf", "か"} | {"maybe", "perhaps", "possibly", "could", "might", "either", "or",
+                                                     "alternatively", "unsure", "not sure"}), re.I)  # in a note beside
+# the answer, with a letter, in any language: another answer kept open ("confianza": "media, quizás C"); not the
+# hedges that are other words too (Dutch "of" is English "of"; "か" ends any Japanese question)
 
 
 class _Reader:
@@ -140,11 +144,11 @@ class _Reader:
             if not isinstance(args, dict):
                 return [self.value(args)], unknown
             d, keys = args, {_key(k): v for k, v in args.items()}
-        if self.spec.kind == ANOMALY and ({"judgment", "judgement"} & set(keys)):
+        if self.spec.kind == ANOMALY and _JUDGMENT_KEYS & set(keys):
             return [self.anomaly(d)], unknown
         for k, v in keys.items():
             if k in _ANSWER_KEYS and isinstance(v, dict) and not (self.spec.kind == ANOMALY and
-                                                                   {"judgment", "judgement"} & {_key(x) for x in v}):
+                                                                   _JUDGMENT_KEYS & {_key(x) for x in v}):
                 f, u = self.obj(v, depth + 1)  # {"result": {"selected_option": "D"}}
                 found, unknown = found + f, unknown + u
             elif k in _ANSWER_KEYS:
@@ -189,8 +193,9 @@ _INVOKING = re.compile(r"^[ \t]*Invoking:?[ \t]*`([\w.\-]+)`[ \t]+with[ \t]+`([^
 _CALL = re.compile(r"(?<![\w.#])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[ \t]*\(")
 _ASSIGN = re.compile(r"^[ \t]*(?:let |const |var )?([A-Za-z_]\w*)[ \t]*(?::[ \t]*\w+[ \t]*)?=[ \t]*([^\n=][^\n]*?)[ \t]*;?"
                      r"[ \t]*(?=#|//|$)", re.M)
-_REACT = re.compile(r"^[ \t]*(?:Action|Calling tool|Tool call)[ \t]*:[ \t]*`?([\w.\-]+(?: [\w.\-]+)?)`?[ \t]*(?:\(\))?[ \t]*\n[ \t]*"
-                    r"(?:Action[ \t_]+Input|Arguments)[ \t]*:[ \t]*([^\n]+)", re.M | re.I)  # also "Calling tool: X / Arguments: {...}"
+_REACT = re.compile(r"^[ \t]*(?:Action|Calling tool|Tool call|\u884c\u52d5|\u884c\u52a8)[ \t]*[:\uff1a][ \t]*`?([\w.\-]+(?: [\w.\-]+)?)`?[ \t]*"
+                    r"(?:\(\))?[ \t]*\n[ \t]*(?:Action[ \t_]+Input|Arguments|\u884c\u52d5\u5165\u529b|\u884c\u52a8\u8f93\u5165)[ \t]*[:\uff1a][ \t]*([^\n]+)",
+                    re.M | re.I)  # also "Calling tool: X / Arguments: {...}"; Japanese and Chinese ReAct ("行動入力：", "行动输入：")
 #: One-line actions: "Action: submit_answer {"answer": "D"}", "Action: finish[A]" (ReAct's finish).
 _REACT_LINE = re.compile(r"^[ \t]*Action[ \t]*:[ \t]*`?([\w.\-]+)`?[ \t]*(\{[^\n]*\}|\[[^\n]*\])[ \t]*$", re.M | re.I)
 #: "Ranking: C > A > B > D", "Ranking (worst to best): D < B < A < C": the best is the answer, if the text says which.
@@ -318,7 +323,7 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
             if len(keys) != len(set(keys)):  # answer: B / answer: D: the parser keeps one, the text says both
                 unknown = unknown + ["a key given twice"]
             add(m.start(), m.end(), found, unknown, "yaml")
-    acts = [*_REACT.finditer(t), *_REACT_LINE.finditer(t)] if "ction" in t or "rguments" in t else []
+    acts = [*_REACT.finditer(t), *_REACT_LINE.finditer(t)] if "ction" in t or "rguments" in t or "\u884c" in t else []
     acts += [*_INVOKING.finditer(t)] if "Invoking" in t else []
     for m in sorted(acts, key=lambda m: m.start()):  # Action: submit / Action Input: D (ReAct)
         if not free(m.start(2)):
