@@ -22,3 +22,5 @@ def test_ci_runs_the_readme_test_command_verbatim():
     assert tests in ci, "the README's test command must be a line of .ci/run, as written"
     slow = [k for k, line in enumerate(ci) if line.startswith("python -m pytest -q -m slow tests")]
     assert slow and slow[0] > ci.index(tests), "CI runs the slow tier after the fast one"
+    said = (ROOT / "README.md").read_text(encoding="utf-8").split("slow tier: `", 1)[1].split("`", 1)[0]
+    assert ci[slow[0]].split("   #", 1)[0].strip() == said, "the README names the slow tier's command as CI runs it"
