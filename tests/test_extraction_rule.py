@@ -2684,3 +2684,52 @@ def test_twentyfourth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, OPTIONS_17 if config == OR_ else None)
     assert ex.answer == answer, ex.detail
     assert ex.strict in (None, answer)
+
+
+@pytest.mark.parametrize("text,config,answer", [
+    # a concession after the answer opens a remark in any language (the table's ``concede``), judged as an explanation
+    ("Probablemente D, aunque la iluminaci\u00f3n no coincide del todo con la del resto de la foto.", MPSH, "D"),
+    ("Provavelmente D, embora a ilumina\u00e7\u00e3o n\u00e3o combine totalmente.", MPSH, "D"),
+    ("Wahrscheinlich D, obwohl die Beleuchtung nicht ganz passt.", MPSH, "D"),
+    ("D, \u0445\u043e\u0442\u044f \u043e\u0441\u0432\u0435\u0449\u0435\u043d\u0438\u0435 \u043d\u0435 \u0441\u043e\u0432\u0441\u0435\u043c "
+     "\u0441\u043e\u0432\u043f\u0430\u0434\u0430\u0435\u0442.", MPSH, "D"),
+    ("\u7b54\u6848\u662fD\uff0c\u867d\u7136\u5149\u7ebf\u4e0d\u5b8c\u5168\u4e00\u81f4\u3002", MPSH, "D"),
+    ("D, although the lighting does not fully match.", MPSH, "D"),
+    ("Creo que es D, aunque glorp.", MPSH, None),  # in another language, only one that speaks of the picture
+    # ... but one that concedes another answer keeps it open, and one that disclaims sight disclaims the answer
+    ("D, aunque C tambi\u00e9n encaja.", MPSH, None),
+    ("Jawabannya B, walaupun A juga cocok.", CV, None),
+    ("Svar: C, \u00e4ven om A ocks\u00e5 skulle kunna passa.", "missing_piece_selection_easy_3x3_k6", None),
+    ("B, aunque no logro distinguir bien las im\u00e1genes.", MPSH, None),
+    ("B, embora eu n\u00e3o consiga ver as imagens direito.", MPSH, None),
+    ("B, obwohl ich die Bilder nicht richtig erkennen kann.", MPSH, None),
+    ("B, bien que je ne puisse pas voir les images.", MPSH, None),
+    ("B, \u867d\u7136\u6211\u770b\u4e0d\u6e05\u56fe\u7247\u3002", MPSH, None),
+    ("B, meskipun saya tidak bisa melihat gambarnya.", MPSH, None),
+    ("B, hoewel ik de afbeeldingen niet kan zien.", MPSH, None),
+    # a turn ("but") opens a remark in English only: the thinner vocabularies cannot judge what follows it
+    ("D, but the lighting is a bit off.", MPSH, "D"),
+    ("Het antwoord is B, maar eerlijk gezegd weet ik het niet \u2014 ik heb de afbeeldingen niet kunnen bekijken.", MPSH, None),
+    ("D, pero C encaja mejor.", MPSH, None),
+    # a capital "A" inside a sentence is the option, not an article (only where a sentence, line or cell opens)
+    ("B, walaupun A juga cocok.", CV, None),
+    ("Answer: B. A strip of sky runs along the top of the patch.", PLE, "B"),
+    ("1) A strip of sky matches; the answer is B.", MPS, "B"),
+    # a hedge alone after a dash is no clause of its own, however many characters it has (the property test's find)
+    ("The answer is A \u2014 \u4f55\u3068\u3082\u8a00\u3048\u307e\u305b\u3093.", CV, None),
+    ("The answer is A \u2014 \u3069\u3061\u3089\u3068\u3082\u8a00\u3048\u307e\u305b\u3093.\nDefinitely not B.", CV, None),
+    ("\u7b54\u6848\u662fA \u2014 \u8bf4\u4e0d\u51c6\u3002", CV, None),
+    # another answer named again later in its sentence and ruled out there is not kept open
+    ("B. Region A contains the shoreline, so A is ruled out.", PLE, "B"),
+    ("B. Region A contains the shoreline, so A fits too.", PLE, None),
+    # "from what is shown, ..." in other languages; a condition word inside a known lead-in sets no condition
+    ("Por lo que se ve, la respuesta es A.", PLE, "A"),
+    ("Pelo que se v\u00ea, a resposta \u00e9 A.", PLE, "A"),
+    ("\u05dc\u05e4\u05d9 \u05de\u05d4 \u05e9\u05de\u05d5\u05e6\u05d2, \u05d4\u05ea\u05e9\u05d5\u05d1\u05d4 \u05d4\u05d9\u05d0 A.", PLE, "A"),
+    ("Si se muestra, la respuesta es A.", PLE, None),
+    ("Se a imagem estiver certa, a resposta \u00e9 A.", PLE, None),
+])
+def test_twenty_fifth_session_shapes_both_ways(text, config, answer):
+    ex = classify_response(text, config, None)
+    assert ex.answer == answer, ex.detail
+    assert ex.strict in (None, answer)

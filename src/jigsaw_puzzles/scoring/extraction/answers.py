@@ -39,12 +39,20 @@ _ARTICLE_NEXT = re.compile(r"[ \t]+(?!(?:i|although|albeit|whereas|unless|if|whe
                            r"|but|could|might|may|has|had|shows|contains|works|continues|aligns|lines|isn't|doesn't|wasn't|değil|degil|—|-)\b)[a-z]")
 
 
+def _opens(t: str, at: int) -> bool:
+    """``at`` opens a sentence, a line or a cell (where "A" may be an article), past quotes, marks and bullets."""
+    i = at
+    while i > 0 and t[i - 1] in " \t*_\"'([#>\u2022+-":
+        i -= 1
+    return i == 0 or t[i - 1] in ".!?:;|)\n\u3002\u2014"
+
+
 def letters(t: str, spec) -> list[Mention]:
     out = []
     for m in _LETTER.finditer(t):
         ch = _LOOKALIKE.get(m.group(1), m.group(1))
-        if ch in "AI" and _ARTICLE_NEXT.match(t, m.end()):
-            continue  # "A good fit", "I think"
+        if ch in "AI" and _ARTICLE_NEXT.match(t, m.end()) and (ch == "I" or _opens(t, m.start())):
+            continue  # "A good fit", "I think"; not "walaupun A juga cocok" (mid-sentence, "A" is no article)
         if ch == "I" and "I" not in spec.letters:
             continue
         out.append(Mention(m.start(), m.end(), ch if ch in spec.letters else None, "letter",

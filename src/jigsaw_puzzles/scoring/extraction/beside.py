@@ -128,7 +128,8 @@ class Beside:
         return bool(re.search(r"[\u2014\u2013-]", self.m[at:lo])) and not (
             pattern("support").search(body) or described(body) or self._known(_CONFIDENCE.sub(" ", body))
             or any(x.value == value for x in self._within(lo, hi)) or (_OPENS_CLAUSE.match(body) and sum(
-                bool(re.search(r"[^\W\d_]", w)) for w in body.split()) >= 4) or re.search(r"[\u3040-\u9fff\uac00-\ud7af]{6}", body))
+                bool(re.search(r"[^\W\d_]", w)) for w in body.split()) >= 4) or re.search(r"[\u3040-\u9fff\uac00-\ud7af]{6}",
+                pattern("hedge").sub(" ", body)))  # (not a hedge alone: "B \u2014 \u4f55\u3068\u3082\u8a00\u3048\u307e\u305b\u3093")
 
     def _anomaly_before(self, final: Commit) -> str:
         t, lo = self.m, 0

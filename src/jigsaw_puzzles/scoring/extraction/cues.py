@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .common import BREAK, Mention, clause_start
-from .forms import alternation, forms, in_note, pattern, sentence_start
+from .forms import alternation, forms, in_note, pattern, sentence_end, sentence_start, table
 from .meaning import _ADDS_REASON, _STILL_OPEN, _fit, denial, HAS, _OPEN, _OTHERNESS, _RANKED, ranked_below, _REJECTED
 
 @dataclass(slots=True)
@@ -142,9 +142,23 @@ def judged_fit(t: str, lo: int, hi: int) -> bool:
         pattern("hedge").search(t, lo, hi) is None
 
 
-_REMARK_START = re.compile(r"\s*(?:\u2014|\u2013|--| - |:(?=\s+\S)|:(?=[\u2e80-\u9fff\uac00-\ud7af]))\s*|\s*,?\s*(?:though|although|but|however)(?![^\W_])",
-                           re.I)
+# a concession in any language ("though", "aunque", "虽然"); a turn ("but") in English only: a turn opens what the
+# thinner vocabularies cannot judge ("B, maar eerlijk gezegd weet ik het niet" disclaims it)
+_TURN_WORDS = alternation(forms("concede") | set(table()["but"]["en"]))
+_REMARK_START = re.compile(r"\s*(?:\u2014|\u2013|--| - |:(?=\s+\S)|:(?=[\u2e80-\u9fff\uac00-\ud7af]))\s*|"
+                           rf"\s*(?:[,\uff0c\u3001]\s*)?{_TURN_WORDS}", re.I)  # (not "\s*,?\s*": quadratic on blanks)
 #: A remark after the answer that opens by judging it out ("C – no", "B — wrong", "D: unlikely, the sky is off").
+
+
+def undescribed(t: str, rm: re.Match, stop: int) -> bool:
+    """A remark opened by a concession in another language that says nothing the table knows of the picture ("de\u0219i
+    glorp"): English concessions are judged as explanations; the thinner vocabularies need a word of fit or description
+    ("aunque la iluminaci\u00f3n no coincide del todo") before what follows is taken for one."""
+    turn = CONCEDE_WORD.search(rm.group(0))
+    return turn is not None and turn.group(0).lower() not in table()["concede"]["en"] and not any(
+        pattern(k).search(t, rm.end(), stop) for k in ("support", "describe"))
+
+
 _SAID_AGAINST = re.compile(r"[\s*]*(?:(?:no|nope|not|wrong|incorrect|false|unlikely|impossible|implausible|rejected|excluded|"
                            r"eliminated|ruled out|mismatch\w*|bad|poor|weak|doubtful|doesn't|does not|isn't|is not|can't|"
                            r"cannot|won't)(?![^\W_])(?=[\s*]*(?:$|[.,;!?)(\n])|\s+(?:a |an |the |my |this |that |it |quite |"
@@ -343,8 +357,7 @@ def turned(t: str, lo: int, hi: int, later: str = "") -> bool:
         for m in p.finditer(t, lo, hi)))
 
 
-_BUT = re.compile(r"(?<![^\W_])(?:but|yet|though|although|however|pero|mas|aber|mais|ma|но|але|ale|maar|men|ama|tapi|"
-                  r"tetapi)(?![^\W_])", re.I)
+_BUT = re.compile(alternation(forms("concede") | forms("but")), re.I)
 _BUT_REJECTS = re.compile(r"[^\n;.]*?(?:(?<![^\W_])(?:not|no|never|nothing|impossible|fails?|breaks?|shift\w*|jumps?|wrong|different|worse|off|mismatch\w*|lacks?|too|"
                           r"otro|otra|outro|outra|anders|andere\w*|autre|другой|другая|другого|abruptly|thicker|thinner|"
                           r"darker|lighter|brighter|wider|narrower|smaller|larger|mirrored|flipped|reversed|upside)(?![^\W_])|n't)", re.I)
@@ -363,8 +376,8 @@ def _conceded(t: str, x: Mention, lo: int, c1: int) -> bool:
     return pattern("hedge").search(granted) is None and not any(pattern(k).search(t, but.end(), c1) for k in ("hedge", "doubt", "choice"))
 
 
-_CONCEDE = re.compile(r"(?:(?<![^\W_])(?:although|though|even though|even if|aunque|embora|obwohl|bien que|quoique|anche se|"
-                      r"sebbene|хотя|хоча|mặc dù|meskipun|walaupun|ondanks|chociaż|mặc dầu)|虽然|雖然|尽管|儘管)(?![^\W_])[^.;\n]*$", re.I)
+CONCEDE_WORD = re.compile(alternation(forms("concede")), re.I)
+_CONCEDE = re.compile(CONCEDE_WORD.pattern + r"[^.;\n]*$", re.I)
 
 
 _CONCEDE_BARE = re.compile(_CONCEDE.pattern.replace("[^.;\\n]*$", r"[\s*(\"']*$"), re.I)
@@ -394,9 +407,12 @@ def conceded_open(t: str, x: Mention) -> bool:
         None and not _rejected(t, x) and _BUT_REJECTS.match(t[:c1], x.end) is None
 
 
-def _rejected(t: str, x: Mention) -> bool:
+def _rejected(t: str, x: Mention, later: tuple = ()) -> bool:
     """What is said of another answer rules it out ("1 2 4 3 would break the seam", "C is too dark") or ranks it
-    below the answer ("D is the runner-up")."""
+    below the answer ("D is the runner-up"), or its sentence does so when it names it again (``later``: "Mask A covers
+    the shore, so A is ruled out")."""
+    if any(y.value == x.value and y.start < sentence_end(t, x.end) and _rejected(t, y) for y in later if y.start > x.end):
+        return True
     c1 = _clause_end(t, x.end)
     if ranked_below(t, x):
         return True

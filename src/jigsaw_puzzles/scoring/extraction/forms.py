@@ -51,6 +51,8 @@ Kinds, and how the rule uses them:
 - ``unsure``: a confidence note standing alone as a clause ("B, but I'm not sure.", "aunque no estoy del todo
   seguro"): blanked, as "Confidence: low" is known; one that scopes over an answer ("not sure it's B") is no clause
   of its own and stays a ``doubt``.
+- ``concede``, ``but``: a concession ("although", "aunque", "虽然") or a turn ("but", "pero", "但是") after the
+  answer opens a remark, judged as an explanation; a concession of another answer keeps it open ("C, although D fits").
 - ``typo``: known misspellings ("teh=the"). A word of five letters or more that is no word of the table, within
   one edit of one English commit word (label, copula, verb, pred: "Fianl", "asnwer"), is read as it; never one
   within an edit of a negation.
@@ -68,7 +70,7 @@ KINDS = ("sep", "open", "close", "residue", "label", "copula", "verb", "pred", "
          "withdraw", "contrast", "explain", "neutral", "negation", "hedge", "noun", "support", "choice", "typo",
          "subject", "relate", "doubt", "convention", "judgment", "position", "type", "correct", "incorrect", "rotation",
          "mirroring", "blank", "content", "submit", "key", "carrier", "skip", "horizontal", "vertical", "apart", "image", "direction", "place", "line", "candidate", "ordinal",
-         "row", "unsure", "describe", "yes")
+         "row", "unsure", "describe", "yes", "concede", "but")
 
 
 _GROUP = re.compile(r"\{([^{}]*/[^{}]*)\}")
@@ -200,7 +202,8 @@ def _idioms(caveats: bool = False) -> frozenset:
     after the answer too ("B, unless I'm mistaken"; not "C would be my choice if forced")."""
     cond = re.compile(alternation(forms("condition")), re.I)
     neg = re.compile(alternation(forms("negation")) + r"|^(?:unless|tenzij|除非)", re.I)
-    return frozenset(f for f in forms("link") if cond.match(f) and (not caveats or neg.search(f)))
+    return frozenset(f for f in forms("link") if cond.match(f) and (not caveats or neg.search(f))) | frozenset(
+        () if caveats else (f for f in forms("intro") if cond.search(f)))  # "por lo que se ve,": "se" sets nothing there
 
 
 #: Where a sentence ends, in any script (".", "!", "?", a line break, "。", "！", "？"); a statement ends at a

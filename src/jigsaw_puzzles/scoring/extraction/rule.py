@@ -39,11 +39,11 @@ from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED
 from .answers import mentions
 from .common import AMBIGUOUS, INVALID, PARSED, Extraction, Mention, clause_start, clean, region, thought, trails_off, units, unread
 from .negation import negated, negation_span as _negation_span
-from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, _CONFIDENCE, _NUMBERING,
-                   _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
+from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, CONCEDE_WORD, _CONFIDENCE,
+                   _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
                    _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, open_said, _paragraph_end, turned, conceded_open,
                    denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE, subject_before, _withdrawal,
-                   said_against, cut_off, earnest, why_not)
+                   said_against, cut_off, earnest, undescribed, why_not)
 from .forms import blank_unsure, pattern
 from .meaning import fits_after, relative_denied, runners_up, WORSE
 from .positions import rows_disagree
@@ -248,7 +248,7 @@ class _Reading(Scope, Beside):
                                                                    or opening) and \
                     _REMARK_START.match(t, pos - 1 if t[pos - 1] == " " else pos):
                 rm = _REMARK_START.match(t, pos - 1 if t[pos - 1] == " " else pos)
-                apposed = None if re.search(r"though", rm.group(0), re.I) else next(  # "A, although D is close": no apposition
+                apposed = None if CONCEDE_WORD.search(rm.group(0)) else next(  # "A, although D is close": no apposition
                     (x for x in self._within(rm.end(), rm.end() + 6) if x is not m and not t[rm.end():x.start].strip(" (the")), None)
                 if apposed is not None and apposed.value != m.value and not negated(t, apposed.start, apposed.end):
                     why = "letter and option text disagree"
@@ -259,7 +259,7 @@ class _Reading(Scope, Beside):
                 if rm.end() < stop and not _at(pattern("withdraw"), t, rm.end()) and \
                         (apposed is None or apposed.value == m.value):  # "A — Candidate 1 matches the sunset"
                     why = f"{_REMARK} ({t[rm.end():stop].strip()[:40]!r})" if self._says_nothing(  # "B — idk"
-                        pos - 1, rm.end(), stop, m.value) else ""
+                        pos - 1, rm.end(), stop, m.value) or undescribed(t, rm, stop) else ""
                     explain_at = None if why else pos
                     break
             if (ch in "(,t" or t[pos - 2:pos].strip(" ") == ",") and reason_beside(
@@ -289,8 +289,8 @@ class _Reading(Scope, Beside):
                     break
                 pos = ruled
                 continue
-            if _REMARK_START.match(t, pos) and pos > m.end:
-                explain_at = pos
+            if (rm := _REMARK_START.match(t, pos)) and pos > m.end:  # "D, although the sky is off" (not "D, deși glorp")
+                why, explain_at = (f"{_REMARK} ({t[rm.end():stop].strip()[:40]!r})", None) if undescribed(t, rm, stop) else ("", pos)
                 break
             ex = _at(pattern("explain"), t, pos) or (_THEREFORE.match(t, pos) if t[:pos].rstrip()[-1:] in ",;" else None)
             if ex is not None and (ex.re is _THEREFORE or _explains(t, ex, inline=True)) and not (  # "candidate 2 also has"
@@ -423,7 +423,7 @@ class _Reading(Scope, Beside):
                 if negated(t, x.start, x.end) or t[x.end:x.end + 2].strip().startswith("?") or denied_after(t, x) or turned_on(t, x):
                     return "the answer is ruled out or doubted after it is given"
             elif not negated(t, x.start, x.end) and (_chosen_near(t, x) or committed_after(t, x) or conceded_open(t, x) or not wn and ((
-                    self._states(x) and not _rejected(t, x)) or (fits_after(t, x, u1) and not _conceded(t, x, u0, u1)))):
+                    self._states(x) and not _rejected(t, x, self._within(x.end, u1))) or (fits_after(t, x, u1) and not _conceded(t, x, u0, u1)))):
                 return f"another answer stays open after the final one ({t[x.start:x.end]!r})"
         if open_said(t, u0, u1, [x for x in self._within(u0, u1) if x.answer not in (None, c.answer)]):
             return "another answer stays open after the final one"

@@ -428,7 +428,7 @@ class Scope:
 
     def _known(self, body: str) -> bool:
         """Only known words, numbers and marks (a mark the vocabulary does not list, "❌", "¬", "≠", is unknown)."""
-        rest = _CONFIDENCE.sub(" ", pattern("neutral").sub(" ", _CODE_ECHO.sub(" ", body)))
+        rest = _CONFIDENCE.sub(" ", re.sub(r"[ \t]{2,}", " ", pattern("neutral").sub(" ", _CODE_ECHO.sub(" ", body))))  # (runs: quadratic)
         return not re.sub(r"[\s\d_\u2500-\u257f]+", "", rest).strip(_KNOWN_PUNCT + "\u2026/|`#%&+<>\uff1f\uff01\uff1a\uff1b\u300c\u300d")
 
     def _refers(self, u0: int, u1: int, c: Commit) -> bool:
