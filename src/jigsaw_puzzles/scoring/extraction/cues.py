@@ -147,7 +147,6 @@ def judged_fit(t: str, lo: int, hi: int) -> bool:
 _TURN_WORDS = alternation(forms("concede") | set(table()["but"]["en"]))
 _REMARK_START = re.compile(r"\s*(?:\u2014|\u2013|--| - |:(?=\s+\S)|:(?=[\u2e80-\u9fff\uac00-\ud7af]))\s*|"
                            rf"\s*(?:[,\uff0c\u3001]\s*)?{_TURN_WORDS}", re.I)  # (not "\s*,?\s*": quadratic on blanks)
-#: A remark after the answer that opens by judging it out ("C – no", "B — wrong", "D: unlikely, the sky is off").
 
 
 def undescribed(t: str, rm: re.Match, stop: int) -> bool:
@@ -159,6 +158,7 @@ def undescribed(t: str, rm: re.Match, stop: int) -> bool:
         pattern(k).search(t, rm.end(), stop) for k in ("support", "describe"))
 
 
+#: A remark after the answer that opens by judging it out ("C – no", "B — wrong", "D: unlikely, the sky is off").
 _SAID_AGAINST = re.compile(r"[\s*]*(?:(?:no|nope|not|wrong|incorrect|false|unlikely|impossible|implausible|rejected|excluded|"
                            r"eliminated|ruled out|mismatch\w*|bad|poor|weak|doubtful|doesn't|does not|isn't|is not|can't|"
                            r"cannot|won't)(?![^\W_])(?=[\s*]*(?:$|[.,;!?)(\n])|\s+(?:a |an |the |my |this |that |it |quite |"
@@ -411,7 +411,8 @@ def _rejected(t: str, x: Mention, later: tuple = ()) -> bool:
     """What is said of another answer rules it out ("1 2 4 3 would break the seam", "C is too dark") or ranks it
     below the answer ("D is the runner-up"), or its sentence does so when it names it again (``later``: "Mask A covers
     the shore, so A is ruled out")."""
-    if any(y.value == x.value and y.start < sentence_end(t, x.end) and _rejected(t, y) for y in later if y.start > x.end):
+    end = sentence_end(t, x.end) if later else 0
+    if any(y.value == x.value and x.end < y.start < end and _rejected(t, y) for y in later):
         return True
     c1 = _clause_end(t, x.end)
     if ranked_below(t, x):
