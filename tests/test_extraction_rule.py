@@ -2733,3 +2733,49 @@ def test_twenty_fifth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, None)
     assert ex.answer == answer, ex.detail
     assert ex.strict in (None, answer)
+
+
+CVX, OG, ROT = "connection_verification", "order_generation", "order_generation_2x2_rot"
+
+
+@pytest.mark.parametrize("text, config, answer", [
+    # a "but" inside what is said of a third option is no turn from the answer given first
+    ("B\n\nCandidate 1 has the right colours but the cable is missing. Candidate 2 is too dark. That leaves Candidate 3, "
+     "which is why Candidate 3 is correct.", MPSH, None),
+    ("The answer is C. Image 2 has the sun, though, so the answer is D.", MPS, "D"),
+    ("B. Hmm, but the seam of C lines up better, so the answer is C.", MPS, "C"),
+    # another option said plainly to be the answer before it ("is clearly correct", "the most natural fit")
+    ("C is clearly correct. Final answer: B", MPSH, None),
+    ("Based on the lighting, option C is the most natural fit. Answer: B", MPSH, None),
+    ("Considering the texture, C is clearly correct. Final answer: C", MPSH, "C"),
+    # options walked through as items ("Candidate A: ...", "A — ...", numbered lines) commit to none of them
+    ("Kandidaten:\n1. [2, 1, 4, 3] (am wahrscheinlichsten)\n2. [1, 2, 4, 3]", OG, None),
+    ("1. [2, 1, 4, 3]\n2. [1, 2, 4, 3]", OG, None),
+    ("* Candidate A: Back wheel only.\n* Candidate B: Front wheel and pedal.\n* Candidate C: Pavement only.\n\n"
+     "**Answer:** The answer is **B**.", MPS, "B"),
+    ("A \u2014 only sky. B \u2014 railing in the wrong colour. C \u2014 water. D \u2014 white railing ending at a pillar.\n\n"
+     "D is the only one that satisfies both edges.", MPS, "D"),
+    # the corners said before a rotated order must agree with it (in any language the table knows; Polish "o 90°" is
+    # "by 90°", not Spanish "or"); a piece named in a comparison is not the one placed
+    ("Lewy g\u00f3rny: obraz 3 obr\u00f3cony o 90\u00b0.\n[(2, 90), (3, 0), (1, 180), (4, 270)]", ROT, None),
+    ("Image 3 goes top-left.\n[(2, 90), (3, 0), (1, 180), (4, 270)]", ROT, None),
+    ("Lewy g\u00f3rny: obraz 2 obr\u00f3cony o 90\u00b0.\n[(2, 90), (3, 0), (1, 180), (4, 270)]", ROT,
+     "[(2, 90), (3, 0), (1, 180), (4, 270)]"),
+    ("Piece 3 goes top-left. Piece 4 has the road; turning it 90\u00b0 makes it horizontal like the road in piece 2 \u2014 "
+     "bottom-left.\n\n[(3, 180), (1, 0), (4, 90), (2, 270)]", ROT, "[(3, 180), (1, 0), (4, 90), (2, 270)]"),
+    ("The sky is in image 3 (top-left) and image 2 (top-right); the road starts in image 4 (bottom-left) and ends in "
+     "image 1 (bottom-right).\n\n[3, 2, 4, 1]", OG, "[3, 2, 4, 1]"),
+    ("The sky is in image 3 (top-left) and image 2 (top-right); the road starts in image 4 (bottom-left) and ends in "
+     "image 1 (bottom-right).\n\n[3, 2, 1, 4]", OG, None),
+    # a turn ("However, ...") to an option's words alone does not replace a labelled answer; a withdrawal that opens a
+    # clause does ("the path actually enters" is no withdrawal)
+    ("Answer: A\n\nHowever, when I look at the bottom edge of image 1 and the top edge of image 2, the path actually "
+     "enters from above, which means they are stacked vertically.", CVX, None),
+    ("Answer: A\n\nActually, looking again, they are stacked vertically.", CVX, "B"),
+    ("C (not adjacent). Actually, they share the horizon line at the same height, so A \u2014 horizontal.", CVX, "A"),
+    ("A\n\nwait no. B \u2014 they're stacked vertically.", "connection_verification_tabs", "B"),
+])
+def test_twenty_sixth_session_shapes_both_ways(text, config, answer):
+    ex = classify_response(text, config, None)
+    assert ex.answer == answer, ex.detail
+    assert ex.strict in (None, answer)

@@ -1,6 +1,7 @@
 """What the text says beside its answer must agree with it (:mod:`.rule`, step 5): the regions or rows named
 before an order (or an Order Restoration letter's list), the anomaly described before an anomaly block, the pieces
-said before a rotated order, the two images' corners on Connection Verification. And what beside the answer says
+said before a rotated order, the two images' corners on Connection Verification, an earlier answer that no withdrawal
+or turn replaces (:meth:`Beside._drafts`). And what beside the answer says
 nothing of which it is: a description set off after a word (:func:`appositives`), a reason right after it
 (:func:`reason_beside`), what the text sets aside (:func:`set_aside`)."""
 
@@ -11,9 +12,9 @@ import re
 
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED, format_oriented
 from .common import AMBIGUOUS, Mention, STEP_LABEL, clause_start
-from .negation import negated
-from .cues import _BUT, Commit, _clause_end, _CONCEDE, _conceded, _CONFIDENCE, _error_words, judged_fit, turned, _KNOWN_PUNCT, \
-    _OR_NEXT, _REJECTING, _REMARK_START, _SKIP_LINE, _TOO_ADJ
+from .negation import negated, negation_span as _negation_span
+from .cues import _BINDING, _BULLETS, _BUT, Commit, _clause_end, _CONCEDE, _conceded, _CONFIDENCE, _error_words, _HEDGED, judged_fit, \
+    _KNOWN_PUNCT, _OR_NEXT, _REJECTING, _REMARK, _REMARK_START, _SKIP_LINE, _TOO_ADJ, turned
 from .forms import alternation, forms, pattern, SENTENCE, table
 from .meaning import corners_said, described, fits_wholly, hedged
 from .positions import halves_said, regions_said, relations_disagree, row_sets_disagree, rows_disagree
@@ -27,6 +28,13 @@ _LIKELY = re.compile(r"(?<![^\W_])(?:probably|likely)(?![^\W_])", re.I)  # a con
 _OPENS_CLAUSE = re.compile(r"\s*(?:the|they|it|its|it's|this|that|that's|these|those|and|both|a|an|which|one|each|all|"
                            r"fairly|pretty|quite|very|my|with|from|in|on|at|for|only|just|since|as)(?![^\W_])", re.I)
 _LABELLED_BEFORE = re.compile(r"(?:option|choice|candidate|(?<![^\W_])[A-H])[\s:.)(\-\u2014\u2013=]*(?:(?:is|gives|says)[\s:]*)?$", re.I)
+
+
+def withdrawn(t: str, lo: int, hi: int) -> bool:
+    """A withdrawal that opens a clause in ``t[lo:hi]`` ("Actually, ...", "wait no", "C. Oh actually, B"); not an adverb
+    inside one ("the path actually enters from above")."""
+    return any(re.search(r"(?:^|[^\w\s]|\n)[\s\"'*]*(?:(?:oh|hmm+|no|wait|but|and|so|ok|okay|um+|uh+)[\s,]+)?$",
+                         t[max(lo, w.start() - 24):w.start()], re.I) for w in pattern("withdraw").finditer(t, lo, hi))
 
 
 @functools.lru_cache(maxsize=1)
@@ -153,6 +161,38 @@ class Beside:
                     return f"the text before says a piece is changed ({m.group(0)!r}) but the answer says none is"
         return ""
 
+    def _turned_to(self, c: Commit, final: Commit) -> bool:
+        """A turn from ``c`` to a ``final`` answer that names it ("B. Hmm, but the seam fits C better, so C"); not a "but"
+        inside what is said of a third option, nor a turn ("However, ...") to an option's words alone ("they are stacked
+        vertically" after "Answer: A": the text contradicts its answer)."""
+        return all(x.form != "text" for x in self._within(final.pos, final.pos + 1)) and turned(
+            self.m, c.end, final.pos, final.answer or "", [x.start for x in self._within(c.end, final.pos) if x.answer not in (None, c.answer)])
+
+    def _drafts(self, final: Commit, commits: list[Commit]) -> str:
+        t = self.m
+        hedged = [Commit(x.start, x.start, x.end, x.answer) for x in self.mentions if x.answer is not None and
+                   x.end <= final.start and _HEDGED.search(t, max(0, x.start - 16), x.start) and
+                   not negated(t, x.start, x.end) and x.form in ("list", "rows", "pairs", "block")
+                   and not re.match(r"[ \t]*[?\uff1f]", t[x.end:])]  # "maybe [3, 1, 2, 4]?" is asked, not given
+        for c in commits:  # made conditional (any answer) or rejected (this one) before: a later "So: B" does not free it
+            if c is not final and c.end <= final.start and c.why.startswith(_BINDING if c.answer == final.answer or final.rule
+                    == "bare" else _BINDING[0]) and not turned(t, c.end, final.pos):  # "Worst: A\nBest: D" is D; "+ D" joins
+                return c.why
+        for x in self._within(0, final.start):  # "The answer is not B. ... So: B": ruled out in a commit form, or bare, before
+            span = _negation_span(t, x.start, x.end) if x.answer == final.answer and x.end <= final.start else None
+            back = t[max(0, span[0] - 240):span[0]][::-1] if span else ""
+            if span and (pattern("left").match(back) or pattern("label").match(back) or x.form == "letter" and (
+                    not (pre := t[clause_start(t, span[0]):span[0]].strip(_BULLETS + " *")) or pattern("fillers").fullmatch(pre))) \
+                    and not turned(t, span[1], final.pos):  # "Not B.\nB", "Definitely not B.\nAnswer: B"
+                return "the answer is ruled out before it is given"
+        for c in commits + hedged:  # an earlier answer, or one floated with "maybe": the text gives two
+            if c is final or (c.why and not c.why.startswith(("the line above", _REMARK))) or c.answer == final.answer or \
+                    c.end > final.start or withdrawn(t, c.end, final.pos) or self._turned_to(c, final):
+                continue
+            said = c.answer or repr(t[c.pos:c.end].strip()[:30])
+            return f"two answers are given: {said} and then {final.answer}"
+        return ""
+
     def _contradicted(self, final: Commit) -> str:
         """What the text said just before the answer must agree with it: another option said to fit as a whole, the
         regions named before a 2x2 order, the anomaly described before an anomaly block (not withdrawn)."""
@@ -176,7 +216,7 @@ class Beside:
             if {1, 2} <= set(at) and "ABC"[0 if at[1] // 2 == at[2] // 2 else 1 if at[1] % 2 == at[2] % 2 else 2] \
                     != final.answer:
                 return "the regions named for the two images give another relation"
-        order = (final.parts or {}).get("order") if self.spec.kind == ORDER else None
+        order = (final.parts or {}).get("order") if self.spec.kind in (ORDER, ORIENTED) else None
         if not (order or self.options and final.answer):
             return ""
         lo = max([w.end() for w in pattern("withdraw").finditer(self.m, 0, final.start)] or [0])

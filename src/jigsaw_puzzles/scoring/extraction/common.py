@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ...spec import format_order
+from .forms import pattern, sentence_start
 
 PARSED = "parsed"
 AMBIGUOUS = "ambiguous"
@@ -313,6 +314,19 @@ def trails_off(t: str, pos: int) -> bool:
     """The answer ending at ``pos`` opens a step ("Now B: its left edge has the same bumper, and the") whose words are
     cut off: what was said of it is not known."""
     return _STEP_CUT.match(t, pos) is not None
+
+
+_LETTER_END = re.compile(r"(?<![^\W_])(?:[a-z]|ay|bee|cee|dee|sea)\W*\Z", re.I)
+
+
+def cut_off(raw: str) -> bool:
+    """The text is cut off after a commit form, before its answer ("..., so the answer would be"). A letter that is
+    also a copula ends nothing ("option E": Romanian "e" is "is"; "option ay": Tagalog "ay")."""
+    tail = raw.rstrip(" \t\n*")
+    if not (tail[-1:].isalpha() and pattern("unfinished").match(tail[:-200:-1]) and not _LETTER_END.search(tail)):
+        return False
+    frag = tail[sentence_start(tail, len(tail)):].strip()  # a loop cut off: "The answer is B." 3+ times, then
+    return not (len(frag) > 8 and tail.count(frag) > 3 and len(set(re.findall(re.escape(frag) + r"[^.!?\n]*[.!?]", tail))) == 1)
 
 
 _OFFER_HINT = re.compile(r"me to|me know if|free to ask|anything else|(?:shall|should|can) i |any other|do you want|would you like|wollen sie|möchten sie|willst du", re.I)

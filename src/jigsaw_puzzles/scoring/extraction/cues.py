@@ -29,6 +29,9 @@ class Commit:
     note: str = ""             # why the value is outside the answer space
 
 
+_REMARK = "a remark after the answer that the reader does not know"  # not read, but a commitment against a later one
+#: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
+_BINDING = ("the answer depends", "the answer is introduced as one that is not")
 _BULLETS = " \t\n*#>-\u2022\u00b7+0123456789.)([" + "\U0001f534\U0001f7e2\U0001f535\U0001f4cd\U0001f4cc\U0001f504\U0001f539\U0001f538\U0001f449\u27a1\ufe0f\U0001f3af\U0001f4a1\U0001f4dd\U0001f50d"  # decorative bullets (never a mark such as \u274c)
 _KNOWN_PUNCT = ".,;:!()[]{}\"'-\u2014\u2013\u3002\uff0c\u3001*\u2705\u2714\u2713\ufe0f\u2611\u0964\u06d4\U0001f9e9\u2b50\u00ab\u00bb\u2039\u203a\u201c\u201d\u201e\u061b\u060c"
 _DECOR = re.compile(r"[ \t]*(?:(?:[(\[{\"'\u201c\u00ab*#>\u2022\u2705\u2714\u2713\u2611\ufe0f\U0001f449\U0001f9e9\u2b05"
@@ -45,9 +48,11 @@ def subject_before() -> re.Pattern:
     table's subjects in other languages: "las dos imágenes no son adyacentes")."""
     return re.compile(rf"{_SUBJECT_BEFORE.pattern}|[ \t]*{alternation(forms('subject'), True)}", re.I)
 _SEP_BEFORE = re.compile(r"[:=]\s*[(\[\"']?\s*$")
-_LABELLED_LINE = re.compile(r"(?m)^[ \t*#>\-\u2022]*(?:option[ \t]+|(?:(?:candidate|choice|region|area|mask|masked area)[ \t]*)?"
+_LABELLED_LINE = re.compile(r"(?m)^[ \t*#>\-\u2022]*(?:(?:option|candidate|choice)[ \t]+|(?:(?:candidate|choice|region|area|mask|masked area)[ \t]*)?"
                             r"\d{0,2}[ \t]*(?=\())?[(\[]?((?-i:[A-Z]))(?:[ \t]*\([^()\n]{1,40}\)|[ \t]*\[[\d, ]+\])?"
                             r"(?:(?<=\])[ \t]*:|[)\].:]|[ \t]+[\u2013\u2014\-])\**[ \t]*(?:\S[^\n]{2,}|\d{1,2}[ \t]?%)$", re.I)  # "- **Candidate 4 (D):** sky", "A: 5%"
+_HEAD = re.compile(r"(?:^|(?<=[.;!?\u3002\uff1b\uff01\uff1f]))[ \t*#>\-\u2022]*(?:(?:option|candidate|choice)[ \t]*|\u9009\u9879|"
+                   r"\u5019\u9009)?((?-i:[A-Z])|\d{1,2})(?=[ \t*]*(?:[:\uff1a]|[\u2013\u2014-][ \t]))", re.I | re.M)  # "Candidate 1: sand. Candidate 2: ..."
 _WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _FILLER_AFTER = re.compile(r"[ \t]*(?:i think|i believe|i guess|probably|i'd say|for sure|then|again|here|overall|"
                            r"in the original(?: full)? image|in the original|in the full image|of <image 1>|in <image 1>|"
@@ -166,19 +171,6 @@ _SAID_AGAINST = re.compile(r"[\s*]*(?:(?:no|nope|not|wrong|incorrect|false|unlik
                            r"plausible|sure)(?![^\W_]))|[\u2717\u2718\u274c\u2716])", re.I)
 _NOT_AGAINST = re.compile(r"[\s*]*(?:no (?:doubt|question)|not only|not because|not just|not merely|not (?:\d+ ?%|entirely|completely|fully|totally|quite|"
                           r"very|absolutely|a hundred percent) (?:sure|certain|confident))(?![^\W_])", re.I)
-
-
-_LETTER_END = re.compile(r"(?<![^\W_])(?:[a-z]|ay|bee|cee|dee|sea)\W*\Z", re.I)
-
-
-def cut_off(raw: str) -> bool:
-    """The text is cut off after a commit form, before its answer ("..., so the answer would be"). A letter that is
-    also a copula ends nothing ("option E": Romanian "e" is "is"; "option ay": Tagalog "ay")."""
-    tail = raw.rstrip(" \t\n*")
-    if not (tail[-1:].isalpha() and pattern("unfinished").match(tail[:-200:-1]) and not _LETTER_END.search(tail)):
-        return False
-    frag = tail[sentence_start(tail, len(tail)):].strip()  # a loop cut off: "The answer is B." 3+ times, then
-    return not (len(frag) > 8 and tail.count(frag) > 3 and len(set(re.findall(re.escape(frag) + r"[^.!?\n]*[.!?]", tail))) == 1)
 
 
 def said_against(t: str, pos: int) -> bool:
@@ -345,13 +337,15 @@ def earnest(t: str, u0: int, u1: int) -> str:
     return t[:u0] + _NOT_JOKING.sub(lambda m: " " * len(m.group(0)), t[u0:u1]) + t[u1:]
 
 
-def turned(t: str, lo: int, hi: int, later: str = "") -> bool:
+def turned(t: str, lo: int, hi: int, later: str = "", others=()) -> bool:
     """A withdrawal or a turn ("but", "looking again", ", though,") in ``t[lo:hi]``: a later answer replaces one before;
     not "B, but D." (nothing said on the way); a note after it is no clean turn; nor a turn in a sentence that names
-    the ``later`` answer before it ("D is the other area with a notch, but it faces down": said against D)."""
+    the ``later`` answer, or joins what it says of another option (``others``: where they are named) ("D is the other
+    area with a notch, but it faces down": said against D; "B\n\nCandidate 1 has the colours but not the cable")."""
     def against_later(m) -> bool:
-        return bool(later) and re.search(rf"(?<![^\W_]){re.escape(later)}(?![^\W_])", t[sentence_start(t, m.start(), lo):m.start()]) \
-            is not None
+        s0 = sentence_start(t, m.start(), lo)
+        return m.re is not _THOUGH and any(s0 <= o < m.start() for o in others) or bool(later) and re.search(
+            rf"(?<![^\W_]){re.escape(later)}(?![^\W_])", t[s0:m.start()]) is not None
     return pattern("withdraw").search(t, lo, hi) is not None or (not pattern("note").search(t, lo, hi) and any(
         re.search(r"[^\W_]", t[m.end():hi]) and not against_later(m) for p in (pattern("contrast"), _THOUGH)
         for m in p.finditer(t, lo, hi)))

@@ -110,8 +110,8 @@ def _corner(t: str, s: int, e: int):
     nums = _ONE_DIGIT.findall(t, s, e)
     if not corners and not nums:
         return None
-    if len(corners) != 1 or len(nums) != 1 or not corners <= set(_CORNERS) or \
-            any(pattern(k).search(t, s, e) for k in ("negation", "hedge", "condition")):
+    if len(corners) != 1 or len(nums) != 1 or not corners <= set(_CORNERS) or any(  # Polish "o 90°" is "by 90°"
+            not re.match(r"\s*\d+\s*\u00b0", t[h.end():e]) for k in ("negation", "hedge", "condition") for h in pattern(k).finditer(t, s, e)):
         return False
     return _CORNERS.index(corners.pop()), int(nums[0])
 

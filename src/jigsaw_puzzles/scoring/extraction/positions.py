@@ -134,6 +134,8 @@ _CORNER_NUMBER = re.compile(r"(?<![^\W_])((?-i:TL|TR|BL|BR))\s*[:=]\s*([1-4])(?!
                             r"(?:left|right))\s*\|\s*(?:image\s*|#)?([1-4])\s*\|", re.I)  # "| top-left | 3 |"
 _BARE_PLACED = re.compile(r"[ \t*-]*(?:then[ \t]+)?([1-4])[ \t]+(?:(?:goes|is|sits)[ \t]+)?(?:(?:in|at|on)[ \t]+)?(?:the[ \t]+)?"
                           r"(?:top|upper|bottom|lower)[\s+-]*(?:left|right)[ \t:]*$", re.I)
+_OBJECT_IMG = re.compile(r"(?<![^\W_])(?:like|than|as|with)\s+(?:[^\W\d_]+\s+){0,4}?(?:in|of)\s+(?:the\s+)?(?:images?|pieces?|tiles?|"
+                         r"pictures?)\s*#?\s*[1-9](?!\d)", re.I)  # "turning it makes it like the road in piece 2 — bottom-left": not piece 2's place
 _CORNER_INDEX = {"tl": 0, "tr": 1, "bl": 2, "br": 3, "左上": 0, "右上": 1, "左下": 2, "右下": 3}
 
 
@@ -178,7 +180,7 @@ def regions_said(t: str) -> list[tuple[int, int]]:
         corners = [_corner(m.group(0)) for m in _CORNER.finditer(sentence)]
         if re.search(r"\d\s*'s\b", sentence) or None in corners:
             continue
-        if len(images) == len(corners):
+        if len(images) == len(corners) and not _OBJECT_IMG.search(sentence):
             out += list(zip(corners, images))  # "image 2 has the flat bottom-left corner, image 1 the bottom-right"
             continue
         for clause in re.split(r",|\s(?:and|while|whereas)\s", sentence):  # "..., image 1 is the lower-left part"

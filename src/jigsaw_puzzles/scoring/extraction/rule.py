@@ -37,13 +37,13 @@ from typing import Optional
 
 from ...spec import ANOMALY, CHOICE, ORDER, ORIENTED
 from .answers import mentions
-from .common import AMBIGUOUS, INVALID, PARSED, Extraction, Mention, clause_start, clean, region, thought, trails_off, units, unread
+from .common import AMBIGUOUS, INVALID, PARSED, Extraction, Mention, clause_start, clean, cut_off, region, thought, trails_off, units, unread
 from .negation import negated, negation_span as _negation_span
-from .cues import (_at, _BULLETS, _conceded, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, CONCEDE_WORD, _CONFIDENCE,
-                   _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _HEDGED, _IDIOMS,
-                   _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, open_said, _paragraph_end, turned, conceded_open,
-                   denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK_START, _RESTATES, _SEP_BEFORE, subject_before, _withdrawal,
-                   said_against, cut_off, earnest, undescribed, why_not)
+from .cues import (_at, _BINDING, _BULLETS, _HEAD, _LABELLED_LINE, _conceded, _CHOICE_CONVENTION, _chosen_near, _CJK_OPEN, _clause_end, _CLOSED_END, Commit, CONCEDE_WORD, _CONFIDENCE,
+                   _NUMBERING, _OR_NEXT, _OWN_LINE, _PLACE_LABEL, _THEREFORE, _DECOR, _explains, _FILLER_AFTER, _FIRST_PERSON, _FOOTNOTE_DEF, _IDIOMS,
+                   _JOINED_OTHER, judged_fit, _KNOWN_PUNCT, _LINE_NEG, _LINE_POS, _NOT_OTHER, _NOTE, open_said, _paragraph_end, conceded_open,
+                   denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK, _REMARK_START, _RESTATES, _SEP_BEFORE, subject_before, _withdrawal,
+                   said_against, earnest, undescribed, why_not)
 from .forms import blank_unsure, pattern
 from .meaning import fits_after, relative_denied, runners_up, WORSE
 from .positions import rows_disagree
@@ -57,9 +57,6 @@ MAX_CHARS = 16_384
 #: Only the last this many answer mentions are judged as commitments (bounded work on degenerate text).
 _MAX_MENTIONS, _LONGEST_LEAD, _THOUGHT_TAIL = 400, 600, 320
 _GLOSS = re.compile(r"[ \t]*[(\[][ \t]*")  # an option's words in brackets after its letter say the same option
-_REMARK = "a remark after the answer that the reader does not know"  # not read, but a commitment against a later one
-#: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
-_BINDING = ("the answer depends", "the answer is introduced as one that is not")
 
 
 def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extraction:
@@ -94,6 +91,9 @@ def read(text: str, spec, config: str, options=None, depth: int = 0) -> Extracti
     return ex
 
 
+_NUMBERED = re.compile(r"(?:^|\n)[ \t*\-]*\d{1,2}[.)][ \t]+\Z")  # a numbered line's start, just before an answer
+
+
 class _Reading(Scope, Beside):
     def __init__(self, t, raw, spec, config, options, depth, truncated):
         self.t, self.spec, self.config, self.options, self.depth = t, spec, config, options, depth
@@ -110,6 +110,20 @@ class _Reading(Scope, Beside):
     def _within(self, lo: int, hi: int) -> list[Mention]:
         """The mentions that start in ``[lo, hi)``."""
         return self.mentions[bisect_left(self._starts, lo):bisect_left(self._starts, hi)]
+
+    def _listed(self, m: Mention) -> bool:
+        """True when the answer's line is one of several lines that each start with an option ("A. sky", the
+        prompt's option list echoed), or it heads one of several sentences that do ("A — sky. B — road."), or it opens
+        one of several numbered lines that open with different answers ("1. [2, 1, 4, 3] (likelier)\n2. [1, 2, 4, 3]")."""
+        t = self.m
+        if self._heads is None:
+            self._heads = {h.group(1) for h in _LABELLED_LINE.finditer(t)}
+            self._inline = [h for h in _HEAD.finditer(t)]
+            self._items = {x.start: x.answer for x in self.mentions if _NUMBERED.search(t, max(0, x.start - 12), x.start)}
+        if _LABELLED_LINE.match(t, t.rfind("\n", 0, m.start) + 1) and len(self._heads) >= 2:
+            return True
+        return m.start in self._items and len(set(self._items.values())) >= 2 or len({h.group(1) for h in self._inline}) \
+            >= 2 and any(h.start() <= m.start < h.end() for h in self._inline)
 
     def _value(self, s: str) -> tuple[Optional[str], str]:
         ex = read(s, self.spec, self.config, self.options, self.depth + 1)
@@ -430,30 +444,6 @@ class _Reading(Scope, Beside):
         return self._anomaly_after(u0, u1, c) if self.spec.kind == ANOMALY and c.parts else ""
 
     # ------------------------------------------------------------------------------------------ 4. before it
-    def _drafts(self, final: Commit, commits: list[Commit]) -> str:
-        t = self.m
-        hedged = [Commit(x.start, x.start, x.end, x.answer) for x in self.mentions if x.answer is not None and
-                   x.end <= final.start and _HEDGED.search(t, max(0, x.start - 16), x.start) and
-                   not negated(t, x.start, x.end) and x.form in ("list", "rows", "pairs", "block")
-                   and not re.match(r"[ \t]*[?\uff1f]", t[x.end:])]  # "maybe [3, 1, 2, 4]?" is asked, not given
-        for c in commits:  # made conditional (any answer) or rejected (this one) before: a later "So: B" does not free it
-            if c is not final and c.end <= final.start and c.why.startswith(_BINDING if c.answer == final.answer or final.rule
-                    == "bare" else _BINDING[0]) and not turned(t, c.end, final.pos):  # "Worst: A\nBest: D" is D; "+ D" joins
-                return c.why
-        for x in self._within(0, final.start):  # "The answer is not B. ... So: B": ruled out in a commit form, or bare, before
-            span = _negation_span(t, x.start, x.end) if x.answer == final.answer and x.end <= final.start else None
-            back = t[max(0, span[0] - 240):span[0]][::-1] if span else ""
-            if span and (pattern("left").match(back) or pattern("label").match(back) or x.form == "letter" and (
-                    not (pre := t[clause_start(t, span[0]):span[0]].strip(_BULLETS + " *")) or pattern("fillers").fullmatch(pre))) \
-                    and not turned(t, span[1], final.pos):  # "Not B.\nB", "Definitely not B.\nAnswer: B"
-                return "the answer is ruled out before it is given"
-        for c in commits + hedged:  # an earlier answer, or one floated with "maybe": the text gives two
-            if c is final or (c.why and not c.why.startswith(("the line above", _REMARK))) or c.answer == final.answer or \
-                    c.end > final.start or turned(t, c.end, final.pos, final.answer or ""):
-                continue
-            said = c.answer or repr(t[c.pos:c.end].strip()[:30])
-            return f"two answers are given: {said} and then {final.answer}"
-        return ""
 
 
 __all__ = ["read", "MAX_CHARS", "Commit"]

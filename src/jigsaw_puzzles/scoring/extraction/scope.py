@@ -243,17 +243,6 @@ class Scope:
         return cs, (f"the answer is introduced as one that is not chosen ({rejecting.group(0)!r})" if rejecting else
                     f"the line above the answer is not understood ({above[-60:]!r})")
 
-    def _listed(self, m: Mention) -> bool:
-        """True when the answer's line is one of several lines that each start with an option ("A. sky", the
-        prompt's option list echoed)."""
-        t = self.m
-        ls = t.rfind("\n", 0, m.start) + 1
-        if not _LABELLED_LINE.match(t, ls):
-            return False
-        if self._heads is None:
-            self._heads = {h.group(1) for h in _LABELLED_LINE.finditer(t)}
-        return len(self._heads) >= 2
-
     def _joins(self, line: str) -> bool:
         """A line that introduces the answer below it: reasoning closed by a link ("..., so:"), or an introducer
         ("On close inspection, the top-right block is upside down:")."""

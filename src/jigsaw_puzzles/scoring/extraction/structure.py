@@ -30,8 +30,7 @@ _JUDGMENT_KEYS = {k for k, c in _ANOMALY_KEYS.items() if c == "j"}
 _CARRIER = forms("carrier")
 _NEUTRAL = forms("skip")
 _SETTLED = {"final", "done", "complete", "completed", "submitted", "finished", "ok", "success", "succeeded"}
-_KEPT_OPEN = re.compile(alternation(forms("hedge") - {"of", "óf", "か"} | {"maybe", "perhaps", "possibly", "could", "might", "either", "or",
-                                                     "alternatively", "unsure", "not sure"}), re.I)  # in a note beside
+_KEPT_OPEN = re.compile(alternation(forms("hedge") - {"of", "óf", "か"}), re.I)  # in a note beside
 # the answer, with a letter, in any language: another answer kept open ("confianza": "media, quizás C"); not the
 # hedges that are other words too (Dutch "of" is English "of"; "か" ends any Japanese question)
 
