@@ -106,6 +106,8 @@ class _Reading(Scope, Beside):
         self.mentions = mentions(self.m, spec, config, options)
         self._starts = [m.start for m in self.mentions]
         self._heads: Optional[set] = None
+        self._inline: list = []
+        self._items: dict = {}
 
     def _within(self, lo: int, hi: int) -> list[Mention]:
         """The mentions that start in ``[lo, hi)``."""
@@ -116,14 +118,15 @@ class _Reading(Scope, Beside):
         prompt's option list echoed), or it heads one of several sentences that do ("A — sky. B — road."), or it opens
         one of several numbered lines that open with different answers ("1. [2, 1, 4, 3] (likelier)\n2. [1, 2, 4, 3]")."""
         t = self.m
-        if self._heads is None:
+        if self._heads is None:  # found once per text: the heads of lines, of sentences, and numbered items
             self._heads = {h.group(1) for h in _LABELLED_LINE.finditer(t)}
-            self._inline = [h for h in _HEAD.finditer(t)]
-            self._items = {x.start: x.answer for x in self.mentions if _NUMBERED.search(t, max(0, x.start - 12), x.start)}
+            inline = list(_HEAD.finditer(t))
+            self._inline = [h.span() for h in inline] if len({h.group(1) for h in inline}) >= 2 else []
+            items = {x.start: x.answer for x in self.mentions if _NUMBERED.search(t, max(0, x.start - 12), x.start)}
+            self._items = items if len(set(items.values())) >= 2 else {}
         if _LABELLED_LINE.match(t, t.rfind("\n", 0, m.start) + 1) and len(self._heads) >= 2:
             return True
-        return m.start in self._items and len(set(self._items.values())) >= 2 or len({h.group(1) for h in self._inline}) \
-            >= 2 and any(h.start() <= m.start < h.end() for h in self._inline)
+        return m.start in self._items or any(a <= m.start < b for a, b in self._inline)
 
     def _value(self, s: str) -> tuple[Optional[str], str]:
         ex = read(s, self.spec, self.config, self.options, self.depth + 1)
