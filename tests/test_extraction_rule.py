@@ -2779,3 +2779,47 @@ def test_twenty_sixth_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, None)
     assert ex.answer == answer, ex.detail
     assert ex.strict in (None, answer)
+
+
+AN = "anomaly_detection"
+_STAR_TABLE = ("| Option | Score (0-10) | Best? |\n|:-:|:-:|:-:|\n| A | 4 | |\n| B | 8 | \u2605 |\n| C | 6 | |\n| D | 7 | |")
+
+
+@pytest.mark.parametrize("text, config, answer", [
+    # a star under a column that asks which row is chosen marks that row; prose that names another gives two answers
+    (_STAR_TABLE, MPSH, "B"),
+    (_STAR_TABLE + "\n\nThe branch continues cleanly only in candidate 4, so the answer is **D**.", MPSH, None),
+    ("| Option | Rating |\n|--|--|\n| A | \u2605 |\n| B | \u2605\u2605\u2605 |\n| C | \u2605\u2605 |\n| D | \u2605 |", MPSH, None),
+    # an elimination that ends on another option before the answer ("only candidate 3 remains", "which leaves C")
+    ("Candidates 1, 2 and 4 all have the lighting coming from the wrong side; only candidate 3 remains.\n\nAnswer: D",
+     MPSH, None),
+    ("A and B are too dark, which leaves C.\n\nAnswer: D", MPS, None),
+    ("Candidates 1, 2 and 4 all have the lighting coming from the wrong side; only candidate 3 remains.\n\nAnswer: C",
+     MPSH, "C"),
+    # after a block that finds an anomaly, a sentence that says the whole picture is fine; "everything else" is not it
+    ("Judgment: B\nError Position: D\nError Type: B\n\nEverything looks normal here; all four pieces line up.", AN, None),
+    ("Judgment: B\nError Position: D\nError Type: B\n\nThe bottom-right tile is mirrored. Everything else looks normal.",
+     AN, "Judgment: B\nError Position: D\nError Type: B"),
+    # a disclaimer that the letter only fills the format; "can't be decided" in other languages
+    ("A\n\n---\n*Disclaimer: this letter was selected only to satisfy the output format and does not reflect an analysis "
+     "of the images.*", MPSH, None),
+    ("Judgment: B\nError Position: B\nError Type: A\n\nVysv\u011btlen\u00ed: Prav\u00fd horn\u00ed d\u00edl nenavazuje. "
+     "M\u016f\u017ee j\u00edt ale sp\u00ed\u0161 o zrcadlen\u00ed ne\u017e o oto\u010den\u00ed, z obr\u00e1zku se to ned\u00e1 "
+     "rozhodnout.", AN, None),
+    ("B\n\n\u5f88\u96be\u8bf4\u3002", MPS, None),
+    # a concession that opens the sentence grants another option, then the answer stands; hedged, it stays open
+    ("Although A looked right at first, the answer is C.", MPS, "C"),
+    ("Aunque la A parec\u00eda correcta al principio, la respuesta es C.", MPS, "C"),
+    ("Though A is close, I'd pick C.", MPS, "C"),
+    ("Although A looked right, maybe the answer is C.", MPS, None),
+    ("Even though A and B look close, the answer is C.", MPS, None),
+    # a closing pleasantry in another language says nothing of the answer
+    ("A\n\n\u00a1Espero que te sirva! Si necesitas algo m\u00e1s, aqu\u00ed estoy.", MPS, "A"),
+    ("D\n\nSemoga membantu! \U0001f60a", MPS, "D"),
+    ("C\n\n\u5e0c\u671b\u5bf9\u4f60\u6709\u5e2e\u52a9\uff01", MPS, "C"),
+    ("A\n\nEspero que te sirva, aunque no s\u00e9.", MPS, None),
+])
+def test_twenty_seventh_session_shapes_both_ways(text, config, answer):
+    ex = classify_response(text, config, None)
+    assert ex.answer == answer, ex.detail
+    assert ex.strict in (None, answer)

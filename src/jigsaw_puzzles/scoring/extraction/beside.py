@@ -22,12 +22,35 @@ from .prose import _REGION_WORD, anomaly_prose, changes_said, oriented_prose
 
 
 _VERDICT_WORDS = re.compile(r"(?<![^\W_])(?:correct|incorrect|normal|fine|wrong|anomal\w*|intact)(?![^\W_])", re.I)
+#: A sentence that says the whole picture is fine ("Everything looks normal here", "All four pieces line up", "Nothing
+#: is out of place"), said after a block that finds an anomaly; not "everything else" nor with an exception.
+_ALL_FINE = re.compile(r"(?<![^\W_])(?:(?:everything(?!\s+else)|all\s+(?:four|nine|the)\s+(?:pieces|tiles|parts|sub-?images|cells)|"
+                       r"the\s+(?:whole|entire)\s+(?:image|picture|grid|puzzle))\s+(?:looks?|seems?|is|are|appears?)\s+(?:\w+\s+)?"
+                       r"(?:normal|fine|correct|ok|okay|intact|consistent|right|in place|aligned)|all\s+(?:four|nine)\s+(?:pieces|"
+                       r"tiles|parts|sub-?images|cells)\s+(?:line up|fit|match)|nothing\s+(?:is\s+|looks\s+|seems\s+)?(?:wrong|off|amiss|"
+                       r"out of place))(?![^\W_])", re.I)
+_EXCEPT = re.compile(r"(?<![^\W_])(?:except|but|apart from|other than|besides|save|aside from|else)(?![^\W_])", re.I)
 _LIKELY = re.compile(r"(?<![^\W_])(?:probably|likely)(?![^\W_])", re.I)  # a confidence word after an answer, not beside a tile
 #: An English clause's first word: "B \u2014 the one with the wheel", "C \u2014 they come from opposite corners" (not
 #: "A \u2014 glorp blub, la verdad", "A \u2014 non lo so, davvero": four words in a language the reader does not know).
 _OPENS_CLAUSE = re.compile(r"\s*(?:the|they|it|its|it's|this|that|that's|these|those|and|both|a|an|which|one|each|all|"
                            r"fairly|pretty|quite|very|my|with|from|in|on|at|for|only|just|since|as)(?![^\W_])", re.I)
 _LABELLED_BEFORE = re.compile(r"(?:option|choice|candidate|(?<![^\W_])[A-H])[\s:.)(\-\u2014\u2013=]*(?:(?:is|gives|says)[\s:]*)?$", re.I)
+
+
+_ONLY_BEFORE = re.compile(r"(?<![^\W_])(?:only|just)\s+(?:the\s+)?(?:option|candidate|choice)?\s*$|(?<![^\W_])(?:leav(?:es|ing)|"
+                          r"leaves us with)\s+(?:us\s+with\s+)?(?:only\s+)?(?:the\s+)?(?:option|candidate|choice)?\s*$", re.I)
+_LEFT_AFTER = re.compile(r"[\s*]*(?:(?:remains|is left|survives|stands|is still standing|is the only one left)(?![^\W_])[\s*]*(?:[.;!\n]|$)|"
+                         r"(?:[.;!\n]|$))", re.I)
+
+
+def _left_over(t: str, x: Mention, lo: int, hi: int) -> bool:
+    """An elimination that ends on another option ("only candidate 3 remains", "..., which leaves C."): the text chose
+    it (English; no hedge or condition in its clause)."""
+    before = _ONLY_BEFORE.search(t, max(lo, x.start - 40), x.start)
+    after = _LEFT_AFTER.match(t, x.end)
+    return before is not None and after is not None and (after.group(0).strip(" *.;!\n") != "" or "leav" in before.group(0).lower()) \
+        and not any(pattern(k).search(t, lo, hi) for k in ("hedge", "condition"))
 
 
 def withdrawn(t: str, lo: int, hi: int) -> bool:
@@ -200,7 +223,7 @@ class Beside:
             if x.answer in (None, final.answer):
                 continue
             lo, hi = clause_start(self.m, x.start), _clause_end(self.m, x.end)
-            if len(self._within(lo, hi)) == 1 and fits_wholly(self.m, x, lo, hi) \
+            if len(self._within(lo, hi)) == 1 and (fits_wholly(self.m, x, lo, hi) or _left_over(self.m, x, lo, hi)) \
                     and not negated(self.m, x.start, x.end) and not _conceded(self.m, x, lo, hi) and \
                     not turned(self.m, x.end, final.pos):
                 return f"another answer is said to fit before it: {x.answer}"
@@ -291,6 +314,8 @@ class Beside:
         if isinstance(said, tuple) and said[0] == "B" and (said[1], said[2]) != (parts.get("position"), parts.get("type")) \
                 or said is None and changes_said(s) == {"A": {"B"}, "B": {"A"}}.get(parts.get("type")):
             return "the explanation names another anomaly"
+        if parts.get("judgment") == "B" and _ALL_FINE.search(s) and not _EXCEPT.search(s):
+            return "the explanation says nothing is wrong"
         if said == AMBIGUOUS and _VERDICT_WORDS.search(s) or parts.get("judgment") == "B" and (hedged(s) or _LIKELY.search(
                 s)) and (pattern("place").search(s) is not None or _REGION_WORD.search(s) is not None):
             return "the explanation leaves the judgment open"

@@ -33,7 +33,7 @@ _REMARK = "a remark after the answer that the reader does not know"  # not read,
 #: Reasons that bind an answer for what follows: a later "So: A" restates a conditional or rejected A, not frees it.
 _BINDING = ("the answer depends", "the answer is introduced as one that is not")
 _BULLETS = " \t\n*#>-\u2022\u00b7+0123456789.)([" + "\U0001f534\U0001f7e2\U0001f535\U0001f4cd\U0001f4cc\U0001f504\U0001f539\U0001f538\U0001f449\u27a1\ufe0f\U0001f3af\U0001f4a1\U0001f4dd\U0001f50d"  # decorative bullets (never a mark such as \u274c)
-_KNOWN_PUNCT = ".,;:!()[]{}\"'-\u2014\u2013\u3002\uff0c\u3001*\u2705\u2714\u2713\ufe0f\u2611\u0964\u06d4\U0001f9e9\u2b50\u00ab\u00bb\u2039\u203a\u201c\u201d\u201e\u061b\u060c"
+_KNOWN_PUNCT = ".,;:!()[]{}\"'-\u2014\u2013\u3002\uff0c\u3001*\u2705\u2714\u2713\ufe0f\u2611\u0964\u06d4\U0001f9e9\u2b50\u00ab\u00bb\u2039\u203a\u201c\u201d\u201e\u061b\u060c\u00a1"
 _DECOR = re.compile(r"[ \t]*(?:(?:[(\[{\"'\u201c\u00ab*#>\u2022\u2705\u2714\u2713\u2611\ufe0f\U0001f449\U0001f9e9\u2b05"
                     r"\U0001f7e2]|>-|>=|\u2192)[ \t]*)*(?:(?:noitpo|rettel|eciohc|etadidnac|rewsna)(?:[ \t]+eht)?[ \t]*"
                     r"(?:[(\[{][ \t]*)*)?", re.I)

@@ -325,7 +325,7 @@ def pattern(name: str) -> re.Pattern:
     if name in ("intro", "condition", "explain", "withdraw", "link", "hedge", "negation", "support", "choice",
                 "describe", "contrast", "doubt", "convention", "subject", "relate", "content", "horizontal", "vertical", "apart",
                 "image", "rotation", "mirroring", "line", "candidate", "correct", "incorrect"):
-        fs = forms(name) | (forms("withdraw") - forms("negation") if name == "intro" else frozenset())
+        fs = forms(name) | (forms("withdraw") - forms("negation") | forms("concede") if name == "intro" else frozenset())
         guard = unshadowed((name,) + (("withdraw",) if name == "intro" else ())) if name in _JOINS else ""
         return re.compile(guard + a(fs), re.I)
     if name == "fillers":  # a run of fillers and links ("i'm fairly confident", "so, honestly")

@@ -13,7 +13,7 @@ from typing import Optional
 
 from .common import Mention
 from .negation import _PT_NOUN
-from .forms import _CONJ, pattern, sentence_end, sentence_start, STATEMENT, STATEMENT_END, value
+from .forms import _CONJ, alternation, forms, pattern, sentence_end, sentence_start, STATEMENT, STATEMENT_END, value
 
 INVERSE = dict(zip("ABCDEFGH", "BADCHGFE"))  # a direction said of image 1 instead of image 2
 
@@ -395,6 +395,11 @@ _BETWEEN = re.compile(r"(?<![^\W_])(?:between|entre|tra|fra|zwischen|между|
                       r"areas?)[ \t]+)?\Z", re.I)
 
 
+@functools.lru_cache(maxsize=1)
+def _concede() -> re.Pattern:
+    return re.compile(alternation(forms("concede")), re.I)
+
+
 def settled(t: str, x: Mention, m: Mention, lead: list) -> bool:
     """``x``, kept open before the answer ``m`` in its sentence, is settled by it: the two were named together ("B or
     D", "between B and D", "B and D both look plausible"), or ``x`` was only hedged ("Maybe B"), then a contrast after a
@@ -403,6 +408,12 @@ def settled(t: str, x: Mention, m: Mention, lead: list) -> bool:
     if any(y.value == m.value and y is not m for y in _named_with(t, x, lead) or ()) and not any(x.end + 16 < y.start and y.end <= m.start
                                                                                            for y in lead):
         return True  # "Between B and D, I choose D", "Tra B e D scelgo D": the two named together, then one chosen
+    s0 = sentence_start(t, x.start)
+    opens = _concede().match(t, s0 + len(t[s0:x.start]) - len(t[s0:x.start].lstrip(" \t\n*\"'")))
+    comma = re.compile(r"[,\uff0c\u3001]").search(t, x.end, m.start)
+    if opens is not None and opens.end() <= x.start and comma is not None and not any(x.end <= y.start < m.start for y in lead) \
+            and not any(pattern(k).search(t, comma.end(), m.start) for k in ("hedge", "negation", "condition")):
+        return True  # "Although A looked right at first, the answer is C", "虽然一开始觉得是 A，但仔细看应该是 C": A is conceded
     turn = next((c for c in pattern("contrast").finditer(t, x.end, m.start) if re.search(r"[,;\u2014\u2013\uff0c]\s*\Z",
                                                                                         t[max(0, c.start() - 3):c.start()])), None)
     hedged = any(h.end() == len(t[:x.start].rstrip(" *")) for h in pattern("hedge").finditer(t, max(0, x.start - 24), x.start))

@@ -36,6 +36,9 @@ def _cells(row: str) -> list[str]:
 _POS_MARK = re.compile(r"^(?:\u2705|\u2713|\u2714\ufe0f?|\u2611\ufe0f?|\U0001f7e2)|(?:<-+|\u2190|\u2b05\ufe0f?)\s*(?:answer|"
                        r"selected|chosen|pick|this)?$|^(?:yes|selected|chosen|correct|picked|answer|best|x)$|\b(?:selected|"
                        r"chosen)\b", re.I)
+#: A column that asks which row is chosen ("Best?", "Selected", "Pick"), and a star that marks its row there.
+_PICK_HEADER = re.compile(r"(?:best|selected|chosen|pick(?:ed)?|choice|winner)\s*\??", re.I)
+_STAR = re.compile(r"\u2605|\u2b50\ufe0f?|\U0001f31f")
 _NEG_MARK = re.compile(r"^(?:\u274c|\u2717|\u2718|\u2716\ufe0f?|\u2b1c|\U0001f534)|^(?:no|incorrect|wrong|-|\u2014)?$", re.I)
 
 
@@ -74,6 +77,7 @@ def table(t: str, m: re.Match, spec, text, anomaly) -> Optional[Claim]:
         return None  # the marks say what is ruled out ("Excluded?", "¿Descartada?")
     yes = forms("yes") if body is not rows and any(pattern("support").search(c) for c in rows[0]) else frozenset()
     marked, seen, open_ = [], 0, []
+    picks = [i for i, c in enumerate(rows[0]) if _PICK_HEADER.fullmatch(c)] if body is not rows else []
     def option(c):  # "A (क्षैतिज)": a relation's letter with its words in brackets, in any language, that agree with it
         if len(c) <= 40 and text(c)[0] is not None:
             return text(c)[0]
@@ -91,7 +95,9 @@ def table(t: str, m: re.Match, spec, text, anomaly) -> Optional[Claim]:
         if any(_OPEN_MARK.search(c) for c in others) and not any(_NEG_MARK.search(c) for c in others):
             open_.append(option(opt))  # "| C | maybe |": a row kept open
         if any(_POS_MARK.search(c) or c.lower() in yes for c in others) and not any(  # "| C | sí |" under "¿Coincide?"
-                _NEG_MARK.search(c) and c for c in others if not _POS_MARK.search(c)):
+                _NEG_MARK.search(c) and c for c in others if not _POS_MARK.search(c)) or any(  # "| B | 8 | \u2605 |" under
+                i < len(r) and _STAR.fullmatch(r[i]) for i in picks):  # "Best?"
+
             marked.append(option(opt))
     if seen < 2 or not marked:
         return None
