@@ -2818,8 +2818,27 @@ _STAR_TABLE = ("| Option | Score (0-10) | Best? |\n|:-:|:-:|:-:|\n| A | 4 | |\n|
     ("D\n\nSemoga membantu! \U0001f60a", MPS, "D"),
     ("C\n\n\u5e0c\u671b\u5bf9\u4f60\u6709\u5e2e\u52a9\uff01", MPS, "C"),
     ("A\n\nEspero que te sirva, aunque no s\u00e9.", MPS, None),
+    # a reason in brackets in a script without Latin words: a word of fit the table knows, and nothing against it
+    ("D\uff08\u80cc\u666f\u306e\u5c71\u306e\u7a1c\u7dda\u304c\u3064\u306a\u304c\u3063\u3066\u3044\u308b\u305f\u3081\uff09",
+     "piece_localization_hard", "D"),
+    ("D\uff08\u7a1c\u7dda\u304c\u3064\u306a\u304c\u3063\u3066\u3044\u306a\u3044\uff09", "piece_localization_hard", None),
+    ("D\uff08B\u4e5f\u543b\u5408\uff09", "piece_localization_hard", None),
 ])
 def test_twenty_seventh_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, None)
     assert ex.answer == answer, ex.detail
     assert ex.strict in (None, answer)
+
+
+_OPTS = ["[2, 4, 3, 1]", "[3, 2, 4, 1]", "[1, 3, 4, 2]", "[3, 1, 2, 4]"]
+
+
+@pytest.mark.parametrize("text, answer", [
+    ("The second option.", "B"), ("I pick the third option.", "C"), ("The last option.", "D"),
+    ("La segunda opci\u00f3n.", "B"), ("The fifth option.", None), ("The first option or the second option.", None),
+    ("The second option puts the sky at the bottom, so not that one. The first option.", "A"),
+])
+def test_order_restoration_options_by_their_place(text, answer):
+    """Order Restoration's options named by their place in the list ("the second option"), as Missing Piece Selection's
+    candidates are ("the third candidate")."""
+    assert classify_response(text, "order_restoration", _OPTS).answer == answer

@@ -70,6 +70,7 @@ def letters(t: str, spec) -> list[Mention]:
 # ------------------------------------------------------------------------------------------------ option words
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
 _ORD = "|".join(_ORDINALS)
+_NTH_OPTION = re.compile(rf"(?<![^\W_])the\s+({_ORD}|last)\s+(?:option|choice|list)(?![^\W_])", re.I)
 _CANDIDATE = re.compile(rf"\b(?:candidate|candidat|candidata|candidato|kandidat|kandydat|aday)\s*(?:#|no\.?|number|n[º°o]\.?)?\s*([1-9])\b|\bthe\s+({_ORD}|last)\s+(?:candidate(?:\s+(?:patch|"
                         rf"image|piece))?|patch|option|choice|one)\b|\b(?:the\s+)?({_ORD}|last)\s+(?:input\s+|candidate\s+)?(?:image|candidate)\b|<\s*image\s*([1-9])\s*>"
                         rf"|\bimage\s*#?\s*([1-9])\b", re.I)
@@ -185,6 +186,11 @@ def option_words(t: str, spec, config: str, options) -> list[Mention]:
                 letter = want.get(tuple(m.parts["order"]))
                 out.append(Mention(m.start, m.end, letter, "list", "" if letter else
                                    f"the order {list(m.parts['order'])} is none of the options", m.parts))
+        for m in _NTH_OPTION.finditer(t):  # "the second option", "the last choice" (Order Restoration's lists)
+            i = k if m.group(1).lower() == "last" else _ORDINALS.index(m.group(1).lower()) + 1
+            out.append(Mention(m.start(), m.end(), spec.letters[i - 1] if i <= k else None, "text",
+                               "" if i <= k else f"{m.group(0)!r} is not one of the {k} options"))
+        out += [x for x in candidates(t, spec) if not any(x.start < m.end and m.start < x.end for m in out)]
     return sorted(out, key=lambda m: m.start)
 
 

@@ -107,8 +107,9 @@ def reason_beside(t: str, pos: int, others, at: int = 0) -> bool:
     or convention. Read as an explanation."""
     if t[pos] == "(":
         end = t.find(")", pos)
-        if end < 0 or not judged_fit(t, pos, end):
-            return False
+        if end < 0 or not (judged_fit(t, pos, end) or not re.search(r"[^\W\d_]{2}", t[pos:end], re.A) and pattern(
+                "support").search(t, pos, end) and not pattern("hedge").search(t, pos, end)):  # "D（背景の山の稜線がつながっているため）"
+            return False  # (in a script without Latin words, a word of fit the table knows)
     elif _THE_ONE.match(t, pos) or t[pos] == "," or t[max(0, pos - 2):pos].strip(" ") == ",":
         end = next((i for i in range(pos + 1, len(t)) if t[i] in ".;!?\n"), len(t))
         if pattern("hedge").search(t, pos, end) or not (_THE_ONE.match(t, pos) or judged_fit(t, pos, end) and not (
