@@ -2823,6 +2823,21 @@ _STAR_TABLE = ("| Option | Score (0-10) | Best? |\n|:-:|:-:|:-:|\n| A | 4 | |\n|
      "piece_localization_hard", "D"),
     ("D\uff08\u7a1c\u7dda\u304c\u3064\u306a\u304c\u3063\u3066\u3044\u306a\u3044\uff09", "piece_localization_hard", None),
     ("D\uff08B\u4e5f\u543b\u5408\uff09", "piece_localization_hard", None),
+    # a reasoning field beside a structured answer is read as the reasoning before a text's answer: it may not conclude,
+    # or say fits as a whole, another answer; an answer tag's attribute must agree with its text
+    ('{"answer": "B", "reasoning": "The blank cuts through the red awning; candidate 3 is the only patch with the '
+     'striped edge, so C."}', MPS, None),
+    ('{"\u7b54\u6848": "D", "\u7406\u7531": "\u7b2c\u4e09\u4e2a\u5019\u9009\u56fe\u7684\u989c\u8272\u548c\u7eb9\u7406'
+     '\u4e0e\u7a7a\u767d\u533a\u57df\u5468\u56f4\u5b8c\u5168\u4e00\u81f4"}', MPSH, None),
+    ('{"answer": "C", "reasoning": "The blank cuts through the red awning; candidate 3 is the only patch with the '
+     'striped edge, so C."}', MPS, "C"),
+    ('{"answer": "B", "reasoning": "Candidate 2 continues the roof line; A is too dark and D shows sky."}', MPS, "B"),
+    ('<answer option="B">Candidate 3 (the fourth input image)</answer>', MPSH, None),
+    ('<answer option="C">Candidate 3 (the fourth input image)</answer>', MPSH, "C"),
+    # an anomaly said in another language and taken back after a dash is no answer; a correct picture explained is
+    ("Das Teil oben links ist gespiegelt \u2013 nein, eher gedreht, die Schatten zeigen in die falsche Richtung.", AN, None),
+    ("La imagen est\u00e1 correcta: ninguna subimagen est\u00e1 girada ni reflejada.", AN,
+     "Judgment: A\nError Position:\nError Type:"),
 ])
 def test_twenty_seventh_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, None)

@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 from typing import Optional
 
-from ...spec import LETTERS, format_anomaly
+from ...spec import ANOMALY, LETTERS, format_anomaly
 from .common import Mention
 from .forms import alternation, forms, pattern, value
 from .positions import cells_named
@@ -201,6 +201,32 @@ def decide(found, unknown) -> tuple[Optional[str], str, bool]:
     if whys or not answers:
         return None, (whys[0] if whys else "no answer in the answer field"), True
     return next(iter(answers)), "", True
+
+
+#: The fields that hold the reasoning beside an answer (not a draft or a think block: those may try other answers).
+_REASONING = frozenset(k for k in forms("skip") if re.search(
+    r"reason|explan|rational|justif|analys|evidence|observ|grund|erkl|motiv|razo|raci|ragion|spieg|uitleg|toelicht|uzasad|"
+    r"wyja|gerek|a\u00e7\u0131k|alasan|penjel|ly_do|l\u00fd_do|giai|gi\u1ea3i|\u7406\u7531|\u8bf4\u660e|\u8aaa\u660e|\u89e3\u91cb|"
+    r"\u89e3\u91ca|\u6839\u62e0|\u8aac\u660e|\uc774\uc720|\uc124\uba85|\u043f\u0440\u0438\u0447\u0438\u043d|\u043e\u0431\u044a\u044f\u0441|"
+    r"\u043e\u0431\u043e\u0441\u043d|\u0440\u0430\u0441\u0441\u0443\u0436|\u63a8\u7406|\u5206\u6790|\u601d\u8def|\u4f9d\u636e|\u6839\u636e", k)
+    and not re.search(r"(?:finish|done|stop)_?reason", k))
+_OTHER_BEFORE = ("another answer", "two answers", "one commitment reads as two")
+
+
+def reasoned(keys: dict, found: list, spec, text) -> list:
+    """The answer found, read after each reasoning field beside it as the text's answer would be after its
+    reasoning ({"answer": "B", "reasoning": "... only candidate 3 has the striped edge, so C."}): a reasoning that
+    concludes, or says fits as a whole, another answer makes the two disagree."""
+    answers = {a for a, _ in found if a is not None}
+    if len(answers) != 1:
+        return found
+    a = next(iter(answers))
+    for k, v in keys.items():
+        if k in _REASONING and isinstance(v, str) and len(v.split()) + len(re.findall(r"[\u3040-\u9fff\uac00-\ud7af]", v)) >= 4:
+            said, why = text(v.rstrip() + ("\n\n" if spec.kind == ANOMALY else "\n\nAnswer: ") + a)
+            if said != a and (said is not None or why.startswith(_OTHER_BEFORE)):
+                found = found + [(None, f"the {k} beside the answer gives another one ({why or said})")]
+    return found
 
 
 __all__ = ["blocks_in", "unlabelled_block"]

@@ -334,7 +334,8 @@ def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
     if tail and not _TYPE.search(tail[0]) and not _HEDGE.search(tail[0]) and \
             not _RETRACT.search(re.sub(r"instead of|rather than", " ", tail[0], flags=re.I)):
         said = _stated(head, rows, cols)  # "... is flipped: the bicycle faces the other way" (its evidence after)
-        if said is not None:
+        if said is not None and not (isinstance(said, tuple) and said[0] == "B" and any(pattern(k).search(tail[0]) for k in (
+                "rotation", "mirroring", "withdraw"))):  # "... ist gespiegelt – nein, eher gedreht": the change taken back
             return said
     if tail and re.fullmatch(r"(?:everything|it all|all (?:four|nine|the) (?:tiles|pieces)) (?:lines? up|fits?|looks? (?:right|"
                              r"fine|normal))", head.strip(), re.I) and _stated(tail[0], rows, cols) == ("A", None, None):

@@ -18,9 +18,10 @@ from typing import Any, Callable, Optional
 
 from ...spec import ANOMALY, CHOICE, LETTERS, ORDER, ORIENTED, ROTATIONS, format_anomaly, format_order, format_oriented
 from .common import _PLAIN_TAG, Claim, key as _key, parse_expression as _parse
-from .blocks import _field_value, decide as _decide
+from .blocks import _field_value, decide as _decide, reasoned
 from .forms import alternation, forms
-from .tables import TABLE as _TABLE, statuses as _statuses, table as _table, verdicts as _verdicts
+from .tables import RANK_LINES as _RANK_LINES, RANKING as _RANKING, ranked as _ranked, TABLE as _TABLE, statuses as _statuses, \
+    table as _table, verdicts as _verdicts
 
 _SUBMIT = forms("submit")
 _ANSWER_KEYS = forms("key")
@@ -174,13 +175,15 @@ class _Reader:
             elif isinstance(v, str) and _KEPT_OPEN.search(v) and re.search(r"(?<![A-Za-z0-9'])[A-H](?![A-Za-z0-9'])", v) \
                     and not re.search(r"think|thought|reasoning|analysis|scratch", _key(k)):  # not the reasoning before
                 unknown.append(f"{k} (it keeps an answer open)")  # "confidence": "low, could be C"
-        return found, unknown
+        return reasoned(keys, found, self.spec, self.text), unknown
+
 
 
 # ------------------------------------------------------------------------------------------------ finders
 _FENCE = re.compile(r"```[ \t]*(yaml|yml|toml)[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
 _TAG = re.compile(r"<(answer|final_answer|final|output|result|choice|option|selected|solution|response|order|judgment|submit"
                   r"|prediction|final_order|answer_letter)(?:\s[^<>]*)?>(.*?)(?:</\1\s*>|\Z)", re.S | re.I)
+_ATTR = re.compile(r"\s(option|answer|choice|value|letter|selected|order)\s*=\s*[\"']([^\"'<>]{1,40})[\"']", re.I)
 _NAMED_TAG = re.compile(r"<([^\W\d][\w\-]{0,30})>([^<>\n]{1,60})</\1\s*>")  # "<risposta>B</risposta>", "<foo>B</foo>"
 #: XML calls: Qwen's ``<function=submit><parameter=answer>B</parameter></function>`` and Anthropic's
 #: ``<invoke name="submit"><parameter name="answer">B</parameter></invoke>``.
@@ -197,24 +200,6 @@ _REACT = re.compile(r"^[ \t]*(?:Action|Calling tool|Tool call|\u884c\u52d5|\u884
                     re.M | re.I)  # also "Calling tool: X / Arguments: {...}"; Japanese and Chinese ReAct ("行動入力：", "行动输入：")
 #: One-line actions: "Action: submit_answer {"answer": "D"}", "Action: finish[A]" (ReAct's finish).
 _REACT_LINE = re.compile(r"^[ \t]*Action[ \t]*:[ \t]*`?([\w.\-]+)`?[ \t]*(\{[^\n]*\}|\[[^\n]*\])[ \t]*$", re.M | re.I)
-#: "Ranking: C > A > B > D", "Ranking (worst to best): D < B < A < C": the best is the answer, if the text says which.
-_RANKING = re.compile(r"(?<![^\W_])(?:ranking|ranked|rank|order of (?:preference|likelihood))[ \t]*(\([^()\n]{0,40}\))?[ \t]*"
-                      r"[:=][ \t]*((?-i:[A-Z])(?:[ \t]*(?:>|<|,|>=|<=)[ \t]*(?-i:[A-Z])){1,8})(?![\w(\[])", re.I)
-#: Ranks as lines: "1st: D / 2nd: B / 3rd: A" (a tie for the first rank is no answer).
-_RANK_LINES = re.compile(r"(?:^[ \t*\-]*(?:1st|2nd|3rd|[4-9]th|#[1-9]|first|second|third|fourth)[ \t]*(?:\(tie[d]?\))?[ \t]*"
-                         r"[:.)\-][ \t]*[(\[]?(?-i:[A-Z])[)\]]?[ \t]*(?:\n|$)){2,}", re.M | re.I)
-_UP = re.compile(r"(?:worst|least|lowest)\W+(?:\w+\W+)?to\W+(?:the\W+)?(?:best|most|highest)", re.I)
-_DOWN = re.compile(r"(?:best|most|highest)\W+(?:\w+\W+)?to\W+(?:the\W+)?(?:worst|least|lowest)", re.I)
-
-
-def _ranked(m: re.Match, spec) -> tuple[Optional[str], str]:
-    letters, seps = re.findall(r"[A-Z]", m.group(2)), set(re.findall(r"[<>,]", m.group(2)))
-    way = {">": "down", "<": "up"}.get(next(iter(seps))) if len(seps) == 1 and "," not in seps else None
-    said = "up" if _UP.search(m.group(1) or "") else "down" if _DOWN.search(m.group(1) or "") else None
-    if way and said and way != said or not (way or said) or len(set(letters)) != len(letters):
-        return None, "a ranking whose best option is not said"
-    best = letters[0] if (way or said) == "down" else letters[-1]
-    return (best, "") if best in spec.letters else (None, f"letter {best} is not an option")
 
 
 def _literal(node: ast.AST) -> Any:
@@ -289,8 +274,9 @@ def claims(t: str, spec, options, text: Callable[[str], tuple[Optional[str], str
 
     for m in _TAG.finditer(t) if "<" in t else ():
         body = m.group(2)
-        if body.strip():
-            add(m.start(), m.end(), [text(body)], [], "tag")
+        said = [text(v) for _, v in _ATTR.findall(m.group(0)[:m.start(2) - m.start()])]  # <answer option="B">: it must agree
+        if body.strip() or said:
+            add(m.start(), m.end(), ([text(body)] if body.strip() else []) + said, [], "tag")
     for m in _QWEN.finditer(t) if "<function=" in t or "<invoke" in t else ():
         if free(m.start()):
             if _key(m.group(2)) in _SUBMIT:

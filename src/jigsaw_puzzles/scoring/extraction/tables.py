@@ -194,4 +194,26 @@ def statuses(t: str, spec) -> Optional[Claim]:
     return Claim(start, end, None, "the sub-images' states do not make one answer", "statuses")
 
 
-__all__ = ["TABLE", "statuses", "table", "verdicts"]
+
+
+#: "Ranking: C > A > B > D", "Ranking (worst to best): D < B < A < C": the best is the answer, if the text says which.
+RANKING = re.compile(r"(?<![^\W_])(?:ranking|ranked|rank|order of (?:preference|likelihood))[ \t]*(\([^()\n]{0,40}\))?[ \t]*"
+                      r"[:=][ \t]*((?-i:[A-Z])(?:[ \t]*(?:>|<|,|>=|<=)[ \t]*(?-i:[A-Z])){1,8})(?![\w(\[])", re.I)
+#: Ranks as lines: "1st: D / 2nd: B / 3rd: A" (a tie for the first rank is no answer).
+RANK_LINES = re.compile(r"(?:^[ \t*\-]*(?:1st|2nd|3rd|[4-9]th|#[1-9]|first|second|third|fourth)[ \t]*(?:\(tie[d]?\))?[ \t]*"
+                         r"[:.)\-][ \t]*[(\[]?(?-i:[A-Z])[)\]]?[ \t]*(?:\n|$)){2,}", re.M | re.I)
+_UP = re.compile(r"(?:worst|least|lowest)\W+(?:\w+\W+)?to\W+(?:the\W+)?(?:best|most|highest)", re.I)
+_DOWN = re.compile(r"(?:best|most|highest)\W+(?:\w+\W+)?to\W+(?:the\W+)?(?:worst|least|lowest)", re.I)
+
+
+def ranked(m: re.Match, spec) -> tuple[Optional[str], str]:
+    letters, seps = re.findall(r"[A-Z]", m.group(2)), set(re.findall(r"[<>,]", m.group(2)))
+    way = {">": "down", "<": "up"}.get(next(iter(seps))) if len(seps) == 1 and "," not in seps else None
+    said = "up" if _UP.search(m.group(1) or "") else "down" if _DOWN.search(m.group(1) or "") else None
+    if way and said and way != said or not (way or said) or len(set(letters)) != len(letters):
+        return None, "a ranking whose best option is not said"
+    best = letters[0] if (way or said) == "down" else letters[-1]
+    return (best, "") if best in spec.letters else (None, f"letter {best} is not an option")
+
+
+__all__ = ["RANK_LINES", "RANKING", "ranked", "TABLE", "statuses", "table", "verdicts"]
