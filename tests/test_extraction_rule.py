@@ -2838,6 +2838,15 @@ _STAR_TABLE = ("| Option | Score (0-10) | Best? |\n|:-:|:-:|:-:|\n| A | 4 | |\n|
     ("Das Teil oben links ist gespiegelt \u2013 nein, eher gedreht, die Schatten zeigen in die falsche Richtung.", AN, None),
     ("La imagen est\u00e1 correcta: ninguna subimagen est\u00e1 girada ni reflejada.", AN,
      "Judgment: A\nError Position:\nError Type:"),
+    # a confidence note in another language says nothing against the answer; a negated one is no such note
+    ("C\n\n\u6211\u76f8\u7576\u78ba\u5b9a\u3002", MPS, "C"), ("C\n\nIch bin mir ziemlich sicher.", MPS, "C"),
+    ("A\n\n\u3054\u53c2\u8003\u306b\u306a\u308c\u3070\u5e78\u3044\u3067\u3059\u3002", CVX, "A"),
+    ("C\n\n\u0e44\u0e21\u0e48\u0e21\u0e31\u0e48\u0e19\u0e43\u0e08\u0e21\u0e32\u0e01", MPS, None),
+    # rows with ideographic commas, keycap digits in a drawn grid
+    ("\u7b2c\u4e00\u884c\uff1a8\u30013\u30016\n\u7b2c\u4e8c\u884c\uff1a1\u30015\u30019\n\u7b2c\u4e09\u884c\uff1a"
+     "2\u30017\u30014", "order_generation_3x3", "[8, 3, 6, 1, 5, 9, 2, 7, 4]"),
+    ("2\ufe0f\u20e3 4\ufe0f\u20e3\n1\ufe0f\u20e3 3\ufe0f\u20e3", OG, "[2, 4, 1, 3]"),
+    ("2\ufe0f\u20e3 4\ufe0f\u20e3\n1\ufe0f\u20e3 4\ufe0f\u20e3", OG, None),
 ])
 def test_twenty_seventh_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, None)

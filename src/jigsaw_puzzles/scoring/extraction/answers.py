@@ -202,7 +202,7 @@ _BRACKET = re.compile(r"[\[(]\s*(" + _ITEM + r"(?:" + _SEP + _ITEM + r")*)\s*(?:
 _DIGITS = re.compile(r"\d+")
 _NESTED = re.compile(r"\[\s*(\[[\d,\s]+\](?:\s*,\s*\[[\d,\s]+\])+)\s*,?\s*\]")
 _ROW_LINE = re.compile(r"[ \t]*(?:[-*\u2022]\s*)?(?:\|\s*)?(?:(?i:(row\s*\d+(?:\s*\((?:top|middle|centre|center|bottom)\))?|(?:top|middle|bottom|first|second|third|"
-                       r"last|upper|lower|center|centre)\s+row|(?:top|middle|bottom|upper|lower)(?=\s*[|:])))\s*(?:[:=\-|]|->|\u2192)?\s*)?[\[(]?\s*(?:(?i:images?|pieces?|tiles?)\s+(?=\d))?(\d+(?:(?:\s*(?:[|,;]|->|\u2192|-)\s*"
+                       r"last|upper|lower|center|centre)\s+row|(?:top|middle|bottom|upper|lower)(?=\s*[|:])))\s*(?:[:=\-|]|->|\u2192)?\s*)?[\[(]?\s*(?:(?i:images?|pieces?|tiles?)\s+(?=\d))?(\d+(?:(?:\s*(?:[|,;\u3001]|->|\u2192|-)\s*"
                        r"|\s+|\s*,?\s+(?i:and|&)\s+(?:(?i:image|piece|tile)\s*)?)\d+)+)(?:\s*[\])|])?[\s.]*")  # "images 1 and 4"
 _TABLE_RULE = re.compile(r"[ \t]*[|+]?\s*:?-{2,}:?(?:\s*[|+]\s*:?-{2,}:?)*\s*[|+]?[ \t]*")
 _REGIONS = [re.compile(r"(?:" + n + r")\)?(?:\s+(?:region|corner|position|cell|quadrant|slot))?\s*(?:[:=]|->|\u2192|-|is|"

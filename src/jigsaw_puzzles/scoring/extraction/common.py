@@ -163,6 +163,7 @@ def region(text: str) -> tuple[str, bool, str]:
         text = text.translate(_DIGITS)  # Arabic-Indic and Persian digits, the Arabic comma: "[٣، ٢، ٤، ١]"
         for k, v in _LETTER_EMOJI.items():
             text = text.replace(k, v)
+        text = re.sub("([0-9])\ufe0f?\u20e3", r"\1", text) if "\u20e3" in text else text  # keycaps: "2\ufe0f\u20e3" is 2
         text = unicodedata.normalize("NFKC", text)
     return text, truncated, ""
 
