@@ -2847,6 +2847,14 @@ _STAR_TABLE = ("| Option | Score (0-10) | Best? |\n|:-:|:-:|:-:|\n| A | 4 | |\n|
      "2\u30017\u30014", "order_generation_3x3", "[8, 3, 6, 1, 5, 9, 2, 7, 4]"),
     ("2\ufe0f\u20e3 4\ufe0f\u20e3\n1\ufe0f\u20e3 3\ufe0f\u20e3", OG, "[2, 4, 1, 3]"),
     ("2\ufe0f\u20e3 4\ufe0f\u20e3\n1\ufe0f\u20e3 4\ufe0f\u20e3", OG, None),
+    # "the picture is wrong:" in another language before the tile it names; negated, it says nothing
+    ("La imagen es incorrecta: la pieza inferior izquierda est\u00e1 girada 90 grados.", AN,
+     "Judgment: B\nError Position: C\nError Type: A"),
+    ("La imagen no es incorrecta: la pieza inferior izquierda est\u00e1 girada 90 grados.", AN, None),
+    # the prompt's convention said again in another language after a rotated order; the other way round it abstains
+    ("[(2, 0), (1, 180), (4, 90), (3, 270)]\n\uff08\u89d2\u5ea6\u5747\u4e3a\u987a\u65f6\u9488\u65b9\u5411\uff09", ROT,
+     "[(2, 0), (1, 180), (4, 90), (3, 270)]"),
+    ("[(2, 0), (1, 180), (4, 90), (3, 270)]\n\uff08\u89d2\u5ea6\u5747\u4e3a\u9006\u65f6\u9488\u65b9\u5411\uff09", ROT, None),
 ])
 def test_twenty_seventh_session_shapes_both_ways(text, config, answer):
     ex = classify_response(text, config, None)

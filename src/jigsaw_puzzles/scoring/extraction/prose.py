@@ -307,6 +307,15 @@ _TYPE_DETAIL = re.compile(r"\d+\s*(?:°|º|degrees?)|(?<![A-Za-z])(?:clockwise|c
                           r"|top[- ]bottom|bottom[- ]top)(?![A-Za-z])", re.I)
 
 
+def _judged_wrong_ml(head: str) -> bool:
+    """A short head that says in another language the picture is wrong ("La imagen es incorrecta", "Das Bild ist falsch"),
+    before a colon and the tile it names: no other negation, hedge, condition, tile or change in it."""
+    wrong = [m.span() for m in pattern("incorrect").finditer(head)]
+    return len(head.split()) <= 6 and bool(wrong) and pattern("content").search(head) is not None and not any(
+        pattern(k).search(head) for k in ("rotation", "mirroring", "place", "hedge", "condition")) and all(
+        any(a <= n.start() < b for a, b in wrong) for n in pattern("negation").finditer(head))
+
+
 def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
                   ) -> Union[tuple[str, Optional[str], Optional[str]], None, str]:
     """(judgment, position letter, type) the last sentence of ``t`` states, ``None`` or AMBIGUOUS. ``where`` gets
@@ -328,7 +337,7 @@ def anomaly_prose(t: str, rows: int, cols: int, where: Optional[list] = None
     if _BARE_CORRECT.fullmatch(last) and not any(re.search(r"\b[A-I]\b|\d", x) or _TYPE.search(x) for x in segs[:-1]):
         return "A", None, None  # "Correct", "... yeah, correct." (not "B. Correct": the letter says otherwise)
     head, *tail = re.split(r"\s+[\u2014\u2013]\s+|:\s+|\s+-\s+", last, maxsplit=1)
-    if tail and _JUDGED_WRONG.fullmatch(head) and not _HEDGE.search(tail[0]):  # "The stitched image is incorrect: the
+    if tail and (_JUDGED_WRONG.fullmatch(head) or _judged_wrong_ml(head)) and not _HEDGE.search(tail[0]):  # "The stitched image is incorrect: the
         last = tail[0]  # top-right piece has been rotated — the horizon ...": what is wrong, and its evidence after it
         head, *tail = re.split(r"\s+[\u2014\u2013]\s+|:\s+|\s+-\s+", last, maxsplit=1)
     if tail and not _TYPE.search(tail[0]) and not _HEDGE.search(tail[0]) and \
