@@ -273,7 +273,8 @@ def _pool() -> list[str]:
     known = set()
     for kind in ("label", "verb", "pred", "filler", "link", "copula", "sep", "open", "close", "noun", "neutral",
                  "explain", "withdraw", "contrast", "intro", "subject", "relate", "residue", "support", "content",
-                 "judgment", "position", "type", "correct", "incorrect", "rotation", "mirroring", "blank", "choice"):
+                 "judgment", "position", "type", "correct", "incorrect", "rotation", "mirroring", "blank", "choice",
+                 "concede"):  # (a concession opens a lead-in as an introducer does: "Although A looked right, C")
         known |= {w.casefold() for f in forms(kind) for w in f.split(" ")}
     negations = {f.casefold() for f in forms("negation") | forms("hedge")}
     return sorted({t for t in out if t and not re.search(r"[\s\d.!;,:\n]", t) and not (len(t) == 1 and t.isalpha())

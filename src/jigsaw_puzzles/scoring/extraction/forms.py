@@ -276,6 +276,12 @@ _NEXT_TURN = (r"^[ \t]*(?:you said|user|you):[ \t]*\n?[ \t]*(?![^\n]*(?<![\w'])(
 _STAT = r"(?:[\d.]+[ \t]?(?:s|sec|ms|\u79d2|\ucd08)|\d{1,6}[ \t]?tokens|[\d.]+[ \t]?tok(?:ens)?/s)"  # "⏱ 3.2s · 47 tokens · 14.6 tok/s"
 
 
+def _granting() -> frozenset:
+    """The concessions that open a lead-in as an introducer does ("Although A looked right at first, the answer is C"):
+    none that is also a negation, hedge or condition."""
+    return forms("concede") - forms("negation") - forms("hedge") - forms("condition")
+
+
 _JOINS = ("intro", "link", "withdraw", "contrast", "explain")  # kinds that join or turn: never inside an abstaining form
 
 
@@ -325,7 +331,7 @@ def pattern(name: str) -> re.Pattern:
     if name in ("intro", "condition", "explain", "withdraw", "link", "hedge", "negation", "support", "choice",
                 "describe", "contrast", "doubt", "convention", "subject", "relate", "content", "horizontal", "vertical", "apart",
                 "image", "rotation", "mirroring", "line", "candidate", "correct", "incorrect"):
-        fs = forms(name) | (forms("withdraw") - forms("negation") | forms("concede") if name == "intro" else frozenset())
+        fs = forms(name) | (forms("withdraw") - forms("negation") | _granting() if name == "intro" else frozenset())
         guard = unshadowed((name,) + (("withdraw",) if name == "intro" else ())) if name in _JOINS else ""
         return re.compile(guard + a(fs), re.I)
     if name == "fillers":  # a run of fillers and links ("i'm fairly confident", "so, honestly")
