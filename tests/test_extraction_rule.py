@@ -2039,8 +2039,8 @@ def test_seventeenth_session_shapes_both_ways(text, config, answer):
     ("Pela continuidade do c\u00e9u e da linha do telhado, a ordem correta \u00e9 [3, 1, 4, 2].", "order_generation",
      "[3, 1, 4, 2]"),
     ("Kwa kuangalia anga na ukingo wa paa, mpangilio sahihi ni [4, 2, 3, 1].", "order_generation", "[4, 2, 3, 1]"),
-    ("Pela continuidade do c\u00e9u, se eu tivesse de escolher, a ordem correta \u00e9 [3, 1, 4, 2].",
-     "order_generation", None),
+    ("Pela continuidade do c\u00e9u, se a imagem 2 estiver girada, a ordem correta \u00e9 [3, 1, 4, 2].",
+     "order_generation", None),  # (a condition; "se eu tivesse de escolher" is "if I had to choose", read as in English)
     ("Per the reference solution [1], the answer is D.\n\n[1] (reference solution unavailable)", MPS, None),
     ("Menurut kunci jawaban di soal sebelumnya: A.", MPS, None),
     # chat-UI strings in many languages (helper-written) are residue on a line of their own, and nothing else is
@@ -2874,3 +2874,70 @@ def test_order_restoration_options_by_their_place(text, answer):
     """Order Restoration's options named by their place in the list ("the second option"), as Missing Piece Selection's
     candidates are ("the third candidate")."""
     assert classify_response(text, "order_restoration", _OPTS).answer == answer
+
+
+_FR_ROWS = ("Analyse des pi\u00e8ces :\n- Ligne du haut : la pi\u00e8ce 4 (ciel \u00e0 gauche), la pi\u00e8ce 9 (sommet de la tour), "
+            "la pi\u00e8ce 2 (nuages).\n- Ligne du milieu : la pi\u00e8ce 3, la pi\u00e8ce 5 (corps de la tour), la pi\u00e8ce 7.\n"
+            "- Ligne du bas : la pi\u00e8ce 8 (pelouse), la pi\u00e8ce 1 (base de la tour), la pi\u00e8ce 6.\n\nOrdre final : ")
+_UK = ("\u041f\u043e\u0440\u044f\u0434\u043e\u043a: {}\n\n\u041f\u043e\u044f\u0441\u043d\u0435\u043d\u043d\u044f: \u0437\u0432\u0435\u0440\u0445\u0443 "
+       "\u043b\u0456\u0432\u043e\u0440\u0443\u0447 \u2014 \u0437\u043e\u0431\u0440\u0430\u0436\u0435\u043d\u043d\u044f 2, \u0437\u0432\u0435\u0440\u0445\u0443 "
+       "\u043f\u0440\u0430\u0432\u043e\u0440\u0443\u0447 \u2014 3, \u0437\u043d\u0438\u0437\u0443 \u043b\u0456\u0432\u043e\u0440\u0443\u0447 \u2014 4, "
+       "\u0437\u043d\u0438\u0437\u0443 \u043f\u0440\u0430\u0432\u043e\u0440\u0443\u0447 \u2014 1.")
+
+
+@pytest.mark.parametrize("text, config, answer", [
+    # a concession that opens the sentence in Chinese ("虽然 ..., 但 ...") or closes its clause in Korean ("-지만,")
+    ("虽然一开始觉得是 A，但仔细看应该是 C。", MPS, "C"),
+    ("尽管A很像，但我选C。", MPS, "C"),
+    ("虽然是 A，但 C 也有可能。", MPS, None),
+    ("B가 더 그럴듯해 보이지만, 정답은 A입니다.", MPS, "A"),
+    ("B라고 생각했지만, 다시 보니 정답은 A입니다.", MPS, "A"),
+    ("B가 더 그럴듯해 보이지만, C도 가능하고 정답은 A입니다.", MPS, None),
+    ("B가 정답이지만, A도 가능합니다.", MPS, None),
+    # per-option verdicts in Chinese, Japanese and Korean: the final answer must be the one judged a fit
+    ("A：不適合\nB：適合\nC：不適合\nD：不適合\n\n最終答案：D", MPSH, None),
+    ("A：不适合\nB：适合\nC：不适合\nD：不适合\n\n最终答案：D", MPSH, None),
+    ("A：不適合\nB：適合\nC：不適合\nD：不適合\n\n最終答案：B", MPSH, "B"),
+    ("A: 맞지 않음\nB: 맞음\nC: 맞지 않음\nD: 맞지 않음\n\n최종 답: D", MPSH, None),
+    ("A: 맞지 않음\nB: 맞음\nC: 맞지 않음\nD: 맞지 않음\n\n최종 답: B", MPSH, "B"),
+    # regions and rows said in more languages, with image nouns beside the numbers, must agree with the order
+    (_UK.format("[2, 4, 3, 1]"), OG, None),
+    (_UK.format("[2, 3, 4, 1]"), OG, "[2, 3, 4, 1]"),
+    (_FR_ROWS + "[4, 9, 2, 3, 5, 7, 8, 6, 1]", OG3, None),
+    (_FR_ROWS + "[4, 9, 2, 3, 5, 7, 8, 1, 6]", OG3, "[4, 9, 2, 3, 5, 7, 8, 1, 6]"),
+    ("שורה עליונה: 7, 1, 4\nשורה אמצעית: 2, 9, 5\nשורה תחתונה: 8, 3, 6", OG3, "[7, 1, 4, 2, 9, 5, 8, 3, 6]"),
+    # a note that renumbers the order, in Spanish
+    ("[3, 1, 2, 4]\n(Cada número es la posición donde va la pieza correspondiente.)", OG, None),
+    # answer and reasoning keys in more languages; the reasoning still must not conclude another answer
+    ('{"respuesta": "B"}', PLH, "B"),
+    ('{"الإجابة": "C", "السبب": "لا يوجد حد مشترك بين القطعتين."}', CV, "C"),
+    ('{"thu_tu": [3, 4, 1, 2], "giai_thich": "Ảnh 3 và 4 chứa bầu trời nên ở hàng trên."}', OG, "[3, 4, 1, 2]"),
+    ('{"respuesta": "B", "razonamiento": "La zona C coincide mejor, así que C."}', PLH, None),
+    ('{"answer": "B", "السبب": "المنطقة C هي الأنسب، لذلك C."}', PLH, None),
+    # confidence notes with their intensifiers; "if I had to guess" in more languages
+    ("Acho que é a B, mas não tenho certeza absoluta.", MPS, "B"),
+    ("أعتقد أن الإجابة هي D، لكنني لست متأكدًا تمامًا.", MPS, "D"),
+    ("No puedo ver las imágenes adjuntas, pero si tuviera que adivinar, diría que la B.", MPS, "B"),
+    ("No puedo ver las imágenes, pero si tuviera que adivinar, diría que la B o la C.", MPS, None),
+    # a runner-up labelled after the answer in another language is ranked below it, unless it is kept open
+    ("答案：B，其次是D。", MPSH, "B"),
+    ("Resposta: D\nSegunda opção: B", MPSH, "D"),
+    ("Meine Wahl: C. Zweitbeste Option wäre A.", PLH, "C"),
+    ("答案：B，其次是D，也可能是D。", MPSH, None),
+    ("Resposta: D\nSegunda opção: B, talvez melhor.", MPSH, None),
+    # "I think" in Chinese and "my guess is" in Hindi as lead-ins
+    ("我觉得应该是B。", MPS, "B"),
+    ("我觉得应该是B或者C。", MPS, None),
+    ("मेरा अनुमान है कि उत्तर C है।", MPSH, "C"),
+    # a structure under a line that calls it a draft is no commitment
+    ('Draft answer:\n{"answer": "A"}\n\nLooking closer, the edges do not fit horizontally. The draft is wrong.', CV, None),
+    ('Borrador de la respuesta:\n{"respuesta": "A"}', CV, None),
+    ('Respuesta:\n{"respuesta": "A"}', CV, "A"),
+])
+def test_twenty_eighth_session_shapes_both_ways(text, config, answer):
+    """Shapes from the blind files in other languages (dev_62, dev_63), each with its twin that must stay unread: a
+    concession in Chinese or Korean, per-option verdicts in CJK, regions and rows said in more languages, answer and
+    reasoning keys, confidence notes, "if I had to guess", runners-up, "I think", and a structure called a draft."""
+    ex = classify_response(text, config, None)
+    assert ex.answer == answer, ex.detail
+    assert ex.strict in (None, answer)

@@ -340,9 +340,12 @@ def rejected_above(t: str, at: int) -> str:
             if above.rstrip(" *").endswith((":", "\uff1a")) and len(above) <= 60 and (
                     _REJECTING.search(above) or _WRONG.search(above) or pattern("negation").search(above)):
                 return f"the answer is introduced as one that is not chosen ({above[-40:]!r})"
+            if len(above) <= 60 and _DRAFT.search(above):  # "Draft answer:", "Borrador de la respuesta:", "草稿："
+                return f"the answer is introduced as a draft ({above[-40:]!r})"
             return ""
         hi = lo
     return ""
 
 
 _WRONG = re.compile(alternation(forms("incorrect")), re.I)
+_DRAFT = re.compile(alternation(forms("draft")), re.I)

@@ -208,7 +208,9 @@ _REASONING = frozenset(k for k in forms("skip") if re.search(
     r"reason|explan|rational|justif|analys|evidence|observ|grund|erkl|motiv|razo|raci|ragion|spieg|uitleg|toelicht|uzasad|"
     r"wyja|gerek|a\u00e7\u0131k|alasan|penjel|ly_do|l\u00fd_do|giai|gi\u1ea3i|\u7406\u7531|\u8bf4\u660e|\u8aaa\u660e|\u89e3\u91cb|"
     r"\u89e3\u91ca|\u6839\u62e0|\u8aac\u660e|\uc774\uc720|\uc124\uba85|\u043f\u0440\u0438\u0447\u0438\u043d|\u043e\u0431\u044a\u044f\u0441|"
-    r"\u043e\u0431\u043e\u0441\u043d|\u0440\u0430\u0441\u0441\u0443\u0436|\u63a8\u7406|\u5206\u6790|\u601d\u8def|\u4f9d\u636e|\u6839\u636e", k)
+    r"\u043e\u0431\u043e\u0441\u043d|\u0440\u0430\u0441\u0441\u0443\u0436|\u63a8\u7406|\u5206\u6790|\u601d\u8def|\u4f9d\u636e|\u6839\u636e|"
+    r"سبب|تفسير|شرح|تعليل|توضیح|دلیل|استدلال|เหตุผล|คำอธิบาย|הסבר|נימוק|कारण|व्याख्या|स्पष्टीकरण|কারণ|ব্যাখ্যা|sebab|huraian|sababu|maelezo|"
+    r"dahilan|paliwanag|perustel|selity|zd[uů]vod|vysv[eě]tl|αιτιολ|εξήγ|motivare|explica|indokl|magyar|begrund|f[öo]rklar|motiver|поясн|обґрунт", k)
     and not re.search(r"(?:finish|done|stop)_?reason", k))
 _OTHER_BEFORE = ("another answer", "two answers", "one commitment reads as two")
 

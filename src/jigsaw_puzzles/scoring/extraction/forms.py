@@ -70,7 +70,7 @@ KINDS = ("sep", "open", "close", "residue", "label", "copula", "verb", "pred", "
          "withdraw", "contrast", "explain", "neutral", "negation", "hedge", "noun", "support", "choice", "typo",
          "subject", "relate", "doubt", "convention", "judgment", "position", "type", "correct", "incorrect", "rotation",
          "mirroring", "blank", "content", "submit", "key", "carrier", "skip", "horizontal", "vertical", "apart", "image", "direction", "place", "line", "candidate", "ordinal",
-         "row", "unsure", "describe", "yes", "concede", "but")
+         "row", "unsure", "describe", "yes", "concede", "but", "runner", "draft")
 
 
 _GROUP = re.compile(r"\{([^{}]*/[^{}]*)\}")

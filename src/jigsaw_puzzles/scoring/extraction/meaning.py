@@ -253,21 +253,31 @@ def denial(t: str, lo: int, hi: int) -> Optional[re.Match]:
 
 #: A runner-up named after the best answer in a ranking ("best: C, second: A", "Runner-up: B", "Best match: A\nWorst
 #: match: D"): not kept open.
-_RUNNER_UP = re.compile(r"(?:(?<=[,;(\n])|(?<=\. )|^)[ \t*]*(?:the\s+)?(?:runner[- ]?up|second[- ]best|next[- ]best|second"
-                        r"(?:[- ]place)?|2nd|top[- ]?[2-4]|third|3rd|worst|least likely)(?:\s+(?:choice|pick|option|candidate|place|match|fit))?[ \t*]*"
-                        r"[:=][ \t*]*(?:[A-Z](?![^\W_])|\[[\d,\s]+\])(?:\s*\([^()\n]{0,40}\))?", re.I)
-_RUNNER_UP_ANY = re.compile(r"(?:runner|second|2nd|top|third|3rd|worst|least)[^:=]*[:=]", re.I)
-_BEST_BEFORE = re.compile(r"(?<![^\W_])(?:best(?:\s+(?:match|fit|choice|option|candidate))?|top[- ]?1|top choice|first choice|answer|final|winner)[ \t*]*[:=]"
-                          r"[ \t*]*((?-i:[A-Z])(?![^\W_])|\[[\d,\s]+\]|)", re.I)
-_RANK_VALUE = re.compile(r"(?-i:[A-Z])(?![^\W_])(?=[^:=]*\Z)|\[[\d,\s]+\]")  # the runner-up's own answer, after its label
+@functools.lru_cache(maxsize=1)
+def _runner_up() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    """(a runner-up's label and answer, a cheap scan implied by it, a best answer's label before it), in the table's
+    languages too ("Segunda opção: B", "其次是D")."""
+    runner = alternation(forms("runner"))
+    label = r"(?:\s*(?:[:=]|\uff1a)|\s+(?:is|was|would be|es|é|est|ist|è|是|は|는|은|wäre|sería|seria))"
+    return (re.compile(r"(?:(?<=[,;(\n\uff0c\u3001\u3002])|(?<=\. )|^)[ \t*]*(?:(?:the\s+)?(?:runner[- ]?up|second[- ]best|next[- ]best|"
+                       r"second(?:[- ]place)?|2nd|top[- ]?[2-4]|third|3rd|worst|least likely)(?:\s+(?:choice|pick|option|candidate|place|"
+                       r"match|fit))?[ \t*]*[:=]|" + runner + label + r"?)[ \t*]*(?:[A-Z](?![^\W_])|\[[\d,\s]+\])(?:\s*\([^()\n]{0,40}\))?",
+                       re.I),
+            re.compile(r"(?:runner|second|2nd|top|third|3rd|worst|least)[^:=]*[:=]|" + runner, re.I),
+            re.compile(r"(?<![^\W_])(?:best(?:\s+(?:match|fit|choice|option|candidate))?|top[- ]?1|top choice|first choice|answer|final|"
+                       r"winner|" + alternation(forms("label")) + r")[ \t*]*[:=]?[ \t*]*((?-i:[A-Z])(?![^\W_])|\[[\d,\s]+\]|)", re.I))
+
+
+_RANK_VALUE = re.compile(r"(?-i:[A-Z])(?![^\W_])(?=[^:=]*\Z)|\[[\d,\s]+\]|(?-i:[A-Z])(?![^\W_])")  # the runner-up's own answer
 
 
 def runners_up(t: str) -> str:
     """``t`` with each runner-up that follows a best answer blanked (characters kept where they stand)."""
-    if _RUNNER_UP_ANY.search(t) is None:  # a cheap scan, implied by _RUNNER_UP: most texts hold none of its words
+    runner, scan, best_before = _runner_up()
+    if scan.search(t) is None:  # a cheap scan, implied by the runner-up's pattern: most texts hold none of its words
         return t
-    for m in list(_RUNNER_UP.finditer(t)):
-        best = [b.group(1) for b in _BEST_BEFORE.finditer(t, 0, m.start())]
+    for m in list(runner.finditer(t)):
+        best = [b.group(1) for b in best_before.finditer(t, 0, m.start()) if b.group(1)]
         if best and best[-1] != _RANK_VALUE.search(m.group(0)).group(0):  # "Best: D\nWorst: D" contradicts itself
             t = t[:m.start()] + " " * (m.end() - m.start()) + t[m.end():]
     return t
@@ -400,6 +410,20 @@ def _concede() -> re.Pattern:
     return re.compile(alternation(forms("concede")), re.I)
 
 
+#: A clause that ends as a concession, in the languages that say so at its end (Korean "-지만", Japanese "けど").
+_CONCEDED_END = re.compile(r"(?:지만|けど|けれど|けれども)\s*[,\uff0c\u3001]\Z")
+
+
+def conceded_until(t: str, pos: int) -> Optional[int]:
+    """Where the conceded clause holding ``t[pos]`` ends (its first comma after ``pos``), when its sentence opens with a
+    concession ("虽然一开始觉得是 A，但 ...": the clause ends at the comma); None otherwise."""
+    s0 = sentence_start(t, pos)
+    if _concede().match(t, len(t) - len(t[s0:].lstrip(" \t\n*\"'"))) is None:
+        return None
+    comma = re.compile(r"[,\uff0c\u3001]").search(t, pos, sentence_end(t, pos))
+    return None if comma is None else comma.start()
+
+
 def settled(t: str, x: Mention, m: Mention, lead: list) -> bool:
     """``x``, kept open before the answer ``m`` in its sentence, is settled by it: the two were named together ("B or
     D", "between B and D", "B and D both look plausible"), or ``x`` was only hedged ("Maybe B"), then a contrast after a
@@ -411,7 +435,9 @@ def settled(t: str, x: Mention, m: Mention, lead: list) -> bool:
     s0 = sentence_start(t, x.start)
     opens = _concede().match(t, s0 + len(t[s0:x.start]) - len(t[s0:x.start].lstrip(" \t\n*\"'")))
     comma = re.compile(r"[,\uff0c\u3001]").search(t, x.end, m.start)
-    if opens is not None and opens.end() <= x.start and comma is not None and not any(x.end <= y.start < m.start for y in lead) \
+    conceded = (opens is not None and opens.end() <= x.start) or (  # "B가 더 그럴듯해 보이지만, 정답은 A": ends as one
+        comma is not None and _CONCEDED_END.search(t, x.end, comma.end()) is not None)
+    if conceded and comma is not None and not any(x.end <= y.start < m.start for y in lead) \
             and not any(pattern(k).search(t, comma.end(), m.start) for k in ("hedge", "negation", "condition")):
         return True  # "Although A looked right at first, the answer is C", "虽然一开始觉得是 A，但仔细看应该是 C": A is conceded
     turn = next((c for c in pattern("contrast").finditer(t, x.end, m.start) if re.search(r"[,;\u2014\u2013\uff0c]\s*\Z",

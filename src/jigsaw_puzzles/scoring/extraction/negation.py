@@ -44,7 +44,9 @@ _NEG_AFTER = re.compile(
 #: A negation after the letter, in the languages that put it there: "B değil", "C नहीं", "Bではなく", "A가 아니라", "B不对".
 _NEG_AFTER_ML = re.compile(r"[)\]\"']?\s?(?:değil|नहीं|নয়|نہیں|نیست|、?(?:ではなく|じゃなく)て?|ではない|じゃない|ではありません|は違|は不正解|は間違"
                            r"|[가이는은] (?:아니(?:라|고|다|에요|요)?|아닙니다|아닌)|아님|不对|不對|不是|错|錯|不正确|不正確|не подходит|не подходить|неверн|"
-                           r"неправильн|ist falsch|passt nicht|לא נכון|שגוי|خاطئ|غير صحيح|sai|salah|si sahihi)")
+                           r"неправильн|ist falsch|passt nicht|לא נכון|שגוי|خاطئ|غير صحيح|sai|salah|si sahihi|"
+                           r"[:=]?\s?(?:不(?:适合|適合|匹配|符合|合适|合適|吻合|相符)|合わない|合いません|一致しない|適合しない|맞지 않|"
+                           r"일치하지 않|부적합))")
 _LIST_TAIL = re.compile(r"(?:(?:,| and| or| nor| &|/) ?(?:and |or )?(?:option )?[(\[]?[A-Z][)\]]?(?![A-Za-z0-9])){1,7}")
 _NEG_LIST = re.compile(
     r"(?: (?:are|were) (?:(?:all|both|definitely|clearly|obviously|also) )?" + _NEG_WORD +

@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Optional
 
 from ...spec import LETTERS
-from .forms import pattern, STATEMENT_END, value
+from .forms import alternation, forms, pattern, STATEMENT_END, value
 
 _ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
         "top": 1, "leftmost": 1, "upper": 1}
@@ -195,7 +195,12 @@ def regions_said(t: str) -> list[tuple[int, int]]:
 _ROW_SAID = re.compile(r"(?<![^\W_])(?:(top|upper|first|middle|second|centre|center|bottom|lower|third|last)\s+row"
                        r"|row\s*([1-3])|(top|upper|middle|bottom|lower)(?=\s*[:=]))(?![^\W_])[ \t]*(?:[:=\u2013\u2014-]|is|has|reads)?([^\n;\u3002]*?)(?=\.\s|[.\n;\u3002]|$|"
                        r",?\s+and\s+(?:the\s+)?(?:top|upper|first|middle|second|centre|center|bottom|lower|third|last)\s+row)", re.I)
-_ROW_BODY = re.compile(r"[\s\d,&|>\u2192\u2013\u2014-]*(?:(?:images?|pieces?|tiles?|and|then|is|are)[\s\d,&|>\u2192\u2013\u2014-]*)*", re.I)
+@lru_cache(maxsize=1)
+def _row_body() -> re.Pattern:
+    """What a row said with numbers only may hold beside them: image nouns in any language ("la pièce 4, la pièce 9"),
+    "and", "then"."""
+    return re.compile(r"[\s\d,&|>\u2192\u2013\u2014-]*(?:(?:images?|pieces?|tiles?|and|then|is|are|" +
+                      alternation(forms("image")) + r")[\s\d,&|>\u2192\u2013\u2014-]*)*", re.I)
 
 
 _HALF = re.compile(r"(?<![^\W_])(?:image|piece|tile|picture)\s*([1-4])\s+(?:(?:has|shows|contains|holds|covers|is|depicts|forms|"
@@ -238,7 +243,7 @@ def rows_said(text: str, rows: int, cols: int) -> list[tuple[int, list[int]]]:
         bare = re.sub(r"\([^()]*\)", " ", m.group(4)).replace("*", " ")  # "Top row: 1 (sky), 5, 7": numbers only
         bare = re.split(r"\s[\u2014\u2013-]\s|:\s", bare)[0]  # "**Row 1:** 3, 9, 1 — sky and the sail"
         said = [int(d) for d in re.findall(r"(?<!\d)[1-9](?!\d)", bare)]
-        if _ROW_BODY.fullmatch(bare) and r is not None and r < rows and len(said) == cols:
+        if _row_body().fullmatch(bare) and r is not None and r < rows and len(said) == cols:
             out.append((r, said))
     return out
 

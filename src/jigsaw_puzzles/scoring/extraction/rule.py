@@ -45,7 +45,7 @@ from .cues import (_at, _BINDING, _BULLETS, _HEAD, _LABELLED_LINE, _conceded, _C
                    denied_after, _PLAIN_FIRST_PERSON, PL_PLACE, _rejected, _REMARK, _REMARK_START, _RESTATES, _SEP_BEFORE, subject_before, _withdrawal,
                    said_against, earnest, undescribed, why_not)
 from .forms import blank_unsure, pattern
-from .meaning import fits_after, relative_denied, runners_up, WORSE
+from .meaning import conceded_until, fits_after, relative_denied, runners_up, WORSE
 from .positions import rows_disagree
 from .prose import TURN_SENSE, rotations_said
 from .beside import appositives, Beside, committed_after, reason_beside, set_aside, turned_on
@@ -238,6 +238,7 @@ class _Reading(Scope, Beside):
         """(end, a commit form follows, why not understood, explanation start, all known) of what follows the answer."""
         t = self.m
         stop = _clause_end(t, m.end)
+        stop = min(stop, conceded_until(t, m.end) or stop)  # "虽然一开始觉得是 A，但 ...": the conceded clause ends at its comma
         pos = min(pattern("close").match(t, m.end).end(), stop)
         opening = opening or not t[:m.start].strip(_BULLETS)  # the text opens with it ("They are side by side: ...")
         led = bool(t[t.rfind("\n", 0, m.start) + 1:m.start].strip(_BULLETS)) or (opening and m.form == "text")

@@ -14,7 +14,7 @@ from .common import AMBIGUOUS, Mention, clause_start
 from .negation import negated, negation_span as _negation_span
 from .forms import corrected, forms, pattern, value
 from .beside import rejected_above
-from .meaning import described, fit_closed, paired_without, settled
+from .meaning import _CONCEDED_END, described, fit_closed, paired_without, settled
 from .positions import regions_said
 from .prose import REST_FINE, anomaly_prose, oriented_prose
 from .cues import (AND_WORDS, _ANOMALY_WORDS, _BULLETS, _chosen_near, _CODE_ECHO, Commit, _CONFIDENCE, _CONNECTOR, _CONTENT, DIFFERENT, OTHERS,
@@ -258,7 +258,7 @@ class Scope:
         closed = s.rstrip().endswith(",") or lead[len(s):].lstrip().startswith(",")
         body = s.rstrip(" ,")
         last = body[max(body.rfind(","), body.rfind(";")) + 1:]  # "..., but from what I can make out, the answer is A"
-        cjk = not others and re.search(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af][ \t]*,[ \t]*$", lead) is not None and \
+        cjk = (not others or _CONCEDED_END.search(lead.rstrip()) is not None) and re.search(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af][ \t]*,[ \t]*$", lead) is not None and \
             not any(pattern(k).search(re.sub("不[过過]", "", lead)) for k in ("doubt", "hedge", "negation"))  # "两张图片是上下相邻的关系，答案选B"
         return not core or licensed or cjk or self._introduced(lead, value) or (closed and self._introduced(body + ",")) \
             or (closed and last != body and self._introduced(last + ",")) \
