@@ -2933,6 +2933,22 @@ _UK = ("\u041f\u043e\u0440\u044f\u0434\u043e\u043a: {}\n\n\u041f\u043e\u044f\u04
     ('Draft answer:\n{"answer": "A"}\n\nLooking closer, the edges do not fit horizontally. The draft is wrong.', CV, None),
     ('Borrador de la respuesta:\n{"respuesta": "A"}', CV, None),
     ('Respuesta:\n{"respuesta": "A"}', CV, "A"),
+    # a list in lenticular brackets; lower-case letters beside CJK and Hangul; Korean "not B" in brackets
+    ("【2，1，4，3】", "order_generation_tabs", "[2, 1, 4, 3]"),
+    ("정답은 d 입니다", MPS, "D"), ("答案是d", MPS, "D"), ("图c中有天空，答案是B", MPS, None),
+    ("정답: D (B가 아님)", PLH, "D"), ("정답: D (D가 아님)", PLH, None),
+    # anomaly fields labelled in Japanese and Hindi, a dash for an empty field, a Polish place beside the letter
+    ("判定：誤り\nエラーの位置：左下\nエラーの種類：回転", AD, "Judgment: B\nError Position: C\nError Type: A"),
+    ("निर्णय: A\nत्रुटि की स्थिति: —\nत्रुटि का प्रकार: —", AD, "Judgment: A\nError Position:\nError Type:"),
+    ("Ocena: B\nPozycja błędu: E (środek)\nTyp błędu: A", "anomaly_detection_3x3", "Judgment: B\nError Position: E\nError Type: A"),
+    ("Ocena: B\nPozycja błędu: E (lewy górny)\nTyp błędu: A", "anomaly_detection_3x3", None),
+    # closing pleasantries, signatures and the prompt's reading order in more languages; a question still is none
+    ("B\n\n希望对你有帮助！如果还有其他问题，欢迎继续提问。", MPS, "B"),
+    ("Ответ: A\n\nНадеюсь, это помогло! Если нужно, могу объяснить подробнее.", CV, "A"),
+    ("D\n\nChúc bạn một ngày tốt lành!\n\n— Trợ lý AI", PLH, "D"),
+    ("Orden: [2, 4, 1, 3] (superior izquierda, superior derecha, inferior izquierda, inferior derecha)", OG, "[2, 4, 1, 3]"),
+    ("Orden: [2, 4, 1, 3] (inferior izquierda, superior derecha, superior izquierda, inferior derecha)", OG, None),
+    ("B\n\n希望对你有帮助！还是C更好？", MPS, None),
 ])
 def test_twenty_eighth_session_shapes_both_ways(text, config, answer):
     """Shapes from the blind files in other languages (dev_62, dev_63), each with its twin that must stay unread: a

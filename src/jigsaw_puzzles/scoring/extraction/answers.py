@@ -31,8 +31,8 @@ from .meaning import INVERSE as _INVERSE, candidates, direction as _direction, p
 _LETTER = re.compile(r"(?<![A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff])([A-Z\u0391\u0392\u0395\u0410\u0412"
                      r"\u0421\u0415])(?![A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]|'(?!s\b|y?[iu]\b)[a-z]{1,2}\b|-[a-z]{2})")
 _LOOKALIKE = {"\u0391": "A", "\u0392": "B", "\u0395": "E", "\u0410": "A", "\u0412": "B", "\u0421": "C", "\u0415": "E"}
-_LOWER = re.compile(r"(?<![^\W_]|['\-])([a-hj-z]|bee|cee|sea|dee|ay)(?![^\W_]|['\-])(?=[\s)\]}\"'*]*"
-                    r"(?:[.!,;:(]|\n|$|i think|i guess|probably|maybe))", re.I)
+_LOWER = re.compile(r"(?<![^\W_\u3040-\u9fff\uac00-\ud7af]|['\-])([a-hj-z]|bee|cee|sea|dee|ay)(?![^\W_\u3040-\u9fff\uac00-\ud7af]|['\-])"
+                    r"(?=[\s)\]}\"'*]*(?:[.!,;:(\u3040-\u9fff\uac00-\ud7af]|\n|$|i think|i guess|probably|maybe))", re.I)  # "答案是d", "정답은 d 입니다"
 _NAMES = {"bee": "B", "cee": "C", "sea": "C", "dee": "D", "ay": "A"}
 _ARTICLE_NEXT = re.compile(r"[ \t]+(?!(?:i|although|albeit|whereas|unless|if|when|yet|tho|is|was|do|does|did|or|and|nor|because|since|as|which|fits|matches|seems|looks|would|should"
                            r"|best|correct|right|fills|belongs|corresponds|for|with|it|too|also|then|instead|here|though"

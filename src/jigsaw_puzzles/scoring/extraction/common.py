@@ -161,6 +161,8 @@ def region(text: str) -> tuple[str, bool, str]:
     if not text.isascii():
         text = _SUPERSCRIPT.sub(lambda m: " " * len(m.group(0)), text)  # footnote marks, before NFKC digits them
         text = text.translate(_DIGITS)  # Arabic-Indic and Persian digits, the Arabic comma: "[٣، ٢، ٤، ١]"
+        if "\u3010" in text:  # a list in lenticular brackets: "【2，1，4，3】" (not a citation: "【4:0†source】")
+            text = re.sub(r"\u3010([\d\s,\uff0c\u3001]+)\u3011", lambda m: "[" + m.group(1) + "]", text)
         for k, v in _LETTER_EMOJI.items():
             text = text.replace(k, v)
         text = re.sub("([0-9])\ufe0f?\u20e3", r"\1", text) if "\u20e3" in text else text  # keycaps: "2\ufe0f\u20e3" is 2
