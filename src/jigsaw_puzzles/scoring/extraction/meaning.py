@@ -263,9 +263,17 @@ def _runner_up() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
                        r"second(?:[- ]place)?|2nd|top[- ]?[2-4]|third|3rd|worst|least likely)(?:\s+(?:choice|pick|option|candidate|place|"
                        r"match|fit))?[ \t*]*[:=]|" + runner + label + r"?)[ \t*]*(?:[A-Z](?![^\W_])|\[[\d,\s]+\])(?:\s*\([^()\n]{0,40}\))?",
                        re.I),
-            re.compile(r"(?:runner|second|2nd|top|third|3rd|worst|least)[^:=]*[:=]|" + runner, re.I),
+            re.compile(r"(?:runner|second|2nd|top|third|3rd|worst|least)[^:=]{0,48}[:=]", re.I),
             re.compile(r"(?<![^\W_])(?:best(?:\s+(?:match|fit|choice|option|candidate))?|top[- ]?1|top choice|first choice|answer|final|"
                        r"winner|" + alternation(forms("label")) + r")[ \t*]*[:=]?[ \t*]*((?-i:[A-Z])(?![^\W_])|\[[\d,\s]+\]|)", re.I))
+
+
+@functools.lru_cache(maxsize=1)
+def _runner_stems() -> tuple:
+    """Each runner-up label's longest word (of a CJK label, its first two letters), lower-cased: a scan by
+    ``in`` is cheaper than the trie."""
+    return tuple(sorted({f.lower()[:2] if re.match(r"[\u3040-\u9fff\uac00-\ud7af]", f) else
+                         max(f.lower().split(), key=len) for f in forms("runner")}))
 
 
 _RANK_VALUE = re.compile(r"(?-i:[A-Z])(?![^\W_])(?=[^:=]*\Z)|\[[\d,\s]+\]|(?-i:[A-Z])(?![^\W_])")  # the runner-up's own answer
@@ -274,7 +282,8 @@ _RANK_VALUE = re.compile(r"(?-i:[A-Z])(?![^\W_])(?=[^:=]*\Z)|\[[\d,\s]+\]|(?-i:[
 def runners_up(t: str) -> str:
     """``t`` with each runner-up that follows a best answer blanked (characters kept where they stand)."""
     runner, scan, best_before = _runner_up()
-    if scan.search(t) is None:  # a cheap scan, implied by the runner-up's pattern: most texts hold none of its words
+    low = t.lower()  # cheap scans, implied by the runner-up's pattern: most texts hold none of its words
+    if scan.search(t) is None and not any(s in low for s in _runner_stems()):
         return t
     for m in list(runner.finditer(t)):
         best = [b.group(1) for b in best_before.finditer(t, 0, m.start()) if b.group(1)]
